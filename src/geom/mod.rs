@@ -1,0 +1,14 @@
+//! Geometry shared by the compiler, the traverser and the renderer: planes, convex polygons,
+//! boxes, the camera and the screen-space octagon. Pure CPU code, no GPU types.
+
+pub mod aabb;
+pub mod camera;
+pub mod octagon;
+pub mod plane;
+pub mod polygon;
+
+pub use aabb::Aabb;
+pub use camera::{Camera, CameraSpec};
+pub use octagon::Octagon;
+pub use plane::{DPlane, Plane};
+pub use polygon::DPolygon;

@@ -1,0 +1,222 @@
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec2, Vec4};
+
+/// A screen-space bounding octagon (an 8-DOP) in normalized device coordinates: the intersection
+/// of the ranges of x, y, x+y and x−y. Thief's portal traverser bounds every portal and cell by
+/// one. The GPU per-draw record holds exactly these 8 floats, and the vertex shader turns them
+/// into 8 clip distances with [`Octagon::clip_distances`]' formula.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Octagon {
+    /// Minimum of x, y, x+y, x−y.
+    pub min: [f32; 4],
+    /// Maximum of x, y, x+y, x−y.
+    pub max: [f32; 4],
+}
+
+impl Octagon {
+    /// The whole screen.
+    pub const FULL: Octagon = Octagon { min: [-1.0, -1.0, -2.0, -2.0], max: [1.0, 1.0, 2.0, 2.0] };
+    pub const EMPTY: Octagon = Octagon { min: [f32::INFINITY; 4], max: [f32::NEG_INFINITY; 4] };
+
+    fn axes(p: Vec2) -> [f32; 4] {
+        [p.x, p.y, p.x + p.y, p.x - p.y]
+    }
+
+    pub fn from_points(points: impl IntoIterator<Item = Vec2>) -> Octagon {
+        let mut o = Octagon::EMPTY;
+        for p in points {
+            let a = Self::axes(p);
+            for i in 0..4 {
+                o.min[i] = o.min[i].min(a[i]);
+                o.max[i] = o.max[i].max(a[i]);
+            }
+        }
+        o
+    }
+
+    pub fn intersect(&self, o: &Octagon) -> Octagon {
+        let mut r = *self;
+        for i in 0..4 {
+            r.min[i] = r.min[i].max(o.min[i]);
+            r.max[i] = r.max[i].min(o.max[i]);
+        }
+        r
+    }
+
+    /// Conservative union: the smallest octagon holding both.
+    pub fn union(&self, o: &Octagon) -> Octagon {
+        let mut r = *self;
+        for i in 0..4 {
+            r.min[i] = r.min[i].min(o.min[i]);
+            r.max[i] = r.max[i].max(o.max[i]);
+        }
+        r
+    }
+
+    /// The same region with every bound pulled in to where the region actually reaches
+    /// (x+y cannot exceed max x + max y, x cannot exceed (max(x+y) + max(x−y)) / 2, …).
+    /// Two rounds reach the fixed point for these four directions.
+    pub fn tightened(&self) -> Octagon {
+        let mut o = *self;
+        for _ in 0..2 {
+            let [x0, y0, s0, d0] = o.min;
+            let [x1, y1, s1, d1] = o.max;
+            o.min[0] = x0.max((s0 + d0) * 0.5);
+            o.max[0] = x1.min((s1 + d1) * 0.5);
+            o.min[1] = y0.max((s0 - d1) * 0.5);
+            o.max[1] = y1.min((s1 - d0) * 0.5);
+            o.min[2] = s0.max(x0 + y0);
+            o.max[2] = s1.min(x1 + y1);
+            o.min[3] = d0.max(x0 - y1);
+            o.max[3] = d1.min(x1 - y0);
+        }
+        o
+    }
+
+    /// True when no point satisfies all eight bounds.
+    pub fn is_empty(&self) -> bool {
+        let t = self.tightened();
+        (0..4).any(|i| !(t.min[i] <= t.max[i]))
+    }
+
+    pub fn contains(&self, p: Vec2) -> bool {
+        let a = Self::axes(p);
+        (0..4).all(|i| a[i] >= self.min[i] && a[i] <= self.max[i])
+    }
+
+    /// Area in NDC units² (the full screen is 4), by clipping the screen-sized square. Used for
+    /// statistics and tests, not per frame.
+    pub fn area(&self) -> f32 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let t = self.tightened();
+        // Polygon = box clipped by the two diagonal slabs.
+        let mut poly = vec![
+            Vec2::new(t.min[0], t.min[1]),
+            Vec2::new(t.max[0], t.min[1]),
+            Vec2::new(t.max[0], t.max[1]),
+            Vec2::new(t.min[0], t.max[1]),
+        ];
+        let halfplanes = [
+            (Vec2::new(1.0, 1.0), t.min[2]),
+            (Vec2::new(-1.0, -1.0), -t.max[2]),
+            (Vec2::new(1.0, -1.0), t.min[3]),
+            (Vec2::new(-1.0, 1.0), -t.max[3]),
+        ];
+        for (n, d) in halfplanes {
+            let mut out = Vec::new();
+            for i in 0..poly.len() {
+                let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+                let (da, db) = (n.dot(a) - d, n.dot(b) - d);
+                if da >= 0.0 {
+                    out.push(a);
+                }
+                if (da >= 0.0) != (db >= 0.0) {
+                    out.push(a + (b - a) * (da / (da - db)));
+                }
+            }
+            poly = out;
+        }
+        let mut area = 0.0;
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            area += a.x * b.y - b.x * a.y;
+        }
+        area.abs() * 0.5
+    }
+
+    /// The 8 clip distances of a clip-space position: non-negative inside. The vertex shader
+    /// computes exactly this (`x − xmin·w`, `xmax·w − x`, …), so a triangle is clipped to the
+    /// octagon by the rasterizer.
+    pub fn clip_distances(&self, clip: Vec4) -> [f32; 8] {
+        let a = [clip.x, clip.y, clip.x + clip.y, clip.x - clip.y];
+        let w = clip.w;
+        let mut d = [0.0; 8];
+        for i in 0..4 {
+            d[2 * i] = a[i] - self.min[i] * w;
+            d[2 * i + 1] = self.max[i] * w - a[i];
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> f32 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    #[test]
+    fn from_points_bounds_every_point_tightly() {
+        let mut s = 7;
+        for _ in 0..200 {
+            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng(&mut s), rng(&mut s))).collect();
+            let o = Octagon::from_points(pts.iter().copied());
+            for p in &pts {
+                assert!(o.contains(*p));
+            }
+            // Brute force: each bound is attained by some point.
+            for i in 0..4 {
+                let vals: Vec<f32> = pts.iter().map(|p| Octagon::axes(*p)[i]).collect();
+                assert_eq!(o.min[i], vals.iter().copied().fold(f32::MAX, f32::min));
+                assert_eq!(o.max[i], vals.iter().copied().fold(f32::MIN, f32::max));
+            }
+        }
+    }
+
+    #[test]
+    fn intersect_union_and_emptiness_match_point_sampling() {
+        let mut s = 99;
+        for _ in 0..300 {
+            let a = Octagon::from_points((0..3).map(|_| Vec2::new(rng(&mut s), rng(&mut s))));
+            let b = Octagon::from_points((0..3).map(|_| Vec2::new(rng(&mut s), rng(&mut s))));
+            let i = a.intersect(&b);
+            let u = a.union(&b);
+            let mut any_in_both = false;
+            for _ in 0..400 {
+                let p = Vec2::new(rng(&mut s), rng(&mut s));
+                let (ina, inb) = (a.contains(p), b.contains(p));
+                assert_eq!(i.contains(p), ina && inb);
+                if ina || inb {
+                    assert!(u.contains(p));
+                }
+                any_in_both |= ina && inb;
+            }
+            // A non-empty sample means the intersection cannot be empty.
+            if any_in_both {
+                assert!(!i.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn diagonal_bounds_can_make_an_octagon_empty() {
+        // Box [0,1]² but x+y >= 3: no point satisfies this.
+        let o = Octagon { min: [0.0, 0.0, 3.0, -2.0], max: [1.0, 1.0, 4.0, 2.0] };
+        assert!(o.is_empty());
+        assert!(!Octagon::FULL.is_empty());
+        assert!(Octagon::EMPTY.is_empty());
+        assert!((Octagon::FULL.area() - 4.0).abs() < 1e-5);
+        // A diamond |x|+|y| <= 1 has area 2.
+        let d = Octagon { min: [-1.0, -1.0, -1.0, -1.0], max: [1.0, 1.0, 1.0, 1.0] };
+        assert!((d.area() - 2.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn clip_distances_are_nonnegative_exactly_inside() {
+        let mut s = 3;
+        let o = Octagon { min: [-0.5, -0.7, -0.9, -0.4], max: [0.6, 0.3, 0.5, 0.8] };
+        for _ in 0..1000 {
+            let w = 0.5 + rng(&mut s).abs() * 10.0;
+            let ndc = Vec2::new(rng(&mut s), rng(&mut s));
+            let clip = Vec4::new(ndc.x * w, ndc.y * w, 0.3, w);
+            let inside = o.clip_distances(clip).iter().all(|d| *d >= 0.0);
+            assert_eq!(inside, o.contains(ndc));
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Importers of foreign level formats (Quake BSP29).

@@ -1,0 +1,347 @@
+//! The `Level`: the one in-memory world model every producer (compiler, Quake importer, light
+//! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
+
+pub mod builtin;
+mod load;
+
+use glam::{Vec2, Vec3};
+
+use crate::geom::{Aabb, Plane};
+
+pub use load::{load, LoadError};
+
+/// What fills a region of space. Ordered-CSG operations write media; cells are the open ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Medium {
+    #[default]
+    Solid = 0,
+    Air = 1,
+    Water = 2,
+    Slime = 3,
+    Lava = 4,
+}
+
+impl Medium {
+    pub fn is_open(self) -> bool {
+        self != Medium::Solid
+    }
+    pub fn is_liquid(self) -> bool {
+        matches!(self, Medium::Water | Medium::Slime | Medium::Lava)
+    }
+    pub fn from_u8(v: u8) -> Option<Medium> {
+        Some(match v {
+            0 => Medium::Solid,
+            1 => Medium::Air,
+            2 => Medium::Water,
+            3 => Medium::Slime,
+            4 => Medium::Lava,
+            _ => return None,
+        })
+    }
+}
+
+/// Cell flags.
+pub mod cell_flags {
+    /// Open to the terrain and the sky (draws the terrain clipped to its octagon).
+    pub const OUTDOOR: u32 = 1;
+    /// Sees a sky surface.
+    pub const SKY_VISIBLE: u32 = 2;
+}
+
+/// A convex polyhedron of open space: the unit of visibility.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cell {
+    /// Bounding planes, facing into the cell: inside where every `distance(p) >= 0`.
+    pub planes: Vec<Plane>,
+    pub aabb: Aabb,
+    pub medium: Medium,
+    pub flags: u32,
+    /// Portals that touch this cell (either side).
+    pub portals: Vec<u32>,
+    /// Surfaces drawn when this cell is visible; a surface may be listed by several cells.
+    pub surfaces: Vec<u32>,
+}
+
+impl Cell {
+    pub fn contains(&self, p: Vec3, eps: f32) -> bool {
+        self.planes.iter().all(|pl| pl.distance(p) >= -eps)
+    }
+}
+
+/// Portal flags.
+pub mod portal_flags {
+    /// The portal is also a visible liquid surface (air/water boundary).
+    pub const LIQUID_SURFACE: u32 = 1;
+    /// Closed (e.g. by a door): blocks the flow.
+    pub const CLOSED: u32 = 2;
+}
+
+/// A convex polygon shared by two open cells.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Portal {
+    pub polygon: Vec<Vec3>,
+    /// `front` lies on the plane's positive side, `back` on its negative side.
+    pub plane: Plane,
+    pub front: u32,
+    pub back: u32,
+    /// Mirror or teleporter: maps points seen through the portal (front side) into the view
+    /// space beyond it. Column-major 4×4.
+    pub transform: Option<[f32; 16]>,
+    pub flags: u32,
+}
+
+impl Portal {
+    /// The cell on the other side from `cell`.
+    pub fn other(&self, cell: u32) -> u32 {
+        if self.front == cell {
+            self.back
+        } else {
+            self.front
+        }
+    }
+}
+
+/// Surface flags.
+pub mod surface_flags {
+    pub const SKY: u32 = 1;
+    pub const LIQUID: u32 = 2;
+    pub const TRANSLUCENT: u32 = 4;
+    /// From detail brushes: never splits cells.
+    pub const DETAIL: u32 = 8;
+}
+
+/// One vertex of a world surface.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Vertex {
+    pub position: Vec3,
+    /// Texture coordinates in texture repeats (1.0 = one texture width).
+    pub uv: Vec2,
+    /// Lightmap coordinates in luxels relative to the surface's lightmap rect origin
+    /// (the atlas position is `rect.xy + lightmap_uv`).
+    pub lightmap_uv: Vec2,
+}
+
+/// A planar polygon of world geometry, triangulated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Surface {
+    pub vertices: Vec<Vertex>,
+    /// Triangles, as indices into `vertices`, counter-clockwise seen from the front (the open side).
+    pub indices: Vec<u32>,
+    pub normal: Vec3,
+    pub material: u32,
+    pub lightmap: Option<LightmapRect>,
+    pub flags: u32,
+}
+
+/// A rectangle of luxels in the level's lightmap atlas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LightmapRect {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Material flags.
+pub mod material_flags {
+    pub const SKY: u32 = 1;
+    pub const LIQUID: u32 = 2;
+    pub const TRANSLUCENT: u32 = 4;
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    /// RGBA8, `width * height * 4` bytes, or `None` when only the size is known.
+    pub texels: Option<Vec<u8>>,
+    /// One byte per texel, 255 where the colour is fullbright (Quake palette entries 224–255).
+    pub fullbright: Option<Vec<u8>>,
+    /// Flat colour used when there are no texels (linear RGB 0..1).
+    pub color: [f32; 3],
+    pub flags: u32,
+}
+
+/// The level's lightmap atlas (light style 0), RGB8.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lightmaps {
+    pub width: u32,
+    pub height: u32,
+    pub texels: Vec<u8>,
+}
+
+/// A movable or separately drawn thing: a brush model (door, lift, button) or a prop.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Object {
+    pub name: String,
+    /// Indices into `Level::surfaces`; no cell lists them. Vertices are in object space.
+    pub surfaces: Vec<u32>,
+    /// Object-space bounds.
+    pub bounds: Aabb,
+    /// Translation from object space to world space.
+    pub origin: Vec3,
+    /// The entity it came from, if any.
+    pub entity: Option<u32>,
+}
+
+/// Entity key/value pairs in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Entity {
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Entity {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+    pub fn classname(&self) -> &str {
+        self.get("classname").unwrap_or("")
+    }
+    pub fn origin(&self) -> Option<Vec3> {
+        let v: Vec<f32> = self.get("origin")?.split_whitespace().filter_map(|s| s.parse().ok()).collect();
+        (v.len() == 3).then(|| Vec3::new(v[0], v[1], v[2]))
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sky {
+    /// Material of the two-layer Quake sky, if the level uses one.
+    pub material: Option<u32>,
+    /// Name of a cubemap skybox, if the level names one.
+    pub cubemap: Option<String>,
+}
+
+/// Where a level places a terrain.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TerrainRef {
+    /// A heightmap path or `procedural:SIZE`.
+    pub heightmap: String,
+    pub origin: Vec3,
+    pub horizontal_scale: f32,
+    pub vertical_scale: f32,
+}
+
+/// A child of a BSP node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BspChild {
+    Node(u32),
+    Leaf(u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BspNode {
+    pub plane: Plane,
+    /// [front (positive side), back].
+    pub children: [BspChild; 2],
+    pub aabb: Aabb,
+}
+
+/// A BSP leaf: the cells inside it (none for solid leaves).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BspLeaf {
+    pub cells: Vec<u32>,
+}
+
+/// BSP over cells: point location, front-to-back order, node boxes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bsp {
+    pub nodes: Vec<BspNode>,
+    pub leaves: Vec<BspLeaf>,
+    /// The root, or `None` for an empty tree.
+    pub root: Option<BspChild>,
+}
+
+/// Precomputed potentially-visible sets from an imported BSP file: one bit row per cell.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pvs {
+    pub row_bytes: usize,
+    pub rows: Vec<u8>,
+}
+
+impl Pvs {
+    pub fn visible(&self, from: u32, to: u32) -> bool {
+        let i = from as usize * self.row_bytes + (to as usize >> 3);
+        self.rows.get(i).is_some_and(|b| b & (1 << (to & 7)) != 0)
+    }
+}
+
+/// The world.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Level {
+    pub cells: Vec<Cell>,
+    pub portals: Vec<Portal>,
+    pub surfaces: Vec<Surface>,
+    pub bsp: Bsp,
+    pub materials: Vec<Material>,
+    pub lightmaps: Lightmaps,
+    pub objects: Vec<Object>,
+    pub entities: Vec<Entity>,
+    pub sky: Option<Sky>,
+    pub terrain: Option<TerrainRef>,
+    pub pvs: Option<Pvs>,
+}
+
+impl Level {
+    /// Bounds of all cells (or of all surfaces when there are no cells).
+    pub fn bounds(&self) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for c in &self.cells {
+            b = b.union(&c.aabb);
+        }
+        if b.is_empty() {
+            for s in &self.surfaces {
+                for v in &s.vertices {
+                    b.add_point(v.position);
+                }
+            }
+        }
+        b
+    }
+
+    /// The cell holding `p`: BSP descent, then the leaf's cells by their planes.
+    pub fn locate(&self, p: Vec3) -> Option<u32> {
+        let mut child = self.bsp.root?;
+        let mut steps = 0;
+        loop {
+            match child {
+                BspChild::Node(n) => {
+                    let node = self.bsp.nodes.get(n as usize)?;
+                    child = if node.plane.distance(p) >= 0.0 { node.children[0] } else { node.children[1] };
+                }
+                BspChild::Leaf(l) => {
+                    let leaf = self.bsp.leaves.get(l as usize)?;
+                    return match leaf.cells.as_slice() {
+                        [] => None,
+                        [only] => Some(*only),
+                        many => many
+                            .iter()
+                            .copied()
+                            .find(|&c| self.cells[c as usize].contains(p, 0.01))
+                            .or(Some(many[0])),
+                    };
+                }
+            }
+            steps += 1;
+            if steps > self.bsp.nodes.len() + 1 {
+                return None;
+            }
+        }
+    }
+
+    /// The player start (`info_player_start`, else a deathmatch or coop start) as a camera:
+    /// the eye 22 units above the entity origin, looking along its `angle`.
+    pub fn player_start(&self) -> Option<crate::geom::CameraSpec> {
+        let e = ["info_player_start", "info_player_deathmatch", "info_player_coop"]
+            .iter()
+            .find_map(|cls| self.entities.iter().find(|e| e.classname() == *cls))?;
+        let o = e.origin()?;
+        let yaw = e.get("angle").and_then(|a| a.trim().parse::<f32>().ok()).unwrap_or(0.0);
+        Some(crate::geom::CameraSpec { position: o + Vec3::Z * 22.0, yaw, pitch: 0.0 })
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.surfaces.iter().map(|s| s.indices.len() / 3).sum()
+    }
+}

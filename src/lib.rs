@@ -1,0 +1,24 @@
+//! Lanthorn: a portal-culling renderer for brush-built worlds with clipmap terrain.
+//!
+//! Data flow (DESIGN.md): compile → `level::Level` → `vis` → `render`. The CPU core (`geom`,
+//! `level`, `light`, `import`, `vis`, `terrain`) knows nothing of wgpu, winit or egui; only
+//! `render` and `app` do.
+
+pub mod geom;
+pub mod import;
+pub mod level;
+pub mod light;
+pub mod terrain;
+pub mod vis;
+
+pub mod app;
+pub mod render;
+
+/// Where the shared real data lives (../shared/realdata relative to the crate), overridable
+/// with `LANTHORN_REALDATA`.
+pub fn realdata_dir() -> std::path::PathBuf {
+    if let Ok(p) = std::env::var("LANTHORN_REALDATA") {
+        return p.into();
+    }
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata")
+}

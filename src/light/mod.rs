@@ -1,0 +1,1 @@
+//! Lightmap baking and atlas packing.

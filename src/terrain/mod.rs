@@ -1,0 +1,1 @@
+//! Terrain: heightmaps and the geometry-clipmap ring selector.

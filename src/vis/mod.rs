@@ -1,0 +1,1 @@
+//! Visibility: portal flow, object culling, PVS baseline.
