@@ -87,16 +87,17 @@ impl Camera {
     }
 
     pub fn view(&self) -> Mat4 {
-        Mat4::look_to_rh(self.position, self.forward(), Vec3::Z)
+        glam::camera::rh::view::look_to_mat4(self.position, self.forward(), Vec3::Z)
     }
 
     /// View without the translation: for camera-relative rendering of huge worlds.
     pub fn view_rotation(&self) -> Mat4 {
-        Mat4::look_to_rh(Vec3::ZERO, self.forward(), Vec3::Z)
+        glam::camera::rh::view::look_to_mat4(Vec3::ZERO, self.forward(), Vec3::Z)
     }
 
     pub fn projection(&self) -> Mat4 {
-        Mat4::perspective_infinite_reverse_rh(self.fov_y(), self.aspect, self.near)
+        // wgpu NDC: z in 0..1, y up (the "directx" convention).
+        glam::camera::rh::proj::directx::perspective_infinite_reverse(self.fov_y(), self.aspect, self.near)
     }
 
     pub fn view_proj(&self) -> Mat4 {
