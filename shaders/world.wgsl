@@ -63,6 +63,7 @@ struct FragmentIn {
 
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
+const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 
 // The 8 octagon clip distances; non-negative inside. Same formula as geom::Octagon::clip_distances.
 fn octagon_distances(c: vec4<f32>, r: DrawRecord) -> array<f32, 8> {
@@ -116,25 +117,31 @@ fn sky_color(world: vec3<f32>, layer: u32) -> vec3<f32> {
 @fragment
 fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
+    // Every sample and derivative first, in uniform control flow.
     let time = frame.params.x;
     var uv = in.uv;
-    if (in.flags & SURFACE_LIQUID) != 0u {
+    let liquid = (in.flags & SURFACE_LIQUID) != 0u;
+    if liquid {
         // Quake's turbulent warp.
         uv = uv + 0.125 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
-    var color: vec3<f32>;
-    if (in.flags & SURFACE_SKY) != 0u {
-        color = sky_color(in.world, in.layer);
-        return vec4<f32>(color, 1.0);
-    }
     let dims = vec2<f32>(textureDimensions(lightmap));
-    var light = textureSample(lightmap, lightmap_sampler, in.lightmap_uv / dims).rgb * frame.params.y;
-    if (in.flags & SURFACE_LIQUID) != 0u || frame.params.z > 0.5 {
+    let baked = textureSample(lightmap, lightmap_sampler, in.lightmap_uv / dims).rgb;
+    let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
+
+    if (in.flags & SURFACE_SKY) != 0u {
+        return vec4<f32>(sky_color(in.world, in.layer), 1.0);
+    }
+    var light = baked * frame.params.y;
+    if liquid || frame.params.z > 0.5 {
         light = vec3<f32>(1.0);
+    } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
+        // Unbaked geometry: shade by the face normal so walls stay readable.
+        light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
     }
     // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit.
-    color = mix(tex.rgb, tex.rgb * light, tex.a);
-    let alpha = select(1.0, 0.6, (in.flags & SURFACE_LIQUID) != 0u);
+    let color = mix(tex.rgb, tex.rgb * light, tex.a);
+    let alpha = select(1.0, 0.6, liquid);
     return vec4<f32>(color, alpha);
 }

@@ -8,12 +8,24 @@ use clap::{Args, Parser, Subcommand};
 use lanthorn::app;
 use lanthorn::geom::CameraSpec;
 use lanthorn::render::{Gpu, GpuOptions, OptionalFeature};
+use lanthorn::vis::CullMode;
 
 #[derive(Parser)]
-#[command(name = "lanthorn", version, about = "Portal-culling renderer for brush-built worlds, on wgpu")]
+#[command(
+    name = "lanthorn",
+    version,
+    about = "Portal-culling renderer for brush-built worlds, on wgpu"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+#[derive(Args, Clone, Default)]
+struct CullArgs {
+    /// Culling method: portal (default), pvs (levels that carry one), frustum, none.
+    #[arg(long, default_value = "portal")]
+    cull: CullMode,
 }
 
 #[derive(Args, Clone, Default)]
@@ -27,7 +39,9 @@ struct GpuArgs {
 impl GpuArgs {
     fn options(&self) -> anyhow::Result<GpuOptions> {
         let disable = match &self.disable {
-            Some(s) => OptionalFeature::parse_list(s).map_err(|e| anyhow::anyhow!("--disable: {e}"))?,
+            Some(s) => {
+                OptionalFeature::parse_list(s).map_err(|e| anyhow::anyhow!("--disable: {e}"))?
+            }
             None => Vec::new(),
         };
         Ok(GpuOptions { disable })
@@ -35,7 +49,9 @@ impl GpuArgs {
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WxH, e.g. 1280x720, got {s:?}"))?;
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH, e.g. 1280x720, got {s:?}"))?;
     let w: u32 = w.parse().map_err(|_| format!("bad width in {s:?}"))?;
     let h: u32 = h.parse().map_err(|_| format!("bad height in {s:?}"))?;
     if w == 0 || h == 0 || w > 16384 || h > 16384 {
@@ -66,6 +82,8 @@ enum Command {
         #[arg(long, hide = true)]
         stress_surface: bool,
         #[command(flatten)]
+        cull: CullArgs,
+        #[command(flatten)]
         gpu: GpuArgs,
     },
     /// Render one frame headless to a PNG.
@@ -78,6 +96,8 @@ enum Command {
         /// Output PNG.
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        cull: CullArgs,
         #[command(flatten)]
         gpu: GpuArgs,
     },
@@ -95,6 +115,8 @@ enum Command {
         /// Print one JSON object on the last line of stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        cull: CullArgs,
         #[command(flatten)]
         gpu: GpuArgs,
     },
@@ -142,9 +164,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         screenshot: None,
         size: (1280, 720),
         stress_surface: false,
+        cull: CullArgs::default(),
         gpu: GpuArgs::default(),
     }) {
-        Command::Demo { level, camera, frames, screenshot, size, stress_surface, gpu } => {
+        Command::Demo {
+            level,
+            camera,
+            frames,
+            screenshot,
+            size,
+            stress_surface,
+            cull,
+            gpu,
+        } => {
             if screenshot.is_some() && frames.is_none() {
                 anyhow::bail!("--screenshot needs --frames N (the frame to save)");
             }
@@ -159,13 +191,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 screenshot,
                 size,
                 stress_surface,
+                cull: cull.cull,
             })
         }
-        Command::Capture { level, camera, size, output, gpu } => {
+        Command::Capture {
+            level,
+            camera,
+            size,
+            output,
+            cull,
+            gpu,
+        } => {
             let (level, _) = app::load_level(level.as_deref())?;
             let camera = app::start_camera(&level, camera);
             let gpu = Gpu::headless(&gpu.options()?)?;
-            let (img, stats) = app::capture::capture(&gpu, &level, camera, size);
+            let (img, stats) = app::capture::capture(&gpu, &level, camera, size, cull.cull);
             app::capture::save_png(&img, &output)?;
             println!(
                 "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
@@ -178,15 +218,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Command::Bench { level, camera, frames, warmup, size, json, gpu } => {
+        Command::Bench {
+            level,
+            camera,
+            frames,
+            warmup,
+            size,
+            json,
+            cull,
+            gpu,
+        } => {
             let (level, _) = app::load_level(level.as_deref())?;
             let camera = app::start_camera(&level, camera);
             let gpu = Gpu::headless(&gpu.options()?)?;
-            let opts = app::bench::BenchOptions { frames: frames.max(1), warmup, size };
+            let opts = app::bench::BenchOptions {
+                frames: frames.max(1),
+                warmup,
+                size,
+                cull: cull.cull,
+            };
             let report = app::bench::run(&gpu, &level, camera, &opts);
             report.print_table();
             if json {
-                println!("{}", serde_json::to_string(&report.to_json()).context("bench JSON")?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&report.to_json()).context("bench JSON")?
+                );
             }
             Ok(())
         }

@@ -8,18 +8,24 @@ use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::{Gpu, Renderer};
-use crate::vis::VisibleSet;
+use crate::vis::{CullMode, Culler, VisibleSet};
 
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
     pub frames: u32,
     pub warmup: u32,
     pub size: (u32, u32),
+    pub cull: CullMode,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { frames: 200, warmup: 10, size: (1280, 720) }
+        BenchOptions {
+            frames: 200,
+            warmup: 10,
+            size: (1280, 720),
+            cull: CullMode::Portal,
+        }
     }
 }
 
@@ -31,7 +37,11 @@ pub fn camera_path(start: CameraSpec, frames: u32) -> Vec<CameraSpec> {
             let t = i as f32 / frames.max(1) as f32;
             let a = t * std::f32::consts::TAU;
             let offset = Vec3::new(a.cos() - 1.0, a.sin(), 0.0) * 96.0;
-            CameraSpec { position: start.position + offset, yaw: start.yaw + t * 360.0, pitch: 10.0 * (a * 2.0).sin() }
+            CameraSpec {
+                position: start.position + offset,
+                yaw: start.yaw + t * 360.0,
+                pitch: 10.0 * (a * 2.0).sin(),
+            }
         })
         .collect()
 }
@@ -45,23 +55,35 @@ pub struct BenchReport {
     pub triangles: Vec<u64>,
     pub cpu_stage_ms: Vec<(&'static str, Vec<f64>)>,
     pub gpu_pass_ms: Vec<(&'static str, Vec<f64>)>,
+    /// Culling time per frame (µs) and visible cells.
+    pub cull_us: Vec<f64>,
+    pub cells_visible: Vec<f64>,
     pub adapter: String,
+    pub cull: &'static str,
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
     let mut renderer = Renderer::new(gpu, level, opts.size);
     let aspect = opts.size.0 as f32 / opts.size.1 as f32;
     let path = camera_path(start, opts.frames);
-    let mut report = BenchReport { adapter: gpu.describe(), ..Default::default() };
+    let mut report = BenchReport {
+        adapter: gpu.describe(),
+        cull: opts.cull.name(),
+        ..Default::default()
+    };
+    let mut culler = Culler::new(level, opts.cull);
+    let mut visible = VisibleSet::default();
     let total = opts.warmup + opts.frames;
     for i in 0..total {
         let spec = path[(i.saturating_sub(opts.warmup) as usize).min(path.len().saturating_sub(1))];
         let camera = Camera::new(spec, aspect);
         let t = Instant::now();
-        let tv = Instant::now();
-        let visible = VisibleSet::everything(level);
-        let vis_ms = tv.elapsed().as_secs_f64() * 1e3;
-        let settings = FrameSettings { time: i as f32 / 60.0, ..Default::default() };
+        culler.cull(level, &camera, &mut visible);
+        let vis_ms = culler.micros / 1e3;
+        let settings = FrameSettings {
+            time: i as f32 / 60.0,
+            ..Default::default()
+        };
         let mut stats = renderer.render(gpu, &camera, &visible, &settings);
         let frame_ms = t.elapsed().as_secs_f64() * 1e3;
         if i < opts.warmup {
@@ -69,6 +91,8 @@ pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> 
         }
         stats.cpu_ms.insert(0, ("visibility", vis_ms));
         report.frame_ms.push(frame_ms);
+        report.cull_us.push(culler.micros);
+        report.cells_visible.push(visible.cells.len() as f64);
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
         report.triangles.push(stats.world.triangles);
@@ -109,13 +133,22 @@ impl BenchReport {
             "sub_draws_max": self.sub_draws.iter().copied().max().unwrap_or(0),
             "triangles_median": quantile(&tris, 0.5),
             "adapter": self.adapter,
+            "cull": self.cull,
+            "flow_us_median": quantile(&self.cull_us, 0.5),
+            "cells_visible_median": quantile(&self.cells_visible, 0.5),
         });
         let obj = j.as_object_mut().expect("object");
         for (name, v) in &self.cpu_stage_ms {
-            obj.insert(format!("cpu_{}_ms_median", key(name)), quantile(v, 0.5).into());
+            obj.insert(
+                format!("cpu_{}_ms_median", key(name)),
+                quantile(v, 0.5).into(),
+            );
         }
         for (name, v) in &self.gpu_pass_ms {
-            obj.insert(format!("gpu_{}_ms_median", key(name)), quantile(v, 0.5).into());
+            obj.insert(
+                format!("gpu_{}_ms_median", key(name)),
+                quantile(v, 0.5).into(),
+            );
         }
         j
     }
@@ -123,6 +156,12 @@ impl BenchReport {
     pub fn print_table(&self) {
         println!("adapter        {}", self.adapter);
         println!("frames         {}", self.frame_ms.len());
+        println!(
+            "culling        {}: {:.1} µs median, {} cells visible median",
+            self.cull,
+            quantile(&self.cull_us, 0.5),
+            quantile(&self.cells_visible, 0.5)
+        );
         println!(
             "frame ms       median {:.2}  p95 {:.2}",
             quantile(&self.frame_ms, 0.5),
@@ -143,7 +182,10 @@ impl BenchReport {
 }
 
 fn key(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect::<String>().replace("___", "_")
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect::<String>()
+        .replace("___", "_")
 }
 
 #[cfg(test)]
@@ -161,11 +203,17 @@ mod tests {
 
     #[test]
     fn camera_path_is_deterministic_and_closed() {
-        let s = CameraSpec { position: Vec3::new(10.0, 20.0, 30.0), yaw: 45.0, pitch: 0.0 };
+        let s = CameraSpec {
+            position: Vec3::new(10.0, 20.0, 30.0),
+            yaw: 45.0,
+            pitch: 0.0,
+        };
         let a = camera_path(s, 100);
         assert_eq!(a, camera_path(s, 100));
         assert!((a[0].position - s.position).length() < 1e-4);
         // Never further than the circle's diameter from the start.
-        assert!(a.iter().all(|c| (c.position - s.position).length() <= 192.01));
+        assert!(a
+            .iter()
+            .all(|c| (c.position - s.position).length() <= 192.01));
     }
 }

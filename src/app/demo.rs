@@ -16,7 +16,7 @@ use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::present::PresentPass;
 use crate::render::{FrameStats, Gpu, GpuOptions, Renderer};
-use crate::vis::VisibleSet;
+use crate::vis::{CullMode, Culler, VisibleSet};
 
 pub struct DemoOptions {
     pub level: Level,
@@ -31,6 +31,7 @@ pub struct DemoOptions {
     /// Self-test: resize to 0×0 and 1×1, minimize and restore, and lose the surface on
     /// purpose during the first frames (CI runs this under Xvfb).
     pub stress_surface: bool,
+    pub cull: crate::vis::CullMode,
 }
 
 struct Running {
@@ -61,6 +62,8 @@ struct Demo {
     stats: FrameStats,
     settings: FrameSettings,
     show_panel: bool,
+    culler: Culler,
+    visible: VisibleSet,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -73,6 +76,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let camera = opts.camera;
+    let culler = Culler::new(&opts.level, opts.cull);
     let mut demo = Demo {
         opts,
         running: None,
@@ -89,6 +93,8 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         stats: FrameStats::default(),
         settings: FrameSettings::default(),
         show_panel: true,
+        culler,
+        visible: VisibleSet::default(),
     };
     event_loop.run_app(&mut demo)?;
     match demo.error {
@@ -101,7 +107,10 @@ impl Demo {
     fn init(&mut self, el: &ActiveEventLoop) -> anyhow::Result<Running> {
         let attrs = Window::default_attributes()
             .with_title(format!("Lanthorn — {}", self.opts.level_name))
-            .with_inner_size(winit::dpi::PhysicalSize::new(self.opts.size.0, self.opts.size.1));
+            .with_inner_size(winit::dpi::PhysicalSize::new(
+                self.opts.size.0,
+                self.opts.size.1,
+            ));
         let window = Arc::new(el.create_window(attrs)?);
         let instance = Gpu::window_instance(Box::new(el.owned_display_handle()));
         let surface = instance
@@ -111,10 +120,17 @@ impl Demo {
         let size = window.inner_size();
         let caps = surface.get_capabilities(&gpu.adapter);
         // egui blends in gamma space and wants a linear-format surface; the blit encodes sRGB.
-        let format = caps.formats.iter().copied().find(|f| !f.is_srgb()).unwrap_or(caps.formats[0]);
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .unwrap_or(caps.formats[0]);
         let mut config = surface
             .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
-            .ok_or_else(|| crate::render::GpuError::Surface("the adapter cannot present to this window".into()))?;
+            .ok_or_else(|| {
+                crate::render::GpuError::Surface("the adapter cannot present to this window".into())
+            })?;
         config.format = format;
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&gpu.device, &config);
@@ -122,10 +138,20 @@ impl Demo {
         let mut present = PresentPass::create(&gpu, format);
         present.prepare(&gpu, &renderer.target.color_view);
         let ctx = egui::Context::default();
-        let egui_state = egui_winit::State::new(ctx, egui::ViewportId::ROOT, &window, None, None, None);
+        let egui_state =
+            egui_winit::State::new(ctx, egui::ViewportId::ROOT, &window, None, None, None);
         let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, Default::default());
         log::info!("demo on {}", gpu.describe());
-        Ok(Running { window, surface, config, gpu, renderer, present, egui_state, egui_renderer })
+        Ok(Running {
+            window,
+            surface,
+            config,
+            gpu,
+            renderer,
+            present,
+            egui_state,
+            egui_renderer,
+        })
     }
 
     fn resize(&mut self, width: u32, height: u32) {
@@ -183,7 +209,8 @@ impl Demo {
         self.mouse = (0.0, 0.0);
         let Some(r) = &mut self.running else { return };
         let frame = match r.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return,
             wgpu::CurrentSurfaceTexture::Outdated => {
                 r.surface.configure(&r.gpu.device, &r.config);
@@ -199,11 +226,20 @@ impl Demo {
         let view = frame.texture.create_view(&Default::default());
         let aspect = r.config.width as f32 / r.config.height as f32;
         let camera = Camera::new(self.camera, aspect);
-        let visible = VisibleSet::everything(&self.opts.level);
+        self.culler
+            .cull(&self.opts.level, &camera, &mut self.visible);
+        let visible = &self.visible;
         self.settings.time = self.start.elapsed().as_secs_f32();
         let mut stats = FrameStats::default();
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
-        r.renderer.encode(&r.gpu, &mut enc, &camera, &visible, &self.settings, &mut stats);
+        r.renderer.encode(
+            &r.gpu,
+            &mut enc,
+            &camera,
+            visible,
+            &self.settings,
+            &mut stats,
+        );
 
         // egui
         let raw = r.egui_state.take_egui_input(&r.window);
@@ -211,6 +247,10 @@ impl Demo {
         let (frame_ms, prev) = (self.frame_ms, &self.stats);
         let cam = self.camera;
         let settings = &mut self.settings;
+        let culler = &mut self.culler;
+        let cells_visible = visible.cells.len();
+        let cells_total = self.opts.level.cells.len();
+        let has_pvs = self.opts.level.pvs.is_some();
         let show = self.show_panel;
         let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
             if !show {
@@ -230,20 +270,41 @@ impl Demo {
                     "camera {:.0},{:.0},{:.0},{:.0},{:.0}",
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
+                ui.label(format!(
+                    "cells {cells_visible} / {cells_total} visible, culling {:.1} µs, eye cell {:?}",
+                    culler.micros,
+                    culler.tracker.cell()
+                ));
+                ui.horizontal(|ui| {
+                    ui.label("cull:");
+                    for mode in [CullMode::Portal, CullMode::Pvs, CullMode::Frustum, CullMode::None] {
+                        if mode == CullMode::Pvs && !has_pvs {
+                            continue;
+                        }
+                        ui.radio_value(&mut culler.mode, mode, mode.name());
+                    }
+                });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.label("WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit");
             });
         });
-        r.egui_state.handle_platform_output(&r.window, out.platform_output);
+        r.egui_state
+            .handle_platform_output(&r.window, out.platform_output);
         let ppp = out.pixels_per_point;
         let jobs = r.egui_state.egui_ctx().tessellate(out.shapes, ppp);
         for (id, deltas) in &out.textures_delta.set {
             for delta in deltas {
-                r.egui_renderer.update_texture(&r.gpu.device, &r.gpu.queue, *id, delta);
+                r.egui_renderer
+                    .update_texture(&r.gpu.device, &r.gpu.queue, *id, delta);
             }
         }
-        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: [r.config.width, r.config.height], pixels_per_point: ppp };
-        let extra = r.egui_renderer.update_buffers(&r.gpu.device, &r.gpu.queue, &mut enc, &jobs, &screen);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [r.config.width, r.config.height],
+            pixels_per_point: ppp,
+        };
+        let extra =
+            r.egui_renderer
+                .update_buffers(&r.gpu.device, &r.gpu.queue, &mut enc, &jobs, &screen);
         {
             let mut pass = enc
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -252,7 +313,10 @@ impl Demo {
                         view: &view,
                         depth_slice: None,
                         resolve_target: None,
-                        ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                            store: wgpu::StoreOp::Store,
+                        },
                     })],
                     depth_stencil_attachment: None,
                     timestamp_writes: None,
@@ -319,7 +383,12 @@ impl ApplicationHandler for Demo {
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         if let Some(r) = &mut self.running {
             let resp = r.egui_state.on_window_event(&r.window, &event);
-            if resp.consumed && !matches!(event, WindowEvent::RedrawRequested | WindowEvent::Resized(_)) {
+            if resp.consumed
+                && !matches!(
+                    event,
+                    WindowEvent::RedrawRequested | WindowEvent::Resized(_)
+                )
+            {
                 return;
             }
         }
@@ -344,10 +413,18 @@ impl ApplicationHandler for Demo {
                     }
                 }
             }
-            WindowEvent::MouseInput { button: MouseButton::Right, state, .. } => {
+            WindowEvent::MouseInput {
+                button: MouseButton::Right,
+                state,
+                ..
+            } => {
                 self.looking = state == ElementState::Pressed;
                 if let Some(r) = &self.running {
-                    let mode = if self.looking { CursorGrabMode::Confined } else { CursorGrabMode::None };
+                    let mode = if self.looking {
+                        CursorGrabMode::Confined
+                    } else {
+                        CursorGrabMode::None
+                    };
                     let _ = r.window.set_cursor_grab(mode);
                     r.window.set_cursor_visible(!self.looking);
                 }
@@ -356,7 +433,12 @@ impl ApplicationHandler for Demo {
         }
     }
 
-    fn device_event(&mut self, _el: &ActiveEventLoop, _id: winit::event::DeviceId, event: DeviceEvent) {
+    fn device_event(
+        &mut self,
+        _el: &ActiveEventLoop,
+        _id: winit::event::DeviceId,
+        event: DeviceEvent,
+    ) {
         if let DeviceEvent::MouseMotion { delta } = event {
             if self.looking {
                 self.mouse.0 += delta.0 as f32;

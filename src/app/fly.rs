@@ -44,14 +44,35 @@ mod tests {
 
     #[test]
     fn forward_moves_along_yaw_and_mouse_turns_left() {
-        let mut c = CameraSpec { position: Vec3::ZERO, yaw: 90.0, pitch: 0.0 };
-        update(&mut c, &FlyKeys { forward: true, ..Default::default() }, (0.0, 0.0), 1.0);
+        let mut c = CameraSpec {
+            position: Vec3::ZERO,
+            yaw: 90.0,
+            pitch: 0.0,
+        };
+        update(
+            &mut c,
+            &FlyKeys {
+                forward: true,
+                ..Default::default()
+            },
+            (0.0, 0.0),
+            1.0,
+        );
         assert!((c.position - Vec3::new(0.0, SPEED, 0.0)).length() < 1e-3);
         // Moving the mouse left (negative x) turns left: yaw grows.
         update(&mut c, &FlyKeys::default(), (-100.0, 0.0), 0.016);
         assert!(c.yaw > 90.0);
         let p = c.position;
-        update(&mut c, &FlyKeys { right: true, fast: true, ..Default::default() }, (0.0, 0.0), 0.5);
+        update(
+            &mut c,
+            &FlyKeys {
+                right: true,
+                fast: true,
+                ..Default::default()
+            },
+            (0.0, 0.0),
+            0.5,
+        );
         assert!(((c.position - p).length() - SPEED * FAST * 0.5).abs() < 1e-2);
     }
 }

@@ -13,7 +13,9 @@ use crate::level::Level;
 
 /// Loads the level named on the command line (`builtin` when none).
 pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
-    let path = path.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("builtin"));
+    let path = path
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("builtin"));
     let level = crate::level::load(&path)?;
     Ok((level, path))
 }
@@ -22,7 +24,15 @@ pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
 pub fn start_camera(level: &Level, camera: Option<CameraSpec>) -> CameraSpec {
     camera.or_else(|| level.player_start()).unwrap_or_else(|| {
         let b = level.bounds();
-        let c = if b.is_empty() { glam::Vec3::ZERO } else { b.center() };
-        CameraSpec { position: c, yaw: 0.0, pitch: 0.0 }
+        let c = if b.is_empty() {
+            glam::Vec3::ZERO
+        } else {
+            b.center()
+        };
+        CameraSpec {
+            position: c,
+            yaw: 0.0,
+            pitch: 0.0,
+        }
     })
 }

@@ -4,8 +4,8 @@
 use glam::{Vec2, Vec3};
 
 use super::{
-    cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, Cell, Entity, Level, Material, Medium,
-    Sky, Surface, Vertex,
+    cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, Cell, Entity, Level,
+    Material, Medium, Sky, Surface, Vertex,
 };
 use crate::geom::{Aabb, Plane};
 use crate::light::direct::{bake, BakeOptions, PointLight};
@@ -15,11 +15,31 @@ pub const MAX: Vec3 = Vec3::new(512.0, 384.0, 320.0);
 
 /// Boxes standing on the floor: (min, max, material).
 pub const BOXES: [(Vec3, Vec3, u32); 5] = [
-    (Vec3::new(-96.0, -64.0, 0.0), Vec3::new(32.0, 64.0, 128.0), 2),
-    (Vec3::new(128.0, 96.0, 0.0), Vec3::new(224.0, 192.0, 96.0), 2),
-    (Vec3::new(-320.0, 128.0, 0.0), Vec3::new(-256.0, 192.0, 224.0), 1),
-    (Vec3::new(256.0, -256.0, 0.0), Vec3::new(320.0, -192.0, 64.0), 2),
-    (Vec3::new(-352.0, -224.0, 0.0), Vec3::new(-224.0, -160.0, 48.0), 2),
+    (
+        Vec3::new(-96.0, -64.0, 0.0),
+        Vec3::new(32.0, 64.0, 128.0),
+        2,
+    ),
+    (
+        Vec3::new(128.0, 96.0, 0.0),
+        Vec3::new(224.0, 192.0, 96.0),
+        2,
+    ),
+    (
+        Vec3::new(-320.0, 128.0, 0.0),
+        Vec3::new(-256.0, 192.0, 224.0),
+        1,
+    ),
+    (
+        Vec3::new(256.0, -256.0, 0.0),
+        Vec3::new(320.0, -192.0, 64.0),
+        2,
+    ),
+    (
+        Vec3::new(-352.0, -224.0, 0.0),
+        Vec3::new(-224.0, -160.0, 48.0),
+        2,
+    ),
 ];
 
 const FLOOR: u32 = 0;
@@ -41,14 +61,62 @@ pub fn scene() -> Level {
     let (a, b) = (MIN, MAX);
     let quads = [
         // floor (+Z)
-        ([v3(a.x, a.y, a.z), v3(b.x, a.y, a.z), v3(b.x, b.y, a.z), v3(a.x, b.y, a.z)], FLOOR),
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(b.x, a.y, a.z),
+                v3(b.x, b.y, a.z),
+                v3(a.x, b.y, a.z),
+            ],
+            FLOOR,
+        ),
         // sky (−Z)
-        ([v3(a.x, a.y, b.z), v3(a.x, b.y, b.z), v3(b.x, b.y, b.z), v3(b.x, a.y, b.z)], SKY),
+        (
+            [
+                v3(a.x, a.y, b.z),
+                v3(a.x, b.y, b.z),
+                v3(b.x, b.y, b.z),
+                v3(b.x, a.y, b.z),
+            ],
+            SKY,
+        ),
         // walls: −X side faces +X, etc.
-        ([v3(a.x, a.y, a.z), v3(a.x, b.y, a.z), v3(a.x, b.y, b.z), v3(a.x, a.y, b.z)], WALL),
-        ([v3(b.x, a.y, a.z), v3(b.x, a.y, b.z), v3(b.x, b.y, b.z), v3(b.x, b.y, a.z)], WALL),
-        ([v3(a.x, a.y, a.z), v3(a.x, a.y, b.z), v3(b.x, a.y, b.z), v3(b.x, a.y, a.z)], WALL),
-        ([v3(a.x, b.y, a.z), v3(b.x, b.y, a.z), v3(b.x, b.y, b.z), v3(a.x, b.y, b.z)], WALL),
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(a.x, b.y, a.z),
+                v3(a.x, b.y, b.z),
+                v3(a.x, a.y, b.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(b.x, a.y, a.z),
+                v3(b.x, a.y, b.z),
+                v3(b.x, b.y, b.z),
+                v3(b.x, b.y, a.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(a.x, a.y, b.z),
+                v3(b.x, a.y, b.z),
+                v3(b.x, a.y, a.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(a.x, b.y, a.z),
+                v3(b.x, b.y, a.z),
+                v3(b.x, b.y, b.z),
+                v3(a.x, b.y, b.z),
+            ],
+            WALL,
+        ),
     ];
     for (q, m) in quads {
         level.surfaces.push(quad(q, m, &level.materials));
@@ -76,21 +144,54 @@ pub fn scene() -> Level {
         portals: vec![],
         surfaces: (0..level.surfaces.len() as u32).collect(),
     });
-    level.bsp = Bsp { nodes: vec![], leaves: vec![BspLeaf { cells: vec![0] }], root: Some(BspChild::Leaf(0)) };
-    level.sky = Some(Sky { material: Some(SKY), cubemap: None });
+    level.bsp = Bsp {
+        nodes: vec![],
+        leaves: vec![BspLeaf { cells: vec![0] }],
+        root: Some(BspChild::Leaf(0)),
+    };
+    level.sky = Some(Sky {
+        material: Some(SKY),
+        cubemap: None,
+    });
     level.entities = vec![
-        entity(&[("classname", "worldspawn"), ("message", "Lanthorn built-in yard")]),
-        entity(&[("classname", "info_player_start"), ("origin", "-440 -300 0"), ("angle", "35")]),
+        entity(&[
+            ("classname", "worldspawn"),
+            ("message", "Lanthorn built-in yard"),
+        ]),
+        entity(&[
+            ("classname", "info_player_start"),
+            ("origin", "-440 -300 0"),
+            ("angle", "35"),
+        ]),
     ];
     let lights = [
-        PointLight { position: Vec3::new(-200.0, 0.0, 260.0), radius: 700.0, color: Vec3::new(1.0, 0.9, 0.75) },
-        PointLight { position: Vec3::new(300.0, 200.0, 200.0), radius: 500.0, color: Vec3::new(0.5, 0.6, 1.0) },
+        PointLight {
+            position: Vec3::new(-200.0, 0.0, 260.0),
+            radius: 700.0,
+            color: Vec3::new(1.0, 0.9, 0.75),
+        },
+        PointLight {
+            position: Vec3::new(300.0, 200.0, 200.0),
+            radius: 500.0,
+            color: Vec3::new(0.5, 0.6, 1.0),
+        },
     ];
     for l in &lights {
         let o = format!("{} {} {}", l.position.x, l.position.y, l.position.z);
-        level.entities.push(entity(&[("classname", "light"), ("origin", &o), ("light", "300")]));
+        level.entities.push(entity(&[
+            ("classname", "light"),
+            ("origin", &o),
+            ("light", "300"),
+        ]));
     }
-    bake(&mut level, &lights, &BakeOptions { luxel_size: 8.0, ambient: 0.12 });
+    bake(
+        &mut level,
+        &lights,
+        &BakeOptions {
+            luxel_size: 8.0,
+            ambient: 0.12,
+        },
+    );
     level
 }
 
@@ -99,17 +200,47 @@ fn v3(x: f32, y: f32, z: f32) -> Vec3 {
 }
 
 fn entity(pairs: &[(&str, &str)]) -> Entity {
-    Entity { pairs: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+    Entity {
+        pairs: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
 }
 
 /// The 5 visible faces of a box on the floor, facing outward, counter-clockwise from outside.
 fn box_faces(a: Vec3, b: Vec3) -> [[Vec3; 4]; 5] {
     [
-        [v3(a.x, a.y, b.z), v3(b.x, a.y, b.z), v3(b.x, b.y, b.z), v3(a.x, b.y, b.z)],
-        [v3(a.x, a.y, a.z), v3(a.x, a.y, b.z), v3(a.x, b.y, b.z), v3(a.x, b.y, a.z)],
-        [v3(b.x, a.y, a.z), v3(b.x, b.y, a.z), v3(b.x, b.y, b.z), v3(b.x, a.y, b.z)],
-        [v3(a.x, a.y, a.z), v3(b.x, a.y, a.z), v3(b.x, a.y, b.z), v3(a.x, a.y, b.z)],
-        [v3(a.x, b.y, a.z), v3(a.x, b.y, b.z), v3(b.x, b.y, b.z), v3(b.x, b.y, a.z)],
+        [
+            v3(a.x, a.y, b.z),
+            v3(b.x, a.y, b.z),
+            v3(b.x, b.y, b.z),
+            v3(a.x, b.y, b.z),
+        ],
+        [
+            v3(a.x, a.y, a.z),
+            v3(a.x, a.y, b.z),
+            v3(a.x, b.y, b.z),
+            v3(a.x, b.y, a.z),
+        ],
+        [
+            v3(b.x, a.y, a.z),
+            v3(b.x, b.y, a.z),
+            v3(b.x, b.y, b.z),
+            v3(b.x, a.y, b.z),
+        ],
+        [
+            v3(a.x, a.y, a.z),
+            v3(b.x, a.y, a.z),
+            v3(b.x, a.y, b.z),
+            v3(a.x, a.y, b.z),
+        ],
+        [
+            v3(a.x, b.y, a.z),
+            v3(a.x, b.y, b.z),
+            v3(b.x, b.y, b.z),
+            v3(b.x, b.y, a.z),
+        ],
     ]
 }
 
@@ -133,11 +264,19 @@ fn quad(q: [Vec3; 4], material: u32, materials: &[Material]) -> Surface {
             lightmap_uv: Vec2::ZERO,
         })
         .collect();
-    Surface { vertices, indices: vec![0, 1, 2, 0, 2, 3], normal, material, lightmap: None, flags: 0 }
+    Surface {
+        vertices,
+        indices: vec![0, 1, 2, 0, 2, 3],
+        normal,
+        material,
+        lightmap: None,
+        flags: 0,
+    }
 }
 
 fn hash(x: u32, y: u32, seed: u32) -> f32 {
-    let mut h = x.wrapping_mul(374761393) ^ y.wrapping_mul(668265263) ^ seed.wrapping_mul(2246822519);
+    let mut h =
+        x.wrapping_mul(374761393) ^ y.wrapping_mul(668265263) ^ seed.wrapping_mul(2246822519);
     h = (h ^ (h >> 13)).wrapping_mul(1274126177);
     ((h ^ (h >> 16)) & 0xffff) as f32 / 65535.0
 }
@@ -166,7 +305,13 @@ fn floor_texel(x: u32, y: u32) -> [f32; 3] {
     let tile = ((x / 32) + (y / 32)) % 2;
     let grout = x % 32 == 0 || y % 32 == 0;
     let n = hash(x / 2, y / 2, 1) * 0.12;
-    let base = if grout { 0.22 } else if tile == 0 { 0.55 } else { 0.45 };
+    let base = if grout {
+        0.22
+    } else if tile == 0 {
+        0.55
+    } else {
+        0.45
+    };
     [base + n, base + n * 0.9, base * 0.9 + n * 0.8]
 }
 
@@ -213,7 +358,15 @@ fn sky_material() -> Material {
             texels.push(255);
         }
     }
-    Material { name: "sky_builtin".into(), width: w, height: h, texels: Some(texels), fullbright: None, color: [0.3, 0.4, 0.7], flags: 0 }
+    Material {
+        name: "sky_builtin".into(),
+        width: w,
+        height: h,
+        texels: Some(texels),
+        fullbright: None,
+        color: [0.3, 0.4, 0.7],
+        flags: 0,
+    }
 }
 
 #[cfg(test)]
@@ -227,7 +380,10 @@ mod tests {
         // Every surface faces into the cell: its centroid plus normal stays inside the yard.
         for s in &level.surfaces {
             let c = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32;
-            assert!(level.cells[0].contains(c + s.normal, 0.0), "surface at {c} faces outward");
+            assert!(
+                level.cells[0].contains(c + s.normal, 0.0),
+                "surface at {c} faces outward"
+            );
         }
         // The floor under the main light is brighter than the floor in a box's shadow.
         let floor = &level.surfaces[0];

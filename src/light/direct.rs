@@ -24,7 +24,10 @@ pub struct BakeOptions {
 
 impl Default for BakeOptions {
     fn default() -> Self {
-        BakeOptions { luxel_size: 16.0, ambient: 0.05 }
+        BakeOptions {
+            luxel_size: 16.0,
+            ambient: 0.05,
+        }
     }
 }
 
@@ -81,7 +84,11 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
                 let a = s.vertices[t[0] as usize].position;
                 let b = s.vertices[t[1] as usize].position;
                 let c = s.vertices[t[2] as usize].position;
-                Triangle { a, e1: b - a, e2: c - a }
+                Triangle {
+                    a,
+                    e1: b - a,
+                    e2: c - a,
+                }
             })
         })
         .collect();
@@ -159,7 +166,8 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
         side *= 2;
     }
     let placed = loop {
-        let mut atlas = guillotiere::AtlasAllocator::new(guillotiere::size2(side as i32, side as i32));
+        let mut atlas =
+            guillotiere::AtlasAllocator::new(guillotiere::size2(side as i32, side as i32));
         let mut out = Vec::new();
         let mut ok = true;
         for (w, h) in &rects {
@@ -176,7 +184,11 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
         }
         side *= 2;
     };
-    let mut atlas = Lightmaps { width: side, height: side, texels: vec![0; (side * side * 3) as usize] };
+    let mut atlas = Lightmaps {
+        width: side,
+        height: side,
+        texels: vec![0; (side * side * 3) as usize],
+    };
     let mut next = placed.into_iter();
     for (s, g) in level.surfaces.iter_mut().zip(grids) {
         let Some((w, h, texels)) = g else {
@@ -193,7 +205,12 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
                 atlas.texels[dst..dst + 3].copy_from_slice(&texels[src..src + 3]);
             }
         }
-        s.lightmap = Some(LightmapRect { x, y, width: w, height: h });
+        s.lightmap = Some(LightmapRect {
+            x,
+            y,
+            width: w,
+            height: h,
+        });
     }
     level.lightmaps = atlas;
 }

@@ -32,7 +32,11 @@ pub struct FrameSettings {
 
 impl Default for FrameSettings {
     fn default() -> Self {
-        FrameSettings { time: 0.0, light_scale: 2.0, fullbright: false }
+        FrameSettings {
+            time: 0.0,
+            light_scale: 2.0,
+            fullbright: false,
+        }
     }
 }
 
@@ -49,7 +53,12 @@ impl Renderer {
             target: FrameTarget::create(gpu, size),
             world: WorldPass::create(gpu, level, target::COLOR_FORMAT),
             timer: GpuTimer::create(gpu),
-            clear_color: wgpu::Color { r: 0.02, g: 0.02, b: 0.03, a: 1.0 },
+            clear_color: wgpu::Color {
+                r: 0.02,
+                g: 0.02,
+                b: 0.03,
+                a: 1.0,
+            },
         }
     }
 
@@ -72,9 +81,16 @@ impl Renderer {
         stats: &mut FrameStats,
     ) {
         let t = Instant::now();
-        let params = [settings.time, settings.light_scale, if settings.fullbright { 1.0 } else { 0.0 }, 0.0];
+        let params = [
+            settings.time,
+            settings.light_scale,
+            if settings.fullbright { 1.0 } else { 0.0 },
+            0.0,
+        ];
         self.world.prepare(gpu, camera, visible, params);
-        stats.cpu_ms.push(("world prepare", t.elapsed().as_secs_f64() * 1e3));
+        stats
+            .cpu_ms
+            .push(("world prepare", t.elapsed().as_secs_f64() * 1e3));
         let t = Instant::now();
         if let Some(timer) = &mut self.timer {
             timer.begin_frame();
@@ -87,11 +103,17 @@ impl Renderer {
                     view: &self.target.color_view,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(self.clear_color), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(self.clear_color),
+                        store: wgpu::StoreOp::Store,
+                    },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &self.target.depth_view,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Store }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
                     stencil_ops: None,
                 }),
                 timestamp_writes,
@@ -103,19 +125,29 @@ impl Renderer {
         if let Some(timer) = &self.timer {
             timer.resolve(enc);
         }
-        stats.cpu_ms.push(("world record", t.elapsed().as_secs_f64() * 1e3));
+        stats
+            .cpu_ms
+            .push(("world record", t.elapsed().as_secs_f64() * 1e3));
         stats.world = self.world.stats;
     }
 
     /// Renders one frame headless, submits it and waits for the GPU; fills GPU times.
-    pub fn render(&mut self, gpu: &Gpu, camera: &Camera, visible: &VisibleSet, settings: &FrameSettings) -> FrameStats {
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        settings: &FrameSettings,
+    ) -> FrameStats {
         let mut stats = FrameStats::default();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
         let t = Instant::now();
         gpu.queue.submit([enc.finish()]);
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        stats.cpu_ms.push(("submit + wait", t.elapsed().as_secs_f64() * 1e3));
+        stats
+            .cpu_ms
+            .push(("submit + wait", t.elapsed().as_secs_f64() * 1e3));
         if let Some(timer) = &self.timer {
             stats.gpu_ms = timer.read(gpu);
         }

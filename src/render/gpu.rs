@@ -47,15 +47,21 @@ impl OptionalFeature {
     }
 
     pub fn parse(name: &str) -> Result<OptionalFeature, String> {
-        OptionalFeature::ALL.into_iter().find(|f| f.name() == name.trim()).ok_or_else(|| {
-            let names: Vec<_> = OptionalFeature::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown feature {name:?}; known: {}", names.join(", "))
-        })
+        OptionalFeature::ALL
+            .into_iter()
+            .find(|f| f.name() == name.trim())
+            .ok_or_else(|| {
+                let names: Vec<_> = OptionalFeature::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown feature {name:?}; known: {}", names.join(", "))
+            })
     }
 
     /// Parses a comma-separated list (`clip-distances,timestamp-query`); empty is fine.
     pub fn parse_list(list: &str) -> Result<Vec<OptionalFeature>, String> {
-        list.split(',').filter(|s| !s.trim().is_empty()).map(OptionalFeature::parse).collect()
+        list.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(OptionalFeature::parse)
+            .collect()
     }
 }
 
@@ -88,7 +94,11 @@ impl FeatureSet {
     }
 
     pub fn names(&self) -> Vec<&'static str> {
-        OptionalFeature::ALL.iter().filter(|f| self.has(**f)).map(|f| f.name()).collect()
+        OptionalFeature::ALL
+            .iter()
+            .filter(|f| self.has(**f))
+            .map(|f| f.name())
+            .collect()
     }
 }
 
@@ -104,7 +114,10 @@ impl GpuOptions {
     pub fn disabled(&self) -> Result<Vec<OptionalFeature>, GpuError> {
         let mut v = self.disable.clone();
         if let Ok(env) = std::env::var("LANTHORN_DISABLE") {
-            v.extend(OptionalFeature::parse_list(&env).map_err(|e| GpuError::BadDisable(format!("LANTHORN_DISABLE: {e}")))?);
+            v.extend(
+                OptionalFeature::parse_list(&env)
+                    .map_err(|e| GpuError::BadDisable(format!("LANTHORN_DISABLE: {e}")))?,
+            );
         }
         v.dedup();
         Ok(v)
@@ -121,7 +134,10 @@ pub enum GpuError {
     )]
     NoAdapter { tried: String },
     #[error("the GPU adapter {adapter} refused to create a device: {source}")]
-    Device { adapter: String, source: wgpu::RequestDeviceError },
+    Device {
+        adapter: String,
+        source: wgpu::RequestDeviceError,
+    },
     #[error("cannot create a window surface: {0}")]
     Surface(String),
     #[error("{0}")]
@@ -143,7 +159,10 @@ pub struct Gpu {
 
 impl fmt::Debug for Gpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.info.name).field("features", &self.features).finish()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.info.name)
+            .field("features", &self.features)
+            .finish()
     }
 }
 
@@ -176,7 +195,9 @@ impl Gpu {
 
     /// An instance for windows: the display handle lets the GL backend present too.
     pub fn window_instance(display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>) -> wgpu::Instance {
-        wgpu::Instance::new(with_backends(wgpu::InstanceDescriptor::new_with_display_handle(display)))
+        wgpu::Instance::new(with_backends(
+            wgpu::InstanceDescriptor::new_with_display_handle(display),
+        ))
     }
 
     fn from_instance(
@@ -216,14 +237,33 @@ impl Gpu {
             required_limits: limits,
             ..Default::default()
         }))
-        .map_err(|source| GpuError::Device { adapter: info.name.clone(), source })?;
-        log::info!("GPU: {} ({:?}), features on: {:?}", info.name, info.backend, features.names());
-        Ok(Gpu { instance, adapter, device, queue, features, disabled, info })
+        .map_err(|source| GpuError::Device {
+            adapter: info.name.clone(),
+            source,
+        })?;
+        log::info!(
+            "GPU: {} ({:?}), features on: {:?}",
+            info.name,
+            info.backend,
+            features.names()
+        );
+        Ok(Gpu {
+            instance,
+            adapter,
+            device,
+            queue,
+            features,
+            disabled,
+            info,
+        })
     }
 
     /// A short description for panels and `lanthorn info`.
     pub fn describe(&self) -> String {
-        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
     }
 }
 
@@ -233,7 +273,10 @@ fn with_backends(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor
 }
 
 /// Vulkan first, then GL; `WGPU_BACKEND` narrows the instance's backends already.
-fn pick_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surface<'_>>) -> Result<wgpu::Adapter, GpuError> {
+fn pick_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, GpuError> {
     let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     if let Some(s) = surface {
         adapters.retain(|a| a.is_surface_supported(s));
@@ -256,7 +299,11 @@ fn pick_adapter(instance: &wgpu::Instance, surface: Option<&wgpu::Surface<'_>>) 
     };
     adapters.sort_by_key(rank);
     adapters.into_iter().next().ok_or_else(|| {
-        let env = std::env::var("WGPU_BACKEND").map(|b| format!(" (WGPU_BACKEND={b})")).unwrap_or_default();
-        GpuError::NoAdapter { tried: format!("Vulkan, GL{env}") }
+        let env = std::env::var("WGPU_BACKEND")
+            .map(|b| format!(" (WGPU_BACKEND={b})"))
+            .unwrap_or_default();
+        GpuError::NoAdapter {
+            tried: format!("Vulkan, GL{env}"),
+        }
     })
 }

@@ -21,7 +21,11 @@ impl MaterialArray {
         let mips = LAYER_SIZE.ilog2() + 1;
         let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("materials"),
-            size: wgpu::Extent3d { width: LAYER_SIZE, height: LAYER_SIZE, depth_or_array_layers: count },
+            size: wgpu::Extent3d {
+                width: LAYER_SIZE,
+                height: LAYER_SIZE,
+                depth_or_array_layers: count,
+            },
             mip_level_count: mips,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
@@ -38,12 +42,24 @@ impl MaterialArray {
                     wgpu::TexelCopyTextureInfo {
                         texture: &texture,
                         mip_level: mip,
-                        origin: wgpu::Origin3d { x: 0, y: 0, z: layer as u32 },
+                        origin: wgpu::Origin3d {
+                            x: 0,
+                            y: 0,
+                            z: layer as u32,
+                        },
                         aspect: wgpu::TextureAspect::All,
                     },
                     &level,
-                    wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(size * 4), rows_per_image: Some(size) },
-                    wgpu::Extent3d { width: size, height: size, depth_or_array_layers: 1 },
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(size * 4),
+                        rows_per_image: Some(size),
+                    },
+                    wgpu::Extent3d {
+                        width: size,
+                        height: size,
+                        depth_or_array_layers: 1,
+                    },
                 );
                 if size > 1 {
                     level = downsample(&level, size);
@@ -64,7 +80,12 @@ impl MaterialArray {
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
-        MaterialArray { texture, view, sampler, layers: (0..materials.len() as u32).collect() }
+        MaterialArray {
+            texture,
+            view,
+            sampler,
+            layers: (0..materials.len() as u32).collect(),
+        }
     }
 }
 
@@ -82,7 +103,10 @@ pub fn layer_texels(m: &Material) -> Vec<u8> {
                     let si = sy * w + sx;
                     let o = (y * n + x) * 4;
                     out[o..o + 3].copy_from_slice(&t[si * 4..si * 4 + 3]);
-                    let fullbright = m.fullbright.as_ref().is_some_and(|f| f.get(si).copied().unwrap_or(0) > 127);
+                    let fullbright = m
+                        .fullbright
+                        .as_ref()
+                        .is_some_and(|f| f.get(si).copied().unwrap_or(0) > 127);
                     out[o + 3] = if fullbright { 0 } else { 255 };
                 }
             }
@@ -126,18 +150,24 @@ fn downsample(src: &[u8], size: u32) -> Vec<u8> {
 
 /// The lightmap atlas as an RGBA8 (linear) texture; 1×1 white when the level has none.
 pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
-    let (w, h, rgba) = if lm.width == 0 || lm.height == 0 || lm.texels.len() < (lm.width * lm.height * 3) as usize {
-        (1, 1, vec![255u8; 4])
-    } else {
-        let mut rgba = Vec::with_capacity((lm.width * lm.height * 4) as usize);
-        for px in lm.texels.chunks_exact(3) {
-            rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
-        }
-        (lm.width, lm.height, rgba)
-    };
+    let (w, h, rgba) =
+        if lm.width == 0 || lm.height == 0 || lm.texels.len() < (lm.width * lm.height * 3) as usize
+        {
+            (1, 1, vec![255u8; 4])
+        } else {
+            let mut rgba = Vec::with_capacity((lm.width * lm.height * 4) as usize);
+            for px in lm.texels.chunks_exact(3) {
+                rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
+            }
+            (lm.width, lm.height, rgba)
+        };
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("lightmap atlas"),
-        size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
@@ -148,8 +178,16 @@ pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
     gpu.queue.write_texture(
         texture.as_image_copy(),
         &rgba,
-        wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(w * 4), rows_per_image: Some(h) },
-        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(w * 4),
+            rows_per_image: Some(h),
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
     );
     texture
 }

@@ -16,7 +16,10 @@ impl PresentPass {
         let device = &gpu.device;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("present"),
-            entries: &[texture_entry(0, wgpu::TextureViewDimension::D2), sampler_entry(1)],
+            entries: &[
+                texture_entry(0, wgpu::TextureViewDimension::D2),
+                sampler_entry(1),
+            ],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("blit.wgsl"),
@@ -43,7 +46,11 @@ impl PresentPass {
                 module: &module,
                 // The offscreen frame is sRGB (sampling decodes it); a linear surface needs the
                 // encoding done in the shader.
-                entry_point: Some(if surface_format.is_srgb() { "fs_main" } else { "fs_encode_srgb" }),
+                entry_point: Some(if surface_format.is_srgb() {
+                    "fs_main"
+                } else {
+                    "fs_encode_srgb"
+                }),
                 compilation_options: Default::default(),
                 targets: &[Some(surface_format.into())],
             }),
@@ -55,7 +62,12 @@ impl PresentPass {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        PresentPass { pipeline, layout, sampler, bind_group: None }
+        PresentPass {
+            pipeline,
+            layout,
+            sampler,
+            bind_group: None,
+        }
     }
 
     /// Points the blit at a (new) frame colour view; call after the frame target is recreated.
@@ -64,8 +76,14 @@ impl PresentPass {
             label: Some("present"),
             layout: &self.layout,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(frame_color) },
-                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(frame_color),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
             ],
         }));
     }

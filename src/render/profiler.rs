@@ -37,7 +37,13 @@ impl GpuTimer {
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
-        Some(GpuTimer { queries, resolve, readback, period_ns: gpu.queue.get_timestamp_period(), names: Vec::new() })
+        Some(GpuTimer {
+            queries,
+            resolve,
+            readback,
+            period_ns: gpu.queue.get_timestamp_period(),
+            names: Vec::new(),
+        })
     }
 
     /// Starts a frame: forgets last frame's passes.
@@ -77,11 +83,17 @@ impl GpuTimer {
         }
         let slice = self.readback.slice(..n * 8);
         slice.map_async(wgpu::MapMode::Read, |_| {});
-        if gpu.device.poll(wgpu::PollType::wait_indefinitely()).is_err() {
+        if gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .is_err()
+        {
             return Vec::new();
         }
         let times: Vec<u64> = {
-            let data = slice.get_mapped_range().expect("timestamp buffer is mapped");
+            let data = slice
+                .get_mapped_range()
+                .expect("timestamp buffer is mapped");
             bytemuck::pod_collect_to_vec(&data)
         };
         self.readback.unmap();

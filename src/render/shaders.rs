@@ -10,8 +10,14 @@ pub fn world(clip_distances: bool) -> String {
     let subst: [(&str, &str); 4] = if clip_distances {
         [
             ("//!CLIP_DISTANCES_ENABLE", "enable clip_distances;"),
-            ("//!CLIP_DISTANCES_OUT", "@builtin(clip_distances) clip_distances: array<f32, 8>,"),
-            ("//!CLIP_DISTANCES_WRITE", "out.clip_distances = octagon_distances(clip, records[slot]);"),
+            (
+                "//!CLIP_DISTANCES_OUT",
+                "@builtin(clip_distances) clip_distances: array<f32, 8>,",
+            ),
+            (
+                "//!CLIP_DISTANCES_WRITE",
+                "out.clip_distances = octagon_distances(clip, records[slot]);",
+            ),
             ("//!DISCARD_OUTSIDE", ""),
         ]
     } else {
@@ -19,7 +25,10 @@ pub fn world(clip_distances: bool) -> String {
             ("//!CLIP_DISTANCES_ENABLE", ""),
             ("//!CLIP_DISTANCES_OUT", ""),
             ("//!CLIP_DISTANCES_WRITE", ""),
-            ("//!DISCARD_OUTSIDE", "if outside_octagon(in.clip_pos, in.slot) { discard; }"),
+            (
+                "//!DISCARD_OUTSIDE",
+                "if outside_octagon(in.clip_pos, in.slot) { discard; }",
+            ),
         ]
     };
     for (k, v) in subst {

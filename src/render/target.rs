@@ -17,7 +17,11 @@ pub struct FrameTarget {
 impl FrameTarget {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> FrameTarget {
         let size = (size.0.max(1), size.1.max(1));
-        let extent = wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 };
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
         let color = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("frame colour"),
             size: extent,
@@ -54,7 +58,8 @@ impl FrameTarget {
 pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
     let (w, h) = (texture.width(), texture.height());
     let unpadded = w * 4;
-    let padded = unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let padded =
+        unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
         size: (padded * h) as u64,
@@ -66,14 +71,24 @@ pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
             buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: Some(h) },
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(h),
+            },
         },
-        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
     );
     gpu.queue.submit([enc.finish()]);
     let slice = buffer.slice(..);
     slice.map_async(wgpu::MapMode::Read, |_| {});
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("GPU poll failed while reading back a frame");
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("GPU poll failed while reading back a frame");
     let data = slice.get_mapped_range().expect("readback buffer is mapped");
     let mut out = Vec::with_capacity((unpadded * h) as usize);
     for row in 0..h as usize {
@@ -86,7 +101,8 @@ pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
 /// Reads an RGBA8 colour target into an image.
 pub fn read_rgba(gpu: &Gpu, texture: &wgpu::Texture) -> image::RgbaImage {
     let bytes = read_texture_bytes(gpu, texture);
-    image::RgbaImage::from_raw(texture.width(), texture.height(), bytes).expect("readback size matches")
+    image::RgbaImage::from_raw(texture.width(), texture.height(), bytes)
+        .expect("readback size matches")
 }
 
 /// Reads an R32Uint id target (row-major, top row first).

@@ -114,18 +114,22 @@ impl WorldMesh {
                 });
             }
         }
-        let append = |mesh: &mut WorldMesh, surfaces: &mut dyn Iterator<Item = u32>, kind: SurfaceKind| {
-            let first = mesh.indices.len() as u32;
-            for si in surfaces {
-                let s = &level.surfaces[si as usize];
-                if SurfaceKind::of(s.flags) != kind {
-                    continue;
+        let append =
+            |mesh: &mut WorldMesh, surfaces: &mut dyn Iterator<Item = u32>, kind: SurfaceKind| {
+                let first = mesh.indices.len() as u32;
+                for si in surfaces {
+                    let s = &level.surfaces[si as usize];
+                    if SurfaceKind::of(s.flags) != kind {
+                        continue;
+                    }
+                    let b = base[si as usize];
+                    mesh.indices.extend(s.indices.iter().map(|i| i + b));
                 }
-                let b = base[si as usize];
-                mesh.indices.extend(s.indices.iter().map(|i| i + b));
-            }
-            IndexRange { first, count: mesh.indices.len() as u32 - first }
-        };
+                IndexRange {
+                    first,
+                    count: mesh.indices.len() as u32 - first,
+                }
+            };
         for kind in SurfaceKind::ALL {
             for cell in &level.cells {
                 let r = append(&mut mesh, &mut cell.surfaces.iter().copied(), kind);
@@ -206,7 +210,8 @@ impl WorldPass {
         });
         let indirect = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world indirect draws"),
-            size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()) as u64,
+            size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>())
+                as u64,
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -232,17 +237,32 @@ impl WorldPass {
             label: Some("world"),
             layout: &layout,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: frame_buffer.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: records.as_entire_binding() },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: frame_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: records.as_entire_binding(),
+                },
                 wgpu::BindGroupEntry {
                     binding: 2,
                     resource: wgpu::BindingResource::TextureView(
                         &lightmap.create_view(&wgpu::TextureViewDescriptor::default()),
                     ),
                 },
-                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&lightmap_sampler) },
-                wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&materials.view) },
-                wgpu::BindGroupEntry { binding: 5, resource: wgpu::BindingResource::Sampler(&materials.sampler) },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::Sampler(&lightmap_sampler),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::TextureView(&materials.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: wgpu::BindingResource::Sampler(&materials.sampler),
+                },
             ],
         });
         let source = shaders::world(gpu.features.clip_distances);
@@ -278,7 +298,11 @@ impl WorldPass {
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,
                     front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: if translucent { None } else { Some(wgpu::Face::Back) },
+                    cull_mode: if translucent {
+                        None
+                    } else {
+                        Some(wgpu::Face::Back)
+                    },
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
@@ -304,8 +328,16 @@ impl WorldPass {
                 cache: None,
             })
         };
-        let pipelines = [make(SurfaceKind::Opaque), make(SurfaceKind::Sky), make(SurfaceKind::Liquid)];
-        let object_origins = level.objects.iter().map(|o| o.origin.extend(0.0).to_array()).collect();
+        let pipelines = [
+            make(SurfaceKind::Opaque),
+            make(SurfaceKind::Sky),
+            make(SurfaceKind::Liquid),
+        ];
+        let object_origins = level
+            .objects
+            .iter()
+            .map(|o| o.origin.extend(0.0).to_array())
+            .collect();
         WorldPass {
             pipelines,
             vertex_buffer,
@@ -334,15 +366,33 @@ impl WorldPass {
             eye: camera.position.extend(1.0).to_array(),
             params,
         };
-        gpu.queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+        gpu.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 
-        let mut items: Vec<(Item, Octagon)> = Vec::with_capacity(visible.cells.len() + visible.objects.len());
-        items.extend(visible.cells.iter().map(|c| (Item::Cell(c.cell), c.octagon)));
-        items.extend(visible.objects.iter().map(|o| (Item::Object(o.object), o.octagon)));
+        let mut items: Vec<(Item, Octagon)> =
+            Vec::with_capacity(visible.cells.len() + visible.objects.len());
+        items.extend(
+            visible
+                .cells
+                .iter()
+                .map(|c| (Item::Cell(c.cell), c.octagon)),
+        );
+        items.extend(
+            visible
+                .objects
+                .iter()
+                .map(|o| (Item::Object(o.object), o.octagon)),
+        );
         let records: Vec<DrawRecord> = items
             .iter()
             .map(|(item, oct)| match *item {
-                Item::Cell(c) => DrawRecord { octagon: *oct, view: 0, cell: c, _pad: [0; 2], origin: [0.0; 4] },
+                Item::Cell(c) => DrawRecord {
+                    octagon: *oct,
+                    view: 0,
+                    cell: c,
+                    _pad: [0; 2],
+                    origin: [0.0; 4],
+                },
                 Item::Object(o) => DrawRecord {
                     octagon: *oct,
                     view: 0,
@@ -355,7 +405,8 @@ impl WorldPass {
         let capacity = (self.records.size() as usize) / std::mem::size_of::<DrawRecord>();
         let records = &records[..records.len().min(capacity)];
         if !records.is_empty() {
-            gpu.queue.write_buffer(&self.records, 0, bytemuck::cast_slice(records));
+            gpu.queue
+                .write_buffer(&self.records, 0, bytemuck::cast_slice(records));
         }
 
         self.commands.clear();
@@ -387,7 +438,11 @@ impl WorldPass {
             }
         }
         if self.use_indirect && !self.commands.is_empty() {
-            let bytes: Vec<u8> = self.commands.iter().flat_map(|c| c.as_bytes().iter().copied()).collect();
+            let bytes: Vec<u8> = self
+                .commands
+                .iter()
+                .flat_map(|c| c.as_bytes().iter().copied())
+                .collect();
             gpu.queue.write_buffer(&self.indirect, 0, &bytes);
         }
         self.stats = stats;
@@ -428,7 +483,10 @@ fn nonempty_bytes(b: &[u8]) -> &[u8] {
     }
 }
 
-pub(crate) fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -441,7 +499,10 @@ pub(crate) fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgp
     }
 }
 
-pub(crate) fn storage_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn storage_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -454,7 +515,10 @@ pub(crate) fn storage_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgp
     }
 }
 
-pub(crate) fn texture_entry(binding: u32, dim: wgpu::TextureViewDimension) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn texture_entry(
+    binding: u32,
+    dim: wgpu::TextureViewDimension,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::FRAGMENT,

@@ -29,10 +29,29 @@ impl VisibleSet {
     /// No culling: every cell and object with the full-screen octagon.
     pub fn everything(level: &Level) -> VisibleSet {
         VisibleSet {
-            cells: (0..level.cells.len() as u32).map(|cell| VisibleCell { cell, octagon: Octagon::FULL }).collect(),
+            cells: (0..level.cells.len() as u32)
+                .map(|cell| VisibleCell {
+                    cell,
+                    octagon: Octagon::FULL,
+                })
+                .collect(),
             objects: (0..level.objects.len() as u32)
-                .map(|object| VisibleObject { object, octagon: Octagon::FULL })
+                .map(|object| VisibleObject {
+                    object,
+                    octagon: Octagon::FULL,
+                })
                 .collect(),
         }
     }
 }
+
+pub mod cull;
+pub mod locate;
+pub mod portal_flow;
+
+pub use cull::{CullMode, Culler};
+pub use locate::EyeTracker;
+pub use portal_flow::{FlowStats, PortalFlow};
+
+#[cfg(test)]
+mod tests;

@@ -23,7 +23,13 @@ fn half_screen(gpu: &Gpu) {
     let cam = Camera::new(BUILTIN_CAMERA, size.0 as f32 / size.1 as f32);
     let mut left = Octagon::FULL;
     left.max[0] = 0.0;
-    let visible = VisibleSet { cells: vec![VisibleCell { cell: 0, octagon: left }], objects: vec![] };
+    let visible = VisibleSet {
+        cells: vec![VisibleCell {
+            cell: 0,
+            octagon: left,
+        }],
+        objects: vec![],
+    };
     let stats = r.render(gpu, &cam, &visible, &FrameSettings::default());
     assert!(stats.world.sub_draws >= 1);
     let img = r.read_color(gpu);
@@ -46,8 +52,16 @@ fn half_screen(gpu: &Gpu) {
             }
         }
     }
-    assert_eq!(right_drawn, 0, "pixels drawn outside the octagon ({})", gpu.describe());
-    assert!(left_drawn > (size.0 * size.1 / 4) as usize, "left half mostly empty: {left_drawn}");
+    assert_eq!(
+        right_drawn,
+        0,
+        "pixels drawn outside the octagon ({})",
+        gpu.describe()
+    );
+    assert!(
+        left_drawn > (size.0 * size.1 / 4) as usize,
+        "left half mostly empty: {left_drawn}"
+    );
 }
 
 #[test]
@@ -69,10 +83,24 @@ fn octagon_clips_with_discard_fallback_and_direct_draws() {
 
 #[test]
 fn fallbacks_render_the_same_picture() {
-    let (Some(a), Some(b)) = (gpu(), gpu_fallbacks()) else { return };
+    let (Some(a), Some(b)) = (gpu(), gpu_fallbacks()) else {
+        return;
+    };
     let level = lanthorn::level::builtin::scene();
-    let (ia, sa) = lanthorn::app::capture::capture(a, &level, BUILTIN_CAMERA, (320, 180));
-    let (ib, sb) = lanthorn::app::capture::capture(b, &level, BUILTIN_CAMERA, (320, 180));
+    let (ia, sa) = lanthorn::app::capture::capture(
+        a,
+        &level,
+        BUILTIN_CAMERA,
+        (320, 180),
+        lanthorn::vis::CullMode::Portal,
+    );
+    let (ib, sb) = lanthorn::app::capture::capture(
+        b,
+        &level,
+        BUILTIN_CAMERA,
+        (320, 180),
+        lanthorn::vis::CullMode::Portal,
+    );
     let (d, _) = crate::golden::diff(&ia, &ib);
     assert!(crate::golden::passes(&d), "{d:?}");
     // Multi-draw: one command per non-empty pipeline; direct: one per sub-draw.

@@ -35,10 +35,25 @@ pub fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (Diff, image::RgbaIma
         if m > PIXEL_THRESHOLD {
             bad += 1;
         }
-        img.put_pixel(x, y, image::Rgba([m.saturating_mul(4), if m > PIXEL_THRESHOLD { 255 } else { 0 }, 0, 255]));
+        img.put_pixel(
+            x,
+            y,
+            image::Rgba([
+                m.saturating_mul(4),
+                if m > PIXEL_THRESHOLD { 255 } else { 0 },
+                0,
+                255,
+            ]),
+        );
     }
     let n = (a.width() * a.height()) as f64;
-    (Diff { mean: sum as f64 / (n * 3.0), bad_fraction: bad as f64 / n }, img)
+    (
+        Diff {
+            mean: sum as f64 / (n * 3.0),
+            bad_fraction: bad as f64 / n,
+        },
+        img,
+    )
 }
 
 pub fn passes(d: &Diff) -> bool {
@@ -46,7 +61,9 @@ pub fn passes(d: &Diff) -> bool {
 }
 
 fn golden_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.png"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.png"))
 }
 
 /// Compares `actual` with the reference `name`, or rewrites it under LANTHORN_UPDATE_GOLDEN=1.
@@ -58,7 +75,12 @@ pub fn check_golden(name: &str, actual: &image::RgbaImage) {
         return;
     }
     let expected = image::open(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run with LANTHORN_UPDATE_GOLDEN=1 to create it", path.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; run with LANTHORN_UPDATE_GOLDEN=1 to create it",
+                path.display()
+            )
+        })
         .to_rgba8();
     let (d, diff_img) = diff(&expected, actual);
     if !passes(&d) {
@@ -78,14 +100,24 @@ pub fn check_golden(name: &str, actual: &image::RgbaImage) {
     }
 }
 
-pub const BUILTIN_CAMERA: CameraSpec = CameraSpec { position: Vec3::new(-440.0, -300.0, 120.0), yaw: 35.0, pitch: -12.0 };
+pub const BUILTIN_CAMERA: CameraSpec = CameraSpec {
+    position: Vec3::new(-440.0, -300.0, 120.0),
+    yaw: 35.0,
+    pitch: -12.0,
+};
 const SIZE: (u32, u32) = (480, 270);
 
 #[test]
 fn builtin_scene_matches_golden() {
     let Some(gpu) = gpu() else { return };
     let level = lanthorn::level::builtin::scene();
-    let (img, stats) = lanthorn::app::capture::capture(gpu, &level, BUILTIN_CAMERA, SIZE);
+    let (img, stats) = lanthorn::app::capture::capture(
+        gpu,
+        &level,
+        BUILTIN_CAMERA,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+    );
     assert!(stats.world.triangles > 0);
     check_golden("builtin", &img);
 }
@@ -94,7 +126,13 @@ fn builtin_scene_matches_golden() {
 fn golden_comparison_catches_a_changed_scene() {
     let Some(gpu) = gpu() else { return };
     let level = lanthorn::level::builtin::scene();
-    let (a, _) = lanthorn::app::capture::capture(gpu, &level, BUILTIN_CAMERA, SIZE);
+    let (a, _) = lanthorn::app::capture::capture(
+        gpu,
+        &level,
+        BUILTIN_CAMERA,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+    );
     // Same camera, one box moved: the comparison must fail.
     let mut moved = level.clone();
     for s in moved.surfaces.iter_mut().skip(6).take(5) {
@@ -102,10 +140,22 @@ fn golden_comparison_catches_a_changed_scene() {
             v.position.x += 48.0;
         }
     }
-    let (b, _) = lanthorn::app::capture::capture(gpu, &moved, BUILTIN_CAMERA, SIZE);
+    let (b, _) = lanthorn::app::capture::capture(
+        gpu,
+        &moved,
+        BUILTIN_CAMERA,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+    );
     let (d, _) = diff(&a, &b);
     assert!(!passes(&d), "moving a box went unnoticed: {d:?}");
     // Rendering twice is within tolerance of itself.
-    let (c, _) = lanthorn::app::capture::capture(gpu, &level, BUILTIN_CAMERA, SIZE);
+    let (c, _) = lanthorn::app::capture::capture(
+        gpu,
+        &level,
+        BUILTIN_CAMERA,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+    );
     assert!(passes(&diff(&a, &c).0));
 }

@@ -4,7 +4,8 @@ use lanthorn::render::{Gpu, GpuOptions, OptionalFeature};
 
 /// True when a missing GPU or missing real data must fail the test run.
 pub fn required() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1")
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1")
 }
 
 /// Skips (returns None with a loud message) or fails, depending on `required()`.
@@ -17,7 +18,9 @@ pub fn unavailable<T>(what: &str, why: &str) -> Option<T> {
 }
 
 fn make(disable: &[OptionalFeature]) -> Option<Gpu> {
-    match Gpu::headless(&GpuOptions { disable: disable.to_vec() }) {
+    match Gpu::headless(&GpuOptions {
+        disable: disable.to_vec(),
+    }) {
         Ok(g) => Some(g),
         Err(e) => unavailable("a GPU adapter", &e.to_string()),
     }
@@ -33,5 +36,11 @@ pub fn gpu() -> Option<&'static Gpu> {
 /// indirect first instance off (direct draws).
 pub fn gpu_fallbacks() -> Option<&'static Gpu> {
     static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
-    GPU.get_or_init(|| make(&[OptionalFeature::ClipDistances, OptionalFeature::IndirectFirstInstance])).as_ref()
+    GPU.get_or_init(|| {
+        make(&[
+            OptionalFeature::ClipDistances,
+            OptionalFeature::IndirectFirstInstance,
+        ])
+    })
+    .as_ref()
 }
