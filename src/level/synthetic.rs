@@ -23,6 +23,10 @@ pub struct MazeSpec {
     pub seed: u64,
     /// Build wall/floor surfaces (benchmarks of the traverser alone can skip them).
     pub surfaces: bool,
+    /// Doors decided by a hash of the wall's position alone (probability `extra_doors`),
+    /// not a spanning tree: the neighbourhood of a room looks the same whatever the maze size,
+    /// so benchmarks can compare equal views in small and huge levels. Not always connected.
+    pub local_doors: bool,
 }
 
 impl Default for MazeSpec {
@@ -37,6 +41,7 @@ impl Default for MazeSpec {
             extra_doors: 0.3,
             seed: 1,
             surfaces: true,
+            local_doors: false,
         }
     }
 }
@@ -60,6 +65,24 @@ pub fn maze_doors(spec: &MazeSpec) -> (Vec<bool>, Vec<bool>) {
     let (nx, ny) = (spec.nx as usize, spec.ny as usize);
     let mut east = vec![false; nx * ny];
     let mut north = vec![false; nx * ny];
+    if spec.local_doors {
+        for y in 0..ny {
+            for x in 0..nx {
+                let h = |d: u64| {
+                    let mut r = Rng((x as u64) << 40
+                        ^ (y as u64) << 16
+                        ^ d
+                        ^ spec.seed.wrapping_mul(0x9E3779B97F4A7C15)
+                        | 1);
+                    r.next();
+                    r.unit()
+                };
+                east[y * nx + x] = x + 1 < nx && h(1) < spec.extra_doors;
+                north[y * nx + x] = y + 1 < ny && h(2) < spec.extra_doors;
+            }
+        }
+        return (east, north);
+    }
     let mut rng = Rng(spec.seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
     // Randomized Kruskal with union-find.
     let mut parent: Vec<usize> = (0..nx * ny).collect();
