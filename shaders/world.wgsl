@@ -36,6 +36,7 @@ struct VertexIn {
     @location(2) lightmap_uv: vec2<f32>,
     @location(3) layer: u32,
     @location(4) flags: u32,
+    @location(5) surface: u32,
 };
 
 struct VertexOut {
@@ -48,6 +49,7 @@ struct VertexOut {
     @location(4) @interpolate(flat) slot: u32,
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -59,6 +61,7 @@ struct FragmentIn {
     @location(4) @interpolate(flat) slot: u32,
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
 };
 
 const SURFACE_SKY: u32 = 1u;
@@ -87,6 +90,7 @@ fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
     out.slot = slot;
     out.world = world;
     out.clip_pos = clip;
+    out.surface = v.surface;
     return out;
 }
 
@@ -144,4 +148,11 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     let color = mix(tex.rgb, tex.rgb * light, tex.a);
     let alpha = select(1.0, 0.6, liquid);
     return vec4<f32>(color, alpha);
+}
+
+// The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing).
+@fragment
+fn fs_ids(in: FragmentIn) -> @location(0) u32 {
+    //!DISCARD_OUTSIDE
+    return in.surface + 1u;
 }

@@ -120,6 +120,24 @@ enum Command {
         #[command(flatten)]
         gpu: GpuArgs,
     },
+    /// Check the culling methods against an unculled ground-truth id render from random views.
+    VisCheck {
+        level: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        views: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_parser = parse_size, default_value = "640x360")]
+        size: (u32, u32),
+        /// Compare pixels with hardware clip distances (lavapipe cracks at octagon edges);
+        /// by default the exact fragment test is used.
+        #[arg(long)]
+        clip_distances: bool,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
     /// Describe the GPU adapter, or a level file.
     Info {
         level: Option<PathBuf>,
@@ -244,6 +262,37 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     "{}",
                     serde_json::to_string(&report.to_json()).context("bench JSON")?
                 );
+            }
+            Ok(())
+        }
+        Command::VisCheck {
+            level,
+            views,
+            seed,
+            size,
+            clip_distances,
+            json,
+            gpu,
+        } => {
+            let level = lanthorn::level::load(&level)?;
+            let mut opts = gpu.options()?;
+            if !clip_distances {
+                opts.disable.push(OptionalFeature::ClipDistances);
+            }
+            let gpu = Gpu::headless(&opts)?;
+            let report = app::vis_check::run(
+                &gpu,
+                &level,
+                &app::vis_check::VisCheckOptions {
+                    views,
+                    seed,
+                    size,
+                    ..Default::default()
+                },
+            )?;
+            report.print_table();
+            if json {
+                println!("{}", serde_json::to_string(&report.to_json())?);
             }
             Ok(())
         }

@@ -229,11 +229,16 @@ pub fn maze(spec: &MazeSpec) -> Level {
                     v(min.x, max.y, 0.0),
                 ];
                 let open = [south_open, east_open, north_open, west_open];
-                let jamb = |i: usize| {
-                    let (a, b) = (corners[i], corners[(i + 1) % 4]);
-                    let len = (b - a).length();
-                    let s = 0.5 - dw / (2.0 * len);
-                    (a + (b - a) * s, a + (b - a) * (1.0 - s))
+                // Jamb coordinates from the wall's centre, so the rooms on both sides of a wall
+                // compute bit-identical vertices (shared edges must match exactly).
+                let (cx, cy) = ((x as f32 + 0.5) * r, (y as f32 + 0.5) * r);
+                let (lo_x, hi_x) = (cx - dw / 2.0, cx + dw / 2.0);
+                let (lo_y, hi_y) = (cy - dw / 2.0, cy + dw / 2.0);
+                let jamb = |i: usize| match i {
+                    0 => (v(lo_x, min.y, 0.0), v(hi_x, min.y, 0.0)),
+                    1 => (v(max.x, lo_y, 0.0), v(max.x, hi_y, 0.0)),
+                    2 => (v(hi_x, max.y, 0.0), v(lo_x, max.y, 0.0)),
+                    _ => (v(min.x, hi_y, 0.0), v(min.x, lo_y, 0.0)),
                 };
                 let mut outline = Vec::new();
                 for i in 0..4 {

@@ -3,6 +3,7 @@
 
 pub mod frame;
 pub mod gpu;
+pub mod ids;
 pub mod materials;
 pub mod present;
 pub mod profiler;

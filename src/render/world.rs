@@ -25,6 +25,8 @@ pub struct WorldVertex {
     pub lightmap_uv: [f32; 2],
     pub layer: u32,
     pub flags: u32,
+    /// Index into `Level::surfaces` (the id pass writes it).
+    pub surface: u32,
 }
 
 /// The GPU per-draw record of DESIGN.md: octagon, view, cell; plus the object's translation.
@@ -94,7 +96,7 @@ impl WorldMesh {
         let mut mesh = WorldMesh::default();
         // Vertices once per surface.
         let mut base = Vec::with_capacity(level.surfaces.len());
-        for s in &level.surfaces {
+        for (si, s) in level.surfaces.iter().enumerate() {
             base.push(mesh.vertices.len() as u32);
             let layer = layers.get(s.material as usize).copied().unwrap_or(0);
             let (rect_xy, mut flags) = match s.lightmap {
@@ -111,6 +113,7 @@ impl WorldMesh {
                     lightmap_uv: [rect_xy[0] + v.lightmap_uv.x, rect_xy[1] + v.lightmap_uv.y],
                     layer,
                     flags,
+                    surface: si as u32,
                 });
             }
         }
@@ -163,6 +166,10 @@ enum Item {
 
 pub struct WorldPass {
     pipelines: [wgpu::RenderPipeline; 3],
+    /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
+    id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
     vertex_buffer: wgpu::Buffer,
     index_buffer: wgpu::Buffer,
     frame_buffer: wgpu::Buffer,
@@ -275,64 +282,8 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32];
-        let make = |kind: SurfaceKind| {
-            let translucent = kind == SurfaceKind::Liquid;
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(match kind {
-                    SurfaceKind::Opaque => "world opaque",
-                    SurfaceKind::Sky => "world sky",
-                    SurfaceKind::Liquid => "world liquid",
-                }),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<WorldVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &attrs,
-                    })],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    cull_mode: if translucent {
-                        None
-                    } else {
-                        Some(wgpu::Face::Back)
-                    },
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!translucent),
-                    // Reverse-Z; equal depths pass so a surface drawn once per cell stays visible.
-                    depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: translucent.then_some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let pipelines = [
-            make(SurfaceKind::Opaque),
-            make(SurfaceKind::Sky),
-            make(SurfaceKind::Liquid),
-        ];
+        let pipelines = [SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Liquid]
+            .map(|kind| make_pipeline(device, &pipeline_layout, &module, kind, Some(color_format)));
         let object_origins = level
             .objects
             .iter()
@@ -340,6 +291,9 @@ impl WorldPass {
             .collect();
         WorldPass {
             pipelines,
+            id_pipelines: std::cell::OnceCell::new(),
+            pipeline_layout,
+            module,
             vertex_buffer,
             index_buffer,
             frame_buffer,
@@ -473,6 +427,135 @@ impl WorldPass {
             }
         }
     }
+}
+
+/// Which surfaces the id pass draws: liquids do not hide what is behind them, so they get a
+/// target of their own (depth-tested against, but never writing, the opaque depth).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdLayer {
+    Solid,
+    Liquid,
+}
+
+impl WorldPass {
+    /// Records the prepared draws into an R32Uint id target (surface id + 1 per pixel).
+    pub fn record_ids(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::RenderPass<'_>,
+        layer: IdLayer,
+    ) {
+        let pipes = self.id_pipelines.get_or_init(|| {
+            [
+                make_pipeline(
+                    device,
+                    &self.pipeline_layout,
+                    &self.module,
+                    SurfaceKind::Opaque,
+                    None,
+                ),
+                make_pipeline(
+                    device,
+                    &self.pipeline_layout,
+                    &self.module,
+                    SurfaceKind::Liquid,
+                    None,
+                ),
+            ]
+        });
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        let kinds: &[SurfaceKind] = match layer {
+            IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky],
+            IdLayer::Liquid => &[SurfaceKind::Liquid],
+        };
+        pass.set_pipeline(&pipes[if layer == IdLayer::Solid { 0 } else { 1 }]);
+        for &kind in kinds {
+            let (first, count) = self.batches[kind as usize];
+            for c in &self.commands[first as usize..(first + count) as usize] {
+                pass.draw_indexed(
+                    c.first_index..c.first_index + c.index_count,
+                    0,
+                    c.first_instance..c.first_instance + 1,
+                );
+            }
+        }
+    }
+}
+
+/// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint).
+fn make_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    kind: SurfaceKind,
+    color: Option<wgpu::TextureFormat>,
+) -> wgpu::RenderPipeline {
+    let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
+    let translucent = kind == SurfaceKind::Liquid;
+    let (entry, target) = match color {
+        Some(format) => (
+            "fs_main",
+            wgpu::ColorTargetState {
+                format,
+                blend: translucent.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            },
+        ),
+        None => (
+            "fs_ids",
+            wgpu::ColorTargetState::from(wgpu::TextureFormat::R32Uint),
+        ),
+    };
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(match (kind, color.is_some()) {
+            (SurfaceKind::Opaque, true) => "world opaque",
+            (SurfaceKind::Sky, true) => "world sky",
+            (SurfaceKind::Liquid, true) => "world liquid",
+            (SurfaceKind::Liquid, false) => "world ids liquid",
+            (_, false) => "world ids",
+        }),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<WorldVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &attrs,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Ccw,
+            // Water is seen from both sides; everything else only from the open side.
+            cull_mode: if translucent {
+                None
+            } else {
+                Some(wgpu::Face::Back)
+            },
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(!translucent),
+            // Reverse-Z; equal depths pass so a surface drawn once per cell stays visible.
+            depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            targets: &[Some(target)],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 fn nonempty_bytes(b: &[u8]) -> &[u8] {
