@@ -1,1 +1,3 @@
 //! Lightmap baking and atlas packing.
+
+pub mod atlas;

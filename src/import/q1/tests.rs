@@ -1,0 +1,608 @@
+//! Tests against the id maps' own data (../shared/realdata/quake/bsp).
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use glam::{DVec3, Vec3};
+
+use super::lumps::{self, i32_at};
+use super::*;
+use crate::level::Level;
+
+/// Real data is required on CI (`CI=true`) or GPU runs (`LANTHORN_REQUIRE_GPU=1`); elsewhere a
+/// missing folder skips the test loudly.
+fn require_realdata(what: &str) -> bool {
+    let dir = crate::realdata_dir().join("quake/bsp");
+    if dir.join("e1m1.bsp").is_file() {
+        return true;
+    }
+    let required = std::env::var("CI").is_ok_and(|v| v == "true")
+        || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    if required {
+        panic!(
+            "{what}: real data missing at {} (required because CI=true or LANTHORN_REQUIRE_GPU=1)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "\n!!!!! SKIPPED {what}: no Quake maps at {} !!!!!\n",
+        dir.display()
+    );
+    false
+}
+
+struct Map {
+    name: String,
+    bytes: Vec<u8>,
+    level: Level,
+    ms: f64,
+}
+
+/// All id maps, imported once (through `level::load`, so the `.bsp` dispatch is covered).
+fn maps() -> &'static [Map] {
+    static MAPS: OnceLock<Vec<Map>> = OnceLock::new();
+    MAPS.get_or_init(|| {
+        let dir = crate::realdata_dir().join("quake/bsp");
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|r| {
+                r.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "bsp"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                let t = Instant::now();
+                let level = crate::level::load(&p).unwrap_or_else(|e| panic!("{e}"));
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                Map {
+                    name: p.file_stem().unwrap().to_string_lossy().into_owned(),
+                    bytes,
+                    level,
+                    ms,
+                }
+            })
+            .collect()
+    })
+}
+
+fn e1m1() -> Vec<u8> {
+    std::fs::read(crate::realdata_dir().join("quake/bsp/e1m1.bsp")).unwrap()
+}
+
+#[test]
+fn every_id_map_imports_with_sane_counts() {
+    if !require_realdata("every_id_map_imports_with_sane_counts") {
+        return;
+    }
+    let maps = maps();
+    assert_eq!(maps.len(), 15, "expected the 15 id maps");
+    for m in maps {
+        let l = &m.level;
+        let lu = lumps::read(&m.bytes, &m.name).unwrap();
+        eprintln!(
+            "{:6} cells {:5} portals {:5} surfaces {:5} objects {:3} materials {:3} atlas {}x{} import {:.1} ms",
+            m.name,
+            l.cells.len(),
+            l.portals.len(),
+            l.surfaces.len(),
+            l.objects.len(),
+            l.materials.len(),
+            l.lightmaps.width,
+            l.lightmaps.height,
+            m.ms
+        );
+        assert_eq!(l.surfaces.len(), lu.faces.len());
+        assert_eq!(l.objects.len(), lu.models.len() - 1);
+        assert!(l.cells.len() > 100 && l.cells.len() < lu.leafs.len());
+        assert!(
+            l.portals.len() > l.cells.len(),
+            "{}: too few portals",
+            m.name
+        );
+        assert!(l
+            .entities
+            .first()
+            .is_some_and(|e| e.classname() == "worldspawn"));
+        assert!(l.player_start().is_some());
+        assert!(
+            l.sky.as_ref().and_then(|s| s.material).is_some(),
+            "{}: id maps all have a sky",
+            m.name
+        );
+        assert!(l.pvs.is_some());
+        assert!(l.materials.iter().all(|mat| mat
+            .texels
+            .as_ref()
+            .is_some_and(|t| t.len() == (mat.width * mat.height * 4) as usize)));
+        // Every world face is listed by some cell; object faces by none.
+        let mut listed = vec![false; l.surfaces.len()];
+        for c in &l.cells {
+            assert!(!c.planes.is_empty() && !c.aabb.is_empty());
+            for &s in &c.surfaces {
+                listed[s as usize] = true;
+            }
+            for &p in &c.portals {
+                let p = &l.portals[p as usize];
+                assert!(
+                    std::ptr::eq(&l.cells[p.front as usize], c)
+                        || std::ptr::eq(&l.cells[p.back as usize], c)
+                );
+            }
+        }
+        let world = lu.models[0].num_faces as usize;
+        let unlisted_world = listed[..world].iter().filter(|x| !**x).count();
+        assert!(
+            unlisted_world * 50 <= world,
+            "{}: {unlisted_world} of {world} world faces in no cell",
+            m.name
+        );
+        for o in &l.objects {
+            assert!(o.surfaces.iter().all(|&s| !listed[s as usize]));
+        }
+        assert!(
+            l.objects.iter().filter(|o| o.entity.is_some()).count() * 10 >= l.objects.len() * 9
+        );
+    }
+}
+
+#[test]
+fn surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects() {
+    if !require_realdata("surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects") {
+        return;
+    }
+    for m in maps() {
+        let l = &m.level;
+        let (mut lit, mut tris) = (0, 0);
+        for (i, s) in l.surfaces.iter().enumerate() {
+            assert!((s.normal.length() - 1.0).abs() < 1e-3);
+            for t in s.indices.chunks(3) {
+                let [a, b, c] = [0, 1, 2].map(|k| s.vertices[t[k] as usize].position);
+                let n = (b - a).cross(c - a);
+                if n.length() > 1e-2 {
+                    assert!(
+                        n.normalize().dot(s.normal) > 0.99,
+                        "{} surface {i}: triangle wound clockwise",
+                        m.name
+                    );
+                    tris += 1;
+                }
+            }
+            if let Some(r) = s.lightmap {
+                lit += 1;
+                assert!(r.x + r.width <= l.lightmaps.width && r.y + r.height <= l.lightmaps.height);
+                for v in &s.vertices {
+                    let uv = v.lightmap_uv;
+                    assert!(
+                        uv.x >= 0.5 - 1e-3
+                            && uv.y >= 0.5 - 1e-3
+                            && uv.x <= r.width as f32 - 0.5 + 1e-3
+                            && uv.y <= r.height as f32 - 0.5 + 1e-3,
+                        "{} surface {i}: lightmap uv {uv} outside its {}x{} rect",
+                        m.name,
+                        r.width,
+                        r.height
+                    );
+                }
+            } else {
+                assert!(
+                    s.flags
+                        & (crate::level::surface_flags::SKY | crate::level::surface_flags::LIQUID)
+                        != 0,
+                    "{} surface {i} unlit",
+                    m.name
+                );
+            }
+        }
+        assert!(lit * 2 > l.surfaces.len() && tris > 0);
+    }
+}
+
+/// The oracle: the light tool stored each lit face's `size × styles` bytes back to back, so
+/// offsets recomputed from our extents must tile the lighting lump exactly.
+fn lighting_mismatches(bytes: &[u8], name: &str, grow: i64) -> (usize, usize) {
+    let l = lumps::read(bytes, name).unwrap();
+    let mut spans = Vec::new();
+    for (i, f) in l.faces.iter().enumerate() {
+        if f.light_ofs < 0 {
+            continue;
+        }
+        let g = faces::face_geom(&l, i, usize::MAX, name).unwrap();
+        let e = faces::extents(&g.texinfo, &g.points);
+        let size = (e.size[0] + grow) * (e.size[1]);
+        spans.push((f.light_ofs as i64, size * faces::style_count(f) as i64));
+    }
+    spans.sort();
+    let mut bad = 0;
+    for w in spans.windows(2) {
+        if w[0].0 + w[0].1 != w[1].0 {
+            bad += 1;
+        }
+    }
+    let (last_ofs, last_len) = *spans.last().unwrap();
+    let tail = l.lighting.len() as i64 - (last_ofs + last_len);
+    if !(0..4).contains(&tail) {
+        bad += 1;
+    }
+    if spans[0].0 != 0 {
+        bad += 1;
+    }
+    (bad, spans.len())
+}
+
+#[test]
+fn recomputed_extents_reproduce_lighting_offsets() {
+    if !require_realdata("recomputed_extents_reproduce_lighting_offsets") {
+        return;
+    }
+    for m in maps() {
+        let (bad, n) = lighting_mismatches(&m.bytes, &m.name, 0);
+        assert_eq!(
+            bad, 0,
+            "{}: {bad} of {n} lit faces do not tile the lighting lump",
+            m.name
+        );
+        // The check can fail: one luxel more per row breaks the tiling.
+        let (bad_grown, _) = lighting_mismatches(&m.bytes, &m.name, 1);
+        assert!(
+            bad_grown > n / 2,
+            "{}: perturbed extents went unnoticed",
+            m.name
+        );
+    }
+}
+
+#[test]
+fn portals_join_open_leaves_on_both_boundaries() {
+    if !require_realdata("portals_join_open_leaves_on_both_boundaries") {
+        return;
+    }
+    for m in maps() {
+        let l = &m.level;
+        let lu = lumps::read(&m.bytes, &m.name).unwrap();
+        let tree = tree::build(&lu, &m.name).unwrap();
+        let (mut worst_plane, mut worst_cell) = (0f32, 0f32);
+        for (i, p) in l.portals.iter().enumerate() {
+            assert_ne!(p.front, p.back, "{} portal {i}", m.name);
+            for c in [p.front, p.back] {
+                let leaf = &lu.leafs[tree.cell_leaf[c as usize] as usize];
+                assert!(
+                    leaf.contents != tree::CONTENTS_SOLID,
+                    "{} portal {i} touches a solid leaf",
+                    m.name
+                );
+            }
+            assert!(p.polygon.len() >= 3);
+            for &v in &p.polygon {
+                worst_plane = worst_plane.max(p.plane.distance(v).abs());
+                for c in [p.front, p.back] {
+                    for pl in &l.cells[c as usize].planes {
+                        worst_cell = worst_cell.max(-pl.distance(v));
+                    }
+                }
+            }
+            // The front cell is on the plane's positive side: a point just off the centroid.
+            let ctr = p.polygon.iter().copied().sum::<Vec3>() / p.polygon.len() as f32;
+            let fc = &l.cells[p.front as usize];
+            assert!(
+                fc.contains(ctr + p.plane.normal * 0.01, 0.05)
+                    && l.cells[p.back as usize].contains(ctr - p.plane.normal * 0.01, 0.05)
+            );
+        }
+        assert!(
+            worst_plane < 0.01,
+            "{}: portal vertex {worst_plane} off its plane",
+            m.name
+        );
+        assert!(
+            worst_cell < 0.05,
+            "{}: portal vertex {worst_cell} outside a cell",
+            m.name
+        );
+    }
+}
+
+fn reachable(l: &Level, from: u32) -> Vec<bool> {
+    let mut seen = vec![false; l.cells.len()];
+    let mut q = VecDeque::from([from]);
+    seen[from as usize] = true;
+    while let Some(c) = q.pop_front() {
+        for &p in &l.cells[c as usize].portals {
+            let o = l.portals[p as usize].other(c);
+            if !seen[o as usize] {
+                seen[o as usize] = true;
+                q.push_back(o);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn pvs_is_reachable_through_portals_and_neighbours_see_each_other() {
+    if !require_realdata("pvs_is_reachable_through_portals_and_neighbours_see_each_other") {
+        return;
+    }
+    for m in maps() {
+        let l = &m.level;
+        let pvs = l.pvs.as_ref().unwrap();
+        let n = l.cells.len() as u32;
+        let mut visible_total = 0usize;
+        for c in 0..n {
+            let r = reachable(l, c);
+            for to in 0..n {
+                if pvs.visible(c, to) {
+                    visible_total += 1;
+                    assert!(
+                        r[to as usize],
+                        "{}: cell {to} is in cell {c}'s PVS but not reachable through portals",
+                        m.name
+                    );
+                }
+            }
+        }
+        // The PVS is a real restriction, not "everything".
+        assert!(visible_total < (n as usize * n as usize) / 2, "{}", m.name);
+        // qbsp/vis always mark leaves sharing a portal of the same contents as visible.
+        let mut missing = 0;
+        for p in &l.portals {
+            if l.cells[p.front as usize].medium == l.cells[p.back as usize].medium
+                && !(pvs.visible(p.front, p.back) && pvs.visible(p.back, p.front))
+            {
+                missing += 1;
+            }
+        }
+        eprintln!(
+            "{}: {missing} of {} same-medium portals join cells the PVS keeps apart",
+            m.name,
+            l.portals.len()
+        );
+        assert!(
+            missing * 200 <= l.portals.len(),
+            "{}: {missing} portals between mutually invisible cells",
+            m.name
+        );
+    }
+}
+
+#[test]
+fn locate_returns_the_cell_of_points_inside_it() {
+    if !require_realdata("locate_returns_the_cell_of_points_inside_it") {
+        return;
+    }
+    let mut seed = 0x1234_5678u64;
+    let mut rnd = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    for m in maps() {
+        let l = &m.level;
+        let (mut tested, mut cells_hit) = (0, 0);
+        for (ci, c) in l.cells.iter().enumerate() {
+            let inside = |p: Vec3| c.planes.iter().all(|pl| pl.distance(p) >= 0.05);
+            let mut samples: Vec<Vec3> = Vec::new();
+            for &pi in &c.portals {
+                let p = &l.portals[pi as usize];
+                let ctr = p.polygon.iter().copied().sum::<Vec3>() / p.polygon.len() as f32;
+                let s = if p.front == ci as u32 { 0.5 } else { -0.5 };
+                samples.push(ctr + p.plane.normal * s);
+            }
+            for _ in 0..20 {
+                let t = Vec3::new(rnd(), rnd(), rnd());
+                samples.push(c.aabb.min + (c.aabb.max - c.aabb.min) * t);
+            }
+            let before = tested;
+            for p in samples.into_iter().filter(|&p| inside(p)) {
+                assert_eq!(
+                    l.locate(p),
+                    Some(ci as u32),
+                    "{}: {p} inside cell {ci}",
+                    m.name
+                );
+                tested += 1;
+            }
+            cells_hit += (tested > before) as usize;
+        }
+        assert!(
+            cells_hit * 10 >= l.cells.len() * 8,
+            "{}: only {cells_hit} of {} cells sampled",
+            m.name,
+            l.cells.len()
+        );
+    }
+}
+
+#[test]
+fn cells_lie_in_front_of_their_surfaces() {
+    if !require_realdata("cells_lie_in_front_of_their_surfaces") {
+        return;
+    }
+    for m in maps() {
+        let l = &m.level;
+        let (mut bad, mut total) = (0, 0);
+        for c in &l.cells {
+            let pts: Vec<Vec3> = c
+                .portals
+                .iter()
+                .flat_map(|&p| l.portals[p as usize].polygon.iter().copied())
+                .collect();
+            for &s in &c.surfaces {
+                let s = &l.surfaces[s as usize];
+                let d = s.normal.dot(s.vertices[0].position);
+                total += 1;
+                if pts.iter().any(|p| s.normal.dot(*p) - d < -0.1) {
+                    bad += 1;
+                }
+            }
+        }
+        assert!(
+            bad * 100 <= total,
+            "{}: {bad} of {total} cell surfaces face away from their cell",
+            m.name
+        );
+    }
+}
+
+fn lump_range(bytes: &[u8], lump: usize) -> (usize, usize) {
+    (
+        i32_at(bytes, 4 + lump * 8) as usize,
+        i32_at(bytes, 8 + lump * 8) as usize,
+    )
+}
+
+#[test]
+fn node_cycles_are_rejected() {
+    if !require_realdata("node_cycles_are_rejected") {
+        return;
+    }
+    let orig = e1m1();
+    let (ofs, len) = lump_range(&orig, lumps::NODES);
+    assert!(len >= 24 * 10);
+    // Node 5's front child pointing back at node 2, at itself, or at a node another node owns.
+    let child_of = |n: usize| i16::from_le_bytes([orig[ofs + n * 24 + 4], orig[ofs + n * 24 + 5]]);
+    let target_of_node1 = child_of(1).max(child_of(1 + 0)); // node 1's own child (>1)
+    for target in [2i16, 5, 0, target_of_node1] {
+        let mut b = orig.clone();
+        let n = 5;
+        b[ofs + n * 24 + 4..ofs + n * 24 + 6].copy_from_slice(&target.to_le_bytes());
+        match from_bytes(&b, "e1m1-cycle") {
+            Err(Q1Error::NodeCycle { node, child, .. }) => {
+                assert_eq!(child, target as u32);
+                let _ = node;
+            }
+            Err(e) => panic!("expected a node cycle error, got {e}"),
+            Ok(_) => {
+                // Only acceptable when the edit kept the tree intact (child was already target).
+                assert_eq!(child_of(n), target, "a node cycle was accepted");
+            }
+        }
+    }
+    let e = from_bytes(&orig[..100], "short").unwrap_err().to_string();
+    assert!(e.contains("short") && e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn corrupted_files_never_panic() {
+    if !require_realdata("corrupted_files_never_panic") {
+        return;
+    }
+    let orig = e1m1();
+    let header = lumps::HEADER_SIZE;
+    let structural = [
+        lumps::ENTITIES,
+        lumps::PLANES,
+        lumps::VISIBILITY,
+        lumps::NODES,
+        lumps::TEXINFO,
+        lumps::FACES,
+        lumps::LEAFS,
+        lumps::MARKSURFACES,
+        lumps::EDGES,
+        lumps::SURFEDGES,
+        lumps::MODELS,
+        lumps::TEXTURES,
+        lumps::VERTEXES,
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // Silence panic messages of this thread only (other tests run in parallel).
+    let prev_hook = std::sync::Arc::new(std::panic::take_hook());
+    let me = std::thread::current().id();
+    let prev = prev_hook.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() != me {
+            prev(info)
+        }
+    }));
+    let t = Instant::now();
+    let (mut panics, mut errors, mut oks) = (Vec::new(), 0, 0);
+    let iterations = 3000;
+    for it in 0..iterations {
+        let mut b = orig.clone();
+        let kind = next() % 10;
+        if kind == 0 {
+            b.truncate((next() % orig.len() as u64) as usize);
+        } else {
+            for _ in 0..1 + next() % 4 {
+                let pos = match next() % 4 {
+                    0 => (next() % header as u64) as usize,
+                    1 => (next() % orig.len() as u64) as usize,
+                    _ => {
+                        let lump = structural[(next() % structural.len() as u64) as usize];
+                        let (o, l) = lump_range(&orig, lump);
+                        // Texture lumps: stay within headers and offsets (texel bytes are inert).
+                        let l = if lump == lumps::TEXTURES {
+                            l.min(2048)
+                        } else {
+                            l
+                        };
+                        if l == 0 {
+                            continue;
+                        }
+                        o + (next() % l as u64) as usize
+                    }
+                };
+                b[pos] = match next() % 4 {
+                    0 => 0xff,
+                    1 => 0,
+                    2 => b[pos] ^ (1 << (next() % 8)),
+                    _ => next() as u8,
+                };
+            }
+        }
+        match std::panic::catch_unwind(|| from_bytes(&b, "fuzz")) {
+            Ok(Ok(_)) => oks += 1,
+            Ok(Err(e)) => {
+                errors += 1;
+                assert!(
+                    e.to_string().starts_with("fuzz"),
+                    "error does not name the file: {e}"
+                );
+            }
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                panics.push((it, msg));
+            }
+        }
+    }
+    let _ = std::panic::take_hook(); // back to the default hook
+    eprintln!(
+        "fuzz: {iterations} mutants, {errors} errors, {oks} imported, {} panics, {:.1} s",
+        panics.len(),
+        t.elapsed().as_secs_f64()
+    );
+    assert!(panics.is_empty(), "panics: {panics:?}");
+    assert!(
+        errors > iterations / 10,
+        "mutations too gentle: {errors} errors"
+    );
+}
+
+#[test]
+fn bad_headers_give_clear_errors() {
+    let mut b = vec![0u8; lumps::HEADER_SIZE];
+    b[0] = 30;
+    let e = from_bytes(&b, "hl.bsp").unwrap_err().to_string();
+    assert!(e.contains("hl.bsp") && e.contains("version 30"), "{e}");
+    b[0] = 29;
+    b[4 + 5 * 8] = 200; // nodes lump offset past the end
+    b[8 + 5 * 8] = 24;
+    let e = from_bytes(&b, "x.bsp").unwrap_err().to_string();
+    assert!(e.contains("nodes") && e.contains("x.bsp"), "{e}");
+    let _ = DVec3::ZERO;
+}
