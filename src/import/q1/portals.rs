@@ -6,13 +6,41 @@
 
 use glam::DVec3;
 
-use crate::geom::{polygon::Side, DPlane, DPolygon};
+use crate::geom::{DPlane, DPolygon};
 use crate::level::{Bsp, BspChild, Portal};
 
 /// Distance within which a point counts as on a plane.
 pub const ON_EPSILON: f64 = 1e-3;
 /// Pieces with less area than this are dropped as numerical slivers.
 pub const MIN_AREA: f64 = 1e-3;
+
+/// Where a polygon lies relative to a plane, with the pieces when it spans it.
+enum Cut {
+    Front,
+    Back,
+    On,
+    Both(DPolygon, DPolygon),
+}
+
+/// Classifies and, only when needed, splits (one pass over the distances, no allocation for
+/// the common unsplit case).
+fn cut(w: &DPolygon, pl: &DPlane) -> Cut {
+    let (mut front, mut back) = (false, false);
+    for &p in &w.points {
+        let d = pl.distance(p);
+        front |= d > ON_EPSILON;
+        back |= d < -ON_EPSILON;
+    }
+    match (front, back) {
+        (true, true) => {
+            let (f, b) = w.split(pl, ON_EPSILON);
+            Cut::Both(f, b)
+        }
+        (true, false) => Cut::Front,
+        (false, true) => Cut::Back,
+        (false, false) => Cut::On,
+    }
+}
 
 /// Pushes `w` down from `child`; `dir` points into the subtree's region (decides where
 /// pieces lying on a descendant's plane go). Returns (file leaf index, piece).
@@ -31,15 +59,14 @@ fn push_down(
             BspChild::Node(n) => {
                 let node = &bsp.nodes[n as usize];
                 let pl = &planes[n as usize];
-                match w.classify(pl, ON_EPSILON) {
-                    Side::Front => stack.push((node.children[0], w)),
-                    Side::Back => stack.push((node.children[1], w)),
-                    Side::On => {
+                match cut(&w, pl) {
+                    Cut::Front => stack.push((node.children[0], w)),
+                    Cut::Back => stack.push((node.children[1], w)),
+                    Cut::On => {
                         let side = if pl.normal.dot(dir) > 0.0 { 0 } else { 1 };
                         stack.push((node.children[side], w));
                     }
-                    Side::Spanning => {
-                        let (f, b) = w.split(pl, ON_EPSILON);
+                    Cut::Both(f, b) => {
                         if !f.is_empty() && f.area() > MIN_AREA {
                             stack.push((node.children[0], f));
                         }
@@ -71,8 +98,11 @@ pub fn generate(
         let mut w = DPolygon::base_winding(&plane, half_size);
         let mut at = parent[n];
         while let Some((p, side)) = at {
-            let (f, b) = w.split(&planes[p as usize], ON_EPSILON);
-            w = if side == 0 { f } else { b };
+            match (cut(&w, &planes[p as usize]), side) {
+                (Cut::Both(f, _), 0) | (Cut::Both(_, f), _) => w = f,
+                (Cut::Back, 0) | (Cut::Front, 1) => w = DPolygon::default(),
+                _ => {}
+            }
             if w.is_empty() {
                 break;
             }
