@@ -168,8 +168,9 @@ pub struct BuiltFace {
 
 /// Builds face `i`. Lightmaps: sky and liquid faces (texinfo SPECIAL or a sky/liquid
 /// material) have none (drawn fullbright, as Quake does); so do all faces of a map without a
-/// lighting lump. A normal face without light data (offset -1) gets black luxels, which is
-/// how Quake shows it. A face whose light has no style-0 map also gets black luxels.
+/// lighting lump. A normal face without light data (offset -1) gets a single black luxel
+/// (1×1 block, every `lightmap_uv` = (0.5, 0.5)): Quake shows such faces dark. A face whose
+/// light has no style-0 map gets black luxels of its full size.
 pub fn build(
     l: &Lumps,
     i: usize,
@@ -193,8 +194,17 @@ pub fn build(
         || flags & (surface_flags::SKY | surface_flags::LIQUID) != 0;
     let ext = extents(&g.texinfo, &g.points);
 
+    let unlit = !special && !l.lighting.is_empty() && f.light_ofs == -1;
     let luxels = if special || l.lighting.is_empty() {
         None
+    } else if unlit {
+        Some((1, 1, vec![0]))
+    } else if f.light_ofs < 0 {
+        return Err(Q1Error::corrupt(
+            file,
+            "faces",
+            format!("face {i}: light offset {} is negative", f.light_ofs),
+        ));
     } else {
         if ext.size[0] > MAX_LUXELS || ext.size[1] > MAX_LUXELS {
             return Err(Q1Error::corrupt(
@@ -207,31 +217,23 @@ pub fn build(
             ));
         }
         let n = ext.luxels();
-        let mut grey = vec![0u8; n];
-        if f.light_ofs >= 0 {
-            let styles = style_count(f);
-            let end = f.light_ofs as u64 + (n * styles) as u64;
-            if end > l.lighting.len() as u64 {
-                return Err(Q1Error::corrupt(
-                    file,
-                    "faces",
-                    format!(
-                        "face {i}: light data at {} + {n}x{styles} bytes runs past the lighting lump ({} bytes)",
-                        f.light_ofs,
-                        l.lighting.len()
-                    ),
-                ));
-            }
-            if let Some(slot) = f.styles[..styles].iter().position(|&s| s == 0) {
-                let start = f.light_ofs as usize + slot * n;
-                grey.copy_from_slice(&l.lighting[start..start + n]);
-            }
-        } else if f.light_ofs != -1 {
+        let styles = style_count(f);
+        let end = f.light_ofs as u64 + (n * styles) as u64;
+        if end > l.lighting.len() as u64 {
             return Err(Q1Error::corrupt(
                 file,
                 "faces",
-                format!("face {i}: light offset {} is negative", f.light_ofs),
+                format!(
+                    "face {i}: light data at {} + {n}x{styles} bytes runs past the lighting lump ({} bytes)",
+                    f.light_ofs,
+                    l.lighting.len()
+                ),
             ));
+        }
+        let mut grey = vec![0u8; n];
+        if let Some(slot) = f.styles[..styles].iter().position(|&s| s == 0) {
+            let start = f.light_ofs as usize + slot * n;
+            grey.copy_from_slice(&l.lighting[start..start + n]);
         }
         Some((ext.size[0] as u32, ext.size[1] as u32, grey))
     };
@@ -254,10 +256,14 @@ pub fn build(
             Vertex {
                 position: p.as_vec3(),
                 uv: Vec2::new((s / tw) as f32, (t / th) as f32),
-                lightmap_uv: Vec2::new(
-                    ((s - base[0]) / 16.0 + 0.5) as f32,
-                    ((t - base[1]) / 16.0 + 0.5) as f32,
-                ),
+                lightmap_uv: if unlit {
+                    Vec2::splat(0.5)
+                } else {
+                    Vec2::new(
+                        ((s - base[0]) / 16.0 + 0.5) as f32,
+                        ((t - base[1]) / 16.0 + 0.5) as f32,
+                    )
+                },
             }
         })
         .collect();

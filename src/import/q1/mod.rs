@@ -7,7 +7,8 @@
 //!   their [`Object`] only.
 //! - Lightmaps: each lit face's style-0 luxels go into one atlas (`light::atlas`). Sky and
 //!   liquid faces, and all faces of a map without light data, have `lightmap: None` (draw
-//!   fullbright). A normal face without light data gets black luxels, as Quake shows it.
+//!   fullbright). A normal face without light data gets one black luxel, as Quake shows it
+//!   dark.
 //! - Portals are generated from the node tree (see [`portals`]); the file's PVS is kept by
 //!   cell in `level.pvs`.
 //! - Textures are decoded with the Quake palette: [`load`] looks for `palette.lmp` next to

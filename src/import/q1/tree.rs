@@ -56,7 +56,9 @@ pub fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
 
     // Depth-first walk from the head; each file node may be reached once, children must have a
     // larger index than their parent (qbsp writes nodes in pre-order), which rules out cycles.
-    let mut file_to_bsp: Vec<u32> = vec![u32::MAX; l.nodes.len()];
+    // A node is claimed when its parent first names it; a second claim is a shared subtree.
+    let mut claimed = vec![false; l.nodes.len()];
+    claimed[head as usize] = true;
     let mut nodes: Vec<BspNode> = Vec::new();
     let mut parent: Vec<Option<(u32, u8)>> = Vec::new();
     let mut depth: Vec<usize> = Vec::new();
@@ -77,7 +79,6 @@ pub fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
             )));
         };
         let bi = nodes.len() as u32;
-        file_to_bsp[fi] = bi;
         if let Some((pn, side)) = par {
             if let BspChild::Node(_) = nodes[pn as usize].children[side as usize] {
                 nodes[pn as usize].children[side as usize] = BspChild::Node(bi);
@@ -91,13 +92,14 @@ pub fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
             let c = n.children[side];
             if c >= 0 {
                 let c = c as usize;
-                if c <= fi || c >= l.nodes.len() || file_to_bsp[c] != u32::MAX {
+                if c <= fi || c >= l.nodes.len() || claimed[c] {
                     return Err(Q1Error::NodeCycle {
                         file: file.into(),
                         node: fi as u32,
                         child: c as u32,
                     });
                 }
+                claimed[c] = true;
                 children[side] = BspChild::Node(u32::MAX); // patched when the child is numbered
                 stack.push((c, Some((bi, side as u8)), d + 1));
             } else {
