@@ -719,3 +719,247 @@ fn stage_timings() {
     });
     best("all", || from_bytes(&m, "e").unwrap());
 }
+
+/// A tiny BSP29 written from scratch (no real data needed): a 128-unit box split at x = 0
+/// into an air half (leaf 1, x > 0) and a water half (leaf 2), one lit floor face in the air
+/// half, one 16×16 texture.
+mod synthetic {
+    use super::*;
+
+    fn plane(n: [f32; 3], d: f32) -> Vec<u8> {
+        let mut b = Vec::new();
+        for c in n {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
+        b.extend_from_slice(&d.to_le_bytes());
+        b.extend_from_slice(&0i32.to_le_bytes());
+        b
+    }
+
+    fn i16s(v: &[i16]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Planes: 0 x=0; 1..=5 bound the +x half (x<=64, y>=-64, y<=64, z>=-64, z<=64);
+    /// 6 x>=-64 for the -x half (which reuses 2..=5).
+    pub fn bytes() -> Vec<u8> {
+        let planes: Vec<u8> = [
+            plane([1.0, 0.0, 0.0], 0.0),
+            plane([-1.0, 0.0, 0.0], -64.0),
+            plane([0.0, 1.0, 0.0], -64.0),
+            plane([0.0, -1.0, 0.0], -64.0),
+            plane([0.0, 0.0, 1.0], -64.0),
+            plane([0.0, 0.0, -1.0], -64.0),
+            plane([1.0, 0.0, 0.0], -64.0),
+        ]
+        .concat();
+        // Nodes 0 (root), 1..=5 (+x chain), 6..=10 (-x chain); back children are solid leaf 0.
+        let node = |p: i32, front: i16, back: i16| {
+            let mut b = p.to_le_bytes().to_vec();
+            b.extend(i16s(&[front, back, -64, -64, -64, 64, 64, 64]));
+            b.extend(i16s(&[0, 0]));
+            b
+        };
+        let mut nodes = node(0, 1, 6);
+        let chain_pos = [1, 2, 3, 4, 5];
+        let chain_neg = [6, 2, 3, 4, 5];
+        for (k, &p) in chain_pos.iter().enumerate() {
+            nodes.extend(node(p, if k < 4 { 2 + k as i16 } else { -2 }, -1));
+        }
+        for (k, &p) in chain_neg.iter().enumerate() {
+            nodes.extend(node(p, if k < 4 { 7 + k as i16 } else { -3 }, -1));
+        }
+        let leaf = |contents: i32, mins: [i16; 3], maxs: [i16; 3], first: u16, n: u16| {
+            let mut b = contents.to_le_bytes().to_vec();
+            b.extend((-1i32).to_le_bytes());
+            b.extend(i16s(&mins));
+            b.extend(i16s(&maxs));
+            b.extend(first.to_le_bytes());
+            b.extend(n.to_le_bytes());
+            b.extend([0u8; 4]);
+            b
+        };
+        let leafs = [
+            leaf(-2, [0; 3], [0; 3], 0, 0),
+            leaf(-1, [0, -64, -64], [64, 64, 64], 0, 1),
+            leaf(-3, [-64, -64, -64], [0, 64, 64], 1, 0),
+        ]
+        .concat();
+        // The floor of the air half, listed clockwise from above (reversed by the importer).
+        let verts: Vec<u8> = [
+            [0.0f32, -64.0, -64.0],
+            [64.0, -64.0, -64.0],
+            [64.0, 64.0, -64.0],
+            [0.0, 64.0, -64.0],
+        ]
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|c| c.to_le_bytes()))
+        .collect();
+        let edges: Vec<u8> = [[0u16, 0], [0, 1], [1, 2], [2, 3], [3, 0]]
+            .iter()
+            .flat_map(|e| i16s(&[e[0] as i16, e[1] as i16]))
+            .collect();
+        let surfedges: Vec<u8> = [-4i32, -3, -2, -1]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let mut texinfo = Vec::new();
+        for v in [1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0] {
+            texinfo.extend(v.to_le_bytes());
+        }
+        texinfo.extend(0i32.to_le_bytes());
+        texinfo.extend(0i32.to_le_bytes());
+        let mut face = 4u16.to_le_bytes().to_vec(); // plane z >= -64: normal +Z
+        face.extend(0i16.to_le_bytes());
+        face.extend(0i32.to_le_bytes());
+        face.extend(4i16.to_le_bytes());
+        face.extend(0i16.to_le_bytes());
+        face.extend([0, 255, 255, 255]);
+        face.extend(0i32.to_le_bytes());
+        // s 0..64 → 5 luxels; t -64..64 → 9 luxels.
+        let lighting: Vec<u8> = (0..45u8).map(|i| i * 5).collect();
+        let marks = 0u16.to_le_bytes().to_vec();
+        let mut tex = 1i32.to_le_bytes().to_vec();
+        tex.extend(8i32.to_le_bytes());
+        let mut name = [0u8; 16];
+        name[..5].copy_from_slice(b"floor");
+        tex.extend(name);
+        tex.extend(16u32.to_le_bytes());
+        tex.extend(16u32.to_le_bytes());
+        tex.extend(40u32.to_le_bytes());
+        tex.extend([0u8; 12]);
+        tex.extend([230u8; 256]);
+        let mut model = Vec::new();
+        for v in [-64.0f32, -64.0, -64.0, 64.0, 64.0, 64.0, 0.0, 0.0, 0.0] {
+            model.extend(v.to_le_bytes());
+        }
+        for v in [0i32, 0, 0, 0, 2, 0, 1] {
+            model.extend(v.to_le_bytes());
+        }
+        let entities = b"{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 0 -40\"\n}\n\0".to_vec();
+        let lumps: [Vec<u8>; 15] = [
+            entities,
+            planes,
+            tex,
+            verts,
+            Vec::new(),
+            nodes,
+            texinfo,
+            face,
+            lighting,
+            Vec::new(),
+            leafs,
+            marks,
+            edges,
+            surfedges,
+            model,
+        ];
+        let mut out = 29i32.to_le_bytes().to_vec();
+        let mut ofs = lumps::HEADER_SIZE;
+        for l in &lumps {
+            out.extend((ofs as i32).to_le_bytes());
+            out.extend((l.len() as i32).to_le_bytes());
+            ofs += l.len();
+        }
+        for l in &lumps {
+            out.extend(l);
+        }
+        out
+    }
+
+    fn grey_palette() -> [u8; 768] {
+        std::array::from_fn(|i| (i / 3) as u8)
+    }
+
+    #[test]
+    fn two_cells_one_portal_one_face() {
+        let pal = grey_palette();
+        let l = from_bytes_with_palette(&bytes(), "synthetic.bsp", Some(&pal)).unwrap();
+        assert_eq!(l.cells.len(), 2);
+        assert_eq!(
+            (l.cells[0].medium, l.cells[1].medium),
+            (crate::level::Medium::Air, crate::level::Medium::Water)
+        );
+        assert_eq!(l.cells[0].planes.len(), 6);
+        assert_eq!(l.cells[0].surfaces, vec![0]);
+        assert_eq!(l.portals.len(), 1);
+        let p = &l.portals[0];
+        assert_eq!((p.front, p.back), (0, 1));
+        assert_eq!(p.plane.normal, Vec3::X);
+        assert!(p.flags & crate::level::portal_flags::LIQUID_SURFACE != 0);
+        let area = crate::geom::DPolygon::new(p.polygon.iter().map(|v| v.as_dvec3()).collect())
+            .area_vector();
+        assert!(
+            (area.x - 128.0 * 128.0).abs() < 1e-3,
+            "portal area vector {area}"
+        );
+        assert_eq!(l.cells[0].portals, vec![0]);
+        assert_eq!(l.cells[1].portals, vec![0]);
+        assert_eq!(l.locate(Vec3::new(32.0, 0.0, 0.0)), Some(0));
+        assert_eq!(l.locate(Vec3::new(-32.0, 10.0, 5.0)), Some(1));
+        assert_eq!(l.locate(Vec3::new(100.0, 0.0, 0.0)), None);
+        assert_eq!(l.bsp.nodes.len(), 11);
+        assert!(l.pvs.is_none() && l.sky.is_none());
+        assert_eq!(
+            l.player_start().unwrap().position,
+            Vec3::new(32.0, 0.0, -18.0)
+        );
+
+        let s = &l.surfaces[0];
+        assert_eq!(s.normal, Vec3::Z);
+        assert_eq!(s.indices.len(), 6);
+        for t in s.indices.chunks(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| s.vertices[t[k] as usize].position);
+            assert!((b - a).cross(c - a).z > 0.0, "counter-clockwise from above");
+        }
+        let r = s.lightmap.unwrap();
+        assert_eq!((r.width, r.height), (5, 9));
+        let texel = |x: u32, y: u32| l.lightmaps.texels[((y * l.lightmaps.width + x) * 3) as usize];
+        for v in &s.vertices {
+            let (x, y) = (v.position.x, v.position.y);
+            // Luxel i sits at s = 16 i, lightmap_uv = i + 0.5.
+            assert_eq!(
+                v.lightmap_uv,
+                glam::Vec2::new(x / 16.0 + 0.5, (y + 64.0) / 16.0 + 0.5)
+            );
+            assert_eq!(v.uv, glam::Vec2::new(x / 16.0, y / 16.0));
+            let (i, j) = ((x / 16.0) as u32, ((y + 64.0) / 16.0) as u32);
+            assert_eq!(texel(r.x + i, r.y + j), ((j * 5 + i) * 5) as u8);
+        }
+        // The border duplicates the edge luxels.
+        assert_eq!(texel(r.x - 1, r.y - 1), 0);
+        assert_eq!(texel(r.x + 5, r.y + 8), 44 * 5);
+        let m = &l.materials[0];
+        assert_eq!((m.name.as_str(), m.width, m.height), ("floor", 16, 16));
+        assert_eq!(&m.texels.as_ref().unwrap()[..4], &[230, 230, 230, 255]);
+        assert!(m.fullbright.as_ref().unwrap().iter().all(|&f| f == 255));
+    }
+
+    #[test]
+    fn cycles_and_truncations_are_errors() {
+        let good = bytes();
+        let nodes_ofs = i32_at(&good, 4 + lumps::NODES * 8) as usize;
+        // Node 3's front child back to node 1.
+        let mut b = good.clone();
+        b[nodes_ofs + 3 * 24 + 4..nodes_ofs + 3 * 24 + 6].copy_from_slice(&1i16.to_le_bytes());
+        assert!(matches!(
+            from_bytes(&b, "s"),
+            Err(Q1Error::NodeCycle {
+                node: 3,
+                child: 1,
+                ..
+            })
+        ));
+        for n in 0..good.len() {
+            assert!(from_bytes(&good[..n], "s").is_err(), "truncated at {n}");
+        }
+    }
+}
+
+#[test]
+fn level_load_dispatches_bsp_and_names_missing_files() {
+    let e = crate::level::load(std::path::Path::new("/nonexistent/nothere.bsp"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/nonexistent/nothere.bsp"), "{e}");
+}
