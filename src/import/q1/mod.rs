@@ -195,7 +195,11 @@ pub fn from_bytes_with_palette(
     for i in 0..l.faces.len() {
         let f = faces::build(&l, i, &materials, file)?;
         if let Some((w, h, grey)) = f.luxels {
-            blocks.push((i, w, h, grey.iter().flat_map(|&g| [g, g, g]).collect()));
+            let mut rgb = vec![0u8; grey.len() * 3];
+            for (px, &g) in rgb.chunks_exact_mut(3).zip(&grey) {
+                px.fill(g);
+            }
+            blocks.push((i, w, h, rgb));
         }
         surfaces.push(f.surface);
     }
