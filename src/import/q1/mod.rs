@@ -160,6 +160,23 @@ pub fn from_bytes_with_palette(
             ));
         }
     }
+    for (i, t) in l.texinfo.iter().enumerate() {
+        if !t
+            .vecs
+            .iter()
+            .flatten()
+            .all(|c| c.is_finite() && c.abs() < 1e6)
+        {
+            return Err(Q1Error::corrupt(
+                file,
+                "texinfo",
+                format!(
+                    "texinfo {i}: texture vectors {:?} are not finite or absurdly large",
+                    t.vecs
+                ),
+            ));
+        }
+    }
     if l.models.is_empty() {
         return Err(Q1Error::corrupt(
             file,

@@ -84,6 +84,7 @@ fn every_id_map_imports_with_sane_counts() {
     assert_eq!(maps.len(), 15, "expected the 15 id maps");
     for m in maps {
         let l = &m.level;
+        check_indices(l).unwrap();
         let lu = lumps::read(&m.bytes, &m.name).unwrap();
         eprintln!(
             "{:6} cells {:5} portals {:5} surfaces {:5} objects {:3} materials {:3} atlas {}x{} unlit {:3} import {:.1} ms",
@@ -542,6 +543,87 @@ fn node_cycles_are_rejected() {
     assert!(e.contains("short") && e.contains("truncated"), "{e}");
 }
 
+/// Every index in a level points at something (what consumers rely on to never panic).
+fn check_indices(l: &Level) -> Result<(), String> {
+    use crate::level::BspChild;
+    let (nc, np, ns) = (l.cells.len(), l.portals.len(), l.surfaces.len());
+    for (i, c) in l.cells.iter().enumerate() {
+        if c.surfaces.iter().any(|&s| s as usize >= ns)
+            || c.portals.iter().any(|&p| p as usize >= np)
+        {
+            return Err(format!("cell {i}"));
+        }
+    }
+    for (i, p) in l.portals.iter().enumerate() {
+        if p.front as usize >= nc
+            || p.back as usize >= nc
+            || p.polygon.len() < 3
+            || !p.polygon.iter().all(|v| v.is_finite())
+        {
+            return Err(format!("portal {i}"));
+        }
+    }
+    for (i, s) in l.surfaces.iter().enumerate() {
+        let r_ok = s.lightmap.is_none_or(|r| {
+            r.x + r.width <= l.lightmaps.width && r.y + r.height <= l.lightmaps.height
+        });
+        if s.indices.iter().any(|&x| x as usize >= s.vertices.len())
+            || s.material as usize >= l.materials.len()
+            || !r_ok
+            || !s
+                .vertices
+                .iter()
+                .all(|v| v.position.is_finite() && v.uv.is_finite() && v.lightmap_uv.is_finite())
+        {
+            return Err(format!("surface {i}"));
+        }
+    }
+    if l.lightmaps.texels.len() != (l.lightmaps.width * l.lightmaps.height * 3) as usize {
+        return Err("lightmap atlas size".into());
+    }
+    let child_ok = |c: &BspChild| match *c {
+        BspChild::Node(n) => (n as usize) < l.bsp.nodes.len(),
+        BspChild::Leaf(x) => (x as usize) < l.bsp.leaves.len(),
+    };
+    if !l.bsp.root.as_ref().is_none_or(child_ok)
+        || !l.bsp.nodes.iter().all(|n| n.children.iter().all(child_ok))
+        || l.bsp
+            .leaves
+            .iter()
+            .any(|x| x.cells.iter().any(|&c| c as usize >= nc))
+    {
+        return Err("bsp".into());
+    }
+    for (i, o) in l.objects.iter().enumerate() {
+        if o.surfaces.iter().any(|&s| s as usize >= ns)
+            || o.entity.is_some_and(|e| e as usize >= l.entities.len())
+        {
+            return Err(format!("object {i}"));
+        }
+    }
+    if let Some(p) = &l.pvs {
+        if p.rows.len() != p.row_bytes * nc || p.row_bytes * 8 < nc {
+            return Err("pvs".into());
+        }
+    }
+    if l.sky
+        .as_ref()
+        .and_then(|s| s.material)
+        .is_some_and(|m| m as usize >= l.materials.len())
+    {
+        return Err("sky".into());
+    }
+    for (i, m) in l.materials.iter().enumerate() {
+        let n = (m.width * m.height) as usize;
+        if m.texels.as_ref().is_some_and(|t| t.len() != n * 4)
+            || m.fullbright.as_ref().is_some_and(|f| f.len() != n)
+        {
+            return Err(format!("material {i}"));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn corrupted_files_never_panic() {
     if !require_realdata("corrupted_files_never_panic") {
@@ -564,7 +646,11 @@ fn corrupted_files_never_panic() {
         lumps::TEXTURES,
         lumps::VERTEXES,
     ];
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    // LANTHORN_FUZZ_SEED / LANTHORN_FUZZ_ITERS run other or longer campaigns.
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut seed = env("LANTHORN_FUZZ_SEED")
+        .unwrap_or(0x9e37_79b9_7f4a_7c15)
+        .max(1);
     let mut next = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -582,10 +668,13 @@ fn corrupted_files_never_panic() {
     }));
     let t = Instant::now();
     let (mut panics, mut errors, mut oks, mut mutations) = (Vec::new(), 0, 0, 0);
+    let mut broken = Vec::new();
     // Each mutant costs up to a full import (~20 ms in release): 1000 mutants of 1-5 changes
     // each keep the test near 12 s while still making ~2800 mutations. Debug builds
     // (~15x slower) run a tenth of them.
-    let iterations = if cfg!(debug_assertions) { 100 } else { 1000 };
+    let iterations = env("LANTHORN_FUZZ_ITERS")
+        .map(|n| n as usize)
+        .unwrap_or(if cfg!(debug_assertions) { 100 } else { 1000 });
     for it in 0..iterations {
         let mut b = orig.clone();
         let kind = next() % 10;
@@ -622,7 +711,12 @@ fn corrupted_files_never_panic() {
             }
         }
         match std::panic::catch_unwind(|| from_bytes(&b, "fuzz")) {
-            Ok(Ok(_)) => oks += 1,
+            Ok(Ok(level)) => {
+                oks += 1;
+                if let Err(e) = check_indices(&level) {
+                    broken.push((it, e));
+                }
+            }
             Ok(Err(e)) => {
                 errors += 1;
                 assert!(
@@ -646,6 +740,10 @@ fn corrupted_files_never_panic() {
         t.elapsed().as_secs_f64()
     );
     assert!(panics.is_empty(), "panics: {panics:?}");
+    assert!(
+        broken.is_empty(),
+        "imported with broken indices: {broken:?}"
+    );
     assert!(
         errors > iterations / 10,
         "mutations too gentle: {errors} errors"
