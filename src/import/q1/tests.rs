@@ -87,9 +87,10 @@ fn every_id_map_imports_with_sane_counts() {
         check_indices(l).unwrap();
         let lu = lumps::read(&m.bytes, &m.name).unwrap();
         eprintln!(
-            "{:6} cells {:5} portals {:5} surfaces {:5} objects {:3} materials {:3} atlas {}x{} unlit {:3} import {:.1} ms",
+            "{:6} cells {:5} (planes/cell {:.1}) portals {:5} surfaces {:5} objects {:3} materials {:3} atlas {}x{} unlit {:3} import {:.1} ms",
             m.name,
             l.cells.len(),
+            l.cells.iter().map(|c| c.planes.len()).sum::<usize>() as f64 / l.cells.len() as f64,
             l.portals.len(),
             l.surfaces.len(),
             l.objects.len(),
