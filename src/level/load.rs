@@ -50,10 +50,7 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
             path: path.into(),
             kind: ".ron",
         }),
-        Some("bsp") => Err(LoadError::NotYet {
-            path: path.into(),
-            kind: ".bsp",
-        }),
+        Some("bsp") => crate::import::q1::load(path).map_err(|e| LoadError::Other(e.to_string())),
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
 }
