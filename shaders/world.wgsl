@@ -118,6 +118,11 @@ fn sky_color(world: vec3<f32>, layer: u32) -> vec3<f32> {
     return mix(back, front, front_alpha);
 }
 
+fn to_linear(c: vec3<f32>) -> vec3<f32> {
+    let x = clamp(c, vec3<f32>(0.0), vec3<f32>(1.0));
+    return select(pow((x + 0.055) / 1.055, vec3<f32>(2.4)), x / 12.92, x <= vec3<f32>(0.04045));
+}
+
 @fragment
 fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
@@ -135,7 +140,7 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
 
     if (in.flags & SURFACE_SKY) != 0u {
-        return vec4<f32>(sky_color(in.world, in.layer), 1.0);
+        return vec4<f32>(to_linear(sky_color(in.world, in.layer)), 1.0);
     }
     var light = baked * frame.params.y;
     if liquid || frame.params.z > 0.5 {
@@ -144,10 +149,11 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
         // Unbaked geometry: shade by the face normal so walls stay readable.
         light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
     }
-    // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit.
+    // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
+    // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
     let color = mix(tex.rgb, tex.rgb * light, tex.a);
     let alpha = select(1.0, 0.6, liquid);
-    return vec4<f32>(color, alpha);
+    return vec4<f32>(to_linear(color), alpha);
 }
 
 // The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing).

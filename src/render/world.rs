@@ -88,6 +88,11 @@ pub struct WorldMesh {
     pub cell_ranges: [Vec<IndexRange>; 3],
     /// `object_ranges[kind][object]`.
     pub object_ranges: [Vec<IndexRange>; 3],
+    /// Translucent liquid surfaces of cells are drawn once per frame, not once per cell that
+    /// lists them (blending twice would darken them): one range per liquid surface...
+    pub liquid_ranges: Vec<IndexRange>,
+    /// ...and, per cell, the liquid surfaces it lists (indices into `liquid_ranges`).
+    pub cell_liquids: Vec<Vec<u32>>,
 }
 
 impl WorldMesh {
@@ -133,8 +138,27 @@ impl WorldMesh {
                     count: mesh.indices.len() as u32 - first,
                 }
             };
+        let mut liquid_of_surface = vec![u32::MAX; level.surfaces.len()];
         for kind in SurfaceKind::ALL {
             for cell in &level.cells {
+                if kind == SurfaceKind::Liquid {
+                    let mut list = Vec::new();
+                    for &si in &cell.surfaces {
+                        let s = &level.surfaces[si as usize];
+                        if SurfaceKind::of(s.flags) != SurfaceKind::Liquid {
+                            continue;
+                        }
+                        if liquid_of_surface[si as usize] == u32::MAX {
+                            liquid_of_surface[si as usize] = mesh.liquid_ranges.len() as u32;
+                            let r = append(&mut mesh, &mut std::iter::once(si), kind);
+                            mesh.liquid_ranges.push(r);
+                        }
+                        list.push(liquid_of_surface[si as usize]);
+                    }
+                    mesh.cell_liquids.push(list);
+                    mesh.cell_ranges[kind as usize].push(IndexRange::default());
+                    continue;
+                }
                 let r = append(&mut mesh, &mut cell.surfaces.iter().copied(), kind);
                 mesh.cell_ranges[kind as usize].push(r);
             }
@@ -182,7 +206,19 @@ pub struct WorldPass {
     /// This frame's sub-draws per kind, as (first command, count) into `indirect` / `commands`.
     batches: [(u32, u32); 3],
     commands: Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    scratch: Scratch,
     pub stats: WorldStats,
+}
+
+/// Per-frame working memory, kept between frames so `prepare` does not allocate once warm.
+#[derive(Default)]
+struct Scratch {
+    items: Vec<Item>,
+    records: Vec<DrawRecord>,
+    liquids: Vec<u32>,
+    liquid_stamp: Vec<u32>,
+    liquid_octagon: Vec<Octagon>,
+    frame: u32,
 }
 
 const MAX_RECORDS_MIN: usize = 256;
@@ -208,7 +244,9 @@ impl WorldPass {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let max_records = (level.cells.len() + level.objects.len()).max(MAX_RECORDS_MIN);
+        let liquid_count = mesh.liquid_ranges.len();
+        let max_records =
+            (level.cells.len() + level.objects.len() + liquid_count).max(MAX_RECORDS_MIN);
         let records = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world draw records"),
             size: (max_records * std::mem::size_of::<DrawRecord>()) as u64,
@@ -305,6 +343,11 @@ impl WorldPass {
             use_indirect: gpu.features.indirect_first_instance,
             batches: [(0, 0); 3],
             commands: Vec::new(),
+            scratch: Scratch {
+                liquid_stamp: vec![0; liquid_count],
+                liquid_octagon: vec![Octagon::EMPTY; liquid_count],
+                ..Default::default()
+            },
             stats: WorldStats::default(),
         }
     }
@@ -323,66 +366,98 @@ impl WorldPass {
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
 
-        let mut items: Vec<(Item, Octagon)> =
-            Vec::with_capacity(visible.cells.len() + visible.objects.len());
-        items.extend(
-            visible
-                .cells
-                .iter()
-                .map(|c| (Item::Cell(c.cell), c.octagon)),
-        );
-        items.extend(
-            visible
-                .objects
-                .iter()
-                .map(|o| (Item::Object(o.object), o.octagon)),
-        );
-        let records: Vec<DrawRecord> = items
-            .iter()
-            .map(|(item, oct)| match *item {
-                Item::Cell(c) => DrawRecord {
-                    octagon: *oct,
-                    view: 0,
-                    cell: c,
-                    _pad: [0; 2],
-                    origin: [0.0; 4],
-                },
-                Item::Object(o) => DrawRecord {
-                    octagon: *oct,
-                    view: 0,
-                    cell: u32::MAX - o,
-                    _pad: [0; 2],
-                    origin: self.object_origins[o as usize],
-                },
-            })
-            .collect();
+        // Records: one per visible cell, then objects, then liquid surfaces (the union of the
+        // octagons of the visible cells that list each).
+        let scratch = &mut self.scratch;
+        scratch.records.clear();
+        scratch.items.clear();
+        for c in &visible.cells {
+            scratch.items.push(Item::Cell(c.cell));
+            scratch.records.push(DrawRecord {
+                octagon: c.octagon,
+                view: 0,
+                cell: c.cell,
+                _pad: [0; 2],
+                origin: [0.0; 4],
+            });
+        }
+        for o in &visible.objects {
+            scratch.items.push(Item::Object(o.object));
+            scratch.records.push(DrawRecord {
+                octagon: o.octagon,
+                view: 0,
+                cell: u32::MAX - o.object,
+                _pad: [0; 2],
+                origin: self.object_origins[o.object as usize],
+            });
+        }
+        scratch.frame = scratch.frame.wrapping_add(1).max(1);
+        scratch.liquids.clear();
+        for c in &visible.cells {
+            for &l in &self.mesh.cell_liquids[c.cell as usize] {
+                let li = l as usize;
+                if scratch.liquid_stamp[li] != scratch.frame {
+                    scratch.liquid_stamp[li] = scratch.frame;
+                    scratch.liquid_octagon[li] = c.octagon;
+                    scratch.liquids.push(l);
+                } else {
+                    scratch.liquid_octagon[li] = scratch.liquid_octagon[li].union(&c.octagon);
+                }
+            }
+        }
+        let liquid_base = scratch.records.len();
+        for &l in &scratch.liquids {
+            scratch.records.push(DrawRecord {
+                octagon: scratch.liquid_octagon[l as usize],
+                view: 0,
+                cell: u32::MAX,
+                _pad: [0; 2],
+                origin: [0.0; 4],
+            });
+        }
         let capacity = (self.records.size() as usize) / std::mem::size_of::<DrawRecord>();
-        let records = &records[..records.len().min(capacity)];
-        if !records.is_empty() {
+        scratch.records.truncate(capacity);
+        if !scratch.records.is_empty() {
             gpu.queue
-                .write_buffer(&self.records, 0, bytemuck::cast_slice(records));
+                .write_buffer(&self.records, 0, bytemuck::cast_slice(&scratch.records));
         }
 
         self.commands.clear();
         let mut stats = WorldStats::default();
+        let n_records = scratch.records.len();
         for kind in SurfaceKind::ALL {
             let first = self.commands.len() as u32;
-            for (slot, (item, _)) in items.iter().enumerate().take(records.len()) {
+            let mut push =
+                |r: IndexRange,
+                 slot: usize,
+                 commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
+                    if r.count == 0 || slot >= n_records {
+                        return;
+                    }
+                    stats.triangles += r.count as u64 / 3;
+                    commands.push(wgpu::util::DrawIndexedIndirectArgs {
+                        index_count: r.count,
+                        instance_count: 1,
+                        first_index: r.first,
+                        base_vertex: 0,
+                        first_instance: slot as u32,
+                    });
+                };
+            for (slot, item) in scratch.items.iter().enumerate() {
                 let r = match *item {
                     Item::Cell(c) => self.mesh.cell_ranges[kind as usize][c as usize],
                     Item::Object(o) => self.mesh.object_ranges[kind as usize][o as usize],
                 };
-                if r.count == 0 {
-                    continue;
+                push(r, slot, &mut self.commands);
+            }
+            if kind == SurfaceKind::Liquid {
+                for (i, &l) in scratch.liquids.iter().enumerate() {
+                    push(
+                        self.mesh.liquid_ranges[l as usize],
+                        liquid_base + i,
+                        &mut self.commands,
+                    );
                 }
-                stats.triangles += r.count as u64 / 3;
-                self.commands.push(wgpu::util::DrawIndexedIndirectArgs {
-                    index_count: r.count,
-                    instance_count: 1,
-                    first_index: r.first,
-                    base_vertex: 0,
-                    first_instance: slot as u32,
-                });
             }
             let count = self.commands.len() as u32 - first;
             self.batches[kind as usize] = (first, count);
@@ -392,12 +467,8 @@ impl WorldPass {
             }
         }
         if self.use_indirect && !self.commands.is_empty() {
-            let bytes: Vec<u8> = self
-                .commands
-                .iter()
-                .flat_map(|c| c.as_bytes().iter().copied())
-                .collect();
-            gpu.queue.write_buffer(&self.indirect, 0, &bytes);
+            gpu.queue
+                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&self.commands));
         }
         self.stats = stats;
     }
@@ -530,12 +601,8 @@ fn make_pipeline(
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleList,
             front_face: wgpu::FrontFace::Ccw,
-            // Water is seen from both sides; everything else only from the open side.
-            cull_mode: if translucent {
-                None
-            } else {
-                Some(wgpu::Face::Back)
-            },
+            // Liquids too: Quake stores a face for each side of a water surface.
+            cull_mode: Some(wgpu::Face::Back),
             ..Default::default()
         },
         depth_stencil: Some(wgpu::DepthStencilState {

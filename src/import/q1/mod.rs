@@ -303,6 +303,7 @@ pub fn from_bytes_with_palette(
     let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
 
     // Brush models 1..N.
+    let all_surfaces = &surfaces;
     let objects = l
         .models
         .iter()
@@ -311,9 +312,21 @@ pub fn from_bytes_with_palette(
         .map(|(i, m)| {
             let name = format!("*{i}");
             let (mn, mx) = (Vec3::from(m.mins), Vec3::from(m.maxs));
+            let surfaces: Vec<u32> =
+                (m.first_face as u32..(m.first_face + m.num_faces) as u32).collect();
+            // The file's model bounds sit one unit inside the geometry: culling needs the
+            // geometry's own bounds.
+            let mut bounds = Aabb::new(mn.min(mx), mn.max(mx));
+            for &s in &surfaces {
+                if let Some(s) = all_surfaces.get(s as usize) {
+                    for v in &s.vertices {
+                        bounds.add_point(v.position);
+                    }
+                }
+            }
             Object {
-                surfaces: (m.first_face as u32..(m.first_face + m.num_faces) as u32).collect(),
-                bounds: Aabb::new(mn.min(mx), mn.max(mx)),
+                surfaces,
+                bounds,
                 origin: Vec3::ZERO,
                 entity: entities
                     .iter()
