@@ -174,7 +174,9 @@ fn demo_window_survives_resize_minimize_and_lost_surface() {
     // (39, 39, 48) in sRGB).
     let bright = img
         .pixels()
-        .filter(|p| p[0].abs_diff(39) as u32 + p[1].abs_diff(39) as u32 + p[2].abs_diff(48) as u32 > 30)
+        .filter(|p| {
+            p[0].abs_diff(39) as u32 + p[1].abs_diff(39) as u32 + p[2].abs_diff(48) as u32 > 30
+        })
         .count();
     assert!(bright > (img.width() * img.height() / 2) as usize);
     let _ = std::fs::remove_dir_all(&dir);

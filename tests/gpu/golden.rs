@@ -159,3 +159,63 @@ fn golden_comparison_catches_a_changed_scene() {
     );
     assert!(passes(&diff(&a, &c).0));
 }
+
+/// A real id map from ../shared/realdata, or a loud skip (a failure under CI).
+pub fn quake_level(name: &str) -> Option<lanthorn::level::Level> {
+    let path = lanthorn::realdata_dir()
+        .join("quake/bsp")
+        .join(format!("{name}.bsp"));
+    if !path.exists() {
+        return crate::support::unavailable(
+            "../shared/realdata",
+            &format!("{} is missing", path.display()),
+        );
+    }
+    Some(lanthorn::level::load(&path).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn quake_golden(map: &str, golden: &str, camera: Option<CameraSpec>) {
+    let Some(gpu) = gpu() else { return };
+    let Some(level) = quake_level(map) else {
+        return;
+    };
+    let camera = camera
+        .or_else(|| level.player_start())
+        .expect("the map has a player start");
+    let (img, stats) =
+        lanthorn::app::capture::capture(gpu, &level, camera, SIZE, lanthorn::vis::CullMode::Portal);
+    assert!(stats.world.triangles > 0);
+    check_golden(golden, &img);
+}
+
+#[test]
+fn e1m1_from_its_player_start_matches_golden() {
+    quake_golden("e1m1", "e1m1_start", None);
+}
+
+#[test]
+fn dm3_from_its_player_start_matches_golden() {
+    quake_golden("dm3", "dm3_start", None);
+}
+
+/// dm3's skylights: the two-layer Quake sky.
+#[test]
+fn dm3_sky_matches_golden() {
+    let cam = CameraSpec {
+        position: Vec3::new(1024.0, 288.0, -30.0),
+        yaw: 90.0,
+        pitch: 35.0,
+    };
+    quake_golden("dm3", "dm3_sky", Some(cam));
+}
+
+/// e1m1's slime pool from below: warped, translucent liquid.
+#[test]
+fn e1m1_liquid_matches_golden() {
+    let cam = CameraSpec {
+        position: Vec3::new(1328.0, 2536.0, -506.0),
+        yaw: 240.0,
+        pitch: 0.0,
+    };
+    quake_golden("e1m1", "e1m1_liquid", Some(cam));
+}
