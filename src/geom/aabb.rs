@@ -14,7 +14,10 @@ impl Default for Aabb {
 }
 
 impl Aabb {
-    pub const EMPTY: Aabb = Aabb { min: Vec3::splat(f32::INFINITY), max: Vec3::splat(f32::NEG_INFINITY) };
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
 
     pub fn new(min: Vec3, max: Vec3) -> Self {
         Self { min, max }
@@ -34,7 +37,10 @@ impl Aabb {
     }
 
     pub fn union(&self, o: &Aabb) -> Aabb {
-        Aabb { min: self.min.min(o.min), max: self.max.max(o.max) }
+        Aabb {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -16,16 +16,25 @@ impl std::str::FromStr for CameraSpec {
     fn from_str(s: &str) -> Result<Self, String> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         if parts.len() != 5 {
-            return Err(format!("expected X,Y,Z,YAW,PITCH (5 numbers), got {} in {s:?}", parts.len()));
+            return Err(format!(
+                "expected X,Y,Z,YAW,PITCH (5 numbers), got {} in {s:?}",
+                parts.len()
+            ));
         }
         let mut v = [0f32; 5];
         for (i, p) in parts.iter().enumerate() {
-            v[i] = p.parse::<f32>().map_err(|_| format!("{p:?} is not a number in --camera {s:?}"))?;
+            v[i] = p
+                .parse::<f32>()
+                .map_err(|_| format!("{p:?} is not a number in --camera {s:?}"))?;
             if !v[i].is_finite() {
                 return Err(format!("{p:?} is not a finite number in --camera {s:?}"));
             }
         }
-        Ok(CameraSpec { position: Vec3::new(v[0], v[1], v[2]), yaw: v[3], pitch: v[4] })
+        Ok(CameraSpec {
+            position: Vec3::new(v[0], v[1], v[2]),
+            yaw: v[3],
+            pitch: v[4],
+        })
     }
 }
 
@@ -62,7 +71,11 @@ impl Camera {
     }
 
     pub fn spec(&self) -> CameraSpec {
-        CameraSpec { position: self.position, yaw: self.yaw, pitch: self.pitch }
+        CameraSpec {
+            position: self.position,
+            yaw: self.yaw,
+            pitch: self.pitch,
+        }
     }
 
     pub fn forward(&self) -> Vec3 {
@@ -87,16 +100,20 @@ impl Camera {
     }
 
     pub fn view(&self) -> Mat4 {
-        Mat4::look_to_rh(self.position, self.forward(), Vec3::Z)
+        glam::camera::rh::view::look_to_mat4(self.position, self.forward(), Vec3::Z)
     }
 
     /// View without the translation: for camera-relative rendering of huge worlds.
     pub fn view_rotation(&self) -> Mat4 {
-        Mat4::look_to_rh(Vec3::ZERO, self.forward(), Vec3::Z)
+        glam::camera::rh::view::look_to_mat4(Vec3::ZERO, self.forward(), Vec3::Z)
     }
 
     pub fn projection(&self) -> Mat4 {
-        Mat4::perspective_infinite_reverse_rh(self.fov_y(), self.aspect, self.near)
+        glam::camera::rh::proj::directx::perspective_infinite_reverse(
+            self.fov_y(),
+            self.aspect,
+            self.near,
+        )
     }
 
     pub fn view_proj(&self) -> Mat4 {
@@ -119,7 +136,10 @@ impl Camera {
 
     /// NDC to pixel coordinates (origin top-left) for a target of `size`.
     pub fn ndc_to_pixel(ndc: Vec2, size: (u32, u32)) -> Vec2 {
-        Vec2::new((ndc.x * 0.5 + 0.5) * size.0 as f32, (0.5 - ndc.y * 0.5) * size.1 as f32)
+        Vec2::new(
+            (ndc.x * 0.5 + 0.5) * size.0 as f32,
+            (0.5 - ndc.y * 0.5) * size.1 as f32,
+        )
     }
 
     /// The five frustum planes (near, left, right, bottom, top), facing inward: a point is
@@ -133,9 +153,18 @@ impl Camera {
         let mk = |v: Vec4| {
             let n = v.truncate();
             let len = n.length();
-            Plane { normal: n / len, dist: -v.w / len }
+            Plane {
+                normal: n / len,
+                dist: -v.w / len,
+            }
         };
-        [mk(r3 - r2), mk(r3 + r0), mk(r3 - r0), mk(r3 + r1), mk(r3 - r1)]
+        [
+            mk(r3 - r2),
+            mk(r3 + r0),
+            mk(r3 - r0),
+            mk(r3 + r1),
+            mk(r3 - r1),
+        ]
     }
 }
 
@@ -144,7 +173,14 @@ mod tests {
     use super::*;
 
     fn cam(yaw: f32, pitch: f32) -> Camera {
-        Camera::new(CameraSpec { position: Vec3::new(10.0, 20.0, 30.0), yaw, pitch }, 16.0 / 9.0)
+        Camera::new(
+            CameraSpec {
+                position: Vec3::new(10.0, 20.0, 30.0),
+                yaw,
+                pitch,
+            },
+            16.0 / 9.0,
+        )
     }
 
     #[test]
@@ -158,9 +194,13 @@ mod tests {
         let c = cam(0.0, 0.0);
         let ahead = c.world_to_ndc(c.position + Vec3::X * 100.0).unwrap();
         assert!(ahead.x.abs() < 1e-5 && ahead.y.abs() < 1e-5);
-        let right = c.world_to_ndc(c.position + Vec3::new(100.0, -10.0, 0.0)).unwrap();
+        let right = c
+            .world_to_ndc(c.position + Vec3::new(100.0, -10.0, 0.0))
+            .unwrap();
         assert!(right.x > 0.0);
-        let up = c.world_to_ndc(c.position + Vec3::new(100.0, 0.0, 10.0)).unwrap();
+        let up = c
+            .world_to_ndc(c.position + Vec3::new(100.0, 0.0, 10.0))
+            .unwrap();
         assert!(up.y > 0.0);
         let far = c.world_to_ndc(c.position + Vec3::X * 1000.0).unwrap();
         assert!(ahead.z > far.z && far.z > 0.0);
@@ -174,7 +214,9 @@ mod tests {
     fn horizontal_fov_is_90_degrees() {
         let c = cam(0.0, 0.0);
         // A point at 45° to the right lies on the right screen edge.
-        let p = c.world_to_ndc(c.position + Vec3::new(100.0, -100.0, 0.0)).unwrap();
+        let p = c
+            .world_to_ndc(c.position + Vec3::new(100.0, -100.0, 0.0))
+            .unwrap();
         assert!((p.x - 1.0).abs() < 1e-4, "{p}");
     }
 
@@ -200,7 +242,10 @@ mod tests {
                 && clip.z <= clip.w
                 && clip.z >= 0.0;
             // Skip points within a hair of a boundary.
-            let margin = planes.iter().map(|pl| pl.distance(p).abs()).fold(f32::MAX, f32::min);
+            let margin = planes
+                .iter()
+                .map(|pl| pl.distance(p).abs())
+                .fold(f32::MAX, f32::min);
             if margin > 0.01 {
                 assert_eq!(inside_planes, inside_clip, "{p}");
             }

@@ -16,8 +16,14 @@ pub struct Octagon {
 
 impl Octagon {
     /// The whole screen.
-    pub const FULL: Octagon = Octagon { min: [-1.0, -1.0, -2.0, -2.0], max: [1.0, 1.0, 2.0, 2.0] };
-    pub const EMPTY: Octagon = Octagon { min: [f32::INFINITY; 4], max: [f32::NEG_INFINITY; 4] };
+    pub const FULL: Octagon = Octagon {
+        min: [-1.0, -1.0, -2.0, -2.0],
+        max: [1.0, 1.0, 2.0, 2.0],
+    };
+    pub const EMPTY: Octagon = Octagon {
+        min: [f32::INFINITY; 4],
+        max: [f32::NEG_INFINITY; 4],
+    };
 
     fn axes(p: Vec2) -> [f32; 4] {
         [p.x, p.y, p.x + p.y, p.x - p.y]
@@ -147,7 +153,9 @@ mod tests {
     use super::*;
 
     fn rng(seed: &mut u64) -> f32 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
     }
 
@@ -155,7 +163,9 @@ mod tests {
     fn from_points_bounds_every_point_tightly() {
         let mut s = 7;
         for _ in 0..200 {
-            let pts: Vec<Vec2> = (0..6).map(|_| Vec2::new(rng(&mut s), rng(&mut s))).collect();
+            let pts: Vec<Vec2> = (0..6)
+                .map(|_| Vec2::new(rng(&mut s), rng(&mut s)))
+                .collect();
             let o = Octagon::from_points(pts.iter().copied());
             for p in &pts {
                 assert!(o.contains(*p));
@@ -197,20 +207,29 @@ mod tests {
     #[test]
     fn diagonal_bounds_can_make_an_octagon_empty() {
         // Box [0,1]² but x+y >= 3: no point satisfies this.
-        let o = Octagon { min: [0.0, 0.0, 3.0, -2.0], max: [1.0, 1.0, 4.0, 2.0] };
+        let o = Octagon {
+            min: [0.0, 0.0, 3.0, -2.0],
+            max: [1.0, 1.0, 4.0, 2.0],
+        };
         assert!(o.is_empty());
         assert!(!Octagon::FULL.is_empty());
         assert!(Octagon::EMPTY.is_empty());
         assert!((Octagon::FULL.area() - 4.0).abs() < 1e-5);
         // A diamond |x|+|y| <= 1 has area 2.
-        let d = Octagon { min: [-1.0, -1.0, -1.0, -1.0], max: [1.0, 1.0, 1.0, 1.0] };
+        let d = Octagon {
+            min: [-1.0, -1.0, -1.0, -1.0],
+            max: [1.0, 1.0, 1.0, 1.0],
+        };
         assert!((d.area() - 2.0).abs() < 1e-5);
     }
 
     #[test]
     fn clip_distances_are_nonnegative_exactly_inside() {
         let mut s = 3;
-        let o = Octagon { min: [-0.5, -0.7, -0.9, -0.4], max: [0.6, 0.3, 0.5, 0.8] };
+        let o = Octagon {
+            min: [-0.5, -0.7, -0.9, -0.4],
+            max: [0.6, 0.3, 0.5, 0.8],
+        };
         for _ in 0..1000 {
             let w = 0.5 + rng(&mut s).abs() * 10.0;
             let ndc = Vec2::new(rng(&mut s), rng(&mut s));

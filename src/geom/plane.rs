@@ -14,7 +14,10 @@ impl Plane {
     }
 
     pub fn from_point_normal(p: Vec3, n: Vec3) -> Self {
-        Self { normal: n, dist: n.dot(p) }
+        Self {
+            normal: n,
+            dist: n.dot(p),
+        }
     }
 
     pub fn distance(&self, p: Vec3) -> f32 {
@@ -22,11 +25,17 @@ impl Plane {
     }
 
     pub fn flipped(&self) -> Self {
-        Self { normal: -self.normal, dist: -self.dist }
+        Self {
+            normal: -self.normal,
+            dist: -self.dist,
+        }
     }
 
     pub fn to_f64(&self) -> DPlane {
-        DPlane { normal: self.normal.as_dvec3(), dist: self.dist as f64 }
+        DPlane {
+            normal: self.normal.as_dvec3(),
+            dist: self.dist as f64,
+        }
     }
 }
 
@@ -50,7 +59,10 @@ impl DPlane {
             return None;
         }
         let n = n / len;
-        Some(Self { normal: n, dist: n.dot(a) })
+        Some(Self {
+            normal: n,
+            dist: n.dot(a),
+        })
     }
 
     pub fn distance(&self, p: DVec3) -> f64 {
@@ -58,10 +70,16 @@ impl DPlane {
     }
 
     pub fn flipped(&self) -> Self {
-        Self { normal: -self.normal, dist: -self.dist }
+        Self {
+            normal: -self.normal,
+            dist: -self.dist,
+        }
     }
 
     pub fn to_f32(&self) -> Plane {
-        Plane { normal: self.normal.as_vec3(), dist: self.dist as f32 }
+        Plane {
+            normal: self.normal.as_vec3(),
+            dist: self.dist as f32,
+        }
     }
 }

@@ -31,7 +31,9 @@ impl DPolygon {
         let v = n.cross(u);
         let c = n * plane.dist;
         let (u, v) = (u * half_size, v * half_size);
-        Self { points: vec![c - u - v, c + u - v, c + u + v, c - u + v] }
+        Self {
+            points: vec![c - u - v, c + u - v, c + u + v, c - u + v],
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -110,8 +112,16 @@ impl DPolygon {
                 back.push(m);
             }
         }
-        let f = if front.len() >= 3 { DPolygon::new(front) } else { DPolygon::default() };
-        let b = if back.len() >= 3 { DPolygon::new(back) } else { DPolygon::default() };
+        let f = if front.len() >= 3 {
+            DPolygon::new(front)
+        } else {
+            DPolygon::default()
+        };
+        let b = if back.len() >= 3 {
+            DPolygon::new(back)
+        } else {
+            DPolygon::default()
+        };
         (f, b)
     }
 

@@ -1,2 +1,4 @@
 //! Placeholder; replaced below.
-pub fn scene() -> super::Level { super::Level::default() }
+pub fn scene() -> super::Level {
+    super::Level::default()
+}

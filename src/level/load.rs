@@ -4,12 +4,17 @@ use super::Level;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: unknown level type (expected .lvl, .map, .ron, .bsp or the name \"builtin\")")]
+    #[error(
+        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp or the name \"builtin\")"
+    )]
     UnknownType { path: PathBuf },
     #[error("{path}: loading {kind} levels is not implemented yet")]
     NotYet { path: PathBuf, kind: &'static str },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Other(String),
 }
@@ -20,12 +25,25 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
     if path.as_os_str() == "builtin" {
         return Ok(super::builtin::scene());
     }
-    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("lvl") => Err(LoadError::NotYet { path: path.into(), kind: ".lvl" }),
-        Some("map") => Err(LoadError::NotYet { path: path.into(), kind: ".map" }),
-        Some("ron") => Err(LoadError::NotYet { path: path.into(), kind: ".ron" }),
-        Some("bsp") => Err(LoadError::NotYet { path: path.into(), kind: ".bsp" }),
+        Some("lvl") => super::file::load_lvl(path)
+            .map_err(|e| LoadError::Other(format!("{}: {e}", path.display()))),
+        Some("map") => Err(LoadError::NotYet {
+            path: path.into(),
+            kind: ".map",
+        }),
+        Some("ron") => Err(LoadError::NotYet {
+            path: path.into(),
+            kind: ".ron",
+        }),
+        Some("bsp") => Err(LoadError::NotYet {
+            path: path.into(),
+            kind: ".bsp",
+        }),
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
 }

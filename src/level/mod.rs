@@ -1,8 +1,15 @@
 //! The `Level`: the one in-memory world model every producer (compiler, Quake importer, light
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
+pub mod brush;
 pub mod builtin;
+pub mod file;
 mod load;
+pub mod map_file;
+pub mod wad;
+
+#[cfg(test)]
+pub(crate) mod testutil;
 
 use glam::{Vec2, Vec3};
 
@@ -194,13 +201,20 @@ pub struct Entity {
 
 impl Entity {
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
     pub fn classname(&self) -> &str {
         self.get("classname").unwrap_or("")
     }
     pub fn origin(&self) -> Option<Vec3> {
-        let v: Vec<f32> = self.get("origin")?.split_whitespace().filter_map(|s| s.parse().ok()).collect();
+        let v: Vec<f32> = self
+            .get("origin")?
+            .split_whitespace()
+            .filter_map(|s| s.parse().ok())
+            .collect();
         (v.len() == 3).then(|| Vec3::new(v[0], v[1], v[2]))
     }
 }
@@ -308,7 +322,11 @@ impl Level {
             match child {
                 BspChild::Node(n) => {
                     let node = self.bsp.nodes.get(n as usize)?;
-                    child = if node.plane.distance(p) >= 0.0 { node.children[0] } else { node.children[1] };
+                    child = if node.plane.distance(p) >= 0.0 {
+                        node.children[0]
+                    } else {
+                        node.children[1]
+                    };
                 }
                 BspChild::Leaf(l) => {
                     let leaf = self.bsp.leaves.get(l as usize)?;
@@ -333,12 +351,23 @@ impl Level {
     /// The player start (`info_player_start`, else a deathmatch or coop start) as a camera:
     /// the eye 22 units above the entity origin, looking along its `angle`.
     pub fn player_start(&self) -> Option<crate::geom::CameraSpec> {
-        let e = ["info_player_start", "info_player_deathmatch", "info_player_coop"]
-            .iter()
-            .find_map(|cls| self.entities.iter().find(|e| e.classname() == *cls))?;
+        let e = [
+            "info_player_start",
+            "info_player_deathmatch",
+            "info_player_coop",
+        ]
+        .iter()
+        .find_map(|cls| self.entities.iter().find(|e| e.classname() == *cls))?;
         let o = e.origin()?;
-        let yaw = e.get("angle").and_then(|a| a.trim().parse::<f32>().ok()).unwrap_or(0.0);
-        Some(crate::geom::CameraSpec { position: o + Vec3::Z * 22.0, yaw, pitch: 0.0 })
+        let yaw = e
+            .get("angle")
+            .and_then(|a| a.trim().parse::<f32>().ok())
+            .unwrap_or(0.0);
+        Some(crate::geom::CameraSpec {
+            position: o + Vec3::Z * 22.0,
+            yaw,
+            pitch: 0.0,
+        })
     }
 
     pub fn triangle_count(&self) -> usize {
