@@ -3,6 +3,7 @@
 
 pub mod brush;
 pub mod builtin;
+pub mod cells;
 pub mod file;
 mod load;
 pub mod map_file;
