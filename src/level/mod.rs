@@ -4,9 +4,12 @@
 pub mod brush;
 pub mod builtin;
 pub mod cells;
+pub mod compile;
 pub mod file;
 mod load;
 pub mod map_file;
+pub mod scene_file;
+pub mod surfaces;
 pub mod wad;
 
 #[cfg(test)]
@@ -16,6 +19,8 @@ use glam::{Vec2, Vec3};
 
 use crate::geom::{Aabb, Plane};
 
+pub use compile::{compile, compile_to_file, CompileError, CompileOptions, CompileStats};
+pub use file::{load_lvl, save, LvlError};
 pub use load::{load, LoadError};
 
 /// What fills a region of space. Ordered-CSG operations write media; cells are the open ones.

@@ -1,0 +1,514 @@
+//! World surfaces: brush faces clipped against the other brushes (the CSG of brushes), fixed
+//! for T-junctions, triangulated, with texture and lightmap coordinates.
+
+use std::collections::HashMap;
+
+use glam::{DVec3, Vec2, Vec3};
+
+use super::brush::{Brush, ON_EPS};
+use super::map_file::TexVecs;
+use super::{LightmapRect, Surface, Vertex};
+use crate::geom::polygon::Side;
+use crate::geom::{DPlane, DPolygon};
+
+/// A uniform grid over boxes: candidates for overlap tests.
+pub struct Grid {
+    cell: f64,
+    map: HashMap<(i32, i32, i32), Vec<u32>>,
+}
+
+impl Grid {
+    pub fn new(cell: f64) -> Grid {
+        Grid {
+            cell,
+            map: HashMap::new(),
+        }
+    }
+
+    fn range(&self, min: DVec3, max: DVec3) -> (glam::IVec3, glam::IVec3) {
+        let lo = (min / self.cell).floor().as_ivec3();
+        let hi = (max / self.cell).floor().as_ivec3();
+        (lo, hi)
+    }
+
+    pub fn insert(&mut self, id: u32, min: DVec3, max: DVec3) {
+        let (lo, hi) = self.range(min, max);
+        for x in lo.x..=hi.x {
+            for y in lo.y..=hi.y {
+                for z in lo.z..=hi.z {
+                    self.map.entry((x, y, z)).or_default().push(id);
+                }
+            }
+        }
+    }
+
+    /// Ids whose cells overlap the box, sorted and unique.
+    pub fn query(&self, min: DVec3, max: DVec3, out: &mut Vec<u32>) {
+        out.clear();
+        let (lo, hi) = self.range(min, max);
+        for x in lo.x..=hi.x {
+            for y in lo.y..=hi.y {
+                for z in lo.z..=hi.z {
+                    if let Some(v) = self.map.get(&(x, y, z)) {
+                        out.extend_from_slice(v);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// A visible piece of a brush side.
+#[derive(Clone, Debug)]
+pub struct Fragment {
+    pub brush: usize,
+    pub side: usize,
+    pub winding: DPolygon,
+    /// The direction the fragment faces (the side's outward normal, or its reverse for the
+    /// inner face of a liquid).
+    pub normal: DVec3,
+}
+
+/// Removes from `piece` the part inside brush `o`. Coplanar faces: a side touching `o` face to
+/// face is hidden; of two overlapping coplanar sides the one of the later brush stays (a
+/// liquid never wins over a solid).
+fn clip_against(
+    piece: DPolygon,
+    plane: &DPlane,
+    b_idx: usize,
+    b_liquid: bool,
+    o: &Brush,
+    o_idx: usize,
+    out: &mut Vec<DPolygon>,
+) {
+    let mut inside = piece;
+    for q in &o.sides {
+        let d = q.plane.normal.dot(plane.normal);
+        if d < -1.0 + 1e-9 && (q.plane.dist + plane.dist).abs() < ON_EPS {
+            continue;
+        }
+        if d > 1.0 - 1e-9 && (q.plane.dist - plane.dist).abs() < ON_EPS {
+            let o_wins = (b_liquid && !o.contents.is_liquid()) || o_idx > b_idx;
+            if o_wins {
+                continue;
+            }
+            out.push(inside);
+            return;
+        }
+        match inside.classify(&q.plane, 1e-4) {
+            Side::Front => {
+                out.push(inside);
+                return;
+            }
+            Side::Back | Side::On => {}
+            Side::Spanning => {
+                let (f, b) = inside.split(&q.plane, 1e-4);
+                if !f.is_empty() && f.area() > 1e-4 {
+                    out.push(f);
+                }
+                inside = b;
+                if inside.is_empty() || inside.area() < 1e-6 {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The CSG of `group` (indices into `brushes`): the visible pieces of each drawn side.
+/// Solid brushes hide faces inside them; liquids hide only other liquids' faces. Liquid faces
+/// are returned twice, once facing out and once reversed (seen from inside the liquid).
+pub fn csg_faces(
+    brushes: &[Brush],
+    group: &[usize],
+    draws: &dyn Fn(&Brush, usize) -> bool,
+) -> Vec<Fragment> {
+    let mut grid = Grid::new(256.0);
+    for &i in group {
+        let b = &brushes[i];
+        grid.insert(i as u32, b.min - DVec3::ONE, b.max + DVec3::ONE);
+    }
+    let mut out = Vec::new();
+    let mut cands = Vec::new();
+    for &bi in group {
+        let b = &brushes[bi];
+        let b_liquid = b.contents.is_liquid();
+        if !(b.contents.is_solid() || b_liquid) {
+            continue;
+        }
+        grid.query(b.min - DVec3::ONE, b.max + DVec3::ONE, &mut cands);
+        for (si, s) in b.sides.iter().enumerate() {
+            if !draws(b, si) {
+                continue;
+            }
+            let mut pieces = vec![s.winding.clone()];
+            for &oi in &cands {
+                let oi = oi as usize;
+                let o = &brushes[oi];
+                if oi == bi || !(o.contents.is_solid() || (b_liquid && o.contents.is_liquid())) {
+                    continue;
+                }
+                if (0..3).any(|k| o.min[k] > b.max[k] + 0.1 || o.max[k] < b.min[k] - 0.1) {
+                    continue;
+                }
+                let mut next = Vec::with_capacity(pieces.len());
+                for p in pieces {
+                    clip_against(p, &s.plane, bi, b_liquid, o, oi, &mut next);
+                }
+                pieces = next;
+                if pieces.is_empty() {
+                    break;
+                }
+            }
+            for w in pieces {
+                if w.area() < 0.01 {
+                    continue;
+                }
+                if b_liquid {
+                    out.push(Fragment {
+                        brush: bi,
+                        side: si,
+                        winding: w.reversed(),
+                        normal: -s.plane.normal,
+                    });
+                }
+                out.push(Fragment {
+                    brush: bi,
+                    side: si,
+                    winding: w,
+                    normal: s.plane.normal,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Inserts into every polygon the vertices of other polygons that lie on its edges, so that
+/// neighbouring surfaces share vertices (no cracks). Returns, per polygon, whether anything
+/// was inserted.
+pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<bool> {
+    const CELL: f64 = 64.0;
+    let key = |p: DVec3| {
+        (
+            (p.x / CELL).floor() as i32,
+            (p.y / CELL).floor() as i32,
+            (p.z / CELL).floor() as i32,
+        )
+    };
+    let mut grid: HashMap<(i32, i32, i32), Vec<DVec3>> = HashMap::new();
+    for poly in polys.iter() {
+        for &p in poly {
+            let v = grid.entry(key(p)).or_default();
+            if !v.iter().any(|q| q.distance_squared(p) < 1e-12) {
+                v.push(p);
+            }
+        }
+    }
+    let mut changed = vec![false; polys.len()];
+    for (pi, poly) in polys.iter_mut().enumerate() {
+        let n = poly.len();
+        let mut result = Vec::with_capacity(n);
+        for i in 0..n {
+            let (a, b) = (poly[i], poly[(i + 1) % n]);
+            result.push(a);
+            let ab = b - a;
+            let len2 = ab.length_squared();
+            if len2 < 1e-12 {
+                continue;
+            }
+            let lo = a.min(b) - DVec3::splat(eps);
+            let hi = a.max(b) + DVec3::splat(eps);
+            let (k0, k1) = (key(lo), key(hi));
+            let mut on: Vec<(f64, DVec3)> = Vec::new();
+            for x in k0.0..=k1.0 {
+                for y in k0.1..=k1.1 {
+                    for z in k0.2..=k1.2 {
+                        let Some(v) = grid.get(&(x, y, z)) else {
+                            continue;
+                        };
+                        for &p in v {
+                            if p.cmplt(lo).any() || p.cmpgt(hi).any() {
+                                continue;
+                            }
+                            let t = (p - a).dot(ab) / len2;
+                            if t <= 0.0 || t >= 1.0 {
+                                continue;
+                            }
+                            let len = len2.sqrt();
+                            if t * len < eps || (1.0 - t) * len < eps {
+                                continue;
+                            }
+                            if (a + ab * t).distance_squared(p) < eps * eps {
+                                on.push((t, p));
+                            }
+                        }
+                    }
+                }
+            }
+            if !on.is_empty() {
+                on.sort_by(|x, y| x.0.total_cmp(&y.0));
+                on.dedup_by(|x, y| x.1.distance_squared(y.1) < 1e-12);
+                changed[pi] = true;
+                result.extend(on.into_iter().map(|(_, p)| p));
+            }
+        }
+        *poly = result;
+    }
+    changed
+}
+
+/// Texture and lightmap settings for one surface.
+pub struct SurfaceSpec {
+    pub tex: TexVecs,
+    pub tex_size: (u32, u32),
+    pub material: u32,
+    pub flags: u32,
+    /// Luxel size in texels, or `None` for surfaces without a lightmap (sky, liquids).
+    pub luxel: Option<f64>,
+}
+
+/// Builds a triangulated surface from a convex polygon (counter-clockwise seen from the front).
+/// Polygons that had T-junction vertices inserted are fanned from their centre so no
+/// triangle edge skips an inserted vertex.
+pub fn make_surface(
+    points: &[DVec3],
+    centre_fan: bool,
+    normal: DVec3,
+    spec: &SurfaceSpec,
+) -> Surface {
+    let mut pts: Vec<DVec3> = points.to_vec();
+    let mut indices = Vec::new();
+    if centre_fan {
+        let c = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
+        let ci = pts.len() as u32;
+        pts.push(c);
+        for i in 0..ci {
+            let j = (i + 1) % ci;
+            if tri_area(pts[ci as usize], pts[i as usize], pts[j as usize]) > 1e-6 {
+                indices.extend_from_slice(&[ci, i, j]);
+            }
+        }
+    } else {
+        for i in 1..pts.len() as u32 - 1 {
+            if tri_area(pts[0], pts[i as usize], pts[i as usize + 1]) > 1e-6 {
+                indices.extend_from_slice(&[0, i, i + 1]);
+            }
+        }
+    }
+    let st: Vec<(f64, f64)> = pts.iter().map(|&p| spec.tex.st(p)).collect();
+    let (w, h) = (spec.tex_size.0.max(1) as f64, spec.tex_size.1.max(1) as f64);
+    let mut lightmap = None;
+    let mut lm_uv = vec![Vec2::ZERO; pts.len()];
+    if let Some(luxel) = spec.luxel {
+        let (mut smin, mut smax, mut tmin, mut tmax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for &(s, t) in &st {
+            smin = smin.min(s / luxel);
+            smax = smax.max(s / luxel);
+            tmin = tmin.min(t / luxel);
+            tmax = tmax.max(t / luxel);
+        }
+        let (s0, t0) = (smin.floor(), tmin.floor());
+        let width = (smax.ceil() - s0) as u32 + 1;
+        let height = (tmax.ceil() - t0) as u32 + 1;
+        lightmap = Some(LightmapRect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        });
+        for (uv, &(s, t)) in lm_uv.iter_mut().zip(&st) {
+            *uv = Vec2::new((s / luxel - s0) as f32, (t / luxel - t0) as f32);
+        }
+    }
+    let vertices = pts
+        .iter()
+        .zip(&st)
+        .zip(&lm_uv)
+        .map(|((&p, &(s, t)), &l)| Vertex {
+            position: p.as_vec3(),
+            uv: Vec2::new((s / w) as f32, (t / h) as f32),
+            lightmap_uv: l,
+        })
+        .collect();
+    Surface {
+        vertices,
+        indices,
+        normal: normal.as_vec3(),
+        material: spec.material,
+        lightmap,
+        flags: spec.flags,
+    }
+}
+
+fn tri_area(a: DVec3, b: DVec3, c: DVec3) -> f64 {
+    (b - a).cross(c - a).length() * 0.5
+}
+
+/// Places every surface's lightmap rect in one atlas (shelves, tallest first) and returns the
+/// atlas size. The atlas is `width` wide (or the widest rect).
+pub fn pack_lightmaps(surfaces: &mut [Surface], width: u32) -> (u32, u32) {
+    let mut order: Vec<usize> = (0..surfaces.len())
+        .filter(|&i| surfaces[i].lightmap.is_some())
+        .collect();
+    if order.is_empty() {
+        return (0, 0);
+    }
+    let w = order
+        .iter()
+        .map(|&i| surfaces[i].lightmap.unwrap().width)
+        .max()
+        .unwrap()
+        .max(width);
+    order.sort_by_key(|&i| std::cmp::Reverse((surfaces[i].lightmap.unwrap().height, i)));
+    let (mut x, mut y, mut shelf) = (0u32, 0u32, 0u32);
+    for i in order {
+        let r = surfaces[i].lightmap.as_mut().unwrap();
+        if x + r.width > w {
+            x = 0;
+            y += shelf;
+            shelf = 0;
+        }
+        r.x = x;
+        r.y = y;
+        x += r.width;
+        shelf = shelf.max(r.height);
+    }
+    (w, y + shelf)
+}
+
+/// Brute-force check used by tests: every boundary edge of every triangle, against every
+/// vertex of every surface; returns the first vertex found strictly inside an edge.
+pub fn find_tjunction(surfaces: &[&Surface], eps: f32) -> Option<(usize, Vec3, Vec3, Vec3)> {
+    let mut verts: Vec<Vec3> = surfaces
+        .iter()
+        .flat_map(|s| s.vertices.iter().map(|v| v.position))
+        .collect();
+    verts.sort_by(|a, b| a.x.total_cmp(&b.x));
+    for (si, s) in surfaces.iter().enumerate() {
+        // Boundary edges: those used by exactly one triangle of the surface.
+        let mut count: HashMap<(u32, u32), u32> = HashMap::new();
+        for t in s.indices.chunks(3) {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                *count.entry((a.min(b), a.max(b))).or_default() += 1;
+            }
+        }
+        for (&(a, b), &c) in &count {
+            if c != 1 {
+                continue;
+            }
+            let (pa, pb) = (
+                s.vertices[a as usize].position,
+                s.vertices[b as usize].position,
+            );
+            let (x0, x1) = (pa.x.min(pb.x) - eps, pa.x.max(pb.x) + eps);
+            let start = verts.partition_point(|v| v.x < x0);
+            let ab = pb - pa;
+            let len = ab.length();
+            for &p in verts[start..].iter().take_while(|v| v.x <= x1) {
+                let t = (p - pa).dot(ab) / (len * len);
+                if t * len <= eps || (1.0 - t) * len <= eps {
+                    continue;
+                }
+                if (pa + ab * t).distance(p) < eps {
+                    return Some((si, pa, pb, p));
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tjunction_repair_on_a_split_edge() {
+        // A big square next to two small ones: the big one's edge gets the middle vertex.
+        let sq = |x0: f64, y0: f64, x1: f64, y1: f64| {
+            vec![
+                DVec3::new(x0, y0, 0.0),
+                DVec3::new(x1, y0, 0.0),
+                DVec3::new(x1, y1, 0.0),
+                DVec3::new(x0, y1, 0.0),
+            ]
+        };
+        let mut polys = vec![
+            sq(0.0, 0.0, 64.0, 64.0),
+            sq(64.0, 0.0, 128.0, 32.0),
+            sq(64.0, 32.0, 128.0, 64.0),
+        ];
+        let spec = SurfaceSpec {
+            tex: TexVecs {
+                s: DVec3::X,
+                s_offset: 0.0,
+                t: DVec3::Y,
+                t_offset: 0.0,
+            },
+            tex_size: (64, 64),
+            material: 0,
+            flags: 0,
+            luxel: Some(16.0),
+        };
+        let before: Vec<Surface> = polys
+            .iter()
+            .map(|p| make_surface(p, false, DVec3::Z, &spec))
+            .collect();
+        assert!(find_tjunction(&before.iter().collect::<Vec<_>>(), 0.01).is_some());
+        let changed = fix_tjunctions(&mut polys, 0.05);
+        assert_eq!(changed, vec![true, false, false]);
+        assert_eq!(polys[0].len(), 5);
+        let after: Vec<Surface> = polys
+            .iter()
+            .zip(&changed)
+            .map(|(p, &c)| make_surface(p, c, DVec3::Z, &spec))
+            .collect();
+        assert_eq!(
+            find_tjunction(&after.iter().collect::<Vec<_>>(), 0.01),
+            None
+        );
+        // Area is kept by the centre fan.
+        let area: f32 = after[0]
+            .indices
+            .chunks(3)
+            .map(|t| {
+                let p = |i: u32| after[0].vertices[i as usize].position;
+                (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).length() * 0.5
+            })
+            .sum();
+        assert!((area - 64.0 * 64.0).abs() < 1e-3);
+        // Lightmap: 64 units / 16 = 4 luxels → 5 samples.
+        assert_eq!(after[0].lightmap.unwrap().width, 5);
+    }
+
+    #[test]
+    fn packing_never_overlaps() {
+        let mut surfaces: Vec<Surface> = (0..200)
+            .map(|i| Surface {
+                lightmap: Some(LightmapRect {
+                    x: 0,
+                    y: 0,
+                    width: 1 + (i * 7) % 19,
+                    height: 1 + (i * 13) % 17,
+                }),
+                ..Default::default()
+            })
+            .collect();
+        let (w, h) = pack_lightmaps(&mut surfaces, 64);
+        let rects: Vec<LightmapRect> = surfaces.iter().map(|s| s.lightmap.unwrap()).collect();
+        for (i, a) in rects.iter().enumerate() {
+            assert!(a.x + a.width <= w && a.y + a.height <= h);
+            for b in &rects[i + 1..] {
+                let apart = a.x + a.width <= b.x
+                    || b.x + b.width <= a.x
+                    || a.y + a.height <= b.y
+                    || b.y + b.height <= a.y;
+                assert!(apart, "{a:?} {b:?}");
+            }
+        }
+    }
+}
