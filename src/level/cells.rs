@@ -461,17 +461,22 @@ impl Tree {
 
     /// The leaf holding `p` (front side on ties).
     pub fn leaf_at(&self, p: DVec3) -> Option<u32> {
+        self.leaf_at_tie(p, true)
+    }
+
+    /// The leaf holding `p`; a point exactly on a node plane goes to the front when
+    /// `front_on_tie`, else to the back (Quake's rule, which qbsp's leak test uses: an entity
+    /// placed exactly on a wall face counts as inside the wall).
+    pub fn leaf_at_tie(&self, p: DVec3, front_on_tie: bool) -> Option<u32> {
         let mut c = self.root?;
         loop {
             match c {
                 Child::Leaf(l) => return Some(l),
                 Child::Node(n) => {
                     let node = &self.nodes[n as usize];
-                    c = node.children[if self.pool.get(node.plane).distance(p) >= 0.0 {
-                        0
-                    } else {
-                        1
-                    }];
+                    let d = self.pool.get(node.plane).distance(p);
+                    let front = d > 0.0 || (front_on_tie && d == 0.0);
+                    c = node.children[if front { 0 } else { 1 }];
                 }
             }
         }
@@ -568,7 +573,7 @@ impl Tree {
     /// the centre of the first outside leaf.
     pub fn leak_path(&self, start: DVec3, from: &[Option<u32>]) -> Vec<DVec3> {
         let mut pts = vec![start];
-        let Some(mut l) = self.leaf_at(start) else {
+        let Some(mut l) = self.leaf_at_tie(start, false) else {
             return pts;
         };
         let mut guard = 0;

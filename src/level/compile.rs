@@ -350,7 +350,9 @@ fn compile_map(
             continue;
         }
         let p = DVec3::new(v[0], v[1], v[2]);
-        let Some(l) = tree.leaf_at(p) else { continue };
+        let Some(l) = tree.leaf_at_tie(p, false) else {
+            continue;
+        };
         if tree.is_open(l) && tree.leaves[l as usize].outside {
             let pts = tree.leak_path(p, &from);
             let text: String = pts
@@ -507,7 +509,7 @@ fn compile_map(
             options,
             &mut |n| material_of(n, &mut level),
         );
-        let s = surfaces::make_surface(pts, *centre, f.normal, &spec);
+        let s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
         if s.indices.is_empty() {
             continue;
         }
@@ -548,7 +550,7 @@ fn compile_map(
                 options,
                 &mut |n| material_of(n, &mut level),
             );
-            let s = surfaces::make_surface(pts, *centre, f.normal, &spec);
+            let s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
             if s.indices.is_empty() {
                 continue;
             }
@@ -959,5 +961,261 @@ pub(crate) mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains(":13:"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod realdata {
+    use super::*;
+
+    fn maps_dir() -> Option<PathBuf> {
+        let dir = crate::realdata_dir().join("quake/maps");
+        if dir.join("e1m1.map").exists() {
+            Some(dir)
+        } else {
+            crate::level::testutil::missing_realdata(&dir);
+            None
+        }
+    }
+
+    #[test]
+    fn e1m1_compiles_sealed_without_tjunctions() {
+        let Some(dir) = maps_dir() else { return };
+        let options = CompileOptions {
+            leak_file: Some(std::env::temp_dir().join("lanthorn-test-e1m1-only.pts")),
+            ..Default::default()
+        };
+        let (level, stats) = compile(&dir.join("e1m1.map"), &options).unwrap();
+        eprintln!(
+            "e1m1: {} cells, {} portals, {} surfaces, {} triangles, {:.2} s; stages {:?}",
+            stats.cells,
+            stats.portals,
+            stats.surfaces,
+            stats.triangles,
+            stats.seconds,
+            stats.stages
+        );
+        assert!(!stats.leak);
+        assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
+        super::super::file::validate(&level).unwrap();
+        // Texture sizes came from the wads (the oracle: Quake's own data).
+        assert!(level
+            .materials
+            .iter()
+            .any(|m| (m.width, m.height) != (64, 64)));
+        // The player start lies in a cell.
+        let start = level
+            .entities
+            .iter()
+            .find(|e| e.classname() == "info_player_start")
+            .unwrap()
+            .origin()
+            .unwrap();
+        assert!(level.locate(start).is_some());
+        tests::check_portals_and_locate(&level);
+        // T-junctions: no world surface vertex lies inside another world surface's edge.
+        let world: Vec<&Surface> = {
+            let objects: std::collections::HashSet<u32> = level
+                .objects
+                .iter()
+                .flat_map(|o| o.surfaces.iter().copied())
+                .collect();
+            (0..level.surfaces.len() as u32)
+                .filter(|s| !objects.contains(s))
+                .map(|s| &level.surfaces[s as usize])
+                .collect()
+        };
+        if let Some((si, a, b, p)) = surfaces::find_tjunction(&world, 0.02) {
+            for (i, s) in world.iter().enumerate() {
+                if s.vertices.iter().any(|v| v.position.distance(p) < 0.05) || i == si {
+                    let m = &level.materials[s.material as usize].name;
+                    let pts: Vec<Vec3> = s.vertices.iter().map(|v| v.position).collect();
+                    eprintln!(
+                        "surface {i} {m} flags {} normal {} {pts:?} {:?}",
+                        s.flags, s.normal, s.indices
+                    );
+                }
+            }
+            panic!("T-junction: surface {si} edge {a} {b} has {p} inside");
+        }
+        // Save → load → save is byte-identical on a real level.
+        let bytes = super::super::file::to_bytes(&level);
+        assert_eq!(
+            super::super::file::to_bytes(&super::super::file::from_bytes(&bytes).unwrap()),
+            bytes
+        );
+    }
+
+    #[test]
+    fn every_id_map_compiles_without_leak() {
+        let Some(dir) = maps_dir() else { return };
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "map"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 15);
+        let mut failures = Vec::new();
+        for p in &names {
+            let options = CompileOptions {
+                leak_file: Some(std::env::temp_dir().join(format!(
+                    "lanthorn-test-{}.pts",
+                    p.file_stem().unwrap().to_string_lossy()
+                ))),
+                ..Default::default()
+            };
+            match compile(p, &options) {
+                Ok((level, stats)) => {
+                    eprintln!(
+                        "{}: {} brushes, {} cells, {} portals, {} surfaces, {} triangles, {:.2} s",
+                        p.file_name().unwrap().to_string_lossy(),
+                        stats.brushes,
+                        stats.cells,
+                        stats.portals,
+                        stats.surfaces,
+                        stats.triangles,
+                        stats.seconds
+                    );
+                    if stats.failed_brushes != 0 {
+                        failures.push(format!(
+                            "{}: failed brushes {:?}",
+                            p.display(),
+                            stats.warnings
+                        ));
+                    }
+                    if let Err(e) = super::super::file::validate(&level) {
+                        failures.push(format!("{}: {e}", p.display()));
+                    }
+                }
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}
+
+#[cfg(test)]
+mod leak_debug {
+    use super::*;
+
+    /// Debug aid: `LANTHORN_DEBUG_MAP=e1m2 cargo test leak_debug -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn explain_leak() {
+        let name = std::env::var("LANTHORN_DEBUG_MAP").unwrap_or("e1m2".into());
+        let path = crate::realdata_dir().join(format!("quake/maps/{name}.map"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let map = map_file::parse(&text).unwrap();
+        let mut brushes = Vec::new();
+        for (ei, e) in map.entities.iter().enumerate() {
+            if entity_group(ei, e.classname()) != Group::World {
+                continue;
+            }
+            for (bi, mb) in e.brushes.iter().enumerate() {
+                let planes: Vec<_> = mb
+                    .faces
+                    .iter()
+                    .enumerate()
+                    .map(|(fi, f)| (brush::map_plane(&f.points).unwrap(), fi))
+                    .collect();
+                let sides = brush::build(&planes, 65536.0).unwrap();
+                let texs: Vec<_> = mb
+                    .faces
+                    .iter()
+                    .map(|f| brush::texture_contents(&f.texture))
+                    .collect();
+                let contents = if texs.contains(&Some(Contents::Clip)) {
+                    Contents::Clip
+                } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
+                    *l
+                } else {
+                    Contents::Solid
+                };
+                let (min, max) = brush::bounds(&sides);
+                brushes.push(Brush {
+                    sides,
+                    min,
+                    max,
+                    contents,
+                    entity: ei,
+                    index: bi,
+                    line: mb.line,
+                    detail: false,
+                });
+            }
+        }
+        let structural: Vec<&Brush> = brushes
+            .iter()
+            .filter(|b| b.contents.is_solid() || b.contents.is_liquid())
+            .collect();
+        let mut tree = cells::build_tree(&structural, 512.0);
+        tree.make_portals();
+        let from = tree.flood_outside();
+        for e in &map.entities {
+            let Some(o) = e.get("origin") else { continue };
+            let v: Vec<f64> = o.split_whitespace().map(|s| s.parse().unwrap()).collect();
+            let p = DVec3::new(v[0], v[1], v[2]);
+            let l = tree.leaf_at_tie(p, false).unwrap();
+            if !(tree.is_open(l) && tree.leaves[l as usize].outside) {
+                continue;
+            }
+            eprintln!("leak from {} at {p}", e.classname());
+            for q in [
+                p,
+                p - DVec3::X * 8.0,
+                p + DVec3::X * 8.0,
+                p - DVec3::Z * 8.0,
+            ] {
+                let l = tree.leaf_at_tie(q, false).unwrap();
+                eprintln!("  at {q}: leaf {l} {:?}", tree.leaves[l as usize].contents);
+            }
+            let mut c = tree.root.unwrap();
+            while let Child::Node(n) = c {
+                let node = &tree.nodes[n as usize];
+                let pl = tree.pool.get(node.plane);
+                let d = pl.distance(p);
+                if d.abs() < 1.0 {
+                    eprintln!("   node {n} plane {} {:?} d={d}", node.plane, pl);
+                }
+                c = node.children[if d > 0.0 { 0 } else { 1 }];
+            }
+            let mut l = l;
+            loop {
+                let leaf = &tree.leaves[l as usize];
+                let c = leaf.volume.center();
+                let inside: Vec<usize> = structural
+                    .iter()
+                    .filter(|b| b.contains(c, -0.01))
+                    .map(|b| b.line)
+                    .collect();
+                eprintln!(
+                    "  leaf {l} {:?} {} .. {} faces {} centre inside brushes at lines {inside:?}",
+                    leaf.contents,
+                    leaf.volume.min,
+                    leaf.volume.max,
+                    leaf.volume.faces.len()
+                );
+                for b in &structural {
+                    if (0..3).all(|k| {
+                        b.min[k] < leaf.volume.max[k] + 1.0 && b.max[k] > leaf.volume.min[k] - 1.0
+                    }) {
+                        eprintln!(
+                            "     near brush line {} {:?} {} .. {}",
+                            b.line, b.contents, b.min, b.max
+                        );
+                    }
+                }
+                let Some(pi) = from[l as usize] else { break };
+                let p = &tree.portals[pi as usize];
+                eprintln!("   via portal {:?}", p.winding.points);
+                l = if p.leaves[0] == l {
+                    p.leaves[1]
+                } else {
+                    p.leaves[0]
+                };
+            }
+            break;
+        }
     }
 }

@@ -187,9 +187,9 @@ pub fn csg_faces(
 }
 
 /// Inserts into every polygon the vertices of other polygons that lie on its edges, so that
-/// neighbouring surfaces share vertices (no cracks). Returns, per polygon, whether anything
-/// was inserted.
-pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<bool> {
+/// neighbouring surfaces share vertices (no cracks). Returns, per polygon, which of its
+/// vertices were inserted.
+pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<Vec<bool>> {
     const CELL: f64 = 64.0;
     let key = |p: DVec3| {
         (
@@ -207,13 +207,15 @@ pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<bool> {
             }
         }
     }
-    let mut changed = vec![false; polys.len()];
-    for (pi, poly) in polys.iter_mut().enumerate() {
+    let mut changed = Vec::with_capacity(polys.len());
+    for poly in polys.iter_mut() {
         let n = poly.len();
         let mut result = Vec::with_capacity(n);
+        let mut inserted = Vec::with_capacity(n);
         for i in 0..n {
             let (a, b) = (poly[i], poly[(i + 1) % n]);
             result.push(a);
+            inserted.push(false);
             let ab = b - a;
             let len2 = ab.length_squared();
             if len2 < 1e-12 {
@@ -251,11 +253,12 @@ pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<bool> {
             if !on.is_empty() {
                 on.sort_by(|x, y| x.0.total_cmp(&y.0));
                 on.dedup_by(|x, y| x.1.distance_squared(y.1) < 1e-12);
-                changed[pi] = true;
+                inserted.extend(on.iter().map(|_| true));
                 result.extend(on.into_iter().map(|(_, p)| p));
             }
         }
         *poly = result;
+        changed.push(inserted);
     }
     changed
 }
@@ -271,17 +274,27 @@ pub struct SurfaceSpec {
 }
 
 /// Builds a triangulated surface from a convex polygon (counter-clockwise seen from the front).
-/// Polygons that had T-junction vertices inserted are fanned from their centre so no
-/// triangle edge skips an inserted vertex.
+/// `inserted` marks T-junction vertices (on a straight edge): the fan's apex is a corner whose
+/// neighbours are corners too, so no triangle is flat and no boundary edge skips a vertex;
+/// without such a corner the polygon is fanned from its centre.
 pub fn make_surface(
     points: &[DVec3],
-    centre_fan: bool,
+    inserted: &[bool],
     normal: DVec3,
     spec: &SurfaceSpec,
 ) -> Surface {
-    let mut pts: Vec<DVec3> = points.to_vec();
+    let n = points.len();
+    let apex = if inserted.iter().any(|&i| i) {
+        (0..n).find(|&a| !inserted[a] && !inserted[(a + 1) % n] && !inserted[(a + n - 1) % n])
+    } else {
+        Some(0)
+    };
+    let mut pts: Vec<DVec3> = match apex {
+        Some(a) => (0..n).map(|k| points[(a + k) % n]).collect(),
+        None => points.to_vec(),
+    };
     let mut indices = Vec::new();
-    if centre_fan {
+    if apex.is_none() {
         let c = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
         let ci = pts.len() as u32;
         pts.push(c);
@@ -379,27 +392,38 @@ pub fn pack_lightmaps(surfaces: &mut [Surface], width: u32) -> (u32, u32) {
     (w, y + shelf)
 }
 
-/// Brute-force check used by tests: every boundary edge of every triangle, against every
-/// vertex of every surface; returns the first vertex found strictly inside an edge.
-pub fn find_tjunction(surfaces: &[&Surface], eps: f32) -> Option<(usize, Vec3, Vec3, Vec3)> {
-    let mut verts: Vec<Vec3> = surfaces
-        .iter()
-        .flat_map(|s| s.vertices.iter().map(|v| v.position))
+/// Boundary edges of a triangulated surface: those used by exactly one triangle.
+fn boundary_edges(s: &Surface) -> Vec<(u32, u32)> {
+    let mut count: HashMap<(u32, u32), u32> = HashMap::new();
+    for t in s.indices.chunks(3) {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *count.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let mut v: Vec<(u32, u32)> = count
+        .into_iter()
+        .filter(|&(_, c)| c == 1)
+        .map(|(e, _)| e)
         .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Brute-force check used by tests: every boundary edge of every surface's triangles against
+/// every boundary vertex of every surface (vertices on some surface's outline: a fan centre
+/// inside a surface cannot crack); returns the first vertex found strictly inside an edge.
+pub fn find_tjunction(surfaces: &[&Surface], eps: f32) -> Option<(usize, Vec3, Vec3, Vec3)> {
+    let mut verts: Vec<Vec3> = Vec::new();
+    for s in surfaces {
+        for (a, b) in boundary_edges(s) {
+            verts.push(s.vertices[a as usize].position);
+            verts.push(s.vertices[b as usize].position);
+        }
+    }
     verts.sort_by(|a, b| a.x.total_cmp(&b.x));
     for (si, s) in surfaces.iter().enumerate() {
-        // Boundary edges: those used by exactly one triangle of the surface.
-        let mut count: HashMap<(u32, u32), u32> = HashMap::new();
-        for t in s.indices.chunks(3) {
-            for k in 0..3 {
-                let (a, b) = (t[k], t[(k + 1) % 3]);
-                *count.entry((a.min(b), a.max(b))).or_default() += 1;
-            }
-        }
-        for (&(a, b), &c) in &count {
-            if c != 1 {
-                continue;
-            }
+        for (a, b) in boundary_edges(s) {
             let (pa, pb) = (
                 s.vertices[a as usize].position,
                 s.vertices[b as usize].position,
@@ -456,16 +480,17 @@ mod tests {
         };
         let before: Vec<Surface> = polys
             .iter()
-            .map(|p| make_surface(p, false, DVec3::Z, &spec))
+            .map(|p| make_surface(p, &[false; 4], DVec3::Z, &spec))
             .collect();
         assert!(find_tjunction(&before.iter().collect::<Vec<_>>(), 0.01).is_some());
         let changed = fix_tjunctions(&mut polys, 0.05);
-        assert_eq!(changed, vec![true, false, false]);
+        assert_eq!(changed[0], vec![false, false, true, false, false]);
+        assert!(changed[1..].iter().all(|c| c.iter().all(|&i| !i)));
         assert_eq!(polys[0].len(), 5);
         let after: Vec<Surface> = polys
             .iter()
             .zip(&changed)
-            .map(|(p, &c)| make_surface(p, c, DVec3::Z, &spec))
+            .map(|(p, c)| make_surface(p, c, DVec3::Z, &spec))
             .collect();
         assert_eq!(
             find_tjunction(&after.iter().collect::<Vec<_>>(), 0.01),
