@@ -5,6 +5,7 @@ pub mod brush;
 pub mod builtin;
 pub mod cells;
 pub mod compile;
+pub mod csg;
 pub mod file;
 mod load;
 pub mod map_file;
