@@ -480,7 +480,7 @@ fn compile_map(
             ) == Group::World
         })
         .collect();
-    let frags = surfaces::csg_faces(&brushes, &world, &draws_fast);
+    let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &world, &draws_fast));
     timer.lap(&mut stats, "csg");
     // Attach to the cells each fragment touches.
     let mut kept = Vec::new();
@@ -535,7 +535,7 @@ fn compile_map(
         if group.is_empty() {
             continue;
         }
-        let frags = surfaces::csg_faces(&brushes, &group, &draws_fast);
+        let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &group, &draws_fast));
         let mut polys: Vec<Vec<DVec3>> = frags.iter().map(|f| f.winding.points.clone()).collect();
         let changed = surfaces::fix_tjunctions(&mut polys, 0.05);
         let mut ids = Vec::new();
