@@ -1038,6 +1038,17 @@ mod realdata {
             }
             panic!("T-junction: surface {si} edge {a} {b} has {p} inside");
         }
+        // For comparison with qbsp's leaves (it has no grid split): cells without the grid.
+        let no_grid = CompileOptions {
+            max_cell_size: 1e9,
+            ..options.clone()
+        };
+        let (_, s2) = compile(&dir.join("e1m1.map"), &no_grid).unwrap();
+        eprintln!(
+            "e1m1 without the 512 grid: {} cells, {} portals",
+            s2.cells, s2.portals
+        );
+        assert!(s2.cells <= stats.cells);
         // Save → load → save is byte-identical on a real level.
         let bytes = super::super::file::to_bytes(&level);
         assert_eq!(
@@ -1217,5 +1228,42 @@ mod leak_debug {
             }
             break;
         }
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    /// `level::load` compiles `.map` and `.ron` sources, and the cached second load is equal.
+    #[test]
+    fn load_compiles_sources_and_caches() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("room.map");
+        std::fs::write(&map, tests::room_map(None)).unwrap();
+        let a = crate::level::load(&map).unwrap();
+        let b = crate::level::load(&map).unwrap();
+        assert!(!a.cells.is_empty());
+        assert_eq!(
+            super::super::file::to_bytes(&a),
+            super::super::file::to_bytes(&b)
+        );
+        let (direct, _) = compile(&map, &CompileOptions::default()).unwrap();
+        assert_eq!(direct.cells.len(), a.cells.len());
+        let ron = dir.join("scene.ron");
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
+        )
+        .unwrap();
+        assert_eq!(crate::level::load(&ron).unwrap().cells.len(), 1);
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
+        )
+        .unwrap();
+        assert!(crate::level::load(&ron).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

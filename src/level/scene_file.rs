@@ -530,3 +530,17 @@ mod tests {
             .contains("beyond"));
     }
 }
+
+#[cfg(test)]
+mod readme {
+    /// The example in README.md parses and compiles (the docs cannot drift from the format).
+    #[test]
+    fn readme_example_compiles() {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("```ron\n").expect("README has a ron example") + 7;
+        let end = start + readme[start..].find("```").unwrap();
+        let scene = super::parse(&readme[start..end]).unwrap();
+        let (level, _) = super::compile_scene(&scene, &Default::default()).unwrap();
+        assert!(!level.cells.is_empty());
+    }
+}
