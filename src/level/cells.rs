@@ -20,6 +20,9 @@ pub struct PFace {
     pub winding: DPolygon,
     /// An original brush side that may still be chosen as a splitter.
     pub candidate: bool,
+    /// The side shows a visible surface: preferred as a splitter, so hidden sides (inside
+    /// walls) only cut what is left.
+    pub visible: bool,
 }
 
 /// A convex polyhedron as its faces.
@@ -64,6 +67,7 @@ impl Poly {
                     plane: pool.id(*p),
                     winding: w,
                     candidate: false,
+                    visible: false,
                 }
             })
             .collect();
@@ -122,6 +126,7 @@ impl Poly {
                     plane: f.plane,
                     winding: fw,
                     candidate: f.candidate,
+                    visible: f.visible,
                 });
             }
             if !bw.is_empty() && bw.area() > 1e-9 {
@@ -129,6 +134,7 @@ impl Poly {
                     plane: f.plane,
                     winding: bw,
                     candidate: f.candidate,
+                    visible: f.visible,
                 });
             }
         }
@@ -139,11 +145,13 @@ impl Poly {
             plane: pid ^ 1,
             winding: cap.reversed(),
             candidate: false,
+            visible: false,
         });
         back.push(PFace {
             plane: pid,
             winding: cap,
             candidate: false,
+            visible: false,
         });
         (Some(Poly::new(front)), Some(Poly::new(back)))
     }
@@ -228,6 +236,15 @@ struct Frag {
 /// Builds the tree over `brushes` (only those with `is_structural`), splitting open leaves
 /// larger than `max_cell_size`. Leaves the portals and flood to the following steps.
 pub fn build_tree(brushes: &[&Brush], max_cell_size: f64) -> Tree {
+    build_tree_with(brushes, max_cell_size, &|_, _| true)
+}
+
+/// As [`build_tree`]; `visible(brush, side)` says which sides show a surface (those split first).
+pub fn build_tree_with(
+    brushes: &[&Brush],
+    max_cell_size: f64,
+    visible: &dyn Fn(usize, usize) -> bool,
+) -> Tree {
     let mut tree = Tree::default();
     let mut min = DVec3::splat(f64::INFINITY);
     let mut max = DVec3::splat(f64::NEG_INFINITY);
@@ -244,15 +261,18 @@ pub fn build_tree(brushes: &[&Brush], max_cell_size: f64) -> Tree {
     tree.root_max = max;
     let frags: Vec<Frag> = brushes
         .iter()
-        .map(|b| Frag {
+        .enumerate()
+        .map(|(bi, b)| Frag {
             contents: b.contents,
             poly: Poly::new(
                 b.sides
                     .iter()
-                    .map(|s| PFace {
+                    .enumerate()
+                    .map(|(si, s)| PFace {
                         plane: tree.pool.id(s.plane),
                         winding: s.winding.clone(),
                         candidate: true,
+                        visible: visible(bi, si),
                     })
                     .collect(),
             ),
@@ -281,10 +301,17 @@ fn side_of(pool: &PlanePool, pid: u32, poly: &Poly) -> (bool, bool) {
 }
 
 fn choose_splitter(tree: &Tree, frags: &[Frag]) -> Option<u32> {
+    // Visible sides first: hidden ones only finish off what is left.
+    let any_visible = frags.iter().any(|f| {
+        f.poly
+            .faces
+            .iter()
+            .any(|face| face.candidate && face.visible)
+    });
     let mut cands: HashMap<u32, u32> = HashMap::new();
     for f in frags {
         for face in &f.poly.faces {
-            if face.candidate {
+            if face.candidate && (face.visible || !any_visible) {
                 *cands.entry(face.plane & !1).or_insert(0) += 1;
             }
         }

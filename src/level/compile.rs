@@ -334,7 +334,33 @@ fn compile_map(
                 && (b.contents.is_solid() || b.contents.is_liquid())
         })
         .collect();
-    let mut tree = cells::build_tree(&structural, options.max_cell_size);
+    // The CSG of the world's faces comes first: sides with a visible piece split cells first.
+    // `csg_faces` passes brushes borrowed from `brushes`: their index is the pointer offset.
+    let base = brushes.as_ptr() as usize;
+    let size = std::mem::size_of::<Brush>();
+    let index_of = |b: &Brush| (b as *const Brush as usize - base) / size;
+    let draws_fast = |b: &Brush, si: usize| -> bool {
+        let face = &brush_faces[index_of(b)][b.sides[si].face];
+        !brush::is_tool_texture(&face.texture)
+    };
+    let world: Vec<usize> = (0..brushes.len())
+        .filter(|&i| {
+            entity_group(
+                brushes[i].entity,
+                map.entities[brushes[i].entity].classname(),
+            ) == Group::World
+        })
+        .collect();
+    let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &world, &draws_fast));
+    let mut visible: Vec<Vec<bool>> = brushes.iter().map(|b| vec![false; b.sides.len()]).collect();
+    for f in &frags {
+        visible[f.brush][f.side] = true;
+    }
+    let structural_index: Vec<usize> = structural.iter().map(|b| index_of(b)).collect();
+    timer.lap(&mut stats, "csg");
+    let mut tree = cells::build_tree_with(&structural, options.max_cell_size, &|b, s| {
+        visible[structural_index[b]][s]
+    });
     timer.lap(&mut stats, "bsp");
     tree.make_portals();
     timer.lap(&mut stats, "portals");
@@ -464,24 +490,6 @@ fn compile_map(
     };
 
     // ---- world surfaces
-    // `csg_faces` passes brushes borrowed from `brushes`: their index is the pointer offset.
-    let base = brushes.as_ptr() as usize;
-    let size = std::mem::size_of::<Brush>();
-    let draws_fast = |b: &Brush, si: usize| -> bool {
-        let bi = (b as *const Brush as usize - base) / size;
-        let face = &brush_faces[bi][b.sides[si].face];
-        !brush::is_tool_texture(&face.texture)
-    };
-    let world: Vec<usize> = (0..brushes.len())
-        .filter(|&i| {
-            entity_group(
-                brushes[i].entity,
-                map.entities[brushes[i].entity].classname(),
-            ) == Group::World
-        })
-        .collect();
-    let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &world, &draws_fast));
-    timer.lap(&mut stats, "csg");
     // Attach to the cells each fragment touches.
     let mut kept = Vec::new();
     let mut touched = Vec::new();

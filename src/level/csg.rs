@@ -88,6 +88,7 @@ pub fn poly_from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly>
                 plane: pool.id(*p),
                 winding: w,
                 candidate: false,
+                visible: false,
             });
         }
     }
