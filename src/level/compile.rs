@@ -517,9 +517,12 @@ fn compile_map(
             options,
             &mut |n| material_of(n, &mut level),
         );
-        let s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
+        let mut s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
         if s.indices.is_empty() {
             continue;
+        }
+        if b.detail {
+            s.flags |= surface_flags::DETAIL;
         }
         let id = level.surfaces.len() as u32;
         for &c in cells {
@@ -811,6 +814,11 @@ pub(crate) mod tests {
             })
             .collect();
         assert!(!pillar_cells.is_empty());
+        assert!(level
+            .surfaces
+            .iter()
+            .filter(|s| s.material == pillar)
+            .all(|s| s.flags & surface_flags::DETAIL != 0));
         // The door is an object; the trigger makes nothing.
         assert_eq!(level.objects.len(), 1);
         assert_eq!(level.objects[0].name, "func_door d1");
@@ -1115,131 +1123,6 @@ mod realdata {
 }
 
 #[cfg(test)]
-mod leak_debug {
-    use super::*;
-
-    /// Debug aid: `LANTHORN_DEBUG_MAP=e1m2 cargo test leak_debug -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn explain_leak() {
-        let name = std::env::var("LANTHORN_DEBUG_MAP").unwrap_or("e1m2".into());
-        let path = crate::realdata_dir().join(format!("quake/maps/{name}.map"));
-        let text = std::fs::read_to_string(&path).unwrap();
-        let map = map_file::parse(&text).unwrap();
-        let mut brushes = Vec::new();
-        for (ei, e) in map.entities.iter().enumerate() {
-            if entity_group(ei, e.classname()) != Group::World {
-                continue;
-            }
-            for (bi, mb) in e.brushes.iter().enumerate() {
-                let planes: Vec<_> = mb
-                    .faces
-                    .iter()
-                    .enumerate()
-                    .map(|(fi, f)| (brush::map_plane(&f.points).unwrap(), fi))
-                    .collect();
-                let sides = brush::build(&planes, 65536.0).unwrap();
-                let texs: Vec<_> = mb
-                    .faces
-                    .iter()
-                    .map(|f| brush::texture_contents(&f.texture))
-                    .collect();
-                let contents = if texs.contains(&Some(Contents::Clip)) {
-                    Contents::Clip
-                } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
-                    *l
-                } else {
-                    Contents::Solid
-                };
-                let (min, max) = brush::bounds(&sides);
-                brushes.push(Brush {
-                    sides,
-                    min,
-                    max,
-                    contents,
-                    entity: ei,
-                    index: bi,
-                    line: mb.line,
-                    detail: false,
-                });
-            }
-        }
-        let structural: Vec<&Brush> = brushes
-            .iter()
-            .filter(|b| b.contents.is_solid() || b.contents.is_liquid())
-            .collect();
-        let mut tree = cells::build_tree(&structural, 512.0);
-        tree.make_portals();
-        let from = tree.flood_outside();
-        for e in &map.entities {
-            let Some(o) = e.get("origin") else { continue };
-            let v: Vec<f64> = o.split_whitespace().map(|s| s.parse().unwrap()).collect();
-            let p = DVec3::new(v[0], v[1], v[2]);
-            let l = tree.leaf_at_tie(p, false).unwrap();
-            if !(tree.is_open(l) && tree.leaves[l as usize].outside) {
-                continue;
-            }
-            eprintln!("leak from {} at {p}", e.classname());
-            for q in [
-                p,
-                p - DVec3::X * 8.0,
-                p + DVec3::X * 8.0,
-                p - DVec3::Z * 8.0,
-            ] {
-                let l = tree.leaf_at_tie(q, false).unwrap();
-                eprintln!("  at {q}: leaf {l} {:?}", tree.leaves[l as usize].contents);
-            }
-            let mut c = tree.root.unwrap();
-            while let Child::Node(n) = c {
-                let node = &tree.nodes[n as usize];
-                let pl = tree.pool.get(node.plane);
-                let d = pl.distance(p);
-                if d.abs() < 1.0 {
-                    eprintln!("   node {n} plane {} {:?} d={d}", node.plane, pl);
-                }
-                c = node.children[if d > 0.0 { 0 } else { 1 }];
-            }
-            let mut l = l;
-            loop {
-                let leaf = &tree.leaves[l as usize];
-                let c = leaf.volume.center();
-                let inside: Vec<usize> = structural
-                    .iter()
-                    .filter(|b| b.contains(c, -0.01))
-                    .map(|b| b.line)
-                    .collect();
-                eprintln!(
-                    "  leaf {l} {:?} {} .. {} faces {} centre inside brushes at lines {inside:?}",
-                    leaf.contents,
-                    leaf.volume.min,
-                    leaf.volume.max,
-                    leaf.volume.faces.len()
-                );
-                for b in &structural {
-                    if (0..3).all(|k| {
-                        b.min[k] < leaf.volume.max[k] + 1.0 && b.max[k] > leaf.volume.min[k] - 1.0
-                    }) {
-                        eprintln!(
-                            "     near brush line {} {:?} {} .. {}",
-                            b.line, b.contents, b.min, b.max
-                        );
-                    }
-                }
-                let Some(pi) = from[l as usize] else { break };
-                let p = &tree.portals[pi as usize];
-                eprintln!("   via portal {:?}", p.winding.points);
-                l = if p.leaves[0] == l {
-                    p.leaves[1]
-                } else {
-                    p.leaves[0]
-                };
-            }
-            break;
-        }
-    }
-}
-
-#[cfg(test)]
 mod load_tests {
     use super::*;
 
@@ -1273,5 +1156,99 @@ mod load_tests {
         .unwrap();
         assert!(crate::level::load(&ron).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod map_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn box_text(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
+        let (x0, y0, z0, x1, y1, z1) = (a[0], a[1], a[2], b[0], b[1], b[2]);
+        format!(
+            "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// A sealed hull with random solid and water boxes inside: at random points, the
+        /// compiled level's cell (or its absence) agrees with the brushes themselves.
+        #[test]
+        fn cells_match_the_brushes(
+            boxes in prop::collection::vec((prop::array::uniform3(0i32..16), prop::array::uniform3(1i32..6), 0u8..4), 0..12),
+            max_cell in prop_oneof![Just(128.0), Just(512.0)],
+        ) {
+            let n = 1024;
+            let mut text = String::from("{\n\"classname\" \"worldspawn\"\n");
+            for k in 0..3 {
+                let (mut lo, mut hi) = ([-16; 3], [n + 16; 3]);
+                hi[k] = 0;
+                text += &box_text(lo, hi, "wall");
+                lo[k] = n;
+                hi[k] = n + 16;
+                text += &box_text(lo, hi, "wall");
+            }
+            let mut brushes = Vec::new();
+            for (lo, size, kind) in &boxes {
+                let a = [lo[0] * 64, lo[1] * 64, lo[2] * 64];
+                let b = [(a[0] + size[0] * 48).min(n), (a[1] + size[1] * 48).min(n), (a[2] + size[2] * 48).min(n)];
+                if (0..3).any(|k| b[k] <= a[k]) {
+                    continue;
+                }
+                let tex = if *kind == 0 { "*water1" } else { "rock" };
+                text += &box_text(a, b, tex);
+                brushes.push((a, b, *kind == 0));
+            }
+            text += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"-8 -8 -8\"\n}\n";
+            let options = CompileOptions { max_cell_size: max_cell, leak_file: Some(std::env::temp_dir().join("lanthorn-prop.pts")), ..Default::default() };
+            let (level, stats) = compile_map_text(&text, &options).unwrap();
+            prop_assert_eq!(stats.failed_brushes, 0);
+            super::super::file::validate(&level).unwrap();
+            for c in &level.cells {
+                prop_assert!(c.aabb.size().max_element() <= max_cell as f32 + 1e-3);
+            }
+            let mut s = 12345u64 + boxes.len() as u64;
+            let mut rnd = || { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((s >> 33) % 10000) as f32 / 10000.0 };
+            for _ in 0..300 {
+                let p = Vec3::new(rnd(), rnd(), rnd()) * (n as f32) + Vec3::splat(0.37);
+                let inside = |&(a, b, _): &([i32; 3], [i32; 3], bool)| (0..3).all(|k| p[k] > a[k] as f32 && p[k] < b[k] as f32);
+                let near = brushes.iter().any(|&(a, b, _)| (0..3).any(|k| (p[k] - a[k] as f32).abs() < 0.01 || (p[k] - b[k] as f32).abs() < 0.01));
+                if near { continue; }
+                let solid = brushes.iter().filter(|b| !b.2).any(inside);
+                let water = brushes.iter().filter(|b| b.2).any(inside);
+                let cell = level.locate(p).filter(|&c| level.cells[c as usize].contains(p, 0.01));
+                match cell {
+                    None => prop_assert!(solid, "no cell at open point {}", p),
+                    Some(c) => {
+                        prop_assert!(!solid, "cell {} at solid point {}", c, p);
+                        let want = if water { Medium::Water } else { Medium::Air };
+                        prop_assert_eq!(level.cells[c as usize].medium, want, "at {}", p);
+                    }
+                }
+            }
+            super::tests::check_portals_and_locate(&level);
+        }
+
+        /// Mangled map text never panics the compiler: it compiles, or it is an error.
+        #[test]
+        fn mangled_maps_never_panic(cut in 0usize..4000, flips in prop::collection::vec((0usize..4000, 0u8..128), 0..6)) {
+            let mut bytes = super::tests::room_map(None).into_bytes();
+            for (at, b) in flips {
+                let i = at % bytes.len();
+                bytes[i] = b;
+            }
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let options = CompileOptions { leak_file: Some(std::env::temp_dir().join("lanthorn-prop2.pts")), ..Default::default() };
+            let _ = compile_map_text(&text, &options);
+        }
     }
 }
