@@ -1065,6 +1065,24 @@ mod realdata {
             s2.cells, s2.portals
         );
         assert!(s2.cells <= stats.cells);
+        eprintln!(
+            "e1m1: {} liquid cells, {} liquid portals, {} sky-visible cells, {} objects, {} materials, atlas {}x{}",
+            level.cells.iter().filter(|c| c.medium.is_liquid()).count(),
+            level.portals.iter().filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0).count(),
+            level.cells.iter().filter(|c| c.flags & cell_flags::SKY_VISIBLE != 0).count(),
+            level.objects.len(),
+            level.materials.len(),
+            level.lightmaps.width,
+            level.lightmaps.height
+        );
+        assert!(
+            level.cells.iter().any(|c| c.medium == Medium::Slime),
+            "e1m1 has slime"
+        );
+        assert!(level
+            .objects
+            .iter()
+            .any(|o| o.name.starts_with("func_door")));
         // Save → load → save is byte-identical on a real level.
         let bytes = super::super::file::to_bytes(&level);
         assert_eq!(

@@ -366,6 +366,9 @@ pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<Vec<bool>> {
     changed
 }
 
+/// Largest lightmap rect side, in luxels.
+pub const MAX_LIGHTMAP: u32 = 1024;
+
 /// Texture and lightmap settings for one surface.
 pub struct SurfaceSpec {
     pub tex: TexVecs,
@@ -387,6 +390,14 @@ pub fn make_surface(
     spec: &SurfaceSpec,
 ) -> Surface {
     let n = points.len();
+    if n < 3 || inserted.len() != n {
+        return Surface {
+            normal: normal.as_vec3(),
+            material: spec.material,
+            flags: spec.flags,
+            ..Default::default()
+        };
+    }
     let apex = if inserted.iter().any(|&i| i) {
         (0..n).find(|&a| !inserted[a] && !inserted[(a + 1) % n] && !inserted[(a + n - 1) % n])
     } else {
@@ -429,12 +440,16 @@ pub fn make_surface(
         let (s0, t0) = (smin.floor(), tmin.floor());
         let width = (smax.ceil() - s0) as u32 + 1;
         let height = (tmax.ceil() - t0) as u32 + 1;
-        lightmap = Some(LightmapRect {
-            x: 0,
-            y: 0,
-            width,
-            height,
-        });
+        // A face too large for one lightmap (Quake subdivides those) gets none rather than
+        // a giant rect: at most MAX_LIGHTMAP luxels on a side.
+        if width <= MAX_LIGHTMAP && height <= MAX_LIGHTMAP {
+            lightmap = Some(LightmapRect {
+                x: 0,
+                y: 0,
+                width,
+                height,
+            });
+        }
         for (uv, &(s, t)) in lm_uv.iter_mut().zip(&st) {
             *uv = Vec2::new((s / luxel - s0) as f32, (t / luxel - t0) as f32);
         }
