@@ -1182,7 +1182,7 @@ mod map_props {
     use super::*;
     use proptest::prelude::*;
 
-    fn box_text(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
+    pub(crate) fn box_text(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
         let (x0, y0, z0, x1, y1, z1) = (a[0], a[1], a[2], b[0], b[1], b[2]);
         format!(
             "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
@@ -1268,5 +1268,49 @@ mod map_props {
             let options = CompileOptions { leak_file: Some(std::env::temp_dir().join("lanthorn-prop2.pts")), ..Default::default() };
             let _ = compile_map_text(&text, &options);
         }
+    }
+}
+
+#[cfg(test)]
+mod sealing {
+    use super::*;
+
+    /// Clip, trigger and liquid brushes do not seal; a solid brush in the same place does.
+    #[test]
+    fn only_solid_brushes_seal() {
+        let options = CompileOptions {
+            leak_file: Some(
+                std::env::temp_dir().join(format!("lanthorn-seal-{}.pts", std::process::id())),
+            ),
+            ..Default::default()
+        };
+        for (tex, seals) in [
+            ("clip", false),
+            ("*water0", false),
+            ("trigger", false),
+            ("wall", true),
+            ("sky3", true),
+        ] {
+            let mut text = tests::room_map(Some(1));
+            let at = text.find("}\n{\n\"classname\" \"func_detail\"").unwrap();
+            text.insert_str(
+                at,
+                &map_props::box_text([1024, -16, -16], [1040, 528, 272], tex),
+            );
+            let result = compile_map_text(&text, &options);
+            match (seals, result) {
+                (true, Ok((level, _))) => {
+                    assert!(!level.cells.is_empty());
+                    // A sealing brush's inner face is a surface; tool textures make none.
+                    assert!(level.materials.iter().any(|m| m.name == tex));
+                }
+                (false, Err(CompileError::Leak { .. })) => {}
+                (s, r) => panic!(
+                    "{tex}: expected sealed={s}, got {:?}",
+                    r.map(|(_, st)| st.cells)
+                ),
+            }
+        }
+        let _ = std::fs::remove_file(options.leak_file.unwrap());
     }
 }
