@@ -58,6 +58,21 @@ pub struct CompileStats {
 }
 
 impl CompileStats {
+    /// The counts of an already built level (for `lanthorn info`): no brushes, times or leak.
+    pub fn of_level(level: &Level) -> CompileStats {
+        CompileStats {
+            bsp_nodes: level.bsp.nodes.len(),
+            bsp_leaves: level.bsp.leaves.len(),
+            cells: level.cells.len(),
+            portals: level.portals.len(),
+            surfaces: level.surfaces.len(),
+            triangles: level.triangle_count(),
+            objects: level.objects.len(),
+            materials: level.materials.len(),
+            ..Default::default()
+        }
+    }
+
     /// One JSON object for `lanthorn compile --json`.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
@@ -942,6 +957,20 @@ pub(crate) mod tests {
         let stats = compile_to_file(&map, &out, &CompileOptions::default()).unwrap();
         let loaded = super::super::file::load_lvl(&out).unwrap();
         assert_eq!(loaded.cells.len(), stats.cells);
+        let info = CompileStats::of_level(&loaded).to_json();
+        for key in [
+            "brushes",
+            "cells",
+            "portals",
+            "surfaces",
+            "triangles",
+            "leak",
+            "seconds",
+        ] {
+            assert!(info.get(key).is_some(), "{key}");
+        }
+        assert_eq!(info["cells"], stats.cells);
+        assert_eq!(info["triangles"], stats.triangles);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -253,6 +253,85 @@ fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
     w
 }
 
+/// Merges open regions of the same medium and material where two of them share a whole face
+/// and their union is convex (every vertex of each lies inside the other's remaining planes),
+/// until no merge is left: fewer, larger cells.
+pub fn merge_regions(r: &mut Regions) {
+    loop {
+        let cs = contacts(r);
+        let mut used = vec![false; r.regions.len()];
+        let mut merged: Vec<Region> = Vec::new();
+        for c in &cs {
+            if used[c.a] || used[c.b] {
+                continue;
+            }
+            let (a, b) = (&r.regions[c.a], &r.regions[c.b]);
+            if !a.medium.is_open() || a.medium != b.medium || a.material != b.material {
+                continue;
+            }
+            let fa = a.poly.faces.iter().find(|f| f.plane == c.plane);
+            let fb = b.poly.faces.iter().find(|f| f.plane == c.plane ^ 1);
+            let (Some(fa), Some(fb)) = (fa, fb) else {
+                continue;
+            };
+            let area = c.winding.area();
+            if (fa.winding.area() - area).abs() > 1e-6 * area.max(1.0)
+                || (fb.winding.area() - area).abs() > 1e-6 * area.max(1.0)
+            {
+                continue;
+            }
+            let inside = |poly: &Poly, other: &Poly, skip: u32| {
+                other
+                    .faces
+                    .iter()
+                    .flat_map(|f| f.winding.points.iter())
+                    .all(|&p| {
+                        poly.faces
+                            .iter()
+                            .filter(|f| f.plane != skip)
+                            .all(|f| r.pool.get(f.plane).distance(p) <= 1e-6)
+                    })
+            };
+            if !inside(&a.poly, &b.poly, c.plane) || !inside(&b.poly, &a.poly, c.plane ^ 1) {
+                continue;
+            }
+            let mut planes: Vec<u32> = a
+                .poly
+                .faces
+                .iter()
+                .chain(b.poly.faces.iter())
+                .map(|f| f.plane)
+                .filter(|&p| p != c.plane && p != c.plane ^ 1)
+                .collect();
+            planes.sort_unstable();
+            planes.dedup();
+            let dplanes: Vec<DPlane> = planes.iter().map(|&p| *r.pool.get(p)).collect();
+            let Some(poly) = poly_from_planes(&mut r.pool, &dplanes) else {
+                continue;
+            };
+            used[c.a] = true;
+            used[c.b] = true;
+            merged.push(Region {
+                poly,
+                medium: a.medium,
+                material: a.material,
+            });
+        }
+        if merged.is_empty() {
+            return;
+        }
+        let mut keep: Vec<Region> = r
+            .regions
+            .drain(..)
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(_, g)| g)
+            .collect();
+        keep.extend(merged);
+        r.regions = keep;
+    }
+}
+
 /// The medium at `p` by applying the operations in order to one point (the oracle).
 pub fn medium_at(ops: &[Op], p: DVec3) -> Medium {
     let mut m = Medium::Solid;
@@ -332,7 +411,13 @@ mod tests {
         #[test]
         fn regions_match_applying_ops_in_order(ops in prop::collection::vec(op_strategy(), 1..10), seed in 0u64..1000) {
             let (min, max) = (DVec3::splat(-32.0), DVec3::splat(13.0 * 32.0));
-            let r = apply(&ops, min, max);
+          for merge in [false, true] {
+            let mut r = apply(&ops, min, max);
+            if merge {
+                let before = r.regions.len();
+                merge_regions(&mut r);
+                prop_assert!(r.regions.len() <= before);
+            }
             // Volumes add up to the world box.
             let total: f64 = r.regions.iter().map(|g| poly_volume(&g.poly, &r.pool)).sum();
             let world = (max - min).x * (max - min).y * (max - min).z;
@@ -367,6 +452,7 @@ mod tests {
                 };
                 prop_assert!(pl.distance(mid(a)) < 0.0 && pl.distance(mid(b)) > 0.0);
             }
+          }
         }
     }
 

@@ -217,8 +217,15 @@ pub fn compile_scene(
         return Err("the scene has no operations".into());
     }
     let (min, max) = (min - DVec3::splat(16.0), max + DVec3::splat(16.0));
-    let regions = csg::apply(&ops, min, max);
+    let mut regions = csg::apply(&ops, min, max);
+    let before = regions.regions.len();
     lap(&mut stats, "csg");
+    csg::merge_regions(&mut regions);
+    log::info!(
+        "scene: {before} regions, {} after merging",
+        regions.regions.len()
+    );
+    lap(&mut stats, "merge");
     // Cells: open regions.
     let mut cell_of = vec![None; regions.regions.len()];
     for (i, r) in regions.regions.iter().enumerate() {
@@ -462,6 +469,10 @@ mod tests {
         let (level, stats) = compile_scene(&scene, &CompileOptions::default()).unwrap();
         assert_eq!(stats.failed_brushes, 0);
         super::super::file::validate(&level).unwrap();
+        eprintln!(
+            "example scene: {} cells, {} portals, {} surfaces",
+            stats.cells, stats.portals, stats.surfaces
+        );
         // Oracle: the point-wise ordered application.
         let ops: Vec<Op> = scene
             .ops
