@@ -850,6 +850,14 @@ pub(crate) mod tests {
                 .filter(|&k| level.cells[k].surfaces.contains(&(si as u32)))
                 .collect();
             assert!(!owners.is_empty());
+            for t in s.indices.chunks(3) {
+                let q = |k: usize| s.vertices[t[k] as usize].position;
+                let n = (q(1) - q(0)).cross(q(2) - q(0));
+                assert!(
+                    n.dot(s.normal) > 0.0,
+                    "surface {si}: triangle not counter-clockwise from the front"
+                );
+            }
             assert!(
                 owners.iter().any(|&k| level.cells[k].contains(c, 0.6)),
                 "surface {si} at {c}"
@@ -898,6 +906,12 @@ pub(crate) mod tests {
                 "portal {i}: back cell not behind"
             );
             assert!(f.portals.contains(&(i as u32)) && b.portals.contains(&(i as u32)));
+            // Wound counter-clockwise seen from the front cell.
+            let mut area = Vec3::ZERO;
+            for k in 1..p.polygon.len() - 1 {
+                area += (p.polygon[k] - p.polygon[0]).cross(p.polygon[k + 1] - p.polygon[0]);
+            }
+            assert!(area.dot(p.plane.normal) > 0.0, "portal {i} winding");
         }
         for (i, c) in level.cells.iter().enumerate() {
             let centre = c.aabb.center();
