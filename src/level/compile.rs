@@ -179,6 +179,22 @@ pub fn compile_to_file(
     Ok(stats)
 }
 
+/// The Quake palette (`palette.lmp`) beside the map, its `../wads`, the wad folders, or the
+/// real data; without one, materials carry sizes and flat colours only.
+fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<u8>> {
+    let mut dirs = options.wad_dirs.clone();
+    if let Some(dir) = path.parent() {
+        dirs.push(dir.to_path_buf());
+        dirs.push(dir.join(".."));
+    }
+    dirs.push(crate::realdata_dir().join("quake"));
+    dirs.iter().find_map(|d| {
+        std::fs::read(d.join("palette.lmp"))
+            .ok()
+            .filter(|p| p.len() >= 768)
+    })
+}
+
 fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions) -> TextureSizes {
     let mut dirs = options.wad_dirs.clone();
     if let Some(dir) = path.parent() {
@@ -476,6 +492,7 @@ fn compile_map(
     timer.lap(&mut stats, "cells");
 
     // ---- materials
+    let palette = load_palette(path, options);
     let mut material_ids: HashMap<String, u32> = HashMap::new();
     let mut material_of = |name: &str, level: &mut Level| -> u32 {
         let key = name.to_ascii_lowercase();
@@ -483,6 +500,25 @@ fn compile_map(
             return id;
         }
         let (width, height) = textures.get(name).unwrap_or((64, 64));
+        let decoded = palette.as_deref().and_then(|p| textures.decode(name, p));
+        let color = match &decoded {
+            // The average colour stands in where texels are not drawn.
+            Some((rgba, _)) => {
+                let n = (rgba.len() / 4).max(1) as f32;
+                let mut c = [0f32; 3];
+                for px in rgba.chunks(4) {
+                    for k in 0..3 {
+                        c[k] += (px[k] as f32 / 255.0).powf(2.2);
+                    }
+                }
+                c.map(|v| v / n)
+            }
+            None => flat_color(name),
+        };
+        let (texels, fullbright) = match decoded {
+            Some((t, f)) => (Some(t), Some(f)),
+            None => (None, None),
+        };
         let mut flags = 0;
         if brush::is_sky_texture(name) {
             flags |= material_flags::SKY;
@@ -495,9 +531,9 @@ fn compile_map(
             name: name.to_string(),
             width,
             height,
-            texels: None,
-            fullbright: None,
-            color: flat_color(name),
+            texels,
+            fullbright,
+            color,
             flags,
         });
         material_ids.insert(key, id);
@@ -1057,6 +1093,16 @@ mod realdata {
         assert!(!stats.leak);
         assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
         super::super::file::validate(&level).unwrap();
+        let textured = level
+            .materials
+            .iter()
+            .filter(|m| m.texels.is_some())
+            .count();
+        assert!(
+            textured * 10 >= level.materials.len() * 9,
+            "{textured} of {} materials decoded",
+            level.materials.len()
+        );
         // Texture sizes came from the wads (the oracle: Quake's own data).
         assert!(level
             .materials

@@ -7,6 +7,8 @@ use std::path::Path;
 #[derive(Clone, Debug, Default)]
 pub struct TextureSizes {
     pub sizes: HashMap<String, (u32, u32)>,
+    /// Palette indices of the full-size mip level, where the wad holds them whole.
+    pub indices: HashMap<String, Vec<u8>>,
 }
 
 impl TextureSizes {
@@ -48,6 +50,13 @@ impl TextureSizes {
                 continue;
             }
             if !self.sizes.contains_key(&name) {
+                let mip0 = rd(pos + 24).and_then(|o| {
+                    let start = pos.checked_add(o as usize)?;
+                    bytes.get(start..start.checked_add(w as usize * h as usize)?)
+                });
+                if let Some(px) = mip0 {
+                    self.indices.insert(name.clone(), px.to_vec());
+                }
                 self.sizes.insert(name, (w, h));
                 added += 1;
             }
@@ -59,6 +68,23 @@ impl TextureSizes {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         self.add_wad(&bytes)
             .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// RGBA8 texels and the fullbright mask (palette entries 224–255) of a texture, decoded
+    /// with a 768-byte Quake palette.
+    pub fn decode(&self, name: &str, palette: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+        let px = self.indices.get(&name.to_ascii_lowercase())?;
+        if palette.len() < 768 {
+            return None;
+        }
+        let mut rgba = Vec::with_capacity(px.len() * 4);
+        let mut bright = Vec::with_capacity(px.len());
+        for &i in px {
+            let c = &palette[i as usize * 3..i as usize * 3 + 3];
+            rgba.extend_from_slice(&[c[0], c[1], c[2], 255]);
+            bright.push(if i >= 224 { 255 } else { 0 });
+        }
+        Some((rgba, bright))
     }
 
     pub fn get(&self, name: &str) -> Option<(u32, u32)> {
@@ -126,5 +152,20 @@ mod tests {
         assert!(n > 50, "{n}");
         // Every size is a multiple of 8 (mip levels down to /8 must be whole texels).
         assert!(t.sizes.values().all(|&(w, h)| w % 8 == 0 && h % 8 == 0));
+        // Decoding with the real palette: every texture decodes to w×h texels.
+        let palette = std::fs::read(crate::realdata_dir().join("quake/palette.lmp")).unwrap();
+        for (name, &(w, h)) in &t.sizes {
+            let (rgba, bright) = t.decode(name, &palette).unwrap();
+            assert_eq!(rgba.len(), (w * h * 4) as usize);
+            assert_eq!(bright.len(), (w * h) as usize);
+        }
+        // Quake light fixtures have fullbright texels; plain bricks do not.
+        let lights = t.sizes.keys().filter(|n| n.starts_with("light")).count();
+        let lit = t
+            .sizes
+            .keys()
+            .filter(|n| t.decode(n, &palette).unwrap().1.contains(&255))
+            .count();
+        assert!(lights == 0 || lit > 0);
     }
 }
