@@ -1,1 +1,312 @@
-fn main() {}
+//! The `lanthorn` command line: demo | capture | bench | info.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use lanthorn::app;
+use lanthorn::geom::CameraSpec;
+use lanthorn::render::{Gpu, GpuOptions, OptionalFeature};
+use lanthorn::vis::CullMode;
+
+#[derive(Parser)]
+#[command(
+    name = "lanthorn",
+    version,
+    about = "Portal-culling renderer for brush-built worlds, on wgpu"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Args, Clone, Default)]
+struct CullArgs {
+    /// Culling method: portal (default), pvs (levels that carry one), frustum, none.
+    #[arg(long, default_value = "portal")]
+    cull: CullMode,
+}
+
+#[derive(Args, Clone, Default)]
+struct GpuArgs {
+    /// Switch optional GPU features off on purpose (comma-separated): clip-distances,
+    /// indirect-first-instance, timestamp-query, polygon-mode-line. Also LANTHORN_DISABLE.
+    #[arg(long, value_name = "FEATURES", global = true)]
+    disable: Option<String>,
+}
+
+impl GpuArgs {
+    fn options(&self) -> anyhow::Result<GpuOptions> {
+        let disable = match &self.disable {
+            Some(s) => {
+                OptionalFeature::parse_list(s).map_err(|e| anyhow::anyhow!("--disable: {e}"))?
+            }
+            None => Vec::new(),
+        };
+        Ok(GpuOptions { disable })
+    }
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH, e.g. 1280x720, got {s:?}"))?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width in {s:?}"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height in {s:?}"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(format!("size {s:?} must be between 1x1 and 16384x16384"));
+    }
+    Ok((w, h))
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open the demo window (the default when no command is given).
+    Demo {
+        /// Level file (.lvl, .map, .ron, .bsp) or "builtin".
+        level: Option<PathBuf>,
+        /// Start camera: X,Y,Z,YAW,PITCH (Quake units, Z up, degrees).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<CameraSpec>,
+        /// Exit after N frames.
+        #[arg(long)]
+        frames: Option<u64>,
+        /// Save the last frame as PNG (with --frames).
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Window size.
+        #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+        size: (u32, u32),
+        /// Self-test: resize to 0x0, minimize, lose the surface during the first frames.
+        #[arg(long, hide = true)]
+        stress_surface: bool,
+        #[command(flatten)]
+        cull: CullArgs,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
+    /// Render one frame headless to a PNG.
+    Capture {
+        level: Option<PathBuf>,
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<CameraSpec>,
+        #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+        size: (u32, u32),
+        /// Output PNG.
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        cull: CullArgs,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
+    /// Fly a fixed camera path headless and report frame times and draw counts.
+    Bench {
+        level: Option<PathBuf>,
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<CameraSpec>,
+        #[arg(long, default_value_t = 200)]
+        frames: u32,
+        #[arg(long, default_value_t = 10)]
+        warmup: u32,
+        #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+        size: (u32, u32),
+        /// Print one JSON object on the last line of stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        cull: CullArgs,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
+    /// Check the culling methods against an unculled ground-truth id render from random views.
+    VisCheck {
+        level: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        views: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_parser = parse_size, default_value = "640x360")]
+        size: (u32, u32),
+        /// Compare pixels with hardware clip distances (lavapipe cracks at octagon edges);
+        /// by default the exact fragment test is used.
+        #[arg(long)]
+        clip_distances: bool,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
+    /// Describe the GPU adapter, or a level file.
+    Info {
+        level: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
+    },
+}
+
+/// winit and the Vulkan/EGL window-system probes complain without a runtime directory
+/// (headless machines, CI): give them a private one.
+fn ensure_runtime_dir() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join("lanthorn-xdg-runtime");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
+}
+
+fn main() {
+    ensure_runtime_dir();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command.unwrap_or(Command::Demo {
+        level: None,
+        camera: None,
+        frames: None,
+        screenshot: None,
+        size: (1280, 720),
+        stress_surface: false,
+        cull: CullArgs::default(),
+        gpu: GpuArgs::default(),
+    }) {
+        Command::Demo {
+            level,
+            camera,
+            frames,
+            screenshot,
+            size,
+            stress_surface,
+            cull,
+            gpu,
+        } => {
+            if screenshot.is_some() && frames.is_none() {
+                anyhow::bail!("--screenshot needs --frames N (the frame to save)");
+            }
+            let (level, path) = app::load_level(level.as_deref())?;
+            let camera = app::start_camera(&level, camera);
+            app::demo::run(app::demo::DemoOptions {
+                level,
+                level_name: path.display().to_string(),
+                camera,
+                gpu: gpu.options()?,
+                frames,
+                screenshot,
+                size,
+                stress_surface,
+                cull: cull.cull,
+            })
+        }
+        Command::Capture {
+            level,
+            camera,
+            size,
+            output,
+            cull,
+            gpu,
+        } => {
+            let (level, _) = app::load_level(level.as_deref())?;
+            let camera = app::start_camera(&level, camera);
+            let gpu = Gpu::headless(&gpu.options()?)?;
+            let (img, stats) = app::capture::capture(&gpu, &level, camera, size, cull.cull);
+            app::capture::save_png(&img, &output)?;
+            println!(
+                "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
+                output.display(),
+                size.0,
+                size.1,
+                stats.world.draw_calls,
+                stats.world.sub_draws,
+                stats.world.triangles
+            );
+            Ok(())
+        }
+        Command::Bench {
+            level,
+            camera,
+            frames,
+            warmup,
+            size,
+            json,
+            cull,
+            gpu,
+        } => {
+            let (level, _) = app::load_level(level.as_deref())?;
+            let camera = app::start_camera(&level, camera);
+            let gpu = Gpu::headless(&gpu.options()?)?;
+            let opts = app::bench::BenchOptions {
+                frames: frames.max(1),
+                warmup,
+                size,
+                cull: cull.cull,
+            };
+            let report = app::bench::run(&gpu, &level, camera, &opts);
+            report.print_table();
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string(&report.to_json()).context("bench JSON")?
+                );
+            }
+            Ok(())
+        }
+        Command::VisCheck {
+            level,
+            views,
+            seed,
+            size,
+            clip_distances,
+            json,
+            gpu,
+        } => {
+            let level = lanthorn::level::load(&level)?;
+            let mut opts = gpu.options()?;
+            if !clip_distances {
+                opts.disable.push(OptionalFeature::ClipDistances);
+            }
+            let gpu = Gpu::headless(&opts)?;
+            let report = app::vis_check::run(
+                &gpu,
+                &level,
+                &app::vis_check::VisCheckOptions {
+                    views,
+                    seed,
+                    size,
+                    ..Default::default()
+                },
+            )?;
+            report.print_table();
+            if json {
+                println!("{}", serde_json::to_string(&report.to_json())?);
+            }
+            Ok(())
+        }
+        Command::Info { level, json, gpu } => {
+            let v = match level {
+                Some(path) => app::info::level_report(&lanthorn::level::load(&path)?),
+                None => app::info::adapter_report(&Gpu::headless(&gpu.options()?)?),
+            };
+            if json {
+                println!("{}", serde_json::to_string(&v)?);
+            } else {
+                app::info::print_table(&v);
+            }
+            Ok(())
+        }
+    }
+}

@@ -109,6 +109,7 @@ impl Camera {
     }
 
     pub fn projection(&self) -> Mat4 {
+        // wgpu NDC: z in 0..1, y up (the "directx" convention).
         glam::camera::rh::proj::directx::perspective_infinite_reverse(
             self.fov_y(),
             self.aspect,

@@ -1,4 +1,404 @@
-//! Placeholder; replaced below.
-pub fn scene() -> super::Level {
-    super::Level::default()
+//! The built-in test scene: a walled yard with an open sky, a floor and lit boxes. Everything,
+//! textures included, is generated here, so the demo runs with no data files.
+
+use glam::{Vec2, Vec3};
+
+use super::{
+    cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, Cell, Entity, Level,
+    Material, Medium, Sky, Surface, Vertex,
+};
+use crate::geom::{Aabb, Plane};
+use crate::light::direct::{bake, BakeOptions, PointLight};
+
+pub const MIN: Vec3 = Vec3::new(-512.0, -384.0, 0.0);
+pub const MAX: Vec3 = Vec3::new(512.0, 384.0, 320.0);
+
+/// Boxes standing on the floor: (min, max, material).
+pub const BOXES: [(Vec3, Vec3, u32); 5] = [
+    (
+        Vec3::new(-96.0, -64.0, 0.0),
+        Vec3::new(32.0, 64.0, 128.0),
+        2,
+    ),
+    (
+        Vec3::new(128.0, 96.0, 0.0),
+        Vec3::new(224.0, 192.0, 96.0),
+        2,
+    ),
+    (
+        Vec3::new(-320.0, 128.0, 0.0),
+        Vec3::new(-256.0, 192.0, 224.0),
+        1,
+    ),
+    (
+        Vec3::new(256.0, -256.0, 0.0),
+        Vec3::new(320.0, -192.0, 64.0),
+        2,
+    ),
+    (
+        Vec3::new(-352.0, -224.0, 0.0),
+        Vec3::new(-224.0, -160.0, 48.0),
+        2,
+    ),
+];
+
+const FLOOR: u32 = 0;
+const WALL: u32 = 1;
+const SKY: u32 = 3;
+
+/// The scene, lit.
+pub fn scene() -> Level {
+    let mut level = Level::default();
+    level.materials = vec![
+        procedural("floor", 128, floor_texel),
+        procedural("wall", 128, brick_texel),
+        procedural("crate", 64, crate_texel),
+        sky_material(),
+    ];
+    level.materials[SKY as usize].flags = material_flags::SKY;
+
+    // The yard: floor and walls face inward; the ceiling is sky.
+    let (a, b) = (MIN, MAX);
+    let quads = [
+        // floor (+Z)
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(b.x, a.y, a.z),
+                v3(b.x, b.y, a.z),
+                v3(a.x, b.y, a.z),
+            ],
+            FLOOR,
+        ),
+        // sky (−Z)
+        (
+            [
+                v3(a.x, a.y, b.z),
+                v3(a.x, b.y, b.z),
+                v3(b.x, b.y, b.z),
+                v3(b.x, a.y, b.z),
+            ],
+            SKY,
+        ),
+        // walls: −X side faces +X, etc.
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(a.x, b.y, a.z),
+                v3(a.x, b.y, b.z),
+                v3(a.x, a.y, b.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(b.x, a.y, a.z),
+                v3(b.x, a.y, b.z),
+                v3(b.x, b.y, b.z),
+                v3(b.x, b.y, a.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(a.x, a.y, a.z),
+                v3(a.x, a.y, b.z),
+                v3(b.x, a.y, b.z),
+                v3(b.x, a.y, a.z),
+            ],
+            WALL,
+        ),
+        (
+            [
+                v3(a.x, b.y, a.z),
+                v3(b.x, b.y, a.z),
+                v3(b.x, b.y, b.z),
+                v3(a.x, b.y, b.z),
+            ],
+            WALL,
+        ),
+    ];
+    for (q, m) in quads {
+        level.surfaces.push(quad(q, m, &level.materials));
+    }
+    for (lo, hi, m) in BOXES {
+        for q in box_faces(lo, hi) {
+            level.surfaces.push(quad(q, m, &level.materials));
+        }
+    }
+    level.surfaces[1].flags |= surface_flags::SKY;
+
+    let planes = vec![
+        Plane::new(Vec3::X, a.x),
+        Plane::new(-Vec3::X, -b.x),
+        Plane::new(Vec3::Y, a.y),
+        Plane::new(-Vec3::Y, -b.y),
+        Plane::new(Vec3::Z, a.z),
+        Plane::new(-Vec3::Z, -b.z),
+    ];
+    level.cells.push(Cell {
+        planes,
+        aabb: Aabb::new(a, b),
+        medium: Medium::Air,
+        flags: cell_flags::SKY_VISIBLE | cell_flags::OUTDOOR,
+        portals: vec![],
+        surfaces: (0..level.surfaces.len() as u32).collect(),
+    });
+    level.bsp = Bsp {
+        nodes: vec![],
+        leaves: vec![BspLeaf { cells: vec![0] }],
+        root: Some(BspChild::Leaf(0)),
+    };
+    level.sky = Some(Sky {
+        material: Some(SKY),
+        cubemap: None,
+    });
+    level.entities = vec![
+        entity(&[
+            ("classname", "worldspawn"),
+            ("message", "Lanthorn built-in yard"),
+        ]),
+        entity(&[
+            ("classname", "info_player_start"),
+            ("origin", "-440 -300 0"),
+            ("angle", "35"),
+        ]),
+    ];
+    let lights = [
+        PointLight {
+            position: Vec3::new(-200.0, 0.0, 260.0),
+            radius: 700.0,
+            color: Vec3::new(1.0, 0.9, 0.75),
+        },
+        PointLight {
+            position: Vec3::new(300.0, 200.0, 200.0),
+            radius: 500.0,
+            color: Vec3::new(0.5, 0.6, 1.0),
+        },
+    ];
+    for l in &lights {
+        let o = format!("{} {} {}", l.position.x, l.position.y, l.position.z);
+        level.entities.push(entity(&[
+            ("classname", "light"),
+            ("origin", &o),
+            ("light", "300"),
+        ]));
+    }
+    bake(
+        &mut level,
+        &lights,
+        &BakeOptions {
+            luxel_size: 8.0,
+            ambient: 0.12,
+        },
+    );
+    level
+}
+
+fn v3(x: f32, y: f32, z: f32) -> Vec3 {
+    Vec3::new(x, y, z)
+}
+
+fn entity(pairs: &[(&str, &str)]) -> Entity {
+    Entity {
+        pairs: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// The 5 visible faces of a box on the floor, facing outward, counter-clockwise from outside.
+fn box_faces(a: Vec3, b: Vec3) -> [[Vec3; 4]; 5] {
+    [
+        [
+            v3(a.x, a.y, b.z),
+            v3(b.x, a.y, b.z),
+            v3(b.x, b.y, b.z),
+            v3(a.x, b.y, b.z),
+        ],
+        [
+            v3(a.x, a.y, a.z),
+            v3(a.x, a.y, b.z),
+            v3(a.x, b.y, b.z),
+            v3(a.x, b.y, a.z),
+        ],
+        [
+            v3(b.x, a.y, a.z),
+            v3(b.x, b.y, a.z),
+            v3(b.x, b.y, b.z),
+            v3(b.x, a.y, b.z),
+        ],
+        [
+            v3(a.x, a.y, a.z),
+            v3(b.x, a.y, a.z),
+            v3(b.x, a.y, b.z),
+            v3(a.x, a.y, b.z),
+        ],
+        [
+            v3(a.x, b.y, a.z),
+            v3(a.x, b.y, b.z),
+            v3(b.x, b.y, b.z),
+            v3(b.x, b.y, a.z),
+        ],
+    ]
+}
+
+/// A quad surface with Quake-style projected texture coordinates (1 texel = 1 unit).
+fn quad(q: [Vec3; 4], material: u32, materials: &[Material]) -> Surface {
+    let normal = (q[1] - q[0]).cross(q[2] - q[0]).normalize();
+    let m = &materials[material as usize];
+    let a = normal.abs();
+    let (u, v) = if a.z >= a.x && a.z >= a.y {
+        (Vec3::X, -Vec3::Y)
+    } else if a.x >= a.y {
+        (Vec3::Y, -Vec3::Z)
+    } else {
+        (Vec3::X, -Vec3::Z)
+    };
+    let vertices = q
+        .iter()
+        .map(|&p| Vertex {
+            position: p,
+            uv: Vec2::new(p.dot(u) / m.width as f32, p.dot(v) / m.height as f32),
+            lightmap_uv: Vec2::ZERO,
+        })
+        .collect();
+    Surface {
+        vertices,
+        indices: vec![0, 1, 2, 0, 2, 3],
+        normal,
+        material,
+        lightmap: None,
+        flags: 0,
+    }
+}
+
+fn hash(x: u32, y: u32, seed: u32) -> f32 {
+    let mut h =
+        x.wrapping_mul(374761393) ^ y.wrapping_mul(668265263) ^ seed.wrapping_mul(2246822519);
+    h = (h ^ (h >> 13)).wrapping_mul(1274126177);
+    ((h ^ (h >> 16)) & 0xffff) as f32 / 65535.0
+}
+
+fn procedural(name: &str, size: u32, texel: fn(u32, u32) -> [f32; 3]) -> Material {
+    let mut texels = Vec::with_capacity((size * size * 4) as usize);
+    for y in 0..size {
+        for x in 0..size {
+            let c = texel(x, y);
+            texels.extend(c.iter().map(|v| (v.clamp(0.0, 1.0) * 255.0) as u8));
+            texels.push(255);
+        }
+    }
+    Material {
+        name: name.into(),
+        width: size,
+        height: size,
+        texels: Some(texels),
+        fullbright: None,
+        color: [0.5; 3],
+        flags: 0,
+    }
+}
+
+fn floor_texel(x: u32, y: u32) -> [f32; 3] {
+    let tile = ((x / 32) + (y / 32)) % 2;
+    let grout = x % 32 == 0 || y % 32 == 0;
+    let n = hash(x / 2, y / 2, 1) * 0.12;
+    let base = if grout {
+        0.22
+    } else if tile == 0 {
+        0.55
+    } else {
+        0.45
+    };
+    [base + n, base + n * 0.9, base * 0.9 + n * 0.8]
+}
+
+fn brick_texel(x: u32, y: u32) -> [f32; 3] {
+    let row = y / 16;
+    let offset = if row % 2 == 0 { 0 } else { 16 };
+    let mortar = y % 16 == 0 || (x + offset) % 32 == 0;
+    let n = hash((x + offset) / 32, row, 2) * 0.2 + hash(x, y, 3) * 0.08;
+    if mortar {
+        [0.35, 0.33, 0.3]
+    } else {
+        [0.5 + n, 0.25 + n * 0.5, 0.18 + n * 0.3]
+    }
+}
+
+fn crate_texel(x: u32, y: u32) -> [f32; 3] {
+    let border = x < 4 || y < 4 || x >= 60 || y >= 60;
+    let diagonal = (x as i32 - y as i32).abs() < 3;
+    let grain = hash(x / 8, y, 4) * 0.1;
+    if border || diagonal {
+        [0.45 + grain, 0.3 + grain, 0.12]
+    } else {
+        [0.62 + grain, 0.45 + grain, 0.22]
+    }
+}
+
+/// Quake sky layout: 256×128, left half the front (black = transparent), right half the back.
+fn sky_material() -> Material {
+    let (w, h) = (256u32, 128u32);
+    let mut texels = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let n = (hash(x / 8, y / 8, 5) + hash(x / 4, y / 4, 6) * 0.5) / 1.5;
+            let c = if x < 128 {
+                if n > 0.6 {
+                    [0.9 * n, 0.9 * n, 0.95 * n]
+                } else {
+                    [0.0, 0.0, 0.0]
+                }
+            } else {
+                [0.15 + 0.1 * n, 0.3 + 0.1 * n, 0.6 + 0.1 * n]
+            };
+            texels.extend(c.iter().map(|v: &f32| (v.clamp(0.0, 1.0) * 255.0) as u8));
+            texels.push(255);
+        }
+    }
+    Material {
+        name: "sky_builtin".into(),
+        width: w,
+        height: h,
+        texels: Some(texels),
+        fullbright: None,
+        color: [0.3, 0.4, 0.7],
+        flags: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_is_consistent_and_lit() {
+        let level = scene();
+        assert_eq!(level.cells.len(), 1);
+        // Every surface faces into the cell: its centroid plus normal stays inside the yard.
+        for s in &level.surfaces {
+            let c = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32;
+            assert!(
+                level.cells[0].contains(c + s.normal, 0.0),
+                "surface at {c} faces outward"
+            );
+        }
+        // The floor under the main light is brighter than the floor in a box's shadow.
+        let floor = &level.surfaces[0];
+        let rect = floor.lightmap.unwrap();
+        let sample = |p: Vec3| {
+            let st = (Vec2::new(p.x, p.y) - Vec2::new(MIN.x, MIN.y)) / 8.0;
+            let (x, y) = (rect.x + st.x as u32, rect.y + st.y as u32);
+            let i = ((y * level.lightmaps.width + x) * 3) as usize;
+            level.lightmaps.texels[i] as u32 + level.lightmaps.texels[i + 1] as u32
+        };
+        let lit = sample(Vec3::new(-200.0, -200.0, 0.0));
+        // Directly behind the tall pillar (−320..−256, 128..192, 224 high) seen from the light.
+        let shadow = sample(Vec3::new(-300.0, 250.0, 0.0));
+        assert!(lit > shadow + 20, "lit {lit} vs shadow {shadow}");
+        assert_eq!(level.locate(Vec3::new(0.0, 0.0, 100.0)), Some(0));
+        assert!(level.player_start().is_some());
+    }
 }

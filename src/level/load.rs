@@ -5,7 +5,7 @@ use super::Level;
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(
-        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp or the name \"builtin\")"
+        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or builtin / builtin:maze)"
     )]
     UnknownType { path: PathBuf },
     #[error("{path}: loading {kind} levels is not implemented yet")]
@@ -22,8 +22,16 @@ pub enum LoadError {
 /// The one entry point that loads any level; dispatches on the file type. `builtin` (or no
 /// path) is the built-in test scene.
 pub fn load(path: &Path) -> Result<Level, LoadError> {
-    if path.as_os_str() == "builtin" {
-        return Ok(super::builtin::scene());
+    match path.to_str() {
+        Some("builtin") => return Ok(super::builtin::scene()),
+        Some("builtin:maze") => {
+            return Ok(super::synthetic::maze(&super::synthetic::MazeSpec {
+                nx: 16,
+                ny: 16,
+                ..Default::default()
+            }))
+        }
+        _ => {}
     }
     let ext = path
         .extension()
@@ -33,10 +41,7 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
         Some("lvl") => super::file::load_lvl(path)
             .map_err(|e| LoadError::Other(format!("{}: {e}", path.display()))),
         Some("map") | Some("ron") => compile_cached(path),
-        Some("bsp") => Err(LoadError::NotYet {
-            path: path.into(),
-            kind: ".bsp",
-        }),
+        Some("bsp") => crate::import::q1::load(path).map_err(|e| LoadError::Other(e.to_string())),
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
 }

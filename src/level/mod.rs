@@ -11,6 +11,7 @@ mod load;
 pub mod map_file;
 pub mod scene_file;
 pub mod surfaces;
+pub mod synthetic;
 pub mod wad;
 
 #[cfg(test)]
@@ -321,7 +322,7 @@ impl Level {
         b
     }
 
-    /// The cell holding `p`: BSP descent, then the leaf's cells by their planes.
+    /// The cell holding `p`: BSP descent, then the leaf's cells by their planes; `None` in solid.
     pub fn locate(&self, p: Vec3) -> Option<u32> {
         let mut child = self.bsp.root?;
         let mut steps = 0;
@@ -337,15 +338,12 @@ impl Level {
                 }
                 BspChild::Leaf(l) => {
                     let leaf = self.bsp.leaves.get(l as usize)?;
-                    return match leaf.cells.as_slice() {
-                        [] => None,
-                        [only] => Some(*only),
-                        many => many
-                            .iter()
-                            .copied()
-                            .find(|&c| self.cells[c as usize].contains(p, 0.01))
-                            .or(Some(many[0])),
-                    };
+                    // A leaf may hold several cells; a point outside all of them is in solid.
+                    return leaf.cells.iter().copied().find(|&c| {
+                        self.cells
+                            .get(c as usize)
+                            .is_some_and(|cell| cell.contains(p, 0.01))
+                    });
                 }
             }
             steps += 1;

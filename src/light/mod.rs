@@ -1,1 +1,4 @@
 //! Lightmap baking and atlas packing.
+
+pub mod atlas;
+pub mod direct;

@@ -1,1 +1,19 @@
-//! Everything that touches wgpu.
+//! Everything that touches wgpu. Every pass has the same shape: `create` (pipelines and static
+//! buffers), `prepare` (per-frame uploads), `record` (commands into a render pass).
+
+pub mod frame;
+pub mod gpu;
+pub mod ids;
+pub mod materials;
+pub mod present;
+pub mod profiler;
+pub mod shaders;
+pub mod target;
+pub mod world;
+
+pub use frame::{FrameStats, Renderer};
+pub use gpu::{FeatureSet, Gpu, GpuError, GpuOptions, OptionalFeature};
+pub use target::FrameTarget;
+
+/// Reverse-Z depth: cleared to 0, nearer is larger.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;

@@ -1,1 +1,9 @@
+//! The one integration-test binary: it shares one GPU device per process across tests.
+//! Tests that need a GPU adapter or ../shared/realdata skip loudly when it is missing, and fail
+//! instead when `CI=true` or `LANTHORN_REQUIRE_GPU=1`, so CI never passes by skipping.
 
+mod cli;
+mod clipping;
+mod golden;
+mod shaders;
+mod support;

@@ -1,0 +1,62 @@
+//! Portal flow cost: it must grow with what is visible, not with the level. The same view in a
+//! 1,024-room maze and a 99,856-room maze (same seed pattern around the eye) should cost the same.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use glam::Vec3;
+use lanthorn::geom::{Camera, CameraSpec};
+use lanthorn::level::synthetic::{maze, MazeSpec};
+use lanthorn::vis::{PortalFlow, VisibleSet};
+
+fn bench_flow(c: &mut Criterion) {
+    let mut group = c.benchmark_group("portal_flow");
+    for side in [32u32, 316] {
+        let spec = MazeSpec {
+            nx: side,
+            ny: side,
+            extra_doors: 0.6,
+            surfaces: false,
+            local_doors: true,
+            ..Default::default()
+        };
+        let level = maze(&spec);
+        let mut flow = PortalFlow::new(&level);
+        let mut vis = VisibleSet::default();
+        // A ring of views in the rooms around (8, 8).
+        let cams: Vec<Camera> = (0..16)
+            .map(|i| {
+                let p = Vec3::new(8.5 * spec.room, 8.5 * spec.room, 48.0);
+                Camera::new(
+                    CameraSpec {
+                        position: p,
+                        yaw: i as f32 * 22.5,
+                        pitch: 0.0,
+                    },
+                    16.0 / 9.0,
+                )
+            })
+            .collect();
+        let eye = level.locate(cams[0].position);
+        let mut visible = 0;
+        for cam in &cams {
+            flow.run(&level, cam, eye, &mut vis);
+            visible += vis.cells.len();
+        }
+        eprintln!(
+            "maze {side}x{side}: {} cells, {:.1} visible per view",
+            level.cells.len(),
+            visible as f64 / 16.0
+        );
+        let mut i = 0;
+        group.bench_function(format!("maze_{}_cells", level.cells.len()), |b| {
+            b.iter(|| {
+                i = (i + 1) % cams.len();
+                flow.run(&level, &cams[i], eye, &mut vis);
+                vis.cells.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_flow);
+criterion_main!(benches);

@@ -1,0 +1,164 @@
+// World pass: lightmapped, textured brush surfaces, one indirect sub-draw per visible cell.
+// Every sub-draw reads its per-draw record (octagon, view, cell) through `instance_index`
+// (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
+// a fragment discard where CLIP_DISTANCES is off (the build substitutes CLIP_MODE).
+
+//!CLIP_DISTANCES_ENABLE
+
+struct Frame {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug
+    params: vec4<f32>,
+};
+
+struct DrawRecord {
+    oct_min: vec4<f32>,
+    oct_max: vec4<f32>,
+    view: u32,
+    cell: u32,
+    _pad0: u32,
+    _pad1: u32,
+    // Object translation (zero for cells).
+    origin: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
+@group(0) @binding(2) var lightmap: texture_2d<f32>;
+@group(0) @binding(3) var lightmap_sampler: sampler;
+@group(0) @binding(4) var materials: texture_2d_array<f32>;
+@group(0) @binding(5) var material_sampler: sampler;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) lightmap_uv: vec2<f32>,
+    @location(3) layer: u32,
+    @location(4) flags: u32,
+    @location(5) surface: u32,
+};
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    //!CLIP_DISTANCES_OUT
+    @location(0) uv: vec2<f32>,
+    @location(1) lightmap_uv: vec2<f32>,
+    @location(2) @interpolate(flat) layer: u32,
+    @location(3) @interpolate(flat) flags: u32,
+    @location(4) @interpolate(flat) slot: u32,
+    @location(5) world: vec3<f32>,
+    @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
+};
+
+// The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
+struct FragmentIn {
+    @location(0) uv: vec2<f32>,
+    @location(1) lightmap_uv: vec2<f32>,
+    @location(2) @interpolate(flat) layer: u32,
+    @location(3) @interpolate(flat) flags: u32,
+    @location(4) @interpolate(flat) slot: u32,
+    @location(5) world: vec3<f32>,
+    @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
+};
+
+const SURFACE_SKY: u32 = 1u;
+const SURFACE_LIQUID: u32 = 2u;
+const VERTEX_NO_LIGHTMAP: u32 = 65536u;
+
+// The 8 octagon clip distances; non-negative inside. Same formula as geom::Octagon::clip_distances.
+fn octagon_distances(c: vec4<f32>, r: DrawRecord) -> array<f32, 8> {
+    let a = vec4<f32>(c.x, c.y, c.x + c.y, c.x - c.y);
+    let lo = a - r.oct_min * c.w;
+    let hi = r.oct_max * c.w - a;
+    return array<f32, 8>(lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
+}
+
+@vertex
+fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
+    var out: VertexOut;
+    let world = v.position + records[slot].origin.xyz;
+    let clip = frame.view_proj * vec4<f32>(world, 1.0);
+    out.clip = clip;
+    //!CLIP_DISTANCES_WRITE
+    out.uv = v.uv;
+    out.lightmap_uv = v.lightmap_uv;
+    out.layer = v.layer;
+    out.flags = v.flags;
+    out.slot = slot;
+    out.world = world;
+    out.clip_pos = clip;
+    out.surface = v.surface;
+    return out;
+}
+
+// Fallback for adapters without clip distances: the same test per fragment, in NDC.
+fn outside_octagon(clip: vec4<f32>, slot: u32) -> bool {
+    let r = records[slot];
+    let ndc = clip.xy / clip.w;
+    let a = vec4<f32>(ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y);
+    return any(a < r.oct_min) || any(a > r.oct_max);
+}
+
+fn sky_color(world: vec3<f32>, layer: u32) -> vec3<f32> {
+    // Quake's two-layer sky: a direction-based projection flattened toward the horizon,
+    // scrolling at two speeds; the back layer is the right half, the front layer the left half
+    // with black as transparent.
+    var dir = world - frame.eye.xyz;
+    dir.z = dir.z * 3.0;
+    let d = normalize(dir) * (6.0 * 63.0 / 128.0);
+    let t = frame.params.x;
+    let back_uv = vec2<f32>(fract(d.x + t * 0.0625) * 0.5 + 0.5, fract(d.y + t * 0.0625));
+    let front_uv = vec2<f32>(fract(d.x + t * 0.125) * 0.5, fract(d.y + t * 0.125));
+    let back = textureSampleLevel(materials, material_sampler, back_uv, layer, 0.0).rgb;
+    let front = textureSampleLevel(materials, material_sampler, front_uv, layer, 0.0).rgb;
+    let front_alpha = select(1.0, 0.0, dot(front, vec3<f32>(1.0)) < 0.02);
+    return mix(back, front, front_alpha);
+}
+
+fn to_linear(c: vec3<f32>) -> vec3<f32> {
+    let x = clamp(c, vec3<f32>(0.0), vec3<f32>(1.0));
+    return select(pow((x + 0.055) / 1.055, vec3<f32>(2.4)), x / 12.92, x <= vec3<f32>(0.04045));
+}
+
+@fragment
+fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
+    //!DISCARD_OUTSIDE
+    // Every sample and derivative first, in uniform control flow.
+    let time = frame.params.x;
+    var uv = in.uv;
+    let liquid = (in.flags & SURFACE_LIQUID) != 0u;
+    if liquid {
+        // Quake's turbulent warp.
+        uv = uv + 0.125 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
+    }
+    let tex = textureSample(materials, material_sampler, uv, in.layer);
+    let dims = vec2<f32>(textureDimensions(lightmap));
+    let baked = textureSample(lightmap, lightmap_sampler, in.lightmap_uv / dims).rgb;
+    let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
+
+    if (in.flags & SURFACE_SKY) != 0u {
+        return vec4<f32>(to_linear(sky_color(in.world, in.layer)), 1.0);
+    }
+    var light = baked * frame.params.y;
+    if liquid || frame.params.z > 0.5 {
+        light = vec3<f32>(1.0);
+    } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
+        // Unbaked geometry: shade by the face normal so walls stay readable.
+        light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
+    }
+    // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
+    // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
+    let color = mix(tex.rgb, tex.rgb * light, tex.a);
+    let alpha = select(1.0, 0.6, liquid);
+    return vec4<f32>(to_linear(color), alpha);
+}
+
+// The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing).
+@fragment
+fn fs_ids(in: FragmentIn) -> @location(0) u32 {
+    //!DISCARD_OUTSIDE
+    return in.surface + 1u;
+}

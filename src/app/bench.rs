@@ -1,0 +1,219 @@
+//! `lanthorn bench`: a deterministic camera path rendered headless; warm-up frames excluded.
+
+use std::time::Instant;
+
+use glam::Vec3;
+
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::frame::FrameSettings;
+use crate::render::{Gpu, Renderer};
+use crate::vis::{CullMode, Culler, VisibleSet};
+
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub frames: u32,
+    pub warmup: u32,
+    pub size: (u32, u32),
+    pub cull: CullMode,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            frames: 200,
+            warmup: 10,
+            size: (1280, 720),
+            cull: CullMode::Portal,
+        }
+    }
+}
+
+/// The camera path: a slow circle of 96 units around the start, turning a full circle with a
+/// gentle pitch sway. Deterministic for a given start and frame count.
+pub fn camera_path(start: CameraSpec, frames: u32) -> Vec<CameraSpec> {
+    (0..frames)
+        .map(|i| {
+            let t = i as f32 / frames.max(1) as f32;
+            let a = t * std::f32::consts::TAU;
+            let offset = Vec3::new(a.cos() - 1.0, a.sin(), 0.0) * 96.0;
+            CameraSpec {
+                position: start.position + offset,
+                yaw: start.yaw + t * 360.0,
+                pitch: 10.0 * (a * 2.0).sin(),
+            }
+        })
+        .collect()
+}
+
+/// Per-frame figures, after warm-up.
+#[derive(Clone, Debug, Default)]
+pub struct BenchReport {
+    pub frame_ms: Vec<f64>,
+    pub draw_calls: Vec<u32>,
+    pub sub_draws: Vec<u32>,
+    pub triangles: Vec<u64>,
+    pub cpu_stage_ms: Vec<(&'static str, Vec<f64>)>,
+    pub gpu_pass_ms: Vec<(&'static str, Vec<f64>)>,
+    /// Culling time per frame (µs) and visible cells.
+    pub cull_us: Vec<f64>,
+    pub cells_visible: Vec<f64>,
+    pub adapter: String,
+    pub cull: &'static str,
+}
+
+pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
+    let mut renderer = Renderer::new(gpu, level, opts.size);
+    let aspect = opts.size.0 as f32 / opts.size.1 as f32;
+    let path = camera_path(start, opts.frames);
+    let mut report = BenchReport {
+        adapter: gpu.describe(),
+        cull: opts.cull.name(),
+        ..Default::default()
+    };
+    let mut culler = Culler::new(level, opts.cull);
+    let mut visible = VisibleSet::default();
+    let total = opts.warmup + opts.frames;
+    for i in 0..total {
+        let spec = path[(i.saturating_sub(opts.warmup) as usize).min(path.len().saturating_sub(1))];
+        let camera = Camera::new(spec, aspect);
+        let t = Instant::now();
+        culler.cull(level, &camera, &mut visible);
+        let vis_ms = culler.micros / 1e3;
+        let settings = FrameSettings {
+            time: i as f32 / 60.0,
+            ..Default::default()
+        };
+        let mut stats = renderer.render(gpu, &camera, &visible, &settings);
+        let frame_ms = t.elapsed().as_secs_f64() * 1e3;
+        if i < opts.warmup {
+            continue;
+        }
+        stats.cpu_ms.insert(0, ("visibility", vis_ms));
+        report.frame_ms.push(frame_ms);
+        report.cull_us.push(culler.micros);
+        report.cells_visible.push(visible.cells.len() as f64);
+        report.draw_calls.push(stats.world.draw_calls);
+        report.sub_draws.push(stats.world.sub_draws);
+        report.triangles.push(stats.world.triangles);
+        push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
+        push_named(&mut report.gpu_pass_ms, &stats.gpu_ms);
+    }
+    report
+}
+
+fn push_named(into: &mut Vec<(&'static str, Vec<f64>)>, values: &[(&'static str, f64)]) {
+    for (name, v) in values {
+        match into.iter_mut().find(|(n, _)| n == name) {
+            Some((_, list)) => list.push(*v),
+            None => into.push((name, vec![*v])),
+        }
+    }
+}
+
+/// The value at quantile `q` (0..1) by nearest rank; 0 for an empty list.
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let idx = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
+    v[idx]
+}
+
+impl BenchReport {
+    pub fn to_json(&self) -> serde_json::Value {
+        let tris: Vec<f64> = self.triangles.iter().map(|t| *t as f64).collect();
+        let mut j = serde_json::json!({
+            "frames": self.frame_ms.len(),
+            "frame_ms_median": quantile(&self.frame_ms, 0.5),
+            "frame_ms_p95": quantile(&self.frame_ms, 0.95),
+            "draw_calls_max": self.draw_calls.iter().copied().max().unwrap_or(0),
+            "sub_draws_max": self.sub_draws.iter().copied().max().unwrap_or(0),
+            "triangles_median": quantile(&tris, 0.5),
+            "adapter": self.adapter,
+            "cull": self.cull,
+            "flow_us_median": quantile(&self.cull_us, 0.5),
+            "cells_visible_median": quantile(&self.cells_visible, 0.5),
+        });
+        let obj = j.as_object_mut().expect("object");
+        for (name, v) in &self.cpu_stage_ms {
+            obj.insert(
+                format!("cpu_{}_ms_median", key(name)),
+                quantile(v, 0.5).into(),
+            );
+        }
+        for (name, v) in &self.gpu_pass_ms {
+            obj.insert(
+                format!("gpu_{}_ms_median", key(name)),
+                quantile(v, 0.5).into(),
+            );
+        }
+        j
+    }
+
+    pub fn print_table(&self) {
+        println!("adapter        {}", self.adapter);
+        println!("frames         {}", self.frame_ms.len());
+        println!(
+            "culling        {}: {:.1} µs median, {} cells visible median",
+            self.cull,
+            quantile(&self.cull_us, 0.5),
+            quantile(&self.cells_visible, 0.5)
+        );
+        println!(
+            "frame ms       median {:.2}  p95 {:.2}",
+            quantile(&self.frame_ms, 0.5),
+            quantile(&self.frame_ms, 0.95)
+        );
+        for (name, v) in &self.cpu_stage_ms {
+            println!("cpu {:<18} median {:.3} ms", name, quantile(v, 0.5));
+        }
+        for (name, v) in &self.gpu_pass_ms {
+            println!("gpu {:<18} median {:.3} ms", name, quantile(v, 0.5));
+        }
+        println!(
+            "world          draw calls max {}, sub-draws max {}",
+            self.draw_calls.iter().max().unwrap_or(&0),
+            self.sub_draws.iter().max().unwrap_or(&0)
+        );
+    }
+}
+
+fn key(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect::<String>()
+        .replace("___", "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(|i| i as f64).collect();
+        assert_eq!(quantile(&v, 0.5), 50.0);
+        assert_eq!(quantile(&v, 0.95), 95.0);
+        assert_eq!(quantile(&[3.0], 0.95), 3.0);
+        assert_eq!(quantile(&[], 0.5), 0.0);
+    }
+
+    #[test]
+    fn camera_path_is_deterministic_and_closed() {
+        let s = CameraSpec {
+            position: Vec3::new(10.0, 20.0, 30.0),
+            yaw: 45.0,
+            pitch: 0.0,
+        };
+        let a = camera_path(s, 100);
+        assert_eq!(a, camera_path(s, 100));
+        assert!((a[0].position - s.position).length() < 1e-4);
+        // Never further than the circle's diameter from the start.
+        assert!(a
+            .iter()
+            .all(|c| (c.position - s.position).length() <= 192.01));
+    }
+}

@@ -1,0 +1,43 @@
+//! `lanthorn capture`: one frame, headless, to a PNG.
+
+use std::path::Path;
+
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::frame::FrameSettings;
+use crate::render::{FrameStats, Gpu, Renderer};
+use crate::vis::{CullMode, Culler, VisibleSet};
+
+/// Renders one frame of `level` from `camera` at `size`, culled with `cull`.
+pub fn capture(
+    gpu: &Gpu,
+    level: &Level,
+    camera: CameraSpec,
+    size: (u32, u32),
+    cull: CullMode,
+) -> (image::RgbaImage, FrameStats) {
+    let mut renderer = Renderer::new(gpu, level, size);
+    let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
+    let mut visible = VisibleSet::default();
+    Culler::new(level, cull).cull(level, &cam, &mut visible);
+    let stats = renderer.render(gpu, &cam, &visible, &FrameSettings::default());
+    (renderer.read_color(gpu), stats)
+}
+
+/// Writes a PNG through a temporary file and a rename, so a failure never leaves half a file.
+pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: not a file name", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    img.save_with_format(&tmp, image::ImageFormat::Png)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::anyhow!("cannot write {}: {e}", path.display())
+    })
+}

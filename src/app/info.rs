@@ -1,0 +1,62 @@
+//! `lanthorn info`: the adapter and its features, or a level's counts.
+
+use crate::level::Level;
+use crate::render::{Gpu, OptionalFeature};
+
+pub fn adapter_report(gpu: &Gpu) -> serde_json::Value {
+    let limits = gpu.device.limits();
+    let granted: Vec<_> = gpu.features.names();
+    let disabled: Vec<_> = gpu.disabled.names();
+    let missing: Vec<_> = OptionalFeature::ALL
+        .iter()
+        .filter(|f| !gpu.features.has(**f) && !gpu.disabled.has(**f))
+        .map(|f| f.name())
+        .collect();
+    serde_json::json!({
+        "adapter": gpu.info.name,
+        "backend": format!("{:?}", gpu.info.backend),
+        "device_type": format!("{:?}", gpu.info.device_type),
+        "driver": format!("{} {}", gpu.info.driver, gpu.info.driver_info),
+        "features_granted": granted,
+        "features_disabled": disabled,
+        "features_missing": missing,
+        "octagon_clipping": if gpu.features.clip_distances { "clip distances" } else { "fragment discard" },
+        "world_draws": if gpu.features.indirect_first_instance { "multi-draw indirect" } else { "direct draws" },
+        "limits": {
+            "max_texture_dimension_2d": limits.max_texture_dimension_2d,
+            "max_texture_array_layers": limits.max_texture_array_layers,
+            "max_storage_buffer_binding_size": limits.max_storage_buffer_binding_size,
+            "max_buffer_size": limits.max_buffer_size,
+            "max_bind_groups": limits.max_bind_groups,
+        },
+    })
+}
+
+pub fn level_report(level: &Level) -> serde_json::Value {
+    let b = level.bounds();
+    serde_json::json!({
+        "cells": level.cells.len(),
+        "portals": level.portals.len(),
+        "surfaces": level.surfaces.len(),
+        "triangles": level.triangle_count(),
+        "materials": level.materials.len(),
+        "objects": level.objects.len(),
+        "entities": level.entities.len(),
+        "lightmap_atlas": [level.lightmaps.width, level.lightmaps.height],
+        "pvs": level.pvs.is_some(),
+        "bounds": if b.is_empty() { serde_json::Value::Null } else { serde_json::json!([b.min.to_array(), b.max.to_array()]) },
+    })
+}
+
+/// Prints a JSON object as aligned `key  value` lines.
+pub fn print_table(v: &serde_json::Value) {
+    if let Some(obj) = v.as_object() {
+        for (k, v) in obj {
+            let s = match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            println!("{k:<26} {s}");
+        }
+    }
+}

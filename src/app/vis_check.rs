@@ -1,0 +1,273 @@
+//! `lanthorn vis-check`: the culling methods against the truth. Per random view the truth is
+//! every surface's id rendered with no culling at all; each method's submitted surfaces must
+//! contain every visible one, and the id image rendered with its culling and octagons must equal
+//! the unculled one pixel for pixel (a differing pixel means an octagon was too tight).
+
+use glam::Vec3;
+
+use super::bench::quantile;
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::ids::{IdFrame, IdImages};
+use crate::render::world::WorldPass;
+use crate::render::Gpu;
+use crate::vis::{CullMode, Culler, VisibleSet};
+
+#[derive(Clone, Debug)]
+pub struct VisCheckOptions {
+    pub views: u32,
+    pub seed: u64,
+    pub size: (u32, u32),
+    /// Eyes keep at least this distance from every cell boundary.
+    pub clearance: f32,
+}
+
+impl Default for VisCheckOptions {
+    fn default() -> Self {
+        VisCheckOptions {
+            views: 200,
+            seed: 1,
+            size: (640, 360),
+            clearance: 8.0,
+        }
+    }
+}
+
+/// One method's totals over all views.
+#[derive(Clone, Debug, Default)]
+pub struct MethodTotals {
+    pub method: &'static str,
+    /// Truly visible surfaces the method did not submit.
+    pub missed_surfaces: u64,
+    /// Pixels whose id differs from the unculled frame.
+    pub differing_pixels: u64,
+    /// Per view: triangles submitted / triangles of truly visible surfaces.
+    pub ratios: Vec<f64>,
+    pub micros: Vec<f64>,
+    pub cells: Vec<f64>,
+    /// Views with a miss, for reproducing: the camera and what was missed.
+    pub worst: Vec<(CameraSpec, u64, u64)>,
+}
+
+impl MethodTotals {
+    pub fn false_negatives(&self) -> u64 {
+        self.missed_surfaces + self.differing_pixels
+    }
+    pub fn mean_ratio(&self) -> f64 {
+        if self.ratios.is_empty() {
+            0.0
+        } else {
+            self.ratios.iter().sum::<f64>() / self.ratios.len() as f64
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct VisCheckReport {
+    pub views: u32,
+    pub methods: Vec<MethodTotals>,
+    /// Mean truly visible triangles per view.
+    pub visible_triangles: f64,
+}
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// A random eye inside an open cell, `clearance` units from every boundary plane.
+fn random_eye(level: &Level, rng: &mut Rng, clearance: f32) -> Option<Vec3> {
+    for _ in 0..10_000 {
+        let c = (rng.f() * level.cells.len() as f32) as usize % level.cells.len().max(1);
+        let cell = level.cells.get(c)?;
+        let s = cell.aabb.size();
+        if s.min_element() < 2.0 * clearance {
+            continue;
+        }
+        let p = cell.aabb.min + Vec3::new(rng.f(), rng.f(), rng.f()) * s;
+        if cell.planes.iter().all(|pl| pl.distance(p) >= clearance)
+            && level.locate(p) == Some(c as u32)
+        {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    for &id in img.solid.iter().chain(img.liquid.iter()) {
+        if id > 0 && ((id - 1) as usize) < n {
+            seen[(id - 1) as usize] = true;
+        }
+    }
+    seen
+}
+
+pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<VisCheckReport> {
+    let size = opts.size;
+    let aspect = size.0 as f32 / size.1 as f32;
+    let mut world = WorldPass::create(gpu, level, crate::render::target::COLOR_FORMAT);
+    let frame = IdFrame::create(gpu, size);
+    let mut methods = vec![CullMode::Portal];
+    if level.pvs.is_some() {
+        methods.push(CullMode::Pvs);
+    }
+    methods.push(CullMode::Frustum);
+    let mut totals: Vec<MethodTotals> = methods
+        .iter()
+        .map(|m| MethodTotals {
+            method: m.name(),
+            ..Default::default()
+        })
+        .collect();
+    let mut rng = Rng(opts.seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let n = level.surfaces.len();
+    let tri: Vec<u64> = level
+        .surfaces
+        .iter()
+        .map(|s| s.indices.len() as u64 / 3)
+        .collect();
+    let mut vis = VisibleSet::default();
+    let mut visible_tris_sum = 0.0;
+    let mut views = 0;
+    for _ in 0..opts.views {
+        let Some(eye) = random_eye(level, &mut rng, opts.clearance) else {
+            anyhow::bail!(
+                "no open cell leaves {} units of room for an eye",
+                opts.clearance
+            );
+        };
+        let spec = CameraSpec {
+            position: eye,
+            yaw: rng.f() * 360.0,
+            pitch: (rng.f() - 0.5) * 60.0,
+        };
+        let cam = Camera::new(spec, aspect);
+        let params = [0.0, 2.0, 0.0, 0.0];
+        world.prepare(gpu, &cam, &VisibleSet::everything(level), params);
+        let truth = frame.render(gpu, &world);
+        let seen = visible_ids(&truth, n);
+        let visible_tris: u64 = seen
+            .iter()
+            .zip(&tri)
+            .filter(|(s, _)| **s)
+            .map(|(_, t)| *t)
+            .sum();
+        visible_tris_sum += visible_tris as f64;
+        views += 1;
+        for (m, total) in methods.iter().zip(totals.iter_mut()) {
+            let mut culler = Culler::new(level, *m);
+            culler.cull(level, &cam, &mut vis);
+            let mut submitted = vec![false; n];
+            for c in &vis.cells {
+                for &s in &level.cells[c.cell as usize].surfaces {
+                    submitted[s as usize] = true;
+                }
+            }
+            for o in &vis.objects {
+                for &s in &level.objects[o.object as usize].surfaces {
+                    submitted[s as usize] = true;
+                }
+            }
+            let missed = seen
+                .iter()
+                .zip(&submitted)
+                .filter(|(s, sub)| **s && !**sub)
+                .count() as u64;
+            world.prepare(gpu, &cam, &vis, params);
+            let submitted_tris = world.stats.triangles;
+            let img = frame.render(gpu, &world);
+            let differing = img
+                .solid
+                .iter()
+                .zip(&truth.solid)
+                .filter(|(a, b)| a != b)
+                .count() as u64
+                + img
+                    .liquid
+                    .iter()
+                    .zip(&truth.liquid)
+                    .filter(|(a, b)| a != b)
+                    .count() as u64;
+            total.missed_surfaces += missed;
+            total.differing_pixels += differing;
+            if visible_tris > 0 {
+                total
+                    .ratios
+                    .push(submitted_tris as f64 / visible_tris as f64);
+            }
+            total.micros.push(culler.micros);
+            total.cells.push(vis.cells.len() as f64);
+            if missed + differing > 0 && total.worst.len() < 10 {
+                total.worst.push((spec, missed, differing));
+            }
+        }
+    }
+    Ok(VisCheckReport {
+        views,
+        methods: totals,
+        visible_triangles: visible_tris_sum / views.max(1) as f64,
+    })
+}
+
+impl VisCheckReport {
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut fneg = serde_json::Map::new();
+        let mut ratio = serde_json::Map::new();
+        let mut missed = serde_json::Map::new();
+        let mut pixels = serde_json::Map::new();
+        let mut cells = serde_json::Map::new();
+        for m in &self.methods {
+            fneg.insert(m.method.into(), m.false_negatives().into());
+            ratio.insert(m.method.into(), m.mean_ratio().into());
+            missed.insert(m.method.into(), m.missed_surfaces.into());
+            pixels.insert(m.method.into(), m.differing_pixels.into());
+            cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
+        }
+        let portal = self.methods.iter().find(|m| m.method == "portal");
+        serde_json::json!({
+            "views": self.views,
+            "false_negatives": fneg,
+            "missed_surfaces": missed,
+            "differing_pixels": pixels,
+            "submitted_over_visible": ratio,
+            "cells_visible_median": cells,
+            "flow_us_median": portal.map(|p| quantile(&p.micros, 0.5)).unwrap_or(0.0),
+            "visible_triangles_mean": self.visible_triangles,
+        })
+    }
+
+    pub fn print_table(&self) {
+        println!(
+            "views {}; truly visible triangles per view (mean) {:.0}",
+            self.views, self.visible_triangles
+        );
+        println!(
+            "{:<8} {:>10} {:>10} {:>16} {:>12} {:>10}",
+            "method", "missed", "pixels", "submitted/vis", "cells(med)", "µs(med)"
+        );
+        for m in &self.methods {
+            println!(
+                "{:<8} {:>10} {:>10} {:>16.2} {:>12.0} {:>10.1}",
+                m.method,
+                m.missed_surfaces,
+                m.differing_pixels,
+                m.mean_ratio(),
+                quantile(&m.cells, 0.5),
+                quantile(&m.micros, 0.5)
+            );
+            for (c, miss, px) in &m.worst {
+                println!(
+                    "    miss at --camera {},{},{},{},{}: {miss} surfaces, {px} pixels",
+                    c.position.x, c.position.y, c.position.z, c.yaw, c.pitch
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The BSP29 file layout: header, lumps and their fixed-size records, read with every offset
+//! and length checked. Index checks between lumps happen where the indices are used.
+
+use super::Q1Error;
+
+pub const VERSION: i32 = 29;
+
+/// Lump numbers and names, in header order.
+pub const LUMP_NAMES: [&str; 15] = [
+    "entities",
+    "planes",
+    "textures",
+    "vertexes",
+    "visibility",
+    "nodes",
+    "texinfo",
+    "faces",
+    "lighting",
+    "clipnodes",
+    "leafs",
+    "marksurfaces",
+    "edges",
+    "surfedges",
+    "models",
+];
+pub const ENTITIES: usize = 0;
+pub const PLANES: usize = 1;
+pub const TEXTURES: usize = 2;
+pub const VERTEXES: usize = 3;
+pub const VISIBILITY: usize = 4;
+pub const NODES: usize = 5;
+pub const TEXINFO: usize = 6;
+pub const FACES: usize = 7;
+pub const LIGHTING: usize = 8;
+pub const LEAFS: usize = 10;
+pub const MARKSURFACES: usize = 11;
+pub const EDGES: usize = 12;
+pub const SURFEDGES: usize = 13;
+pub const MODELS: usize = 14;
+
+pub const HEADER_SIZE: usize = 4 + 15 * 8;
+
+pub fn i16_at(b: &[u8], o: usize) -> i16 {
+    i16::from_le_bytes([b[o], b[o + 1]])
+}
+pub fn u16_at(b: &[u8], o: usize) -> u16 {
+    u16::from_le_bytes([b[o], b[o + 1]])
+}
+pub fn i32_at(b: &[u8], o: usize) -> i32 {
+    i32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+}
+pub fn u32_at(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+}
+pub fn f32_at(b: &[u8], o: usize) -> f32 {
+    f32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+}
+fn vec3_at(b: &[u8], o: usize) -> [f32; 3] {
+    [f32_at(b, o), f32_at(b, o + 4), f32_at(b, o + 8)]
+}
+fn i16x3_at(b: &[u8], o: usize) -> [i16; 3] {
+    [i16_at(b, o), i16_at(b, o + 2), i16_at(b, o + 4)]
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawPlane {
+    pub normal: [f32; 3],
+    pub dist: f32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawNode {
+    pub plane: u32,
+    /// >= 0: node index; < 0: leaf `-(c + 1)`.
+    pub children: [i16; 2],
+    pub mins: [i16; 3],
+    pub maxs: [i16; 3],
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawTexinfo {
+    pub vecs: [[f32; 4]; 2],
+    pub miptex: i32,
+    pub flags: i32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawFace {
+    pub plane: u16,
+    pub side: i16,
+    pub first_edge: i32,
+    pub num_edges: i16,
+    pub texinfo: i16,
+    pub styles: [u8; 4],
+    pub light_ofs: i32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawLeaf {
+    pub contents: i32,
+    pub vis_ofs: i32,
+    pub mins: [i16; 3],
+    pub maxs: [i16; 3],
+    pub first_mark: u16,
+    pub num_marks: u16,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RawModel {
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+    pub head_node: i32,
+    pub vis_leafs: i32,
+    pub first_face: i32,
+    pub num_faces: i32,
+}
+
+/// The file split into its lumps, each parsed into records.
+pub struct Lumps<'a> {
+    pub entities: &'a [u8],
+    pub planes: Vec<RawPlane>,
+    pub textures: &'a [u8],
+    pub vertexes: Vec<[f32; 3]>,
+    pub visibility: &'a [u8],
+    pub nodes: Vec<RawNode>,
+    pub texinfo: Vec<RawTexinfo>,
+    pub faces: Vec<RawFace>,
+    pub lighting: &'a [u8],
+    pub leafs: Vec<RawLeaf>,
+    pub marksurfaces: Vec<u16>,
+    pub edges: Vec<[u16; 2]>,
+    pub surfedges: Vec<i32>,
+    pub models: Vec<RawModel>,
+}
+
+/// Parses the header and every lump we use.
+pub fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error> {
+    if bytes.len() < HEADER_SIZE {
+        return Err(Q1Error::Truncated {
+            file: file.into(),
+            len: bytes.len(),
+            need: HEADER_SIZE,
+        });
+    }
+    let version = i32_at(bytes, 0);
+    if version != VERSION {
+        return Err(Q1Error::Version {
+            file: file.into(),
+            version,
+        });
+    }
+    let mut raw: [&[u8]; 15] = [&[]; 15];
+    for (i, slot) in raw.iter_mut().enumerate() {
+        let ofs = i32_at(bytes, 4 + i * 8);
+        let len = i32_at(bytes, 8 + i * 8);
+        let end = ofs as i64 + len as i64;
+        if ofs < 0 || len < 0 || end > bytes.len() as i64 {
+            return Err(Q1Error::corrupt(
+                file,
+                LUMP_NAMES[i],
+                format!("header says offset {ofs}, length {len}, but the file has {} bytes (truncated?)", bytes.len()),
+            ));
+        }
+        *slot = &bytes[ofs as usize..end as usize];
+    }
+    Ok(Lumps {
+        entities: raw[ENTITIES],
+        planes: records(file, PLANES, raw[PLANES], 20, |b| RawPlane {
+            normal: vec3_at(b, 0),
+            dist: f32_at(b, 12),
+        })?,
+        textures: raw[TEXTURES],
+        vertexes: records(file, VERTEXES, raw[VERTEXES], 12, |b| vec3_at(b, 0))?,
+        visibility: raw[VISIBILITY],
+        nodes: records(file, NODES, raw[NODES], 24, |b| RawNode {
+            plane: u32_at(b, 0),
+            children: [i16_at(b, 4), i16_at(b, 6)],
+            mins: i16x3_at(b, 8),
+            maxs: i16x3_at(b, 14),
+        })?,
+        texinfo: records(file, TEXINFO, raw[TEXINFO], 40, |b| {
+            let v = |o: usize| {
+                [
+                    f32_at(b, o),
+                    f32_at(b, o + 4),
+                    f32_at(b, o + 8),
+                    f32_at(b, o + 12),
+                ]
+            };
+            RawTexinfo {
+                vecs: [v(0), v(16)],
+                miptex: i32_at(b, 32),
+                flags: i32_at(b, 36),
+            }
+        })?,
+        faces: records(file, FACES, raw[FACES], 20, |b| RawFace {
+            plane: u16_at(b, 0),
+            side: i16_at(b, 2),
+            first_edge: i32_at(b, 4),
+            num_edges: i16_at(b, 8),
+            texinfo: i16_at(b, 10),
+            styles: [b[12], b[13], b[14], b[15]],
+            light_ofs: i32_at(b, 16),
+        })?,
+        lighting: raw[LIGHTING],
+        leafs: records(file, LEAFS, raw[LEAFS], 28, |b| RawLeaf {
+            contents: i32_at(b, 0),
+            vis_ofs: i32_at(b, 4),
+            mins: i16x3_at(b, 8),
+            maxs: i16x3_at(b, 14),
+            first_mark: u16_at(b, 20),
+            num_marks: u16_at(b, 22),
+        })?,
+        marksurfaces: records(file, MARKSURFACES, raw[MARKSURFACES], 2, |b| u16_at(b, 0))?,
+        edges: records(file, EDGES, raw[EDGES], 4, |b| [u16_at(b, 0), u16_at(b, 2)])?,
+        surfedges: records(file, SURFEDGES, raw[SURFEDGES], 4, |b| i32_at(b, 0))?,
+        models: records(file, MODELS, raw[MODELS], 64, |b| RawModel {
+            mins: vec3_at(b, 0),
+            maxs: vec3_at(b, 12),
+            head_node: i32_at(b, 36),
+            vis_leafs: i32_at(b, 52),
+            first_face: i32_at(b, 56),
+            num_faces: i32_at(b, 60),
+        })?,
+    })
+}
+
+fn records<T>(
+    file: &str,
+    lump: usize,
+    data: &[u8],
+    size: usize,
+    parse: impl Fn(&[u8]) -> T,
+) -> Result<Vec<T>, Q1Error> {
+    if data.len() % size != 0 {
+        return Err(Q1Error::corrupt(
+            file,
+            LUMP_NAMES[lump],
+            format!(
+                "length {} is not a multiple of its {size}-byte record",
+                data.len()
+            ),
+        ));
+    }
+    Ok(data.chunks_exact(size).map(parse).collect())
+}

@@ -1,0 +1,365 @@
+//! Quake BSP29 importer: id Software's compiled maps onto the [`Level`] model.
+//!
+//! - Open leaves of model 0 (empty, water, slime, lava; sky counts as air) become cells,
+//!   bounded by the node planes on their path from the root; leaf 0 and solid leaves none.
+//! - Every face becomes a surface with the same index (`level.surfaces[i]` is face `i`);
+//!   cells list the faces their marksurfaces name. Faces of brush models 1..N are listed by
+//!   their [`Object`] only.
+//! - Lightmaps: each lit face's style-0 luxels go into one atlas (`light::atlas`). Sky and
+//!   liquid faces, and all faces of a map without light data, have `lightmap: None` (draw
+//!   fullbright). A normal face without light data gets one black luxel, as Quake shows it
+//!   dark.
+//! - Portals are generated from the node tree (see [`portals`]); the file's PVS is kept by
+//!   cell in `level.pvs`.
+//! - Textures are decoded with the Quake palette: [`load`] looks for `palette.lmp` next to
+//!   the file, one or two folders up, or in `gfx/`, then in the shared real data;
+//!   [`from_bytes`] only in the shared real data. Without a palette, materials have sizes but
+//!   no texels.
+//!
+//! Every lump offset and length and every index is checked: bad input gives a [`Q1Error`]
+//! naming the file, the lump and the record, never a panic.
+
+pub mod entities;
+pub mod faces;
+pub mod lumps;
+pub mod portals;
+pub mod textures;
+pub mod tree;
+pub mod vis;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use glam::Vec3;
+
+use crate::geom::Aabb;
+use crate::level::{cell_flags, portal_flags, surface_flags, Level, Object, Sky};
+use crate::light::atlas::{self, AtlasError, LuxelBlock};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Q1Error {
+    #[error("{path}: cannot read the file: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}: only {len} bytes, a BSP29 header needs {need}: the file is truncated or not a Quake .bsp")]
+    Truncated {
+        file: String,
+        len: usize,
+        need: usize,
+    },
+    #[error("{file}: BSP version {version}, expected 29 (Quake 1); BSP2, Quake 2 and Half-Life maps are not supported")]
+    Version { file: String, version: i32 },
+    #[error("{file}: corrupt {lump} lump: {detail}. The file is damaged: recompile the map or extract it again")]
+    Corrupt {
+        file: String,
+        lump: &'static str,
+        detail: String,
+    },
+    #[error(
+        "{file}: corrupt nodes lump: node {node} has child node {child}, which does not lie deeper in the tree \
+         (a cycle or a shared subtree). The file is damaged: recompile the map"
+    )]
+    NodeCycle { file: String, node: u32, child: u32 },
+    #[error("{file}: entities lump, line {line}: {detail}. Fix the entity text (e.g. with an entity editor) or recompile")]
+    Entities {
+        file: String,
+        line: usize,
+        detail: String,
+    },
+    #[error("{file}: lightmap atlas: {source}")]
+    Atlas { file: String, source: AtlasError },
+}
+
+impl Q1Error {
+    pub fn corrupt(file: &str, lump: &'static str, detail: impl Into<String>) -> Self {
+        Q1Error::Corrupt {
+            file: file.into(),
+            lump,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Reads a 768-byte palette file.
+pub fn read_palette(path: &Path) -> Option<[u8; 768]> {
+    let b = std::fs::read(path).ok()?;
+    (b.len() >= 768).then(|| {
+        let mut p = [0u8; 768];
+        p.copy_from_slice(&b[..768]);
+        p
+    })
+}
+
+/// The palette from the shared real data (`quake/palette.lmp`), read once.
+pub fn default_palette() -> Option<&'static [u8; 768]> {
+    static PAL: OnceLock<Option<[u8; 768]>> = OnceLock::new();
+    PAL.get_or_init(|| read_palette(&crate::realdata_dir().join("quake/palette.lmp")))
+        .as_ref()
+}
+
+/// Loads a `.bsp` file (see the module docs for where the palette comes from).
+pub fn load(path: &Path) -> Result<Level, Q1Error> {
+    let bytes = std::fs::read(path).map_err(|source| Q1Error::Io {
+        path: path.into(),
+        source,
+    })?;
+    let mut near = None;
+    let mut dir = path.parent();
+    for _ in 0..3 {
+        let Some(d) = dir else { break };
+        near = read_palette(&d.join("palette.lmp"))
+            .or_else(|| read_palette(&d.join("gfx/palette.lmp")));
+        if near.is_some() {
+            break;
+        }
+        dir = d.parent();
+    }
+    from_bytes_with_palette(
+        &bytes,
+        &path.display().to_string(),
+        near.as_ref().or(default_palette()),
+    )
+}
+
+/// Imports a BSP29 file held in memory; `name` names it in errors.
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Level, Q1Error> {
+    from_bytes_with_palette(bytes, name, default_palette())
+}
+
+/// Imports with an explicit palette (`None`: materials without texels).
+pub fn from_bytes_with_palette(
+    bytes: &[u8],
+    file: &str,
+    palette: Option<&[u8; 768]>,
+) -> Result<Level, Q1Error> {
+    let l = lumps::read(bytes, file)?;
+    for (i, p) in l.planes.iter().enumerate() {
+        let len = Vec3::from(p.normal).length();
+        if !p.dist.is_finite() || !(len - 1.0).abs().lt(&0.01) {
+            return Err(Q1Error::corrupt(
+                file,
+                "planes",
+                format!(
+                    "plane {i}: normal {:?} is not unit length or dist {} is not finite",
+                    p.normal, p.dist
+                ),
+            ));
+        }
+    }
+    for (i, v) in l.vertexes.iter().enumerate() {
+        if !v.iter().all(|c| c.is_finite() && c.abs() < 1e6) {
+            return Err(Q1Error::corrupt(
+                file,
+                "vertexes",
+                format!("vertex {i}: {v:?} is not a finite coordinate"),
+            ));
+        }
+    }
+    for (i, t) in l.texinfo.iter().enumerate() {
+        if !t
+            .vecs
+            .iter()
+            .flatten()
+            .all(|c| c.is_finite() && c.abs() < 1e6)
+        {
+            return Err(Q1Error::corrupt(
+                file,
+                "texinfo",
+                format!(
+                    "texinfo {i}: texture vectors {:?} are not finite or absurdly large",
+                    t.vecs
+                ),
+            ));
+        }
+    }
+    if l.models.is_empty() {
+        return Err(Q1Error::corrupt(
+            file,
+            "models",
+            "no models (model 0 is the world)",
+        ));
+    }
+    for (i, m) in l.models.iter().enumerate() {
+        if m.first_face < 0
+            || m.num_faces < 0
+            || m.first_face as i64 + m.num_faces as i64 > l.faces.len() as i64
+        {
+            return Err(Q1Error::corrupt(
+                file,
+                "models",
+                format!(
+                    "model {i}: faces {}+{} run past the {} faces",
+                    m.first_face,
+                    m.num_faces,
+                    l.faces.len()
+                ),
+            ));
+        }
+    }
+
+    let entities = entities::parse(l.entities, file)?;
+    let materials = textures::decode(l.textures, palette, file)?;
+    let tree = tree::build(&l, file)?;
+
+    // Surfaces (one per face) and their lightmaps.
+    let mut surfaces = Vec::with_capacity(l.faces.len());
+    let mut blocks: Vec<(usize, u32, u32, Vec<u8>)> = Vec::new();
+    for i in 0..l.faces.len() {
+        let f = faces::build(&l, i, &materials, file)?;
+        if let Some((w, h, grey)) = f.luxels {
+            let mut rgb = vec![0u8; grey.len() * 3];
+            for (px, &g) in rgb.chunks_exact_mut(3).zip(&grey) {
+                px.fill(g);
+            }
+            blocks.push((i, w, h, rgb));
+        }
+        surfaces.push(f.surface);
+    }
+    let luxel_blocks: Vec<LuxelBlock> = blocks
+        .iter()
+        .map(|(_, w, h, rgb)| LuxelBlock {
+            width: *w,
+            height: *h,
+            rgb,
+        })
+        .collect();
+    let (lightmaps, rects) = atlas::pack(&luxel_blocks).map_err(|source| Q1Error::Atlas {
+        file: file.into(),
+        source,
+    })?;
+    for ((i, ..), r) in blocks.iter().zip(rects) {
+        surfaces[*i].lightmap = Some(r);
+    }
+
+    // Cells list the faces their leaves mark.
+    let mut cells = tree.cells;
+    for (c, cell) in cells.iter_mut().enumerate() {
+        let li = tree.cell_leaf[c] as usize;
+        let lf = &l.leafs[li];
+        let (first, n) = (lf.first_mark as usize, lf.num_marks as usize);
+        let Some(marks) = l.marksurfaces.get(first..first + n) else {
+            return Err(Q1Error::corrupt(
+                file,
+                "leafs",
+                format!(
+                    "leaf {li}: marksurfaces {first}+{n} run past the {} marksurfaces",
+                    l.marksurfaces.len()
+                ),
+            ));
+        };
+        for &m in marks {
+            if m as usize >= surfaces.len() {
+                return Err(Q1Error::corrupt(
+                    file,
+                    "marksurfaces",
+                    format!(
+                        "marksurface of leaf {li}: face {m} is not one of the {} faces",
+                        surfaces.len()
+                    ),
+                ));
+            }
+            if !cell.surfaces.contains(&(m as u32)) {
+                cell.surfaces.push(m as u32);
+            }
+            if surfaces[m as usize].flags & surface_flags::SKY != 0 {
+                cell.flags |= cell_flags::SKY_VISIBLE;
+            }
+        }
+        if lf.contents == -6 {
+            cell.flags |= cell_flags::SKY_VISIBLE;
+        }
+    }
+
+    // Portals.
+    let w = &l.models[0];
+    let extent = w
+        .mins
+        .iter()
+        .chain(&w.maxs)
+        .fold(0.0f64, |a, &v| a.max((v as f64).abs()));
+    let half_size = if extent.is_finite() {
+        (extent * 4.0 + 1024.0).clamp(8192.0, 1e6)
+    } else {
+        1e6
+    };
+    let mut portals = portals::generate(&tree.bsp, &tree.leaf_cell, &tree.parent, half_size);
+    for (i, p) in portals.iter_mut().enumerate() {
+        let (mf, mb) = (
+            cells[p.front as usize].medium,
+            cells[p.back as usize].medium,
+        );
+        if mf != mb && (mf.is_liquid() || mb.is_liquid()) {
+            p.flags |= portal_flags::LIQUID_SURFACE;
+        }
+        cells[p.front as usize].portals.push(i as u32);
+        cells[p.back as usize].portals.push(i as u32);
+    }
+
+    let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
+
+    // Brush models 1..N.
+    let all_surfaces = &surfaces;
+    let objects = l
+        .models
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, m)| {
+            let name = format!("*{i}");
+            let (mn, mx) = (Vec3::from(m.mins), Vec3::from(m.maxs));
+            let surfaces: Vec<u32> =
+                (m.first_face as u32..(m.first_face + m.num_faces) as u32).collect();
+            // The file's model bounds sit one unit inside the geometry: culling needs the
+            // geometry's own bounds.
+            let mut bounds = Aabb::new(mn.min(mx), mn.max(mx));
+            for &s in &surfaces {
+                if let Some(s) = all_surfaces.get(s as usize) {
+                    for v in &s.vertices {
+                        bounds.add_point(v.position);
+                    }
+                }
+            }
+            Object {
+                surfaces,
+                bounds,
+                origin: Vec3::ZERO,
+                entity: entities
+                    .iter()
+                    .position(|e| e.get("model") == Some(name.as_str()))
+                    .map(|e| e as u32),
+                name,
+            }
+        })
+        .collect();
+
+    let sky = materials
+        .iter()
+        .position(|m| m.flags & crate::level::material_flags::SKY != 0)
+        .map(|i| Sky {
+            material: Some(i as u32),
+            // Several Quake ports read a skybox name from worldspawn's "sky" key.
+            cubemap: entities
+                .first()
+                .and_then(|e| e.get("sky"))
+                .map(str::to_string),
+        });
+
+    Ok(Level {
+        cells,
+        portals,
+        surfaces,
+        bsp: tree.bsp,
+        materials,
+        lightmaps,
+        objects,
+        entities,
+        sky,
+        terrain: None,
+        pvs,
+    })
+}

@@ -1,0 +1,186 @@
+//! Model 0's node tree: validation (every index, no cycles or shared subtrees), cells for the
+//! open leaves (bounded by the node planes on the path from the root) and `Level::bsp`.
+
+use glam::Vec3;
+
+use crate::geom::{Aabb, Plane};
+use crate::level::{Bsp, BspChild, BspLeaf, BspNode, Cell, Medium};
+
+use super::lumps::{Lumps, RawLeaf};
+use super::Q1Error;
+
+/// Deeper trees are rejected (the id maps stay far below this).
+pub const MAX_DEPTH: usize = 1024;
+
+pub const CONTENTS_EMPTY: i32 = -1;
+pub const CONTENTS_SOLID: i32 = -2;
+
+/// The medium of a leaf's contents; `None` for solid. Sky counts as air, qbsp's current
+/// contents (-9..=-14) as water.
+pub fn medium_of(contents: i32) -> Option<Option<Medium>> {
+    Some(match contents {
+        -1 | -6 => Some(Medium::Air),
+        -2 => None,
+        -3 | -14..=-9 => Some(Medium::Water),
+        -4 => Some(Medium::Slime),
+        -5 => Some(Medium::Lava),
+        _ => return None,
+    })
+}
+
+/// The validated tree of model 0, with nodes renumbered in depth-first pre-order.
+pub struct Tree {
+    pub bsp: Bsp,
+    pub cells: Vec<Cell>,
+    /// File leaf index → cell id.
+    pub leaf_cell: Vec<Option<u32>>,
+    /// Cell id → file leaf index.
+    pub cell_leaf: Vec<u32>,
+    /// Per BSP node: its parent node and which child (0 front, 1 back) it is.
+    pub parent: Vec<Option<(u32, u8)>>,
+}
+
+pub fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
+    let head = l.models.first().map(|m| m.head_node).unwrap_or(-1);
+    if head < 0 || head as usize >= l.nodes.len() {
+        return Err(Q1Error::corrupt(
+            file,
+            "models",
+            format!(
+                "model 0 head node {head} is not one of the {} nodes",
+                l.nodes.len()
+            ),
+        ));
+    }
+    let bad = |what: String| Q1Error::corrupt(file, "nodes", what);
+
+    // Depth-first walk from the head; each file node may be reached once, children must have a
+    // larger index than their parent (qbsp writes nodes in pre-order), which rules out cycles.
+    // A node is claimed when its parent first names it; a second claim is a shared subtree.
+    let mut claimed = vec![false; l.nodes.len()];
+    claimed[head as usize] = true;
+    let mut nodes: Vec<BspNode> = Vec::new();
+    let mut parent: Vec<Option<(u32, u8)>> = Vec::new();
+    let mut depth: Vec<usize> = Vec::new();
+    let mut leaf_parent: Vec<Option<(u32, u8)>> = vec![None; l.leafs.len()];
+    let mut stack: Vec<(usize, Option<(u32, u8)>, usize)> = vec![(head as usize, None, 0)];
+    while let Some((fi, par, d)) = stack.pop() {
+        if d > MAX_DEPTH {
+            return Err(bad(format!(
+                "the tree is deeper than {MAX_DEPTH} levels at node {fi}"
+            )));
+        }
+        let n = &l.nodes[fi];
+        let Some(p) = l.planes.get(n.plane as usize) else {
+            return Err(bad(format!(
+                "node {fi}: plane {} is not one of the {} planes",
+                n.plane,
+                l.planes.len()
+            )));
+        };
+        let bi = nodes.len() as u32;
+        if let Some((pn, side)) = par {
+            if let BspChild::Node(_) = nodes[pn as usize].children[side as usize] {
+                nodes[pn as usize].children[side as usize] = BspChild::Node(bi);
+            }
+        }
+        let mins = Vec3::new(n.mins[0] as f32, n.mins[1] as f32, n.mins[2] as f32);
+        let maxs = Vec3::new(n.maxs[0] as f32, n.maxs[1] as f32, n.maxs[2] as f32);
+        let mut children = [BspChild::Leaf(0); 2];
+        // Push the back child first so the front subtree is numbered first.
+        for side in [1usize, 0] {
+            let c = n.children[side];
+            if c >= 0 {
+                let c = c as usize;
+                if c <= fi || c >= l.nodes.len() || claimed[c] {
+                    return Err(Q1Error::NodeCycle {
+                        file: file.into(),
+                        node: fi as u32,
+                        child: c as u32,
+                    });
+                }
+                claimed[c] = true;
+                children[side] = BspChild::Node(u32::MAX); // patched when the child is numbered
+                stack.push((c, Some((bi, side as u8)), d + 1));
+            } else {
+                let leaf = (-(c as i32 + 1)) as usize;
+                let Some(lf) = l.leafs.get(leaf) else {
+                    return Err(bad(format!(
+                        "node {fi}: child leaf {leaf} is not one of the {} leaves",
+                        l.leafs.len()
+                    )));
+                };
+                let open = medium_of(lf.contents)
+                    .ok_or_else(|| {
+                        Q1Error::corrupt(
+                            file,
+                            "leafs",
+                            format!("leaf {leaf}: unknown contents {}", lf.contents),
+                        )
+                    })?
+                    .is_some();
+                if open {
+                    if leaf_parent[leaf].is_some() || leaf == 0 {
+                        return Err(bad(format!(
+                            "node {fi}: open leaf {leaf} is a child of two nodes (or is leaf 0)"
+                        )));
+                    }
+                    leaf_parent[leaf] = Some((bi, side as u8));
+                }
+                children[side] = BspChild::Leaf(leaf as u32);
+            }
+        }
+        nodes.push(BspNode {
+            plane: Plane::new(Vec3::from(p.normal), p.dist),
+            children,
+            aabb: Aabb::new(mins.min(maxs), mins.max(maxs)),
+        });
+        parent.push(par);
+        depth.push(d);
+    }
+
+    // Cells for the open leaves of model 0, in leaf order.
+    let mut leaf_cell = vec![None; l.leafs.len()];
+    let mut cells = Vec::new();
+    let mut cell_leaf = Vec::new();
+    for (li, lp) in leaf_parent.iter().enumerate() {
+        let Some(lp) = *lp else { continue };
+        let lf: &RawLeaf = &l.leafs[li];
+        let medium = medium_of(lf.contents).flatten().unwrap_or(Medium::Air);
+        let mut planes = Vec::new();
+        let mut at = Some(lp);
+        while let Some((n, side)) = at {
+            let pl = nodes[n as usize].plane;
+            planes.push(if side == 0 { pl } else { pl.flipped() });
+            at = parent[n as usize];
+        }
+        planes.reverse();
+        let mins = Vec3::new(lf.mins[0] as f32, lf.mins[1] as f32, lf.mins[2] as f32);
+        let maxs = Vec3::new(lf.maxs[0] as f32, lf.maxs[1] as f32, lf.maxs[2] as f32);
+        leaf_cell[li] = Some(cells.len() as u32);
+        cell_leaf.push(li as u32);
+        cells.push(Cell {
+            planes,
+            aabb: Aabb::new(mins.min(maxs), mins.max(maxs)),
+            medium,
+            ..Cell::default()
+        });
+    }
+    let leaves = leaf_cell
+        .iter()
+        .map(|c| BspLeaf {
+            cells: c.iter().copied().collect(),
+        })
+        .collect();
+    Ok(Tree {
+        bsp: Bsp {
+            nodes,
+            leaves,
+            root: Some(BspChild::Node(0)),
+        },
+        cells,
+        leaf_cell,
+        cell_leaf,
+        parent,
+    })
+}

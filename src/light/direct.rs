@@ -1,0 +1,216 @@
+//! A direct-light baker: point lights with Lambert falloff and hard shadows, on a planar luxel
+//! grid per surface, packed into the level's atlas. Enough for the built-in scene and for
+//! compiled levels until a full baker (bounces, soft shadows) exists.
+
+use glam::{Vec2, Vec3};
+
+use crate::level::{surface_flags, Level, LightmapRect, Lightmaps};
+
+#[derive(Clone, Copy, Debug)]
+pub struct PointLight {
+    pub position: Vec3,
+    /// Quake-style intensity: full brightness within roughly this many units.
+    pub radius: f32,
+    pub color: Vec3,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct BakeOptions {
+    /// World units per luxel (Quake: 16).
+    pub luxel_size: f32,
+    /// Light added everywhere, 0..1 (before the ×2 overbright of the shader).
+    pub ambient: f32,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        BakeOptions {
+            luxel_size: 16.0,
+            ambient: 0.05,
+        }
+    }
+}
+
+/// Two axes spanning the surface plane, chosen by the normal's dominant axis like Quake's
+/// texture projection so luxels are square in world units.
+fn plane_axes(n: Vec3) -> (Vec3, Vec3) {
+    let a = n.abs();
+    if a.z >= a.x && a.z >= a.y {
+        (Vec3::X, Vec3::Y)
+    } else if a.x >= a.y {
+        (Vec3::Y, Vec3::Z)
+    } else {
+        (Vec3::X, Vec3::Z)
+    }
+}
+
+struct Triangle {
+    a: Vec3,
+    e1: Vec3,
+    e2: Vec3,
+}
+
+/// Möller–Trumbore: does the segment from `o` along `d` (length 1 = full) hit the triangle?
+fn segment_hits(t: &Triangle, o: Vec3, d: Vec3) -> bool {
+    let p = d.cross(t.e2);
+    let det = t.e1.dot(p);
+    if det.abs() < 1e-9 {
+        return false;
+    }
+    let inv = 1.0 / det;
+    let s = o - t.a;
+    let u = s.dot(p) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return false;
+    }
+    let q = s.cross(t.e1);
+    let v = d.dot(q) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return false;
+    }
+    let dist = t.e2.dot(q) * inv;
+    dist > 1e-4 && dist < 1.0 - 1e-4
+}
+
+/// Bakes every non-sky, non-liquid surface of the world (cells' surfaces) and writes
+/// `level.lightmaps`, each surface's `lightmap` rect and its vertices' `lightmap_uv`.
+pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
+    let tris: Vec<Triangle> = level
+        .surfaces
+        .iter()
+        .filter(|s| s.flags & (surface_flags::SKY | surface_flags::LIQUID) == 0)
+        .flat_map(|s| {
+            s.indices.chunks_exact(3).map(move |t| {
+                let a = s.vertices[t[0] as usize].position;
+                let b = s.vertices[t[1] as usize].position;
+                let c = s.vertices[t[2] as usize].position;
+                Triangle {
+                    a,
+                    e1: b - a,
+                    e2: c - a,
+                }
+            })
+        })
+        .collect();
+
+    // Luxel grids per surface.
+    let mut grids: Vec<Option<(u32, u32, Vec<u8>)>> = Vec::with_capacity(level.surfaces.len());
+    for s in level.surfaces.iter_mut() {
+        if s.flags & (surface_flags::SKY | surface_flags::LIQUID) != 0 || s.vertices.is_empty() {
+            grids.push(None);
+            continue;
+        }
+        let (ua, va) = plane_axes(s.normal);
+        let mut min = Vec2::splat(f32::MAX);
+        let mut max = Vec2::splat(f32::MIN);
+        for v in &s.vertices {
+            let st = Vec2::new(v.position.dot(ua), v.position.dot(va));
+            min = min.min(st);
+            max = max.max(st);
+        }
+        let origin = (min / opts.luxel_size).floor() * opts.luxel_size;
+        let w = ((max.x - origin.x) / opts.luxel_size).ceil() as u32 + 1;
+        let h = ((max.y - origin.y) / opts.luxel_size).ceil() as u32 + 1;
+        for v in s.vertices.iter_mut() {
+            let st = Vec2::new(v.position.dot(ua), v.position.dot(va));
+            v.lightmap_uv = (st - origin) / opts.luxel_size + Vec2::splat(0.5);
+        }
+        // World position of luxel (i, j): on the plane, at the grid point.
+        let p0 = s.vertices[0].position;
+        let n = s.normal;
+        let mut texels = Vec::with_capacity((w * h * 3) as usize);
+        for j in 0..h {
+            for i in 0..w {
+                let st = origin + Vec2::new(i as f32, j as f32) * opts.luxel_size;
+                // Solve for the point on the plane with these two coordinates.
+                let third = n.abs().max_position();
+                let mut p = Vec3::ZERO;
+                p += ua * st.x + va * st.y;
+                let k = third;
+                // n·p = n·p0 → p[k] = (n·p0 − Σ_{i≠k} n_i p_i) / n_k
+                let mut rest = n.dot(p0);
+                for a in 0..3 {
+                    if a != k {
+                        rest -= n[a] * p[a];
+                    }
+                }
+                p[k] = rest / n[k];
+                let p = p + n * 0.25;
+                let mut c = Vec3::splat(opts.ambient);
+                for l in lights {
+                    let d = l.position - p;
+                    let dist = d.length();
+                    let ndotl = n.dot(d / dist);
+                    if ndotl <= 0.0 || dist >= l.radius {
+                        continue;
+                    }
+                    if tris.iter().any(|t| segment_hits(t, p, d)) {
+                        continue;
+                    }
+                    // Quake's linear falloff, scaled by the angle.
+                    let f = (1.0 - dist / l.radius) * (0.5 + 0.5 * ndotl);
+                    c += l.color * f;
+                }
+                let c = (c * 0.5).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
+                texels.extend_from_slice(&[c.x as u8, c.y as u8, c.z as u8]);
+            }
+        }
+        grids.push(Some((w, h, texels)));
+    }
+
+    // Pack with guillotiere, one luxel of border duplicated around each rect.
+    let rects: Vec<(u32, u32)> = grids.iter().flatten().map(|(w, h, _)| (*w, *h)).collect();
+    let area: u32 = rects.iter().map(|(w, h)| (w + 2) * (h + 2)).sum();
+    let mut side = 64u32;
+    while side * side < area * 2 {
+        side *= 2;
+    }
+    let placed = loop {
+        let mut atlas =
+            guillotiere::AtlasAllocator::new(guillotiere::size2(side as i32, side as i32));
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (w, h) in &rects {
+            match atlas.allocate(guillotiere::size2(*w as i32 + 2, *h as i32 + 2)) {
+                Some(a) => out.push((a.rectangle.min.x as u32 + 1, a.rectangle.min.y as u32 + 1)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            break out;
+        }
+        side *= 2;
+    };
+    let mut atlas = Lightmaps {
+        width: side,
+        height: side,
+        texels: vec![0; (side * side * 3) as usize],
+    };
+    let mut next = placed.into_iter();
+    for (s, g) in level.surfaces.iter_mut().zip(grids) {
+        let Some((w, h, texels)) = g else {
+            s.lightmap = None;
+            continue;
+        };
+        let (x, y) = next.next().expect("one placement per grid");
+        for j in -1..=h as i32 {
+            for i in -1..=w as i32 {
+                let si = i.clamp(0, w as i32 - 1) as u32;
+                let sj = j.clamp(0, h as i32 - 1) as u32;
+                let src = ((sj * w + si) * 3) as usize;
+                let dst = (((y as i32 + j) as u32 * side + (x as i32 + i) as u32) * 3) as usize;
+                atlas.texels[dst..dst + 3].copy_from_slice(&texels[src..src + 3]);
+            }
+        }
+        s.lightmap = Some(LightmapRect {
+            x,
+            y,
+            width: w,
+            height: h,
+        });
+    }
+    level.lightmaps = atlas;
+}

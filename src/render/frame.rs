@@ -1,0 +1,166 @@
+//! One frame: the passes in order into the offscreen target, with CPU and GPU timings.
+
+use std::time::Instant;
+
+use super::gpu::Gpu;
+use super::profiler::GpuTimer;
+use super::target::{self, FrameTarget};
+use super::world::{WorldPass, WorldStats};
+use crate::geom::Camera;
+use crate::level::Level;
+use crate::vis::VisibleSet;
+
+/// What one frame cost and submitted.
+#[derive(Clone, Debug, Default)]
+pub struct FrameStats {
+    /// CPU milliseconds per stage, in order.
+    pub cpu_ms: Vec<(&'static str, f64)>,
+    /// GPU milliseconds per pass (empty without timestamp queries).
+    pub gpu_ms: Vec<(&'static str, f64)>,
+    pub world: WorldStats,
+}
+
+/// Per-frame settings a user can toggle.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameSettings {
+    /// Seconds since start (sky scroll, liquid warp).
+    pub time: f32,
+    /// Lightmap scale: 2 is Quake's overbright.
+    pub light_scale: f32,
+    pub fullbright: bool,
+}
+
+impl Default for FrameSettings {
+    fn default() -> Self {
+        FrameSettings {
+            time: 0.0,
+            light_scale: 2.0,
+            fullbright: false,
+        }
+    }
+}
+
+pub struct Renderer {
+    pub target: FrameTarget,
+    pub world: WorldPass,
+    timer: Option<GpuTimer>,
+    pub clear_color: wgpu::Color,
+}
+
+impl Renderer {
+    pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
+        Renderer {
+            target: FrameTarget::create(gpu, size),
+            world: WorldPass::create(gpu, level, target::COLOR_FORMAT),
+            timer: GpuTimer::create(gpu),
+            clear_color: wgpu::Color {
+                r: 0.02,
+                g: 0.02,
+                b: 0.03,
+                a: 1.0,
+            },
+        }
+    }
+
+    pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
+        let size = (size.0.max(1), size.1.max(1));
+        if size != self.target.size {
+            self.target = FrameTarget::create(gpu, size);
+        }
+    }
+
+    /// Prepares and records the world into the offscreen target. The caller may add passes
+    /// (present, egui) to `enc` before submitting.
+    pub fn encode(
+        &mut self,
+        gpu: &Gpu,
+        enc: &mut wgpu::CommandEncoder,
+        camera: &Camera,
+        visible: &VisibleSet,
+        settings: &FrameSettings,
+        stats: &mut FrameStats,
+    ) {
+        let t = Instant::now();
+        let params = [
+            settings.time,
+            settings.light_scale,
+            if settings.fullbright { 1.0 } else { 0.0 },
+            0.0,
+        ];
+        self.world.prepare(gpu, camera, visible, params);
+        stats
+            .cpu_ms
+            .push(("world prepare", t.elapsed().as_secs_f64() * 1e3));
+        let t = Instant::now();
+        if let Some(timer) = &mut self.timer {
+            timer.begin_frame();
+        }
+        {
+            let timestamp_writes = self.timer.as_mut().and_then(|t| t.pass("world"));
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("world"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &self.target.color_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(self.clear_color),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.target.depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.world.record(&mut pass);
+        }
+        if let Some(timer) = &self.timer {
+            timer.resolve(enc);
+        }
+        stats
+            .cpu_ms
+            .push(("world record", t.elapsed().as_secs_f64() * 1e3));
+        stats.world = self.world.stats;
+    }
+
+    /// Renders one frame headless, submits it and waits for the GPU; fills GPU times.
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        settings: &FrameSettings,
+    ) -> FrameStats {
+        let mut stats = FrameStats::default();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
+        let t = Instant::now();
+        gpu.queue.submit([enc.finish()]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        stats
+            .cpu_ms
+            .push(("submit + wait", t.elapsed().as_secs_f64() * 1e3));
+        if let Some(timer) = &self.timer {
+            stats.gpu_ms = timer.read(gpu);
+        }
+        stats
+    }
+
+    /// Reads back the last rendered frame.
+    pub fn read_color(&self, gpu: &Gpu) -> image::RgbaImage {
+        target::read_rgba(gpu, &self.target.color)
+    }
+
+    /// The GPU timer, to time extra passes recorded by the caller.
+    pub fn timer(&self) -> Option<&GpuTimer> {
+        self.timer.as_ref()
+    }
+}

@@ -1,0 +1,309 @@
+//! The GPU context: instance, adapter, device and queue, headless or for a window surface.
+//! Vulkan is preferred, GL is the fallback, `WGPU_BACKEND` is honoured. The optional features
+//! the design uses are requested where present and can be switched off on purpose
+//! (`--disable …` or `LANTHORN_DISABLE=…`) so every fallback can be exercised on lavapipe.
+
+use std::fmt;
+
+/// Optional features Lanthorn uses, by their command-line names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OptionalFeature {
+    /// Hardware clip distances for the per-draw octagon (fallback: fragment discard).
+    ClipDistances,
+    /// Non-zero `first_instance` in indirect draws (fallback: direct draws).
+    IndirectFirstInstance,
+    /// GPU timestamps per pass (fallback: no GPU times).
+    TimestampQuery,
+    /// Wireframe overlays (fallback: no wireframe).
+    PolygonModeLine,
+}
+
+impl OptionalFeature {
+    pub const ALL: [OptionalFeature; 4] = [
+        OptionalFeature::ClipDistances,
+        OptionalFeature::IndirectFirstInstance,
+        OptionalFeature::TimestampQuery,
+        OptionalFeature::PolygonModeLine,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionalFeature::ClipDistances => "clip-distances",
+            OptionalFeature::IndirectFirstInstance => "indirect-first-instance",
+            OptionalFeature::TimestampQuery => "timestamp-query",
+            OptionalFeature::PolygonModeLine => "polygon-mode-line",
+        }
+    }
+
+    pub fn wgpu_features(self) -> wgpu::Features {
+        match self {
+            OptionalFeature::ClipDistances => wgpu::Features::CLIP_DISTANCES,
+            OptionalFeature::IndirectFirstInstance => wgpu::Features::INDIRECT_FIRST_INSTANCE,
+            OptionalFeature::TimestampQuery => {
+                wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+            }
+            OptionalFeature::PolygonModeLine => wgpu::Features::POLYGON_MODE_LINE,
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<OptionalFeature, String> {
+        OptionalFeature::ALL
+            .into_iter()
+            .find(|f| f.name() == name.trim())
+            .ok_or_else(|| {
+                let names: Vec<_> = OptionalFeature::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown feature {name:?}; known: {}", names.join(", "))
+            })
+    }
+
+    /// Parses a comma-separated list (`clip-distances,timestamp-query`); empty is fine.
+    pub fn parse_list(list: &str) -> Result<Vec<OptionalFeature>, String> {
+        list.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(OptionalFeature::parse)
+            .collect()
+    }
+}
+
+/// Which optional features are on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeatureSet {
+    pub clip_distances: bool,
+    pub indirect_first_instance: bool,
+    pub timestamp_query: bool,
+    pub polygon_mode_line: bool,
+}
+
+impl FeatureSet {
+    pub fn has(&self, f: OptionalFeature) -> bool {
+        match f {
+            OptionalFeature::ClipDistances => self.clip_distances,
+            OptionalFeature::IndirectFirstInstance => self.indirect_first_instance,
+            OptionalFeature::TimestampQuery => self.timestamp_query,
+            OptionalFeature::PolygonModeLine => self.polygon_mode_line,
+        }
+    }
+
+    fn set(&mut self, f: OptionalFeature, on: bool) {
+        match f {
+            OptionalFeature::ClipDistances => self.clip_distances = on,
+            OptionalFeature::IndirectFirstInstance => self.indirect_first_instance = on,
+            OptionalFeature::TimestampQuery => self.timestamp_query = on,
+            OptionalFeature::PolygonModeLine => self.polygon_mode_line = on,
+        }
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        OptionalFeature::ALL
+            .iter()
+            .filter(|f| self.has(**f))
+            .map(|f| f.name())
+            .collect()
+    }
+}
+
+/// How to create the context.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// Features switched off on purpose, on top of `LANTHORN_DISABLE`.
+    pub disable: Vec<OptionalFeature>,
+}
+
+impl GpuOptions {
+    /// The features to switch off: `--disable` plus the `LANTHORN_DISABLE` environment variable.
+    pub fn disabled(&self) -> Result<Vec<OptionalFeature>, GpuError> {
+        let mut v = self.disable.clone();
+        if let Ok(env) = std::env::var("LANTHORN_DISABLE") {
+            v.extend(
+                OptionalFeature::parse_list(&env)
+                    .map_err(|e| GpuError::BadDisable(format!("LANTHORN_DISABLE: {e}")))?,
+            );
+        }
+        v.dedup();
+        Ok(v)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (tried: {tried}).\n\
+         On headless Linux install Mesa's CPU Vulkan driver: `apt-get install -y mesa-vulkan-drivers` \
+         (lavapipe). If VK_ICD_FILENAMES is set to an empty value, unset it. WGPU_BACKEND=vulkan|gl \
+         picks a backend."
+    )]
+    NoAdapter { tried: String },
+    #[error("the GPU adapter {adapter} refused to create a device: {source}")]
+    Device {
+        adapter: String,
+        source: wgpu::RequestDeviceError,
+    },
+    #[error("cannot create a window surface: {0}")]
+    Surface(String),
+    #[error("{0}")]
+    BadDisable(String),
+}
+
+/// The device and what it can do.
+pub struct Gpu {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    /// Optional features that are on (granted and not disabled).
+    pub features: FeatureSet,
+    /// Optional features the adapter has but were switched off on purpose.
+    pub disabled: FeatureSet,
+    pub info: wgpu::AdapterInfo,
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu")
+            .field("adapter", &self.info.name)
+            .field("features", &self.features)
+            .finish()
+    }
+}
+
+impl Gpu {
+    /// A context with no window.
+    pub fn headless(opts: &GpuOptions) -> Result<Gpu, GpuError> {
+        // Vulkan alone first: probing GL (EGL) when Vulkan works only adds noise and start-up time.
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            desc.backends = wgpu::Backends::VULKAN;
+            let instance = wgpu::Instance::new(desc.with_env());
+            match Self::from_instance(instance, None, opts) {
+                Err(GpuError::NoAdapter { .. }) => {}
+                other => return other,
+            }
+        }
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        let instance = wgpu::Instance::new(with_backends(desc));
+        Self::from_instance(instance, None, opts)
+    }
+
+    /// A context able to present to `surface` (created from `instance`).
+    pub fn for_surface(
+        instance: wgpu::Instance,
+        surface: &wgpu::Surface<'_>,
+        opts: &GpuOptions,
+    ) -> Result<Gpu, GpuError> {
+        Self::from_instance(instance, Some(surface), opts)
+    }
+
+    /// An instance for windows: the display handle lets the GL backend present too.
+    pub fn window_instance(display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>) -> wgpu::Instance {
+        wgpu::Instance::new(with_backends(
+            wgpu::InstanceDescriptor::new_with_display_handle(display),
+        ))
+    }
+
+    fn from_instance(
+        instance: wgpu::Instance,
+        surface: Option<&wgpu::Surface<'_>>,
+        opts: &GpuOptions,
+    ) -> Result<Gpu, GpuError> {
+        let disabled_list = opts.disabled()?;
+        let adapter = pick_adapter(&instance, surface)?;
+        let info = adapter.get_info();
+        let available = adapter.features();
+        let mut features = FeatureSet::default();
+        let mut disabled = FeatureSet::default();
+        let mut required = wgpu::Features::empty();
+        for f in OptionalFeature::ALL {
+            let wf = f.wgpu_features();
+            if available.contains(wf) {
+                if disabled_list.contains(&f) {
+                    disabled.set(f, true);
+                } else {
+                    features.set(f, true);
+                    required |= wf;
+                }
+            }
+        }
+        // Multi-draw indirect is core in wgpu but needs indirect execution on the adapter.
+        let limits = wgpu::Limits::default().using_resolution(adapter.limits());
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
+            max_buffer_size: adapter.limits().max_buffer_size,
+            max_texture_array_layers: adapter.limits().max_texture_array_layers,
+            ..limits
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("lanthorn"),
+            required_features: required,
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|source| GpuError::Device {
+            adapter: info.name.clone(),
+            source,
+        })?;
+        log::info!(
+            "GPU: {} ({:?}), features on: {:?}",
+            info.name,
+            info.backend,
+            features.names()
+        );
+        Ok(Gpu {
+            instance,
+            adapter,
+            device,
+            queue,
+            features,
+            disabled,
+            info,
+        })
+    }
+
+    /// A short description for panels and `lanthorn info`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+}
+
+fn with_backends(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
+    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::GL;
+    desc.with_env()
+}
+
+/// Vulkan first, then GL; `WGPU_BACKEND` narrows the instance's backends already.
+fn pick_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, GpuError> {
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    if let Some(s) = surface {
+        adapters.retain(|a| a.is_surface_supported(s));
+    }
+    let rank = |a: &wgpu::Adapter| {
+        let i = a.get_info();
+        let backend = match i.backend {
+            wgpu::Backend::Vulkan => 0,
+            wgpu::Backend::Gl => 2,
+            _ => 1,
+        };
+        let kind = match i.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        (backend, kind)
+    };
+    adapters.sort_by_key(rank);
+    adapters.into_iter().next().ok_or_else(|| {
+        let env = std::env::var("WGPU_BACKEND")
+            .map(|b| format!(" (WGPU_BACKEND={b})"))
+            .unwrap_or_default();
+        GpuError::NoAdapter {
+            tried: format!("Vulkan, GL{env}"),
+        }
+    })
+}

@@ -1,0 +1,98 @@
+//! Presents the offscreen frame on a window surface (a full-screen blit); egui draws on top.
+
+use super::gpu::Gpu;
+use super::shaders;
+use super::world::{sampler_entry, texture_entry};
+
+pub struct PresentPass {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    bind_group: Option<wgpu::BindGroup>,
+}
+
+impl PresentPass {
+    pub fn create(gpu: &Gpu, surface_format: wgpu::TextureFormat) -> PresentPass {
+        let device = &gpu.device;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("present"),
+            entries: &[
+                texture_entry(0, wgpu::TextureViewDimension::D2),
+                sampler_entry(1),
+            ],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("blit.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::BLIT.into()),
+        });
+        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("present"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("present"),
+            layout: Some(&pl),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                // The offscreen frame is sRGB (sampling decodes it); a linear surface needs the
+                // encoding done in the shader.
+                entry_point: Some(if surface_format.is_srgb() {
+                    "fs_main"
+                } else {
+                    "fs_encode_srgb"
+                }),
+                compilation_options: Default::default(),
+                targets: &[Some(surface_format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        PresentPass {
+            pipeline,
+            layout,
+            sampler,
+            bind_group: None,
+        }
+    }
+
+    /// Points the blit at a (new) frame colour view; call after the frame target is recreated.
+    pub fn prepare(&mut self, gpu: &Gpu, frame_color: &wgpu::TextureView) {
+        self.bind_group = Some(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("present"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(frame_color),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        }));
+    }
+
+    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        if let Some(bg) = &self.bind_group {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, bg, &[]);
+            pass.draw(0..3, 0..1);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The offscreen frame every view renders into (window, `capture` and tests share it), and
+//! readback of colour and id targets.
+
+use super::gpu::Gpu;
+use super::DEPTH_FORMAT;
+
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+pub struct FrameTarget {
+    pub size: (u32, u32),
+    pub color: wgpu::Texture,
+    pub color_view: wgpu::TextureView,
+    pub depth: wgpu::Texture,
+    pub depth_view: wgpu::TextureView,
+}
+
+impl FrameTarget {
+    pub fn create(gpu: &Gpu, size: (u32, u32)) -> FrameTarget {
+        let size = (size.0.max(1), size.1.max(1));
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
+        let color = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("frame colour"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: COLOR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("frame depth"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        FrameTarget {
+            size,
+            color_view: color.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            depth,
+        }
+    }
+}
+
+/// Copies a 4-byte-per-texel texture (RGBA8 or R32Uint) to the CPU, rows unpadded.
+pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
+    let (w, h) = (texture.width(), texture.height());
+    let unpadded = w * 4;
+    let padded =
+        unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: (padded * h) as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+    );
+    gpu.queue.submit([enc.finish()]);
+    let slice = buffer.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |_| {});
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("GPU poll failed while reading back a frame");
+    let data = slice.get_mapped_range().expect("readback buffer is mapped");
+    let mut out = Vec::with_capacity((unpadded * h) as usize);
+    for row in 0..h as usize {
+        let start = row * padded as usize;
+        out.extend_from_slice(&data[start..start + unpadded as usize]);
+    }
+    out
+}
+
+/// Reads an RGBA8 colour target into an image.
+pub fn read_rgba(gpu: &Gpu, texture: &wgpu::Texture) -> image::RgbaImage {
+    let bytes = read_texture_bytes(gpu, texture);
+    image::RgbaImage::from_raw(texture.width(), texture.height(), bytes)
+        .expect("readback size matches")
+}
+
+/// Reads an R32Uint id target (row-major, top row first).
+pub fn read_ids(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u32> {
+    let bytes = read_texture_bytes(gpu, texture);
+    bytemuck::pod_collect_to_vec(&bytes)
+}

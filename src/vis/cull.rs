@@ -1,0 +1,133 @@
+//! One interface over the culling methods the CLI offers: `--cull portal|pvs|frustum|none`.
+
+use std::time::Instant;
+
+use glam::Vec3;
+
+use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
+use crate::geom::{Aabb, Camera, Octagon, Plane};
+use crate::level::Level;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CullMode {
+    /// Thief's portal flow with per-cell octagons.
+    #[default]
+    Portal,
+    /// The level's precomputed PVS (imported BSPs) + frustum.
+    Pvs,
+    /// Cell boxes against the frustum.
+    Frustum,
+    /// Everything.
+    None,
+}
+
+impl std::str::FromStr for CullMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "portal" => CullMode::Portal,
+            "pvs" => CullMode::Pvs,
+            "frustum" => CullMode::Frustum,
+            "none" => CullMode::None,
+            _ => {
+                return Err(format!(
+                    "unknown culling method {s:?}: use portal, pvs, frustum or none"
+                ))
+            }
+        })
+    }
+}
+
+impl CullMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CullMode::Portal => "portal",
+            CullMode::Pvs => "pvs",
+            CullMode::Frustum => "frustum",
+            CullMode::None => "none",
+        }
+    }
+}
+
+/// True when the box is at least partly inside all the planes.
+pub fn box_in_frustum(planes: &[Plane], b: &Aabb) -> bool {
+    planes.iter().all(|p| {
+        let corner = Vec3::select(p.normal.cmpge(Vec3::ZERO), b.max, b.min);
+        p.distance(corner) >= 0.0
+    })
+}
+
+/// Per-view culling state: the eye tracker and the flow's reusable buffers.
+pub struct Culler {
+    pub mode: CullMode,
+    pub tracker: EyeTracker,
+    pub flow: PortalFlow,
+    /// Microseconds spent in the last `cull` call.
+    pub micros: f64,
+}
+
+impl Culler {
+    pub fn new(level: &Level, mode: CullMode) -> Culler {
+        Culler {
+            mode,
+            tracker: EyeTracker::new(),
+            flow: PortalFlow::new(level),
+            micros: 0.0,
+        }
+    }
+
+    pub fn cull(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let t = Instant::now();
+        out.cells.clear();
+        out.objects.clear();
+        let planes = camera.frustum_planes();
+        match self.mode {
+            CullMode::None => {
+                *out = VisibleSet::everything(level);
+            }
+            CullMode::Frustum => {
+                for (i, c) in level.cells.iter().enumerate() {
+                    if box_in_frustum(&planes, &c.aabb) {
+                        out.cells.push(VisibleCell {
+                            cell: i as u32,
+                            octagon: Octagon::FULL,
+                        });
+                    }
+                }
+            }
+            CullMode::Pvs => {
+                let eye = self.tracker.update(level, camera.position);
+                for (i, c) in level.cells.iter().enumerate() {
+                    let in_pvs = match (eye, &level.pvs) {
+                        (Some(e), Some(pvs)) => e as usize == i || pvs.visible(e, i as u32),
+                        _ => true,
+                    };
+                    if in_pvs && box_in_frustum(&planes, &c.aabb) {
+                        out.cells.push(VisibleCell {
+                            cell: i as u32,
+                            octagon: Octagon::FULL,
+                        });
+                    }
+                }
+            }
+            CullMode::Portal => {
+                let eye = self.tracker.update(level, camera.position);
+                self.flow.run(level, camera, eye, out);
+            }
+        }
+        if self.mode != CullMode::None {
+            // Objects: frustum-tested by their placed bounds (cell-based culling comes with
+            // object linking).
+            for (i, o) in level.objects.iter().enumerate() {
+                let b = Aabb::new(o.bounds.min + o.origin, o.bounds.max + o.origin);
+                if !o.bounds.is_empty() && box_in_frustum(&planes, &b) {
+                    out.objects.push(VisibleObject {
+                        object: i as u32,
+                        octagon: Octagon::FULL,
+                    });
+                }
+            }
+        }
+        self.micros = t.elapsed().as_secs_f64() * 1e6;
+    }
+}

@@ -1,0 +1,243 @@
+//! Thief's portal flow (seed 000): breadth-first from the eye's cell through portals, each
+//! portal bounded on screen by an octagon and intersected with the octagon of the cell it leads
+//! from; the result is unioned into the cell behind it, which is visited again when its octagon
+//! grew. Per-frame buffers are reused: no allocation once warm.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use super::{VisibleCell, VisibleSet};
+use crate::geom::{Camera, Octagon};
+use crate::level::{portal_flags, Level};
+
+/// Portal octagons grow by this much (NDC) so rounding never makes them too tight.
+pub const OCTAGON_MARGIN: f32 = 1e-4;
+
+/// What one traversal did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowStats {
+    pub cells_reached: u32,
+    pub portals_tested: u32,
+    /// Cells processed again because their octagon grew.
+    pub revisits: u32,
+    /// Cells whose re-visit bound was hit (octagon widened to the full screen).
+    pub fallbacks: u32,
+    pub micros: f64,
+}
+
+pub struct PortalFlow {
+    octagon: Vec<Octagon>,
+    /// Frame stamp per cell: the octagon is valid when it equals `frame`.
+    stamp: Vec<u32>,
+    visits: Vec<u16>,
+    queued: Vec<bool>,
+    frame: u32,
+    queue: VecDeque<u32>,
+    order: Vec<u32>,
+    clip_in: Vec<Vec4>,
+    clip_out: Vec<Vec4>,
+    /// Visits of one cell before its octagon is widened to the full screen.
+    pub max_visits: u16,
+    pub stats: FlowStats,
+}
+
+impl PortalFlow {
+    pub fn new(level: &Level) -> PortalFlow {
+        let n = level.cells.len();
+        PortalFlow {
+            octagon: vec![Octagon::EMPTY; n],
+            stamp: vec![0; n],
+            visits: vec![0; n],
+            queued: vec![false; n],
+            frame: 0,
+            queue: VecDeque::new(),
+            order: Vec::new(),
+            clip_in: Vec::with_capacity(16),
+            clip_out: Vec::with_capacity(16),
+            max_visits: 8,
+            stats: FlowStats::default(),
+        }
+    }
+
+    /// Fills `out.cells` with the cells seen from `camera` (eye in `eye_cell`), in the order they
+    /// were first reached (front to back along the portal graph), each with its octagon.
+    /// With no eye cell (eye in solid), every cell whose box meets the frustum is drawn.
+    pub fn run(
+        &mut self,
+        level: &Level,
+        camera: &Camera,
+        eye_cell: Option<u32>,
+        out: &mut VisibleSet,
+    ) {
+        let t = Instant::now();
+        if self.octagon.len() != level.cells.len() {
+            *self = PortalFlow {
+                max_visits: self.max_visits,
+                ..PortalFlow::new(level)
+            };
+        }
+        out.cells.clear();
+        let mut stats = FlowStats::default();
+        let Some(eye_cell) = eye_cell.filter(|c| (*c as usize) < level.cells.len()) else {
+            let planes = camera.frustum_planes();
+            for (i, c) in level.cells.iter().enumerate() {
+                let visible = planes.iter().all(|p| {
+                    let corner = Vec3::select(p.normal.cmpge(Vec3::ZERO), c.aabb.max, c.aabb.min);
+                    p.distance(corner) >= 0.0
+                });
+                if visible {
+                    out.cells.push(VisibleCell {
+                        cell: i as u32,
+                        octagon: Octagon::FULL,
+                    });
+                }
+            }
+            stats.cells_reached = out.cells.len() as u32;
+            stats.micros = t.elapsed().as_secs_f64() * 1e6;
+            self.stats = stats;
+            return;
+        };
+
+        self.frame = self.frame.wrapping_add(1);
+        if self.frame == 0 {
+            self.stamp.fill(0);
+            self.frame = 1;
+        }
+        let frame = self.frame;
+        let view_proj = camera.view_proj();
+        let eye = camera.position;
+        let near_zone = camera.near * 2.0;
+
+        self.queue.clear();
+        self.order.clear();
+        self.reach(eye_cell, Octagon::FULL);
+        self.queue.push_back(eye_cell);
+        self.queued[eye_cell as usize] = true;
+
+        while let Some(cell) = self.queue.pop_front() {
+            let ci = cell as usize;
+            self.queued[ci] = false;
+            self.visits[ci] += 1;
+            if self.visits[ci] > 1 {
+                stats.revisits += 1;
+            }
+            let parent = self.octagon[ci];
+            for &pid in &level.cells[ci].portals {
+                let portal = &level.portals[pid as usize];
+                if portal.flags & portal_flags::CLOSED != 0 {
+                    continue;
+                }
+                let target = portal.other(cell);
+                if target == cell {
+                    continue;
+                }
+                stats.portals_tested += 1;
+                let d = portal.plane.distance(eye);
+                let octagon = if d.abs() < near_zone {
+                    // The eye is (almost) in the portal: it may cover the whole parent view.
+                    parent
+                } else {
+                    // Back-face test: the eye must be on this cell's side of the portal.
+                    let on_our_side = if portal.front == cell {
+                        d > 0.0
+                    } else {
+                        d < 0.0
+                    };
+                    if !on_our_side {
+                        continue;
+                    }
+                    match self.project(&view_proj, &portal.polygon) {
+                        Some(o) => o.intersect(&parent),
+                        None => continue,
+                    }
+                };
+                if octagon.is_empty() {
+                    continue;
+                }
+                let ti = target as usize;
+                let grew = if self.stamp[ti] != frame {
+                    self.reach(target, octagon);
+                    true
+                } else {
+                    let old = self.octagon[ti];
+                    let new = old.union(&octagon);
+                    if new != old {
+                        self.octagon[ti] = new;
+                        true
+                    } else {
+                        false
+                    }
+                };
+                if grew && !self.queued[ti] {
+                    if self.visits[ti] >= self.max_visits {
+                        // Conservative: stop refining, widen to the whole screen (cannot grow again).
+                        if self.octagon[ti] != Octagon::FULL {
+                            stats.fallbacks += 1;
+                            self.octagon[ti] = Octagon::FULL;
+                        } else {
+                            continue;
+                        }
+                    }
+                    self.queued[ti] = true;
+                    self.queue.push_back(target);
+                }
+            }
+        }
+        out.cells.extend(self.order.iter().map(|&c| VisibleCell {
+            cell: c,
+            octagon: self.octagon[c as usize],
+        }));
+        stats.cells_reached = self.order.len() as u32;
+        stats.micros = t.elapsed().as_secs_f64() * 1e6;
+        self.stats = stats;
+    }
+
+    fn reach(&mut self, cell: u32, octagon: Octagon) {
+        let i = cell as usize;
+        self.stamp[i] = self.frame;
+        self.octagon[i] = octagon;
+        self.visits[i] = 0;
+        self.queued[i] = false;
+        self.order.push(cell);
+    }
+
+    /// The screen octagon of a world polygon, clipped to the near plane; `None` when nothing is
+    /// in front of the eye.
+    fn project(&mut self, view_proj: &Mat4, polygon: &[Vec3]) -> Option<Octagon> {
+        self.clip_in.clear();
+        self.clip_in
+            .extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
+        // Reverse-Z: in front of the near plane where w − z >= 0.
+        let inside = |c: &Vec4| c.w - c.z;
+        if self.clip_in.iter().any(|c| inside(c) < 0.0) {
+            self.clip_out.clear();
+            let n = self.clip_in.len();
+            for i in 0..n {
+                let (a, b) = (self.clip_in[i], self.clip_in[(i + 1) % n]);
+                let (da, db) = (inside(&a), inside(&b));
+                if da >= 0.0 {
+                    self.clip_out.push(a);
+                }
+                if (da >= 0.0) != (db >= 0.0) {
+                    self.clip_out.push(a + (b - a) * (da / (da - db)));
+                }
+            }
+            std::mem::swap(&mut self.clip_in, &mut self.clip_out);
+            if self.clip_in.len() < 3 {
+                return None;
+            }
+        }
+        let mut o = Octagon::from_points(
+            self.clip_in
+                .iter()
+                .map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)),
+        );
+        for i in 0..4 {
+            o.min[i] -= OCTAGON_MARGIN;
+            o.max[i] += OCTAGON_MARGIN;
+        }
+        Some(o)
+    }
+}

@@ -1,0 +1,199 @@
+//! The portal flow against an independent oracle: rays cast through the maze's own door table.
+
+use glam::{Vec2, Vec3};
+
+use super::{EyeTracker, PortalFlow, VisibleSet};
+use crate::geom::{Camera, CameraSpec};
+use crate::level::synthetic::{maze, maze_doors, MazeSpec};
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// Rooms a ray from `eye` along `dir` passes through, walking the grid and the door table.
+fn ray_rooms(spec: &MazeSpec, east: &[bool], north: &[bool], eye: Vec3, dir: Vec3) -> Vec<u32> {
+    let (nx, ny) = (spec.nx as i32, spec.ny as i32);
+    let r = spec.room;
+    let mut x = (eye.x / r).floor() as i32;
+    let mut y = (eye.y / r).floor() as i32;
+    let mut rooms = vec![(y * nx + x) as u32];
+    let mut p = eye;
+    for _ in 0..(nx + ny) * 2 {
+        let min = Vec3::new(x as f32 * r, y as f32 * r, 0.0);
+        let max = min + Vec3::new(r, r, spec.height);
+        let mut t_exit = f32::MAX;
+        let mut axis = 3;
+        for a in 0..3 {
+            if dir[a].abs() < 1e-9 {
+                continue;
+            }
+            let bound = if dir[a] > 0.0 { max[a] } else { min[a] };
+            let t = (bound - p[a]) / dir[a];
+            if t < t_exit {
+                t_exit = t;
+                axis = a;
+            }
+        }
+        if axis == 2 || axis == 3 {
+            break; // floor or ceiling
+        }
+        let hit = p + dir * t_exit;
+        // Door rectangle on that wall, centred.
+        let (along, centre) = if axis == 0 {
+            (hit.y, (y as f32 + 0.5) * r)
+        } else {
+            (hit.x, (x as f32 + 0.5) * r)
+        };
+        let in_door = (along - centre).abs() < spec.door_width / 2.0 && hit.z < spec.door_height;
+        let (nx2, ny2) = if axis == 0 {
+            (x + dir.x.signum() as i32, y)
+        } else {
+            (x, y + dir.y.signum() as i32)
+        };
+        if nx2 < 0 || ny2 < 0 || nx2 >= nx || ny2 >= ny {
+            break;
+        }
+        let open = if axis == 0 {
+            east[(y * nx + x.min(nx2)) as usize]
+        } else {
+            north[(y.min(ny2) * nx + x) as usize]
+        };
+        if !(open && in_door) {
+            break;
+        }
+        x = nx2;
+        y = ny2;
+        p = hit;
+        rooms.push((y * nx + x) as u32);
+    }
+    rooms
+}
+
+#[test]
+fn every_room_a_ray_reaches_is_visible_within_its_octagon() {
+    let spec = MazeSpec {
+        nx: 10,
+        ny: 10,
+        ..Default::default()
+    };
+    let level = maze(&spec);
+    let (east, north) = maze_doors(&spec);
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let mut rng = Rng(77);
+    let mut total_visible = 0usize;
+    for _ in 0..300 {
+        // Eyes at least 8 units from any wall, floor or ceiling.
+        let room = Vec2::new((rng.f() * 10.0).floor(), (rng.f() * 10.0).floor());
+        let local = Vec2::new(
+            8.0 + rng.f() * (spec.room - 16.0),
+            8.0 + rng.f() * (spec.room - 16.0),
+        );
+        let eye = (room * spec.room + local).extend(8.0 + rng.f() * (spec.height - 16.0));
+        let spec_cam = CameraSpec {
+            position: eye,
+            yaw: rng.f() * 360.0,
+            pitch: (rng.f() - 0.5) * 60.0,
+        };
+        let cam = Camera::new(spec_cam, 16.0 / 9.0);
+        let eye_cell = level.locate(eye);
+        flow.run(&level, &cam, eye_cell, &mut vis);
+        total_visible += vis.cells.len();
+        let tx = (cam.fov_x.to_radians() * 0.5).tan();
+        let ty = (cam.fov_y() * 0.5).tan();
+        for j in 0..36 {
+            for i in 0..64 {
+                let ndc = Vec2::new((i as f32 + 0.5) / 32.0 - 1.0, (j as f32 + 0.5) / 18.0 - 1.0);
+                let dir =
+                    (cam.forward() + cam.right() * ndc.x * tx + cam.up() * ndc.y * ty).normalize();
+                for room in ray_rooms(&spec, &east, &north, eye, dir) {
+                    let v = vis.cells.iter().find(|c| c.cell == room);
+                    let v = v.unwrap_or_else(|| {
+                        panic!("room {room} seen by a ray from {eye} is not visible")
+                    });
+                    assert!(
+                        v.octagon.contains(ndc),
+                        "room {room}: ray at {ndc} outside its octagon {:?}",
+                        v.octagon
+                    );
+                }
+            }
+        }
+    }
+    // The flow is much tighter than "everything": a maze hides most rooms.
+    assert!(total_visible < 300 * 100 / 4, "{total_visible}");
+}
+
+#[test]
+fn eye_in_solid_draws_what_the_frustum_holds() {
+    let level = maze(&MazeSpec::default());
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let cam = Camera::new(
+        CameraSpec {
+            position: Vec3::new(-100.0, 128.0, 64.0),
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    assert_eq!(level.locate(cam.position), None);
+    flow.run(&level, &cam, None, &mut vis);
+    assert!(!vis.cells.is_empty());
+    // Rooms straight ahead are in; no room behind the eye is.
+    assert!(vis.cells.iter().any(|c| c.cell == 1));
+    assert!(vis
+        .cells
+        .iter()
+        .all(|c| level.cells[c.cell as usize].aabb.max.x > cam.position.x));
+}
+
+#[test]
+fn incremental_tracking_equals_point_location_along_random_paths() {
+    let spec = MazeSpec {
+        nx: 12,
+        ny: 12,
+        extra_doors: 0.5,
+        ..Default::default()
+    };
+    let level = maze(&spec);
+    let mut rng = Rng(5);
+    let mut tracker = EyeTracker::new();
+    let mut p = Vec3::new(128.0, 128.0, 48.0);
+    let mut walked = 0;
+    for _ in 0..20000 {
+        // Small steps, sometimes a jump (teleport) that needs relocation.
+        let step = if rng.f() < 0.01 {
+            Vec3::new(rng.f() * 3072.0, rng.f() * 3072.0, 48.0) - p
+        } else {
+            Vec3::new(rng.f() - 0.5, rng.f() - 0.5, 0.0) * 64.0
+        };
+        p += step;
+        p = p.clamp(
+            Vec3::new(-50.0, -50.0, 1.0),
+            Vec3::new(3122.0, 3122.0, 127.0),
+        );
+        let got = tracker.update(&level, p);
+        let want = level.locate(p);
+        match (got, want) {
+            (Some(g), Some(w)) => {
+                // On a shared face either cell is right.
+                assert!(
+                    g == w || level.cells[g as usize].contains(p, 0.01),
+                    "{p}: {g} vs {w}"
+                );
+                walked += 1;
+            }
+            (g, w) => assert_eq!(g.is_some(), w.is_some(), "{p}: {g:?} vs {w:?}"),
+        }
+    }
+    assert!(walked > 1000);
+    // Most updates were incremental, not relocations.
+    assert!(tracker.relocations < 5000, "{}", tracker.relocations);
+}

@@ -1,0 +1,183 @@
+//! The binary: the no-adapter error, `info`, `capture` and `bench --json`.
+
+use std::process::Command;
+
+use crate::support::gpu;
+
+fn lanthorn() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+}
+
+#[test]
+fn no_adapter_gives_one_clear_error() {
+    // A backend that does not exist on this platform leaves zero adapters.
+    let out = lanthorn()
+        .arg("info")
+        .env("WGPU_BACKEND", "metal")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("no GPU adapter found"), "{err}");
+    assert!(err.contains("mesa-vulkan-drivers"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn info_reports_a_disabled_feature() {
+    let Some(g) = gpu() else { return };
+    if !g.features.clip_distances {
+        return;
+    }
+    let out = lanthorn()
+        .args(["info", "--json", "--disable", "clip-distances"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        v["features_disabled"],
+        serde_json::json!(["clip-distances"])
+    );
+    assert_eq!(v["octagon_clipping"], "fragment discard");
+    // The environment variable does the same.
+    let out = lanthorn()
+        .args(["info", "--json"])
+        .env("LANTHORN_DISABLE", "clip-distances")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(out.stdout.trim_ascii_end()).unwrap();
+    assert_eq!(v["octagon_clipping"], "fragment discard");
+    // An unknown name is a clear error.
+    let out = lanthorn()
+        .args(["info", "--disable", "warp-drive"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown feature"));
+}
+
+#[test]
+fn bench_json_has_the_promised_keys() {
+    let Some(_) = gpu() else { return };
+    let out = lanthorn()
+        .args([
+            "bench", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    for k in [
+        "frames",
+        "frame_ms_median",
+        "frame_ms_p95",
+        "draw_calls_max",
+        "sub_draws_max",
+        "triangles_median",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k} in {v}");
+    }
+    assert_eq!(v["frames"], 5);
+    let level = lanthorn::level::builtin::scene();
+    assert_eq!(
+        v["triangles_median"].as_f64().unwrap() as usize,
+        level.triangle_count()
+    );
+}
+
+#[test]
+fn capture_writes_a_png_and_bad_arguments_fail_cleanly() {
+    let Some(_) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("lanthorn-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("shot.png");
+    let out = lanthorn()
+        .args([
+            "capture",
+            "--size",
+            "64x36",
+            "--camera",
+            "0,0,100,0,-10",
+            "-o",
+        ])
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (64, 36));
+    // A bad camera and a missing level: exit code != 0, no panic, no file.
+    let bad = dir.join("bad.png");
+    let out = lanthorn()
+        .args(["capture", "--camera", "1,2,3", "-o"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let out = lanthorn()
+        .args(["capture", "nowhere.xyz", "-o"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere.xyz"));
+    assert!(!bad.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn demo_window_survives_resize_minimize_and_lost_surface() {
+    let Some(_) = gpu() else { return };
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        crate::support::unavailable::<()>(
+            "a display (run the tests under `xvfb-run -a`)",
+            "DISPLAY is not set",
+        );
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("demo.png");
+    let out = lanthorn()
+        .args([
+            "demo",
+            "--frames",
+            "60",
+            "--size",
+            "320x180",
+            "--stress-surface",
+            "--screenshot",
+        ])
+        .arg(&png)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo failed: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let img = image::open(&png).unwrap().to_rgba8();
+    // The frame shows the scene, not the cleared target (the clear colour reads back as about
+    // (39, 39, 48) in sRGB).
+    let bright = img
+        .pixels()
+        .filter(|p| {
+            p[0].abs_diff(39) as u32 + p[1].abs_diff(39) as u32 + p[2].abs_diff(48) as u32 > 30
+        })
+        .count();
+    assert!(bright > (img.width() * img.height() / 2) as usize);
+    let _ = std::fs::remove_dir_all(&dir);
+}

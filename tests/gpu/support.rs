@@ -1,0 +1,46 @@
+use std::sync::OnceLock;
+
+use lanthorn::render::{Gpu, GpuOptions, OptionalFeature};
+
+/// True when a missing GPU or missing real data must fail the test run.
+pub fn required() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// Skips (returns None with a loud message) or fails, depending on `required()`.
+pub fn unavailable<T>(what: &str, why: &str) -> Option<T> {
+    if required() {
+        panic!("{what} is required (CI=true or LANTHORN_REQUIRE_GPU=1) but unavailable: {why}");
+    }
+    eprintln!("\n!!! SKIPPED: {what} unavailable: {why}\n!!! (set CI=true or LANTHORN_REQUIRE_GPU=1 to make this a failure)\n");
+    None
+}
+
+fn make(disable: &[OptionalFeature]) -> Option<Gpu> {
+    match Gpu::headless(&GpuOptions {
+        disable: disable.to_vec(),
+    }) {
+        Ok(g) => Some(g),
+        Err(e) => unavailable("a GPU adapter", &e.to_string()),
+    }
+}
+
+/// The shared default device (all optional features the adapter grants).
+pub fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| make(&[])).as_ref()
+}
+
+/// A second shared device with clip distances switched off (the discard fallback) and
+/// indirect first instance off (direct draws).
+pub fn gpu_fallbacks() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| {
+        make(&[
+            OptionalFeature::ClipDistances,
+            OptionalFeature::IndirectFirstInstance,
+        ])
+    })
+    .as_ref()
+}
