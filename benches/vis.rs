@@ -58,5 +58,49 @@ fn bench_flow(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_flow);
+/// Portal flow on e1m1 from random eyes inside open cells (the vis-check's view distribution).
+fn bench_e1m1(c: &mut Criterion) {
+    let path = lanthorn::realdata_dir().join("quake/bsp/e1m1.bsp");
+    let Ok(level) = lanthorn::level::load(&path) else {
+        eprintln!("SKIPPED: {} missing", path.display());
+        return;
+    };
+    let mut seed = 12345u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut views = Vec::new();
+    while views.len() < 256 {
+        let ci = (rnd() * level.cells.len() as f32) as usize % level.cells.len();
+        let cell = &level.cells[ci];
+        let p = cell.aabb.min + Vec3::new(rnd(), rnd(), rnd()) * cell.aabb.size();
+        if cell.planes.iter().all(|pl| pl.distance(p) >= 8.0) && level.locate(p) == Some(ci as u32)
+        {
+            let cam = Camera::new(
+                CameraSpec {
+                    position: p,
+                    yaw: rnd() * 360.0,
+                    pitch: (rnd() - 0.5) * 60.0,
+                },
+                16.0 / 9.0,
+            );
+            views.push((cam, ci as u32));
+        }
+    }
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let mut i = 0;
+    c.bench_function("portal_flow/e1m1_random_views", |b| {
+        b.iter(|| {
+            i = (i + 1) % views.len();
+            flow.run(&level, &views[i].0, Some(views[i].1), &mut vis);
+            vis.cells.len()
+        })
+    });
+}
+
+criterion_group!(benches, bench_flow, bench_e1m1);
 criterion_main!(benches);

@@ -82,6 +82,9 @@ impl Octagon {
 
     /// True when no point satisfies all eight bounds.
     pub fn is_empty(&self) -> bool {
+        if (0..4).any(|i| !(self.min[i] <= self.max[i])) {
+            return true;
+        }
         let t = self.tightened();
         (0..4).any(|i| !(t.min[i] <= t.max[i]))
     }

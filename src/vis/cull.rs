@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use glam::Vec3;
 
+use super::objects::ObjectLinks;
 use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
 use crate::geom::{Aabb, Camera, Octagon, Plane};
 use crate::level::Level;
@@ -62,6 +63,9 @@ pub struct Culler {
     pub mode: CullMode,
     pub tracker: EyeTracker,
     pub flow: PortalFlow,
+    pub links: ObjectLinks,
+    object_stamp: Vec<u32>,
+    frame: u32,
     /// Microseconds spent in the last `cull` call.
     pub micros: f64,
 }
@@ -72,6 +76,9 @@ impl Culler {
             mode,
             tracker: EyeTracker::new(),
             flow: PortalFlow::new(level),
+            links: ObjectLinks::new(level),
+            object_stamp: Vec::new(),
+            frame: 0,
             micros: 0.0,
         }
     }
@@ -115,16 +122,28 @@ impl Culler {
                 self.flow.run(level, camera, eye, out);
             }
         }
-        if self.mode != CullMode::None {
-            // Objects: frustum-tested by their placed bounds (cell-based culling comes with
-            // object linking).
-            for (i, o) in level.objects.iter().enumerate() {
-                let b = Aabb::new(o.bounds.min + o.origin, o.bounds.max + o.origin);
-                if !o.bounds.is_empty() && box_in_frustum(&planes, &b) {
-                    out.objects.push(VisibleObject {
-                        object: i as u32,
-                        octagon: Octagon::FULL,
-                    });
+        let eye_in_open_space = self.tracker.cell().is_some();
+        match self.mode {
+            CullMode::None => {}
+            CullMode::Portal if eye_in_open_space => {
+                // Objects through the cells they are linked to, clipped to those cells' octagons.
+                self.frame = self.frame.wrapping_add(1).max(1);
+                self.links.cull(
+                    camera,
+                    &out.cells,
+                    &mut self.object_stamp,
+                    self.frame,
+                    &mut out.objects,
+                );
+            }
+            _ => {
+                for (i, b) in self.links.bounds.iter().enumerate() {
+                    if !b.is_empty() && box_in_frustum(&planes, b) {
+                        out.objects.push(VisibleObject {
+                            object: i as u32,
+                            octagon: Octagon::FULL,
+                        });
+                    }
                 }
             }
         }

@@ -47,6 +47,7 @@ impl VisibleSet {
 
 pub mod cull;
 pub mod locate;
+pub mod objects;
 pub mod portal_flow;
 
 pub use cull::{CullMode, Culler};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::{VisibleCell, VisibleSet};
-use crate::geom::{Camera, Octagon};
+use crate::geom::{Camera, Octagon, Plane};
 use crate::level::{portal_flags, Level};
 
 /// Portal octagons grow by this much (NDC) so rounding never makes them too tight.
@@ -27,7 +27,22 @@ pub struct FlowStats {
     pub micros: f64,
 }
 
+/// A portal as the flow reads it: packed, with its vertices in one shared array.
+#[derive(Clone, Copy, Debug)]
+struct FlowPortal {
+    plane: Plane,
+    front: u32,
+    back: u32,
+    first: u32,
+    count: u32,
+}
+
 pub struct PortalFlow {
+    portals: Vec<FlowPortal>,
+    vertices: Vec<Vec3>,
+    /// Portals of cell `c`: `cell_portals[cell_first[c]..cell_first[c + 1]]`.
+    cell_first: Vec<u32>,
+    cell_portals: Vec<u32>,
     octagon: Vec<Octagon>,
     /// Frame stamp per cell: the octagon is valid when it equals `frame`.
     stamp: Vec<u32>,
@@ -44,9 +59,41 @@ pub struct PortalFlow {
 }
 
 impl PortalFlow {
+    /// Packs the level's portals for the flow; make one per level.
     pub fn new(level: &Level) -> PortalFlow {
         let n = level.cells.len();
+        let mut vertices = Vec::new();
+        let portals = level
+            .portals
+            .iter()
+            .map(|p| {
+                let first = vertices.len() as u32;
+                vertices.extend_from_slice(&p.polygon);
+                FlowPortal {
+                    plane: p.plane,
+                    front: p.front,
+                    back: p.back,
+                    first,
+                    count: if p.flags & portal_flags::CLOSED != 0 {
+                        0
+                    } else {
+                        p.polygon.len() as u32
+                    },
+                }
+            })
+            .collect();
+        let mut cell_first = Vec::with_capacity(n + 1);
+        let mut cell_portals = Vec::new();
+        for c in &level.cells {
+            cell_first.push(cell_portals.len() as u32);
+            cell_portals.extend_from_slice(&c.portals);
+        }
+        cell_first.push(cell_portals.len() as u32);
         PortalFlow {
+            portals,
+            vertices,
+            cell_first,
+            cell_portals,
             octagon: vec![Octagon::EMPTY; n],
             stamp: vec![0; n],
             visits: vec![0; n],
@@ -124,12 +171,20 @@ impl PortalFlow {
                 stats.revisits += 1;
             }
             let parent = self.octagon[ci];
-            for &pid in &level.cells[ci].portals {
-                let portal = &level.portals[pid as usize];
-                if portal.flags & portal_flags::CLOSED != 0 {
-                    continue;
+            let (a, b) = (
+                self.cell_first[ci] as usize,
+                self.cell_first[ci + 1] as usize,
+            );
+            for k in a..b {
+                let portal = self.portals[self.cell_portals[k] as usize];
+                if portal.count == 0 {
+                    continue; // closed
                 }
-                let target = portal.other(cell);
+                let target = if portal.front == cell {
+                    portal.back
+                } else {
+                    portal.front
+                };
                 if target == cell {
                     continue;
                 }
@@ -148,7 +203,8 @@ impl PortalFlow {
                     if !on_our_side {
                         continue;
                     }
-                    match self.project(&view_proj, &portal.polygon) {
+                    let (f, n) = (portal.first as usize, portal.count as usize);
+                    match self.project(&view_proj, f, n) {
                         Some(o) => o.intersect(&parent),
                         None => continue,
                     }
@@ -205,8 +261,9 @@ impl PortalFlow {
 
     /// The screen octagon of a world polygon, clipped to the near plane; `None` when nothing is
     /// in front of the eye.
-    fn project(&mut self, view_proj: &Mat4, polygon: &[Vec3]) -> Option<Octagon> {
+    fn project(&mut self, view_proj: &Mat4, first: usize, count: usize) -> Option<Octagon> {
         self.clip_in.clear();
+        let polygon = &self.vertices[first..first + count];
         self.clip_in
             .extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
         // Reverse-Z: in front of the near plane where w − z >= 0.
