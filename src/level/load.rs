@@ -38,19 +38,48 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("lvl") => Err(LoadError::NotYet {
-            path: path.into(),
-            kind: ".lvl",
-        }),
-        Some("map") => Err(LoadError::NotYet {
-            path: path.into(),
-            kind: ".map",
-        }),
-        Some("ron") => Err(LoadError::NotYet {
-            path: path.into(),
-            kind: ".ron",
-        }),
+        Some("lvl") => super::file::load_lvl(path)
+            .map_err(|e| LoadError::Other(format!("{}: {e}", path.display()))),
+        Some("map") | Some("ron") => compile_cached(path),
         Some("bsp") => crate::import::q1::load(path).map_err(|e| LoadError::Other(e.to_string())),
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
+}
+
+/// Compiles a `.map` or `.ron` source with the default options, keeping the result in a cache
+/// (the system temp folder, keyed by path, size and modification time) so a second load of an
+/// unchanged source is a plain `.lvl` read.
+fn compile_cached(path: &Path) -> Result<Level, LoadError> {
+    use std::hash::{Hash, Hasher};
+    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.into())
+        .hash(&mut h);
+    meta.len().hash(&mut h);
+    meta.modified().ok().hash(&mut h);
+    super::file::VERSION.hash(&mut h);
+    let dir = std::env::temp_dir().join("lanthorn-cache");
+    let cached = dir.join(format!("{:016x}.lvl", h.finish()));
+    if let Ok(level) = super::file::load_lvl(&cached) {
+        return Ok(level);
+    }
+    let (level, stats) = super::compile::compile(path, &Default::default())
+        .map_err(|e| LoadError::Other(e.to_string()))?;
+    log::info!(
+        "compiled {}: {} cells, {} portals in {:.2} s",
+        path.display(),
+        stats.cells,
+        stats.portals,
+        stats.seconds
+    );
+    if std::fs::create_dir_all(&dir).is_ok() {
+        if let Err(e) = super::file::save(&level, &cached) {
+            log::warn!("could not cache the compiled level: {e}");
+        }
+    }
+    Ok(level)
 }

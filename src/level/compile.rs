@@ -1,0 +1,1485 @@
+//! The level compiler: `.map` (and `.ron` scenes) → `Level`, with per-stage times and counts.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use glam::{DVec3, Vec3};
+
+use super::brush::{self, Brush, Contents};
+use super::cells::{self, Child, LeafContents, Tree};
+use super::map_file::{self, MapError, MapFile};
+use super::surfaces::{self, SurfaceSpec};
+use super::wad::TextureSizes;
+use super::*;
+use crate::geom::Aabb;
+
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Open cells longer than this along an axis are split by axial planes (units).
+    pub max_cell_size: f64,
+    /// Lightmap luxel spacing in texels.
+    pub luxel_size: f64,
+    /// Folders searched for `.wad` files (texture sizes); the real-data wads are searched last.
+    pub wad_dirs: Vec<PathBuf>,
+    /// Where a leak writes its point file; default: beside the input, extension `.pts`.
+    pub leak_file: Option<PathBuf>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        Self {
+            max_cell_size: 512.0,
+            luxel_size: 16.0,
+            wad_dirs: Vec::new(),
+            leak_file: None,
+        }
+    }
+}
+
+/// Counts and times of one compile.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CompileStats {
+    pub brushes: usize,
+    pub failed_brushes: usize,
+    pub warnings: Vec<String>,
+    pub bsp_nodes: usize,
+    pub bsp_leaves: usize,
+    pub cells: usize,
+    pub portals: usize,
+    pub surfaces: usize,
+    pub triangles: usize,
+    pub objects: usize,
+    pub materials: usize,
+    pub leak: bool,
+    /// (stage, seconds) in order.
+    pub stages: Vec<(String, f64)>,
+    pub seconds: f64,
+}
+
+impl CompileStats {
+    /// The counts of an already built level (for `lanthorn info`): no brushes, times or leak.
+    pub fn of_level(level: &Level) -> CompileStats {
+        CompileStats {
+            bsp_nodes: level.bsp.nodes.len(),
+            bsp_leaves: level.bsp.leaves.len(),
+            cells: level.cells.len(),
+            portals: level.portals.len(),
+            surfaces: level.surfaces.len(),
+            triangles: level.triangle_count(),
+            objects: level.objects.len(),
+            materials: level.materials.len(),
+            ..Default::default()
+        }
+    }
+
+    /// One JSON object for `lanthorn compile --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{}: {}", .source.line, .source.msg)]
+    Map { path: PathBuf, source: MapError },
+    #[error("{path}: {msg}")]
+    Scene { path: PathBuf, msg: String },
+    #[error("{path}: unsupported source type (expected .map or .ron)")]
+    Unsupported { path: PathBuf },
+    #[error(
+        "{path}: the level leaks: entity {classname} at ({:.0} {:.0} {:.0}) can reach the void; \
+         the leak path is in {} (seal the gap it runs through)",
+        position[0], position[1], position[2], pointfile.display()
+    )]
+    Leak {
+        path: PathBuf,
+        classname: String,
+        position: [f64; 3],
+        pointfile: PathBuf,
+        stats: Box<CompileStats>,
+    },
+    #[error("{0}")]
+    Save(#[from] super::file::LvlError),
+}
+
+struct Timer {
+    start: Instant,
+    last: Instant,
+}
+
+impl Timer {
+    fn lap(&mut self, stats: &mut CompileStats, name: &str) {
+        let now = Instant::now();
+        stats
+            .stages
+            .push((name.to_string(), (now - self.last).as_secs_f64()));
+        log::info!("compile: {name} {:.3} s", (now - self.last).as_secs_f64());
+        self.last = now;
+    }
+}
+
+/// Compiles a `.map` or `.ron` source.
+pub fn compile(
+    path: &Path,
+    options: &CompileOptions,
+) -> Result<(Level, CompileStats), CompileError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("map") => {
+            let text = std::fs::read(path).map_err(|source| CompileError::Io {
+                path: path.into(),
+                source,
+            })?;
+            let text = String::from_utf8_lossy(&text);
+            let mut timer = Timer {
+                start: Instant::now(),
+                last: Instant::now(),
+            };
+            let mut stats = CompileStats::default();
+            let map = map_file::parse(&text).map_err(|source| CompileError::Map {
+                path: path.into(),
+                source,
+            })?;
+            timer.lap(&mut stats, "parse");
+            let textures = load_textures(path, &map, options);
+            timer.lap(&mut stats, "wads");
+            let leak_file = options
+                .leak_file
+                .clone()
+                .unwrap_or_else(|| path.with_extension("pts"));
+            compile_map(&map, &textures, options, path, &leak_file, timer, stats)
+        }
+        Some("ron") => super::scene_file::compile_scene_file(path, options),
+        _ => Err(CompileError::Unsupported { path: path.into() }),
+    }
+}
+
+/// Compiles `input` and saves the level to `output` (atomically). Nothing is written when the
+/// compile fails; a leak writes its point file beside `output`.
+pub fn compile_to_file(
+    input: &Path,
+    output: &Path,
+    options: &CompileOptions,
+) -> Result<CompileStats, CompileError> {
+    let mut options = options.clone();
+    if options.leak_file.is_none() {
+        options.leak_file = Some(output.with_extension("pts"));
+    }
+    let (level, stats) = compile(input, &options)?;
+    super::file::save(&level, output)?;
+    Ok(stats)
+}
+
+/// The Quake palette (`palette.lmp`) beside the map, its `../wads`, the wad folders, or the
+/// real data; without one, materials carry sizes and flat colours only.
+fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<u8>> {
+    let mut dirs = options.wad_dirs.clone();
+    if let Some(dir) = path.parent() {
+        dirs.push(dir.to_path_buf());
+        dirs.push(dir.join(".."));
+    }
+    dirs.push(crate::realdata_dir().join("quake"));
+    dirs.iter().find_map(|d| {
+        std::fs::read(d.join("palette.lmp"))
+            .ok()
+            .filter(|p| p.len() >= 768)
+    })
+}
+
+fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions) -> TextureSizes {
+    let mut dirs = options.wad_dirs.clone();
+    if let Some(dir) = path.parent() {
+        dirs.push(dir.to_path_buf());
+        dirs.push(dir.join("../wads"));
+    }
+    dirs.push(crate::realdata_dir().join("quake/wads"));
+    let wanted: Vec<String> = map
+        .entities
+        .first()
+        .and_then(|e| e.get("wad"))
+        .map(|w| {
+            w.split(';')
+                .filter_map(|p| {
+                    Path::new(p.trim())
+                        .file_name()
+                        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut t = TextureSizes::default();
+    let mut all = Vec::new();
+    for d in &dirs {
+        if let Ok(rd) = std::fs::read_dir(d) {
+            let mut files: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wad")))
+                .collect();
+            files.sort();
+            all.extend(files);
+        }
+    }
+    // The wads the map names first, then the rest.
+    all.sort_by_key(|p| {
+        let n = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        !wanted.contains(&n)
+    });
+    for f in all {
+        if let Err(e) = t.add_wad_file(&f) {
+            log::warn!("{e}");
+        }
+    }
+    t
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    World,
+    Trigger,
+    Object,
+}
+
+fn entity_group(index: usize, class: &str) -> Group {
+    if index == 0
+        || class == "worldspawn"
+        || class == "func_group"
+        || class.starts_with("func_detail")
+    {
+        Group::World
+    } else if class.starts_with("trigger_") {
+        Group::Trigger
+    } else {
+        Group::Object
+    }
+}
+
+fn flat_color(name: &str) -> [f32; 3] {
+    let mut h: u32 = 2166136261;
+    for b in name.to_ascii_lowercase().bytes() {
+        h = (h ^ b as u32).wrapping_mul(16777619);
+    }
+    let c = |s: u32| 0.35 + ((h >> s) & 0xff) as f32 / 255.0 * 0.5;
+    [c(0), c(8), c(16)]
+}
+
+/// Compiles a parsed map. `timer`/`stats` carry the stages already run.
+fn compile_map(
+    map: &MapFile,
+    textures: &TextureSizes,
+    options: &CompileOptions,
+    path: &Path,
+    leak_file: &Path,
+    mut timer: Timer,
+    mut stats: CompileStats,
+) -> Result<(Level, CompileStats), CompileError> {
+    // ---- brushes
+    let mut brushes: Vec<Brush> = Vec::new();
+    // For each brush: the map faces (for texture names and projections).
+    let mut brush_faces: Vec<&[map_file::MapFace]> = Vec::new();
+    for (ei, e) in map.entities.iter().enumerate() {
+        let class = e.classname();
+        let group = entity_group(ei, class);
+        for (bi, mb) in e.brushes.iter().enumerate() {
+            stats.brushes += 1;
+            let mut planes = Vec::with_capacity(mb.faces.len());
+            let mut bad = None;
+            for (fi, f) in mb.faces.iter().enumerate() {
+                match brush::map_plane(&f.points) {
+                    Some(p) => planes.push((p, fi)),
+                    None => {
+                        bad = Some(format!(
+                            "line {}: entity {ei} ({class}) brush {bi}: the face's three points are collinear; brush skipped",
+                            f.line
+                        ));
+                        break;
+                    }
+                }
+            }
+            let sides = match bad {
+                Some(w) => Err(w),
+                None => brush::build(&planes, map_file::MAX_COORD).map_err(|err| {
+                    format!(
+                        "line {}: entity {ei} ({class}) brush {bi}: {err}; brush skipped",
+                        mb.line
+                    )
+                }),
+            };
+            let sides = match sides {
+                Ok(s) => s,
+                Err(w) => {
+                    log::warn!("{}: {w}", path.display());
+                    stats.warnings.push(w);
+                    stats.failed_brushes += 1;
+                    continue;
+                }
+            };
+            let mut contents = Contents::Solid;
+            let texs: Vec<Option<Contents>> = mb
+                .faces
+                .iter()
+                .map(|f| brush::texture_contents(&f.texture))
+                .collect();
+            if texs.contains(&Some(Contents::Clip)) {
+                contents = Contents::Clip;
+            } else if texs.contains(&Some(Contents::Nothing)) || group == Group::Trigger {
+                contents = Contents::Nothing;
+            } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
+                contents = *l;
+            } else if texs.contains(&Some(Contents::Sky)) {
+                contents = Contents::Sky;
+            }
+            let (min, max) = brush::bounds(&sides);
+            brushes.push(Brush {
+                sides,
+                min,
+                max,
+                contents,
+                entity: ei,
+                index: bi,
+                line: mb.line,
+                detail: class.starts_with("func_detail"),
+            });
+            brush_faces.push(&mb.faces);
+        }
+    }
+    timer.lap(&mut stats, "brushes");
+
+    // ---- cells
+    let structural: Vec<&Brush> = brushes
+        .iter()
+        .filter(|b| {
+            entity_group(b.entity, map.entities[b.entity].classname()) == Group::World
+                && !b.detail
+                && (b.contents.is_solid() || b.contents.is_liquid())
+        })
+        .collect();
+    // The CSG of the world's faces comes first: sides with a visible piece split cells first.
+    // `csg_faces` passes brushes borrowed from `brushes`: their index is the pointer offset.
+    let base = brushes.as_ptr() as usize;
+    let size = std::mem::size_of::<Brush>();
+    let index_of = |b: &Brush| (b as *const Brush as usize - base) / size;
+    let draws_fast = |b: &Brush, si: usize| -> bool {
+        let face = &brush_faces[index_of(b)][b.sides[si].face];
+        !brush::is_tool_texture(&face.texture)
+    };
+    let world: Vec<usize> = (0..brushes.len())
+        .filter(|&i| {
+            entity_group(
+                brushes[i].entity,
+                map.entities[brushes[i].entity].classname(),
+            ) == Group::World
+        })
+        .collect();
+    let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &world, &draws_fast));
+    let mut visible: Vec<Vec<bool>> = brushes.iter().map(|b| vec![false; b.sides.len()]).collect();
+    for f in &frags {
+        visible[f.brush][f.side] = true;
+    }
+    let structural_index: Vec<usize> = structural.iter().map(|b| index_of(b)).collect();
+    timer.lap(&mut stats, "csg");
+    let mut tree = cells::build_tree_with(&structural, options.max_cell_size, &|b, s| {
+        visible[structural_index[b]][s]
+    });
+    timer.lap(&mut stats, "bsp");
+    tree.make_portals();
+    timer.lap(&mut stats, "portals");
+    let from = tree.flood_outside();
+    timer.lap(&mut stats, "flood");
+    for (ei, e) in map.entities.iter().enumerate().skip(1) {
+        let Some(o) = e.get("origin") else { continue };
+        let v: Vec<f64> = o
+            .split_whitespace()
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        if v.len() != 3 {
+            continue;
+        }
+        let p = DVec3::new(v[0], v[1], v[2]);
+        let Some(l) = tree.leaf_at_tie(p, false) else {
+            continue;
+        };
+        if tree.is_open(l) && tree.leaves[l as usize].outside {
+            let pts = tree.leak_path(p, &from);
+            let text: String = pts
+                .iter()
+                .map(|p| format!("{} {} {}\n", p.x, p.y, p.z))
+                .collect();
+            stats.leak = true;
+            stats.bsp_nodes = tree.nodes.len();
+            stats.bsp_leaves = tree.leaves.len();
+            stats.seconds = timer.start.elapsed().as_secs_f64();
+            super::file::write_atomically(leak_file, text.as_bytes())?;
+            let _ = ei;
+            return Err(CompileError::Leak {
+                path: path.into(),
+                classname: e.classname().to_string(),
+                position: [p.x, p.y, p.z],
+                pointfile: leak_file.into(),
+                stats: Box::new(stats),
+            });
+        }
+    }
+
+    let mut level = Level::default();
+    // Cells: open leaves not reached from outside.
+    let mut ncells = 0u32;
+    for l in tree.leaves.iter_mut() {
+        if matches!(l.contents, LeafContents::Open(_)) && !l.outside {
+            l.cell = Some(ncells);
+            ncells += 1;
+        }
+    }
+    for l in &tree.leaves {
+        if l.cell.is_none() {
+            continue;
+        }
+        let LeafContents::Open(medium) = l.contents else {
+            unreachable!()
+        };
+        level.cells.push(Cell {
+            planes: l
+                .volume
+                .inward_planes(&tree.pool)
+                .iter()
+                .map(|p| p.to_f32())
+                .collect(),
+            aabb: Aabb::new(l.volume.min.as_vec3(), l.volume.max.as_vec3()),
+            medium,
+            flags: 0,
+            portals: Vec::new(),
+            surfaces: Vec::new(),
+        });
+    }
+    for p in &tree.portals {
+        let (Some(a), Some(b)) = (
+            tree.leaves[p.leaves[0] as usize].cell,
+            tree.leaves[p.leaves[1] as usize].cell,
+        ) else {
+            continue;
+        };
+        let id = level.portals.len() as u32;
+        let (ma, mb) = (
+            level.cells[a as usize].medium,
+            level.cells[b as usize].medium,
+        );
+        level.portals.push(Portal {
+            polygon: p.winding.points.iter().map(|v| v.as_vec3()).collect(),
+            plane: tree.pool.get(p.plane).to_f32(),
+            front: a,
+            back: b,
+            transform: None,
+            flags: if ma != mb {
+                portal_flags::LIQUID_SURFACE
+            } else {
+                0
+            },
+        });
+        level.cells[a as usize].portals.push(id);
+        level.cells[b as usize].portals.push(id);
+    }
+    timer.lap(&mut stats, "cells");
+
+    // ---- materials
+    let palette = load_palette(path, options);
+    let mut material_ids: HashMap<String, u32> = HashMap::new();
+    let mut material_of = |name: &str, level: &mut Level| -> u32 {
+        let key = name.to_ascii_lowercase();
+        if let Some(&id) = material_ids.get(&key) {
+            return id;
+        }
+        let (width, height) = textures.get(name).unwrap_or((64, 64));
+        let decoded = palette.as_deref().and_then(|p| textures.decode(name, p));
+        let color = match &decoded {
+            // The average colour stands in where texels are not drawn.
+            Some((rgba, _)) => {
+                let n = (rgba.len() / 4).max(1) as f32;
+                let mut c = [0f32; 3];
+                for px in rgba.chunks(4) {
+                    for k in 0..3 {
+                        c[k] += (px[k] as f32 / 255.0).powf(2.2);
+                    }
+                }
+                c.map(|v| v / n)
+            }
+            None => flat_color(name),
+        };
+        let (texels, fullbright) = match decoded {
+            Some((t, f)) => (Some(t), Some(f)),
+            None => (None, None),
+        };
+        let mut flags = 0;
+        if brush::is_sky_texture(name) {
+            flags |= material_flags::SKY;
+        }
+        if name.starts_with('*') {
+            flags |= material_flags::LIQUID;
+        }
+        let id = level.materials.len() as u32;
+        level.materials.push(Material {
+            name: name.to_string(),
+            width,
+            height,
+            texels,
+            fullbright,
+            color,
+            flags,
+        });
+        material_ids.insert(key, id);
+        id
+    };
+
+    // ---- world surfaces
+    // Attach to the cells each fragment touches.
+    let mut kept = Vec::new();
+    let mut touched = Vec::new();
+    for f in frags {
+        touched.clear();
+        tree.touching_leaves(&f.winding, f.normal, &mut touched);
+        let cells: Vec<u32> = touched
+            .iter()
+            .filter_map(|&l| tree.leaves[l as usize].cell)
+            .collect();
+        if !cells.is_empty() {
+            kept.push((f, cells));
+        }
+    }
+    let mut polys: Vec<Vec<DVec3>> = kept.iter().map(|(f, _)| f.winding.points.clone()).collect();
+    let changed = surfaces::fix_tjunctions(&mut polys, 0.05);
+    timer.lap(&mut stats, "tjunctions");
+    for (((f, cells), pts), centre) in kept.iter().zip(&polys).zip(&changed) {
+        let b = &brushes[f.brush];
+        let face = &brush_faces[f.brush][b.sides[f.side].face];
+        let spec = surface_spec(
+            face,
+            b.sides[f.side].plane.normal,
+            textures,
+            options,
+            &mut |n| material_of(n, &mut level),
+        );
+        let mut s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
+        if s.indices.is_empty() {
+            continue;
+        }
+        if b.detail {
+            s.flags |= surface_flags::DETAIL;
+        }
+        let id = level.surfaces.len() as u32;
+        for &c in cells {
+            let cell = &mut level.cells[c as usize];
+            cell.surfaces.push(id);
+            if spec.flags & surface_flags::SKY != 0 {
+                cell.flags |= cell_flags::SKY_VISIBLE;
+            }
+        }
+        level.surfaces.push(s);
+    }
+
+    // ---- objects (brush entities)
+    for (ei, e) in map.entities.iter().enumerate() {
+        if entity_group(ei, e.classname()) != Group::Object {
+            continue;
+        }
+        let group: Vec<usize> = (0..brushes.len())
+            .filter(|&i| brushes[i].entity == ei)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &group, &draws_fast));
+        let mut polys: Vec<Vec<DVec3>> = frags.iter().map(|f| f.winding.points.clone()).collect();
+        let changed = surfaces::fix_tjunctions(&mut polys, 0.05);
+        let mut ids = Vec::new();
+        let mut bounds = Aabb::EMPTY;
+        for ((f, pts), centre) in frags.iter().zip(&polys).zip(&changed) {
+            let b = &brushes[f.brush];
+            let face = &brush_faces[f.brush][b.sides[f.side].face];
+            let spec = surface_spec(
+                face,
+                b.sides[f.side].plane.normal,
+                textures,
+                options,
+                &mut |n| material_of(n, &mut level),
+            );
+            let s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
+            if s.indices.is_empty() {
+                continue;
+            }
+            for v in &s.vertices {
+                bounds.add_point(v.position);
+            }
+            ids.push(level.surfaces.len() as u32);
+            level.surfaces.push(s);
+        }
+        let name = e
+            .get("targetname")
+            .map(|t| format!("{} {t}", e.classname()))
+            .unwrap_or_else(|| e.classname().into());
+        level.objects.push(Object {
+            name,
+            surfaces: ids,
+            bounds,
+            origin: Vec3::ZERO,
+            entity: Some(ei as u32),
+        });
+    }
+    timer.lap(&mut stats, "surfaces");
+
+    // ---- lightmaps
+    let (w, h) = surfaces::pack_lightmaps(&mut level.surfaces, 1024);
+    level.lightmaps = Lightmaps {
+        width: w,
+        height: h,
+        texels: vec![255; w as usize * h as usize * 3],
+    };
+    timer.lap(&mut stats, "lightmaps");
+
+    // ---- BSP over cells, entities, sky
+    level.bsp = Bsp {
+        nodes: tree
+            .nodes
+            .iter()
+            .map(|n| BspNode {
+                plane: tree.pool.get(n.plane).to_f32(),
+                children: n.children.map(to_bsp_child),
+                aabb: Aabb::new(n.min.as_vec3(), n.max.as_vec3()),
+            })
+            .collect(),
+        leaves: tree
+            .leaves
+            .iter()
+            .map(|l| BspLeaf {
+                cells: l.cell.into_iter().collect(),
+            })
+            .collect(),
+        root: tree.root.map(to_bsp_child),
+    };
+    level.entities = map
+        .entities
+        .iter()
+        .map(|e| Entity {
+            pairs: e.pairs.clone(),
+        })
+        .collect();
+    let sky_material = level
+        .materials
+        .iter()
+        .position(|m| m.flags & material_flags::SKY != 0);
+    let cubemap = map
+        .entities
+        .first()
+        .and_then(|e| e.get("sky").or(e.get("skyname")))
+        .map(String::from);
+    if sky_material.is_some() || cubemap.is_some() {
+        level.sky = Some(Sky {
+            material: sky_material.map(|m| m as u32),
+            cubemap,
+        });
+    }
+    fill_stats(&mut stats, &level, &tree);
+    stats.seconds = timer.start.elapsed().as_secs_f64();
+    timer.lap(&mut stats, "finish");
+    Ok((level, stats))
+}
+
+fn fill_stats(stats: &mut CompileStats, level: &Level, tree: &Tree) {
+    stats.bsp_nodes = tree.nodes.len();
+    stats.bsp_leaves = tree.leaves.len();
+    stats.cells = level.cells.len();
+    stats.portals = level.portals.len();
+    stats.surfaces = level.surfaces.len();
+    stats.triangles = level.triangle_count();
+    stats.objects = level.objects.len();
+    stats.materials = level.materials.len();
+}
+
+fn to_bsp_child(c: Child) -> BspChild {
+    match c {
+        Child::Node(n) => BspChild::Node(n),
+        Child::Leaf(l) => BspChild::Leaf(l),
+    }
+}
+
+fn surface_spec(
+    face: &map_file::MapFace,
+    normal: DVec3,
+    textures: &TextureSizes,
+    options: &CompileOptions,
+    material_of: &mut dyn FnMut(&str) -> u32,
+) -> SurfaceSpec {
+    let material = material_of(&face.texture);
+    let tex_size = textures.get(&face.texture).unwrap_or((64, 64));
+    let mut flags = 0;
+    let sky = brush::is_sky_texture(&face.texture);
+    let liquid = face.texture.starts_with('*');
+    if sky {
+        flags |= surface_flags::SKY;
+    }
+    if liquid {
+        flags |= surface_flags::LIQUID;
+    }
+    SurfaceSpec {
+        tex: map_file::tex_vecs(&face.projection, normal),
+        tex_size,
+        material,
+        flags,
+        luxel: if sky || liquid {
+            None
+        } else {
+            Some(options.luxel_size)
+        },
+    }
+}
+
+/// Compiles `.map` text held in memory (tests, tools); wads from `options.wad_dirs` only.
+pub fn compile_map_text(
+    text: &str,
+    options: &CompileOptions,
+) -> Result<(Level, CompileStats), CompileError> {
+    let path = Path::new("<memory>.map");
+    let mut stats = CompileStats::default();
+    let mut timer = Timer {
+        start: Instant::now(),
+        last: Instant::now(),
+    };
+    let map = map_file::parse(text).map_err(|source| CompileError::Map {
+        path: path.into(),
+        source,
+    })?;
+    timer.lap(&mut stats, "parse");
+    let mut textures = TextureSizes::default();
+    for d in &options.wad_dirs {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let _ = textures.add_wad_file(&e.path());
+        }
+    }
+    let leak_file = options
+        .leak_file
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("lanthorn-memory.pts"));
+    compile_map(&map, &textures, options, path, &leak_file, timer, stats)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A sealed two-room map written as `.map` text: a 1024×512×256 box of six walls, a
+    /// pool of water, a sky ceiling patch, a detail pillar, a door and a light.
+    pub(crate) fn room_map(skip_wall: Option<usize>) -> String {
+        let boxb = |a: [f64; 3], b: [f64; 3], tex: &str| {
+            format!(
+                "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {t} 0 0 0 1 1\n\
+                 ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {t} 0 0 0 1 1\n\
+                 ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {t} 0 0 0 1 1\n\
+                 ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {t} 0 0 0 1 1\n\
+                 ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {t} 0 0 0 1 1\n\
+                 ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {t} 0 0 0 1 1\n}}\n",
+                x0 = a[0],
+                y0 = a[1],
+                z0 = a[2],
+                x1 = b[0],
+                y1 = b[1],
+                z1 = b[2],
+                t = tex
+            )
+        };
+        let (t, x, y, z) = (16.0, 1024.0, 512.0, 256.0);
+        let walls = [
+            boxb([-t, -t, -t], [0.0, y + t, z + t], "wall"),
+            boxb([x, -t, -t], [x + t, y + t, z + t], "wall"),
+            boxb([-t, -t, -t], [x + t, 0.0, z + t], "wall"),
+            boxb([-t, y, -t], [x + t, y + t, z + t], "wall"),
+            boxb([-t, -t, -t], [x + t, y + t, 0.0], "floor"),
+            boxb([-t, -t, z], [x + t, y + t, z + t], "sky1"),
+        ];
+        let mut s = String::from("{\n\"classname\" \"worldspawn\"\n\"wad\" \"gfx/base.wad\"\n");
+        for (i, w) in walls.iter().enumerate() {
+            if Some(i) != skip_wall {
+                s += w;
+            }
+        }
+        s += &boxb([600.0, 100.0, 0.0], [900.0, 400.0, 64.0], "*water0");
+        s += "}\n{\n\"classname\" \"func_detail\"\n";
+        s += &boxb([200.0, 200.0, 0.0], [232.0, 232.0, 256.0], "pillar");
+        s += "}\n{\n\"classname\" \"func_door\"\n\"targetname\" \"d1\"\n";
+        s += &boxb([500.0, 0.0, 0.0], [508.0, 128.0, 128.0], "door");
+        s += "}\n{\n\"classname\" \"trigger_once\"\n";
+        s += &boxb([10.0, 10.0, 10.0], [50.0, 50.0, 50.0], "trigger");
+        s += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"64 64 24\"\n}\n";
+        s += "{\n\"classname\" \"light\"\n\"origin\" \"700 200 200\"\n}\n";
+        s
+    }
+
+    #[test]
+    fn room_compiles_into_cells_portals_and_surfaces() {
+        let (level, stats) = compile_map_text(&room_map(None), &CompileOptions::default()).unwrap();
+        assert!(!stats.leak);
+        assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
+        super::super::file::validate(&level).unwrap();
+        // Open volume adds up to the room's (brute force: the room box).
+        let vol: f64 = level.cells.iter().map(cell_volume).sum();
+        assert!((vol - 1024.0 * 512.0 * 256.0).abs() < 1.0, "{vol}");
+        // Cells no longer than 512 on any axis.
+        for c in &level.cells {
+            assert!(c.aabb.size().max_element() <= 512.0 + 1e-3, "{:?}", c.aabb);
+        }
+        // Water: a liquid cell, and its top is both a portal and liquid surfaces.
+        assert!(level.cells.iter().any(|c| c.medium == Medium::Water));
+        assert!(level
+            .portals
+            .iter()
+            .any(|p| p.flags & portal_flags::LIQUID_SURFACE != 0));
+        assert!(level
+            .surfaces
+            .iter()
+            .any(|s| s.flags & surface_flags::LIQUID != 0));
+        // The sky ceiling marks cells sky-visible; the detail pillar did not split cells but
+        // its surfaces are listed by the cells it touches.
+        assert!(level
+            .cells
+            .iter()
+            .any(|c| c.flags & cell_flags::SKY_VISIBLE != 0));
+        let pillar = level
+            .materials
+            .iter()
+            .position(|m| m.name == "pillar")
+            .unwrap() as u32;
+        let pillar_cells: Vec<usize> = (0..level.cells.len())
+            .filter(|&c| {
+                level.cells[c]
+                    .surfaces
+                    .iter()
+                    .any(|&s| level.surfaces[s as usize].material == pillar)
+            })
+            .collect();
+        assert!(!pillar_cells.is_empty());
+        assert!(level
+            .surfaces
+            .iter()
+            .filter(|s| s.material == pillar)
+            .all(|s| s.flags & surface_flags::DETAIL != 0));
+        // The door is an object; the trigger makes nothing.
+        assert_eq!(level.objects.len(), 1);
+        assert_eq!(level.objects[0].name, "func_door d1");
+        assert!(!level.materials.iter().any(|m| m.name == "trigger"));
+        // Every surface faces into a cell that lists it: its centre, nudged along the normal,
+        // lies inside one of its cells (brute force over the cell planes).
+        for (si, s) in level.surfaces.iter().enumerate() {
+            if level.objects[0].surfaces.contains(&(si as u32)) {
+                continue;
+            }
+            let c = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32
+                + s.normal * 0.5;
+            let owners: Vec<usize> = (0..level.cells.len())
+                .filter(|&k| level.cells[k].surfaces.contains(&(si as u32)))
+                .collect();
+            assert!(!owners.is_empty());
+            for t in s.indices.chunks(3) {
+                let q = |k: usize| s.vertices[t[k] as usize].position;
+                let n = (q(1) - q(0)).cross(q(2) - q(0));
+                assert!(
+                    n.dot(s.normal) > 0.0,
+                    "surface {si}: triangle not counter-clockwise from the front"
+                );
+            }
+            assert!(
+                owners.iter().any(|&k| level.cells[k].contains(c, 0.6)),
+                "surface {si} at {c}"
+            );
+        }
+        check_portals_and_locate(&level);
+    }
+
+    fn cell_volume(c: &Cell) -> f64 {
+        // Clip each plane's big square by the others: the cell's faces; volume by pyramids.
+        let planes: Vec<crate::geom::DPlane> =
+            c.planes.iter().map(|p| p.flipped().to_f64()).collect();
+        let centre = ((c.aabb.min + c.aabb.max) * 0.5).as_dvec3();
+        let mut v = 0.0;
+        for (i, p) in planes.iter().enumerate() {
+            let mut w = crate::geom::DPolygon::base_winding(p, 1e5);
+            for (j, q) in planes.iter().enumerate() {
+                if i != j {
+                    w = w.clip_back(q, 1e-9);
+                }
+            }
+            v += -p.distance(centre) * w.area() / 3.0;
+        }
+        v
+    }
+
+    /// Portals lie on both cells' boundaries with the cells on opposite sides; point location
+    /// agrees with the cells' own planes.
+    pub(crate) fn check_portals_and_locate(level: &Level) {
+        for (i, p) in level.portals.iter().enumerate() {
+            let c = p.polygon.iter().copied().sum::<Vec3>() / p.polygon.len() as f32;
+            let (f, b) = (
+                &level.cells[p.front as usize],
+                &level.cells[p.back as usize],
+            );
+            assert!(
+                f.contains(c, 0.05) && b.contains(c, 0.05),
+                "portal {i} centre {c} off its cells"
+            );
+            assert!(
+                f.contains(c + p.plane.normal * 0.5, 0.01),
+                "portal {i}: front cell not in front"
+            );
+            assert!(
+                b.contains(c - p.plane.normal * 0.5, 0.01),
+                "portal {i}: back cell not behind"
+            );
+            assert!(f.portals.contains(&(i as u32)) && b.portals.contains(&(i as u32)));
+            // Wound counter-clockwise seen from the front cell.
+            let mut area = Vec3::ZERO;
+            for k in 1..p.polygon.len() - 1 {
+                area += (p.polygon[k] - p.polygon[0]).cross(p.polygon[k + 1] - p.polygon[0]);
+            }
+            assert!(area.dot(p.plane.normal) > 0.0, "portal {i} winding");
+        }
+        for (i, c) in level.cells.iter().enumerate() {
+            let centre = c.aabb.center();
+            if c.contains(centre, -0.1) {
+                assert_eq!(
+                    level.locate(centre),
+                    Some(i as u32),
+                    "cell {i} centre {centre}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_wall_leaks_and_writes_the_path_not_the_level() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-leak-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("room.map");
+        std::fs::write(&map, room_map(Some(1))).unwrap();
+        let out = dir.join("room.lvl");
+        let err = compile_to_file(&map, &out, &CompileOptions::default()).unwrap_err();
+        let CompileError::Leak {
+            classname,
+            pointfile,
+            stats,
+            ..
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert!(
+            classname == "info_player_start" || classname == "light",
+            "{classname}"
+        );
+        assert!(stats.leak);
+        assert!(err.to_string().contains(classname.as_str()));
+        assert!(!out.exists(), "no level may be written on a leak");
+        assert_eq!(*pointfile, dir.join("room.pts"));
+        let pts = std::fs::read_to_string(pointfile).unwrap();
+        let lines: Vec<Vec<f64>> = pts
+            .lines()
+            .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert!(lines.len() >= 2 && lines.iter().all(|l| l.len() == 3));
+        // The path ends outside the room box.
+        let end = lines.last().unwrap();
+        assert!(
+            end[0] > 1024.0
+                || end[0] < 0.0
+                || end[1] > 512.0
+                || end[1] < 0.0
+                || end[2] > 256.0
+                || end[2] < 0.0
+        );
+        // The sealed room compiles and saves.
+        std::fs::write(&map, room_map(None)).unwrap();
+        let stats = compile_to_file(&map, &out, &CompileOptions::default()).unwrap();
+        let loaded = super::super::file::load_lvl(&out).unwrap();
+        assert_eq!(loaded.cells.len(), stats.cells);
+        let info = CompileStats::of_level(&loaded).to_json();
+        for key in [
+            "brushes",
+            "cells",
+            "portals",
+            "surfaces",
+            "triangles",
+            "leak",
+            "seconds",
+        ] {
+            assert!(info.get(key).is_some(), "{key}");
+        }
+        assert_eq!(info["cells"], stats.cells);
+        assert_eq!(info["triangles"], stats.triangles);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_brushes_are_warnings_naming_line_and_brush() {
+        let mut text = room_map(None);
+        // A brush with 3 faces and one with collinear points, inside worldspawn.
+        let at = text.find("{\n( ").unwrap();
+        text.insert_str(
+            at,
+            "{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) a 0 0 0 1 1\n( 0 0 9 ) ( 1 0 9 ) ( 0 1 9 ) a 0 0 0 1 1\n\
+             ( 0 0 0 ) ( 0 0 1 ) ( 0 1 0 ) a 0 0 0 1 1\n}\n\
+             {\n( 0 0 0 ) ( 1 1 1 ) ( 2 2 2 ) a 0 0 0 1 1\n( 0 0 9 ) ( 1 0 9 ) ( 0 1 9 ) a 0 0 0 1 1\n\
+             ( 0 0 0 ) ( 0 0 1 ) ( 0 1 0 ) a 0 0 0 1 1\n( 5 0 0 ) ( 5 1 0 ) ( 5 0 1 ) a 0 0 0 1 1\n}\n",
+        );
+        let (_, stats) = compile_map_text(&text, &CompileOptions::default()).unwrap();
+        assert_eq!(stats.failed_brushes, 2);
+        assert!(
+            stats.warnings[0].starts_with("line 4: entity 0 (worldspawn) brush 0"),
+            "{:?}",
+            stats.warnings
+        );
+        assert!(
+            stats.warnings[1].contains("line 10: entity 0 (worldspawn) brush 1"),
+            "{:?}",
+            stats.warnings
+        );
+        assert!(stats.warnings[1].contains("collinear"));
+        // Syntax errors carry the line.
+        let err = compile_map_text(
+            &text.replace("( 5 0 0 )", "( 5 NaN 0 )"),
+            &CompileOptions::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains(":13:"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod realdata {
+    use super::*;
+
+    fn maps_dir() -> Option<PathBuf> {
+        let dir = crate::realdata_dir().join("quake/maps");
+        if dir.join("e1m1.map").exists() {
+            Some(dir)
+        } else {
+            crate::level::testutil::missing_realdata(&dir);
+            None
+        }
+    }
+
+    #[test]
+    fn e1m1_compiles_sealed_without_tjunctions() {
+        let Some(dir) = maps_dir() else { return };
+        let options = CompileOptions {
+            leak_file: Some(std::env::temp_dir().join("lanthorn-test-e1m1-only.pts")),
+            ..Default::default()
+        };
+        let (level, stats) = compile(&dir.join("e1m1.map"), &options).unwrap();
+        eprintln!(
+            "e1m1: {} cells, {} portals, {} surfaces, {} triangles, {:.2} s; stages {:?}",
+            stats.cells,
+            stats.portals,
+            stats.surfaces,
+            stats.triangles,
+            stats.seconds,
+            stats.stages
+        );
+        assert!(!stats.leak);
+        assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
+        super::super::file::validate(&level).unwrap();
+        let textured = level
+            .materials
+            .iter()
+            .filter(|m| m.texels.is_some())
+            .count();
+        assert!(
+            textured * 10 >= level.materials.len() * 9,
+            "{textured} of {} materials decoded",
+            level.materials.len()
+        );
+        // Texture sizes came from the wads (the oracle: Quake's own data).
+        assert!(level
+            .materials
+            .iter()
+            .any(|m| (m.width, m.height) != (64, 64)));
+        // The player start lies in a cell.
+        let start = level
+            .entities
+            .iter()
+            .find(|e| e.classname() == "info_player_start")
+            .unwrap()
+            .origin()
+            .unwrap();
+        assert!(level.locate(start).is_some());
+        tests::check_portals_and_locate(&level);
+        // T-junctions: no world surface vertex lies inside another world surface's edge.
+        let world: Vec<&Surface> = {
+            let objects: std::collections::HashSet<u32> = level
+                .objects
+                .iter()
+                .flat_map(|o| o.surfaces.iter().copied())
+                .collect();
+            (0..level.surfaces.len() as u32)
+                .filter(|s| !objects.contains(s))
+                .map(|s| &level.surfaces[s as usize])
+                .collect()
+        };
+        if let Some((si, a, b, p)) = surfaces::find_tjunction(&world, 0.02) {
+            for (i, s) in world.iter().enumerate() {
+                if s.vertices.iter().any(|v| v.position.distance(p) < 0.05) || i == si {
+                    let m = &level.materials[s.material as usize].name;
+                    let pts: Vec<Vec3> = s.vertices.iter().map(|v| v.position).collect();
+                    eprintln!(
+                        "surface {i} {m} flags {} normal {} {pts:?} {:?}",
+                        s.flags, s.normal, s.indices
+                    );
+                }
+            }
+            panic!("T-junction: surface {si} edge {a} {b} has {p} inside");
+        }
+        // For comparison with qbsp's leaves (it has no grid split): cells without the grid.
+        let no_grid = CompileOptions {
+            max_cell_size: 1e9,
+            ..options.clone()
+        };
+        let (_, s2) = compile(&dir.join("e1m1.map"), &no_grid).unwrap();
+        eprintln!(
+            "e1m1 without the 512 grid: {} cells, {} portals",
+            s2.cells, s2.portals
+        );
+        assert!(s2.cells <= stats.cells);
+        eprintln!(
+            "e1m1: {} liquid cells, {} liquid portals, {} sky-visible cells, {} objects, {} materials, atlas {}x{}",
+            level.cells.iter().filter(|c| c.medium.is_liquid()).count(),
+            level.portals.iter().filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0).count(),
+            level.cells.iter().filter(|c| c.flags & cell_flags::SKY_VISIBLE != 0).count(),
+            level.objects.len(),
+            level.materials.len(),
+            level.lightmaps.width,
+            level.lightmaps.height
+        );
+        assert!(
+            level.cells.iter().any(|c| c.medium == Medium::Slime),
+            "e1m1 has slime"
+        );
+        assert!(level
+            .objects
+            .iter()
+            .any(|o| o.name.starts_with("func_door")));
+        // Save → load → save is byte-identical on a real level.
+        let bytes = super::super::file::to_bytes(&level);
+        eprintln!("e1m1.lvl: {} bytes", bytes.len());
+        assert_eq!(
+            super::super::file::to_bytes(&super::super::file::from_bytes(&bytes).unwrap()),
+            bytes
+        );
+    }
+
+    #[test]
+    fn every_id_map_compiles_without_leak() {
+        let Some(dir) = maps_dir() else { return };
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "map"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 15);
+        let mut failures = Vec::new();
+        for p in &names {
+            let options = CompileOptions {
+                leak_file: Some(std::env::temp_dir().join(format!(
+                    "lanthorn-test-{}.pts",
+                    p.file_stem().unwrap().to_string_lossy()
+                ))),
+                ..Default::default()
+            };
+            match compile(p, &options) {
+                Ok((level, stats)) => {
+                    eprintln!(
+                        "{}: {} brushes, {} cells, {} portals, {} surfaces, {} triangles, {:.2} s",
+                        p.file_name().unwrap().to_string_lossy(),
+                        stats.brushes,
+                        stats.cells,
+                        stats.portals,
+                        stats.surfaces,
+                        stats.triangles,
+                        stats.seconds
+                    );
+                    if stats.failed_brushes != 0 {
+                        failures.push(format!(
+                            "{}: failed brushes {:?}",
+                            p.display(),
+                            stats.warnings
+                        ));
+                    }
+                    if let Err(e) = super::super::file::validate(&level) {
+                        failures.push(format!("{}: {e}", p.display()));
+                    }
+                }
+                Err(e) => failures.push(e.to_string()),
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    /// `level::load` compiles `.map` and `.ron` sources, and the cached second load is equal.
+    #[test]
+    fn load_compiles_sources_and_caches() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("room.map");
+        std::fs::write(&map, tests::room_map(None)).unwrap();
+        let a = crate::level::load(&map).unwrap();
+        let b = crate::level::load(&map).unwrap();
+        assert!(!a.cells.is_empty());
+        assert_eq!(
+            super::super::file::to_bytes(&a),
+            super::super::file::to_bytes(&b)
+        );
+        let (direct, _) = compile(&map, &CompileOptions::default()).unwrap();
+        assert_eq!(direct.cells.len(), a.cells.len());
+        let ron = dir.join("scene.ron");
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
+        )
+        .unwrap();
+        assert_eq!(crate::level::load(&ron).unwrap().cells.len(), 1);
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
+        )
+        .unwrap();
+        assert!(crate::level::load(&ron).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod map_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub(crate) fn box_text(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
+        let (x0, y0, z0, x1, y1, z1) = (a[0], a[1], a[2], b[0], b[1], b[2]);
+        format!(
+            "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// A sealed hull with random solid and water boxes inside: at random points, the
+        /// compiled level's cell (or its absence) agrees with the brushes themselves.
+        #[test]
+        fn cells_match_the_brushes(
+            boxes in prop::collection::vec((prop::array::uniform3(0i32..16), prop::array::uniform3(1i32..6), 0u8..4), 0..12),
+            max_cell in prop_oneof![Just(128.0), Just(512.0)],
+        ) {
+            let n = 1024;
+            let mut text = String::from("{\n\"classname\" \"worldspawn\"\n");
+            for k in 0..3 {
+                let (mut lo, mut hi) = ([-16; 3], [n + 16; 3]);
+                hi[k] = 0;
+                text += &box_text(lo, hi, "wall");
+                lo[k] = n;
+                hi[k] = n + 16;
+                text += &box_text(lo, hi, "wall");
+            }
+            let mut brushes = Vec::new();
+            for (lo, size, kind) in &boxes {
+                let a = [lo[0] * 64, lo[1] * 64, lo[2] * 64];
+                let b = [(a[0] + size[0] * 48).min(n), (a[1] + size[1] * 48).min(n), (a[2] + size[2] * 48).min(n)];
+                if (0..3).any(|k| b[k] <= a[k]) {
+                    continue;
+                }
+                let tex = if *kind == 0 { "*water1" } else { "rock" };
+                text += &box_text(a, b, tex);
+                brushes.push((a, b, *kind == 0));
+            }
+            text += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"-8 -8 -8\"\n}\n";
+            let options = CompileOptions { max_cell_size: max_cell, leak_file: Some(std::env::temp_dir().join("lanthorn-prop.pts")), ..Default::default() };
+            let (level, stats) = compile_map_text(&text, &options).unwrap();
+            prop_assert_eq!(stats.failed_brushes, 0);
+            super::super::file::validate(&level).unwrap();
+            for c in &level.cells {
+                prop_assert!(c.aabb.size().max_element() <= max_cell as f32 + 1e-3);
+            }
+            let mut s = 12345u64 + boxes.len() as u64;
+            let mut rnd = || { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((s >> 33) % 10000) as f32 / 10000.0 };
+            for _ in 0..300 {
+                let p = Vec3::new(rnd(), rnd(), rnd()) * (n as f32) + Vec3::splat(0.37);
+                let inside = |&(a, b, _): &([i32; 3], [i32; 3], bool)| (0..3).all(|k| p[k] > a[k] as f32 && p[k] < b[k] as f32);
+                let near = brushes.iter().any(|&(a, b, _)| (0..3).any(|k| (p[k] - a[k] as f32).abs() < 0.01 || (p[k] - b[k] as f32).abs() < 0.01));
+                if near { continue; }
+                let solid = brushes.iter().filter(|b| !b.2).any(inside);
+                let water = brushes.iter().filter(|b| b.2).any(inside);
+                let cell = level.locate(p).filter(|&c| level.cells[c as usize].contains(p, 0.01));
+                match cell {
+                    None => prop_assert!(solid, "no cell at open point {}", p),
+                    Some(c) => {
+                        prop_assert!(!solid, "cell {} at solid point {}", c, p);
+                        let want = if water { Medium::Water } else { Medium::Air };
+                        prop_assert_eq!(level.cells[c as usize].medium, want, "at {}", p);
+                    }
+                }
+            }
+            super::tests::check_portals_and_locate(&level);
+        }
+
+        /// Mangled map text never panics the compiler: it compiles, or it is an error.
+        #[test]
+        fn mangled_maps_never_panic(cut in 0usize..4000, flips in prop::collection::vec((0usize..4000, 0u8..128), 0..6)) {
+            let mut bytes = super::tests::room_map(None).into_bytes();
+            for (at, b) in flips {
+                let i = at % bytes.len();
+                bytes[i] = b;
+            }
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let options = CompileOptions { leak_file: Some(std::env::temp_dir().join("lanthorn-prop2.pts")), ..Default::default() };
+            let _ = compile_map_text(&text, &options);
+        }
+    }
+}
+
+#[cfg(test)]
+mod sealing {
+    use super::*;
+
+    /// Clip, trigger and liquid brushes do not seal; a solid brush in the same place does.
+    #[test]
+    fn only_solid_brushes_seal() {
+        let options = CompileOptions {
+            leak_file: Some(
+                std::env::temp_dir().join(format!("lanthorn-seal-{}.pts", std::process::id())),
+            ),
+            ..Default::default()
+        };
+        for (tex, seals) in [
+            ("clip", false),
+            ("*water0", false),
+            ("trigger", false),
+            ("wall", true),
+            ("sky3", true),
+        ] {
+            let mut text = tests::room_map(Some(1));
+            let at = text.find("}\n{\n\"classname\" \"func_detail\"").unwrap();
+            text.insert_str(
+                at,
+                &map_props::box_text([1024, -16, -16], [1040, 528, 272], tex),
+            );
+            let result = compile_map_text(&text, &options);
+            match (seals, result) {
+                (true, Ok((level, _))) => {
+                    assert!(!level.cells.is_empty());
+                    // A sealing brush's inner face is a surface; tool textures make none.
+                    assert!(level.materials.iter().any(|m| m.name == tex));
+                }
+                (false, Err(CompileError::Leak { .. })) => {}
+                (s, r) => panic!(
+                    "{tex}: expected sealed={s}, got {:?}",
+                    r.map(|(_, st)| st.cells)
+                ),
+            }
+        }
+        let _ = std::fs::remove_file(options.leak_file.unwrap());
+    }
+}
+
+#[cfg(test)]
+mod texinfo_oracle {
+    use super::*;
+
+    /// Reads BSP29 texinfo records: (s axis, s offset, t axis, t offset, texture name).
+    fn bsp_texinfo(bytes: &[u8]) -> Vec<([f32; 4], [f32; 4], String)> {
+        let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let f32_at = |o: usize| f32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        assert_eq!(i32_at(0), 29);
+        let lump = |i: usize| (i32_at(4 + i * 8) as usize, i32_at(8 + i * 8) as usize);
+        let (tex_ofs, _) = lump(2);
+        let ntex = i32_at(tex_ofs) as usize;
+        let names: Vec<String> = (0..ntex)
+            .map(|k| {
+                let o = i32_at(tex_ofs + 4 + k * 4);
+                if o < 0 {
+                    return String::new();
+                }
+                let at = tex_ofs + o as usize;
+                let raw = &bytes[at..at + 16];
+                let end = raw.iter().position(|&c| c == 0).unwrap_or(16);
+                String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase()
+            })
+            .collect();
+        let (ti_ofs, ti_len) = lump(6);
+        (0..ti_len / 40)
+            .map(|k| {
+                let o = ti_ofs + k * 40;
+                let v: Vec<f32> = (0..8).map(|j| f32_at(o + j * 4)).collect();
+                let mip = i32_at(o + 32) as usize;
+                (
+                    [v[0], v[1], v[2], v[3]],
+                    [v[4], v[5], v[6], v[7]],
+                    names.get(mip).cloned().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// Texture axes from the `.map` faces match the texinfo id's own compiler wrote into the
+    /// shipped e1m1.bsp (the oracle: Quake's data).
+    #[test]
+    fn texture_axes_match_the_shipped_bsp() {
+        let dir = crate::realdata_dir().join("quake");
+        let (map, bsp) = (dir.join("maps/e1m1.map"), dir.join("bsp/e1m1.bsp"));
+        if !map.exists() || !bsp.exists() {
+            crate::level::testutil::missing_realdata(&dir);
+            return;
+        }
+        let infos = bsp_texinfo(&std::fs::read(&bsp).unwrap());
+        let m = map_file::parse(&std::fs::read_to_string(&map).unwrap()).unwrap();
+        let (mut found, mut total) = (0, 0);
+        for f in m.entities[0].brushes.iter().flat_map(|b| b.faces.iter()) {
+            if brush::is_tool_texture(&f.texture) {
+                continue;
+            }
+            let Some(plane) = brush::map_plane(&f.points) else {
+                continue;
+            };
+            let tv = map_file::tex_vecs(&f.projection, plane.normal);
+            let name = f.texture.to_ascii_lowercase();
+            total += 1;
+            let close = |a: [f32; 4], v: DVec3, off: f64| {
+                (a[0] as f64 - v.x).abs() < 1e-3
+                    && (a[1] as f64 - v.y).abs() < 1e-3
+                    && (a[2] as f64 - v.z).abs() < 1e-3
+                    && (a[3] as f64 - off).abs() < 1e-2
+            };
+            if infos.iter().any(|(s, t, n)| {
+                *n == name && close(*s, tv.s, tv.s_offset) && close(*t, tv.t, tv.t_offset)
+            }) {
+                found += 1;
+            }
+        }
+        eprintln!("e1m1 texture axes: {found} of {total} faces match a texinfo of e1m1.bsp");
+        assert!(found * 100 >= total * 99, "{found} of {total}");
+    }
+}

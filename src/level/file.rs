@@ -1,0 +1,1224 @@
+//! The `.lvl` file: a versioned little-endian binary of the whole `Level`.
+//!
+//! Layout: magic `LNTHLVL\0`, `u32` version, `u64` payload length, then the sections in the
+//! order of `Level`'s fields. Every vector is a `u32` count followed by its elements; every
+//! `f32` is stored by its bits, so save → load → save is byte-identical. Loading checks the
+//! magic, the version, every length against the bytes left, and every index (see
+//! [`validate`]); a bad file gives an [`LvlError`], never a panic.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use glam::{Vec2, Vec3};
+
+use super::*;
+use crate::geom::{Aabb, Plane};
+
+pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LvlError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("not a Lanthorn level: bad magic (expected \"LNTHLVL\")")]
+    BadMagic,
+    #[error("unsupported .lvl version {found} (this build reads version {expected}); recompile the level")]
+    Version { found: u32, expected: u32 },
+    #[error("truncated .lvl: {what} at byte {offset} needs {needed} bytes, only {left} left")]
+    Truncated {
+        what: &'static str,
+        offset: usize,
+        needed: usize,
+        left: usize,
+    },
+    #[error("invalid .lvl: {0}")]
+    Invalid(String),
+}
+
+// ---------------------------------------------------------------- writing
+
+struct W(Vec<u8>);
+
+impl W {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f32(&mut self, v: f32) {
+        self.u32(v.to_bits());
+    }
+    fn len(&mut self, n: usize) {
+        self.u32(u32::try_from(n).expect("level section longer than u32::MAX"));
+    }
+    fn vec2(&mut self, v: Vec2) {
+        self.f32(v.x);
+        self.f32(v.y);
+    }
+    fn vec3(&mut self, v: Vec3) {
+        self.f32(v.x);
+        self.f32(v.y);
+        self.f32(v.z);
+    }
+    fn plane(&mut self, p: &Plane) {
+        self.vec3(p.normal);
+        self.f32(p.dist);
+    }
+    fn aabb(&mut self, b: &Aabb) {
+        self.vec3(b.min);
+        self.vec3(b.max);
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.len(b.len());
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        self.len(v.len());
+        for &x in v {
+            self.u32(x);
+        }
+    }
+    fn opt_bytes(&mut self, b: &Option<Vec<u8>>) {
+        match b {
+            None => self.u8(0),
+            Some(b) => {
+                self.u8(1);
+                self.bytes(b);
+            }
+        }
+    }
+    fn child(&mut self, c: BspChild) {
+        match c {
+            BspChild::Node(n) => {
+                self.u8(0);
+                self.u32(n);
+            }
+            BspChild::Leaf(l) => {
+                self.u8(1);
+                self.u32(l);
+            }
+        }
+    }
+}
+
+/// The file image of a level (header included).
+pub fn to_bytes(level: &Level) -> Vec<u8> {
+    let mut w = W(Vec::with_capacity(1 << 16));
+    w.len(level.cells.len());
+    for c in &level.cells {
+        w.len(c.planes.len());
+        for p in &c.planes {
+            w.plane(p);
+        }
+        w.aabb(&c.aabb);
+        w.u8(c.medium as u8);
+        w.u32(c.flags);
+        w.u32s(&c.portals);
+        w.u32s(&c.surfaces);
+    }
+    w.len(level.portals.len());
+    for p in &level.portals {
+        w.len(p.polygon.len());
+        for &v in &p.polygon {
+            w.vec3(v);
+        }
+        w.plane(&p.plane);
+        w.u32(p.front);
+        w.u32(p.back);
+        match &p.transform {
+            None => w.u8(0),
+            Some(m) => {
+                w.u8(1);
+                for &x in m {
+                    w.f32(x);
+                }
+            }
+        }
+        w.u32(p.flags);
+    }
+    w.len(level.surfaces.len());
+    for s in &level.surfaces {
+        w.len(s.vertices.len());
+        for v in &s.vertices {
+            w.vec3(v.position);
+            w.vec2(v.uv);
+            w.vec2(v.lightmap_uv);
+        }
+        w.u32s(&s.indices);
+        w.vec3(s.normal);
+        w.u32(s.material);
+        match s.lightmap {
+            None => w.u8(0),
+            Some(r) => {
+                w.u8(1);
+                w.u32(r.x);
+                w.u32(r.y);
+                w.u32(r.width);
+                w.u32(r.height);
+            }
+        }
+        w.u32(s.flags);
+    }
+    // BSP
+    w.len(level.bsp.nodes.len());
+    for n in &level.bsp.nodes {
+        w.plane(&n.plane);
+        w.child(n.children[0]);
+        w.child(n.children[1]);
+        w.aabb(&n.aabb);
+    }
+    w.len(level.bsp.leaves.len());
+    for l in &level.bsp.leaves {
+        w.u32s(&l.cells);
+    }
+    match level.bsp.root {
+        None => w.u8(0),
+        Some(c) => {
+            w.u8(1);
+            w.child(c);
+        }
+    }
+    w.len(level.materials.len());
+    for m in &level.materials {
+        w.str(&m.name);
+        w.u32(m.width);
+        w.u32(m.height);
+        w.opt_bytes(&m.texels);
+        w.opt_bytes(&m.fullbright);
+        for &c in &m.color {
+            w.f32(c);
+        }
+        w.u32(m.flags);
+    }
+    w.u32(level.lightmaps.width);
+    w.u32(level.lightmaps.height);
+    w.bytes(&level.lightmaps.texels);
+    w.len(level.objects.len());
+    for o in &level.objects {
+        w.str(&o.name);
+        w.u32s(&o.surfaces);
+        w.aabb(&o.bounds);
+        w.vec3(o.origin);
+        match o.entity {
+            None => w.u8(0),
+            Some(e) => {
+                w.u8(1);
+                w.u32(e);
+            }
+        }
+    }
+    w.len(level.entities.len());
+    for e in &level.entities {
+        w.len(e.pairs.len());
+        for (k, v) in &e.pairs {
+            w.str(k);
+            w.str(v);
+        }
+    }
+    match &level.sky {
+        None => w.u8(0),
+        Some(s) => {
+            w.u8(1);
+            match s.material {
+                None => w.u8(0),
+                Some(m) => {
+                    w.u8(1);
+                    w.u32(m);
+                }
+            }
+            match &s.cubemap {
+                None => w.u8(0),
+                Some(c) => {
+                    w.u8(1);
+                    w.str(c);
+                }
+            }
+        }
+    }
+    match &level.terrain {
+        None => w.u8(0),
+        Some(t) => {
+            w.u8(1);
+            w.str(&t.heightmap);
+            w.vec3(t.origin);
+            w.f32(t.horizontal_scale);
+            w.f32(t.vertical_scale);
+        }
+    }
+    match &level.pvs {
+        None => w.u8(0),
+        Some(p) => {
+            w.u8(1);
+            w.u64(p.row_bytes as u64);
+            w.bytes(&p.rows);
+        }
+    }
+    let payload = w.0;
+    let mut out = Vec::with_capacity(payload.len() + 20);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Writes the level to `path` through a temporary file in the same folder and a rename, so a
+/// failed save never leaves a half-written level behind.
+pub fn save(level: &Level, path: &Path) -> Result<(), LvlError> {
+    if let Err(e) = validate(level) {
+        return Err(LvlError::Invalid(format!(
+            "refusing to save an inconsistent level: {e}"
+        )));
+    }
+    let bytes = to_bytes(level);
+    write_atomically(path, &bytes)
+}
+
+/// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LvlError> {
+    let io = |source| LvlError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "level".into());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// Reads and checks a `.lvl` file.
+pub fn load_lvl(path: &Path) -> Result<Level, LvlError> {
+    let bytes = std::fs::read(path).map_err(|source| LvlError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    from_bytes(&bytes)
+}
+
+// ---------------------------------------------------------------- reading
+
+struct R<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+type Res<T> = Result<T, LvlError>;
+
+impl<'a> R<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Res<&'a [u8]> {
+        let left = self.b.len() - self.pos;
+        if n > left {
+            return Err(LvlError::Truncated {
+                what,
+                offset: self.pos,
+                needed: n,
+                left,
+            });
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self, what: &'static str) -> Res<u8> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u32(&mut self, what: &'static str) -> Res<u32> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().unwrap()))
+    }
+    fn u64(&mut self, what: &'static str) -> Res<u64> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
+    }
+    fn f32(&mut self, what: &'static str) -> Res<f32> {
+        Ok(f32::from_bits(self.u32(what)?))
+    }
+    /// A count of elements that take at least `min_size` bytes each: checked against the bytes
+    /// left before anything is allocated.
+    fn count(&mut self, min_size: usize, what: &'static str) -> Res<usize> {
+        let offset = self.pos;
+        let n = self.u32(what)? as usize;
+        let left = self.b.len() - self.pos;
+        let needed = n.saturating_mul(min_size.max(1));
+        if needed > left {
+            return Err(LvlError::Truncated {
+                what,
+                offset,
+                needed,
+                left,
+            });
+        }
+        Ok(n)
+    }
+    fn flag(&mut self, what: &'static str) -> Res<bool> {
+        match self.u8(what)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(LvlError::Invalid(format!(
+                "{what}: option tag {v} at byte {} (expected 0 or 1)",
+                self.pos - 1
+            ))),
+        }
+    }
+    fn vec2(&mut self, what: &'static str) -> Res<Vec2> {
+        Ok(Vec2::new(self.f32(what)?, self.f32(what)?))
+    }
+    fn vec3(&mut self, what: &'static str) -> Res<Vec3> {
+        Ok(Vec3::new(self.f32(what)?, self.f32(what)?, self.f32(what)?))
+    }
+    fn plane(&mut self, what: &'static str) -> Res<Plane> {
+        Ok(Plane {
+            normal: self.vec3(what)?,
+            dist: self.f32(what)?,
+        })
+    }
+    fn aabb(&mut self, what: &'static str) -> Res<Aabb> {
+        Ok(Aabb {
+            min: self.vec3(what)?,
+            max: self.vec3(what)?,
+        })
+    }
+    fn bytes(&mut self, what: &'static str) -> Res<Vec<u8>> {
+        let n = self.count(1, what)?;
+        Ok(self.take(n, what)?.to_vec())
+    }
+    fn str(&mut self, what: &'static str) -> Res<String> {
+        let offset = self.pos;
+        String::from_utf8(self.bytes(what)?)
+            .map_err(|_| LvlError::Invalid(format!("{what} at byte {offset} is not UTF-8")))
+    }
+    fn u32s(&mut self, what: &'static str) -> Res<Vec<u32>> {
+        let n = self.count(4, what)?;
+        (0..n).map(|_| self.u32(what)).collect()
+    }
+    fn opt_bytes(&mut self, what: &'static str) -> Res<Option<Vec<u8>>> {
+        Ok(if self.flag(what)? {
+            Some(self.bytes(what)?)
+        } else {
+            None
+        })
+    }
+    fn child(&mut self, what: &'static str) -> Res<BspChild> {
+        let tag = self.u8(what)?;
+        let v = self.u32(what)?;
+        match tag {
+            0 => Ok(BspChild::Node(v)),
+            1 => Ok(BspChild::Leaf(v)),
+            t => Err(LvlError::Invalid(format!(
+                "{what}: BSP child tag {t} (expected 0 or 1)"
+            ))),
+        }
+    }
+}
+
+/// Parses and validates a file image.
+pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err(LvlError::BadMagic);
+    }
+    let mut r = R { b: bytes, pos: 8 };
+    let version = r.u32("version")?;
+    if version != VERSION {
+        return Err(LvlError::Version {
+            found: version,
+            expected: VERSION,
+        });
+    }
+    let len = r.u64("payload length")?;
+    let left = (bytes.len() - r.pos) as u64;
+    if len > left {
+        return Err(LvlError::Truncated {
+            what: "payload",
+            offset: r.pos,
+            needed: len as usize,
+            left: left as usize,
+        });
+    }
+    if len < left {
+        return Err(LvlError::Invalid(format!(
+            "{} bytes after the end of the level",
+            left - len
+        )));
+    }
+    let mut level = Level::default();
+
+    let n = r.count(4 * 6 + 1 + 4 + 12, "cells")?;
+    for _ in 0..n {
+        let np = r.count(16, "cell planes")?;
+        let planes = (0..np)
+            .map(|_| r.plane("cell plane"))
+            .collect::<Res<Vec<_>>>()?;
+        let aabb = r.aabb("cell box")?;
+        let m = r.u8("cell medium")?;
+        let medium = Medium::from_u8(m)
+            .ok_or_else(|| LvlError::Invalid(format!("cell medium {m} is unknown")))?;
+        let flags = r.u32("cell flags")?;
+        let portals = r.u32s("cell portals")?;
+        let surfaces = r.u32s("cell surfaces")?;
+        level.cells.push(Cell {
+            planes,
+            aabb,
+            medium,
+            flags,
+            portals,
+            surfaces,
+        });
+    }
+    let n = r.count(4 + 16 + 8 + 1 + 4, "portals")?;
+    for _ in 0..n {
+        let nv = r.count(12, "portal polygon")?;
+        let polygon = (0..nv)
+            .map(|_| r.vec3("portal vertex"))
+            .collect::<Res<Vec<_>>>()?;
+        let plane = r.plane("portal plane")?;
+        let front = r.u32("portal front")?;
+        let back = r.u32("portal back")?;
+        let transform = if r.flag("portal transform")? {
+            let mut m = [0f32; 16];
+            for x in &mut m {
+                *x = r.f32("portal transform")?;
+            }
+            Some(m)
+        } else {
+            None
+        };
+        let flags = r.u32("portal flags")?;
+        level.portals.push(Portal {
+            polygon,
+            plane,
+            front,
+            back,
+            transform,
+            flags,
+        });
+    }
+    let n = r.count(4 + 4 + 12 + 4 + 1 + 4, "surfaces")?;
+    for _ in 0..n {
+        let nv = r.count(28, "surface vertices")?;
+        let mut vertices = Vec::with_capacity(nv);
+        for _ in 0..nv {
+            vertices.push(Vertex {
+                position: r.vec3("vertex position")?,
+                uv: r.vec2("vertex uv")?,
+                lightmap_uv: r.vec2("vertex lightmap uv")?,
+            });
+        }
+        let indices = r.u32s("surface indices")?;
+        let normal = r.vec3("surface normal")?;
+        let material = r.u32("surface material")?;
+        let lightmap = if r.flag("surface lightmap")? {
+            Some(LightmapRect {
+                x: r.u32("lightmap rect")?,
+                y: r.u32("lightmap rect")?,
+                width: r.u32("lightmap rect")?,
+                height: r.u32("lightmap rect")?,
+            })
+        } else {
+            None
+        };
+        let flags = r.u32("surface flags")?;
+        level.surfaces.push(Surface {
+            vertices,
+            indices,
+            normal,
+            material,
+            lightmap,
+            flags,
+        });
+    }
+    let n = r.count(16 + 10 + 24, "BSP nodes")?;
+    for _ in 0..n {
+        let plane = r.plane("BSP node plane")?;
+        let children = [r.child("BSP node child")?, r.child("BSP node child")?];
+        let aabb = r.aabb("BSP node box")?;
+        level.bsp.nodes.push(BspNode {
+            plane,
+            children,
+            aabb,
+        });
+    }
+    let n = r.count(4, "BSP leaves")?;
+    for _ in 0..n {
+        level.bsp.leaves.push(BspLeaf {
+            cells: r.u32s("BSP leaf cells")?,
+        });
+    }
+    level.bsp.root = if r.flag("BSP root")? {
+        Some(r.child("BSP root")?)
+    } else {
+        None
+    };
+    let n = r.count(4 + 8 + 2 + 12 + 4, "materials")?;
+    for _ in 0..n {
+        let name = r.str("material name")?;
+        let width = r.u32("material width")?;
+        let height = r.u32("material height")?;
+        let texels = r.opt_bytes("material texels")?;
+        let fullbright = r.opt_bytes("material fullbright mask")?;
+        let color = [
+            r.f32("material colour")?,
+            r.f32("material colour")?,
+            r.f32("material colour")?,
+        ];
+        let flags = r.u32("material flags")?;
+        level.materials.push(Material {
+            name,
+            width,
+            height,
+            texels,
+            fullbright,
+            color,
+            flags,
+        });
+    }
+    level.lightmaps.width = r.u32("lightmap atlas width")?;
+    level.lightmaps.height = r.u32("lightmap atlas height")?;
+    level.lightmaps.texels = r.bytes("lightmap atlas texels")?;
+    let n = r.count(4 + 4 + 24 + 12 + 1, "objects")?;
+    for _ in 0..n {
+        let name = r.str("object name")?;
+        let surfaces = r.u32s("object surfaces")?;
+        let bounds = r.aabb("object bounds")?;
+        let origin = r.vec3("object origin")?;
+        let entity = if r.flag("object entity")? {
+            Some(r.u32("object entity")?)
+        } else {
+            None
+        };
+        level.objects.push(Object {
+            name,
+            surfaces,
+            bounds,
+            origin,
+            entity,
+        });
+    }
+    let n = r.count(4, "entities")?;
+    for _ in 0..n {
+        let np = r.count(8, "entity pairs")?;
+        let mut pairs = Vec::with_capacity(np);
+        for _ in 0..np {
+            pairs.push((r.str("entity key")?, r.str("entity value")?));
+        }
+        level.entities.push(Entity { pairs });
+    }
+    if r.flag("sky")? {
+        let material = if r.flag("sky material")? {
+            Some(r.u32("sky material")?)
+        } else {
+            None
+        };
+        let cubemap = if r.flag("sky cubemap")? {
+            Some(r.str("sky cubemap")?)
+        } else {
+            None
+        };
+        level.sky = Some(Sky { material, cubemap });
+    }
+    if r.flag("terrain")? {
+        level.terrain = Some(TerrainRef {
+            heightmap: r.str("terrain heightmap")?,
+            origin: r.vec3("terrain origin")?,
+            horizontal_scale: r.f32("terrain scale")?,
+            vertical_scale: r.f32("terrain scale")?,
+        });
+    }
+    if r.flag("pvs")? {
+        let row_bytes = r.u64("pvs row size")?;
+        let row_bytes = usize::try_from(row_bytes)
+            .ok()
+            .filter(|&b| b <= bytes.len())
+            .ok_or_else(|| {
+                LvlError::Invalid(format!("pvs row size {row_bytes} is larger than the file"))
+            })?;
+        level.pvs = Some(Pvs {
+            row_bytes,
+            rows: r.bytes("pvs rows")?,
+        });
+    }
+    if r.pos != bytes.len() {
+        return Err(LvlError::Invalid(format!(
+            "{} bytes left over after the last section",
+            bytes.len() - r.pos
+        )));
+    }
+    validate(&level).map_err(LvlError::Invalid)?;
+    Ok(level)
+}
+
+/// Checks every index and size of a level: what loading a `.lvl` guarantees to consumers.
+pub fn validate(level: &Level) -> Result<(), String> {
+    let (nc, np, ns, nm) = (
+        level.cells.len(),
+        level.portals.len(),
+        level.surfaces.len(),
+        level.materials.len(),
+    );
+    for (i, c) in level.cells.iter().enumerate() {
+        if let Some(p) = c.portals.iter().find(|&&p| p as usize >= np) {
+            return Err(format!(
+                "cell {i} lists portal {p} but there are {np} portals"
+            ));
+        }
+        if let Some(s) = c.surfaces.iter().find(|&&s| s as usize >= ns) {
+            return Err(format!(
+                "cell {i} lists surface {s} but there are {ns} surfaces"
+            ));
+        }
+    }
+    for (i, p) in level.portals.iter().enumerate() {
+        if p.front as usize >= nc || p.back as usize >= nc {
+            return Err(format!(
+                "portal {i} joins cells {} and {} but there are {nc} cells",
+                p.front, p.back
+            ));
+        }
+    }
+    let (aw, ah) = (level.lightmaps.width as u64, level.lightmaps.height as u64);
+    if level.lightmaps.texels.len() as u64 != aw * ah * 3 {
+        return Err(format!(
+            "lightmap atlas {aw}x{ah} needs {} RGB bytes, has {}",
+            aw * ah * 3,
+            level.lightmaps.texels.len()
+        ));
+    }
+    for (i, s) in level.surfaces.iter().enumerate() {
+        if s.material as usize >= nm {
+            return Err(format!(
+                "surface {i} uses material {} but there are {nm} materials",
+                s.material
+            ));
+        }
+        if s.indices.len() % 3 != 0 {
+            return Err(format!(
+                "surface {i} has {} indices, not a multiple of 3",
+                s.indices.len()
+            ));
+        }
+        if let Some(x) = s.indices.iter().find(|&&x| x as usize >= s.vertices.len()) {
+            return Err(format!(
+                "surface {i} indexes vertex {x} of {}",
+                s.vertices.len()
+            ));
+        }
+        if let Some(r) = s.lightmap {
+            if r.x as u64 + r.width as u64 > aw || r.y as u64 + r.height as u64 > ah {
+                return Err(format!(
+                    "surface {i} lightmap rect {}x{} at ({}, {}) lies outside the {aw}x{ah} atlas",
+                    r.width, r.height, r.x, r.y
+                ));
+            }
+        }
+    }
+    for (i, m) in level.materials.iter().enumerate() {
+        let texels = m.width as u64 * m.height as u64;
+        if let Some(t) = &m.texels {
+            if t.len() as u64 != texels * 4 {
+                return Err(format!(
+                    "material {i} ({}) has {} texel bytes, expected {}",
+                    m.name,
+                    t.len(),
+                    texels * 4
+                ));
+            }
+        }
+        if let Some(t) = &m.fullbright {
+            if t.len() as u64 != texels {
+                return Err(format!(
+                    "material {i} ({}) has a {}-byte fullbright mask, expected {texels}",
+                    m.name,
+                    t.len()
+                ));
+            }
+        }
+    }
+    // BSP: children in range, and the nodes form a tree (each node reached once from the root).
+    let (nn, nl) = (level.bsp.nodes.len(), level.bsp.leaves.len());
+    let check_child = |c: BspChild, what: &str| -> Result<(), String> {
+        match c {
+            BspChild::Node(n) if n as usize >= nn => {
+                Err(format!("{what} is node {n} but there are {nn} nodes"))
+            }
+            BspChild::Leaf(l) if l as usize >= nl => {
+                Err(format!("{what} is leaf {l} but there are {nl} leaves"))
+            }
+            _ => Ok(()),
+        }
+    };
+    let mut referenced = vec![false; nn];
+    if let Some(root) = level.bsp.root {
+        check_child(root, "the BSP root")?;
+        if let BspChild::Node(n) = root {
+            referenced[n as usize] = true;
+        }
+    }
+    for (i, n) in level.bsp.nodes.iter().enumerate() {
+        for c in n.children {
+            check_child(c, &format!("a child of BSP node {i}"))?;
+            if let BspChild::Node(k) = c {
+                if std::mem::replace(&mut referenced[k as usize], true) {
+                    return Err(format!("BSP node {k} has two parents"));
+                }
+            }
+        }
+    }
+    // With every node having at most one parent, a cycle would leave its nodes unreachable.
+    let mut seen = 0usize;
+    let mut stack: Vec<BspChild> = level.bsp.root.into_iter().collect();
+    while let Some(c) = stack.pop() {
+        if let BspChild::Node(n) = c {
+            seen += 1;
+            if seen > nn {
+                return Err("the BSP has a cycle".into());
+            }
+            stack.extend(level.bsp.nodes[n as usize].children);
+        }
+    }
+    if seen != nn {
+        return Err(format!(
+            "{} BSP nodes are not reachable from the root (cycle or orphan)",
+            nn - seen
+        ));
+    }
+    for (i, l) in level.bsp.leaves.iter().enumerate() {
+        if let Some(c) = l.cells.iter().find(|&&c| c as usize >= nc) {
+            return Err(format!(
+                "BSP leaf {i} lists cell {c} but there are {nc} cells"
+            ));
+        }
+    }
+    for (i, o) in level.objects.iter().enumerate() {
+        if let Some(s) = o.surfaces.iter().find(|&&s| s as usize >= ns) {
+            return Err(format!(
+                "object {i} ({}) lists surface {s} but there are {ns} surfaces",
+                o.name
+            ));
+        }
+        if let Some(e) = o.entity.filter(|&e| e as usize >= level.entities.len()) {
+            return Err(format!(
+                "object {i} ({}) comes from entity {e} but there are {} entities",
+                o.name,
+                level.entities.len()
+            ));
+        }
+    }
+    if let Some(m) = level
+        .sky
+        .as_ref()
+        .and_then(|s| s.material)
+        .filter(|&m| m as usize >= nm)
+    {
+        return Err(format!(
+            "the sky uses material {m} but there are {nm} materials"
+        ));
+    }
+    if let Some(p) = &level.pvs {
+        if p.rows.len() as u64 != p.row_bytes as u64 * nc as u64
+            || (p.row_bytes as u64) * 8 < nc as u64
+        {
+            return Err(format!(
+                "pvs has {} bytes in rows of {} for {nc} cells (expected one row per cell, one bit per cell)",
+                p.rows.len(),
+                p.row_bytes
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small level with every field and option filled, and indices that hold together.
+    pub(crate) fn sample() -> Level {
+        let v = |x: f32, y: f32, z: f32| Vertex {
+            position: Vec3::new(x, y, z),
+            uv: Vec2::new(x / 64.0, y / 64.0),
+            lightmap_uv: Vec2::new(x / 16.0, y / 16.0 + 0.5),
+        };
+        let surf = |m: u32, flags: u32, rect: Option<LightmapRect>| Surface {
+            vertices: vec![
+                v(0.0, 0.0, 0.0),
+                v(64.0, 0.0, 0.0),
+                v(64.0, 64.0, 0.0),
+                v(0.0, 64.0, -0.0),
+            ],
+            indices: vec![0, 1, 2, 0, 2, 3],
+            normal: Vec3::Z,
+            material: m,
+            lightmap: rect,
+            flags,
+        };
+        let cell = |medium, x0: f32| Cell {
+            planes: vec![
+                Plane::new(Vec3::X, x0),
+                Plane::new(-Vec3::X, -(x0 + 64.0)),
+                Plane::new(Vec3::Z, 0.0),
+            ],
+            aabb: Aabb::new(Vec3::new(x0, 0.0, 0.0), Vec3::new(x0 + 64.0, 64.0, 64.0)),
+            medium,
+            flags: cell_flags::SKY_VISIBLE,
+            portals: vec![0],
+            surfaces: vec![0, 1],
+        };
+        Level {
+            cells: vec![cell(Medium::Air, 0.0), cell(Medium::Water, 64.0)],
+            portals: vec![Portal {
+                polygon: vec![
+                    Vec3::new(64.0, 0.0, 0.0),
+                    Vec3::new(64.0, 64.0, 0.0),
+                    Vec3::new(64.0, 64.0, 64.0),
+                ],
+                plane: Plane::new(-Vec3::X, -64.0),
+                front: 0,
+                back: 1,
+                transform: Some([
+                    1.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    1.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    1.0,
+                    0.0,
+                    5.0,
+                    f32::NAN,
+                    0.0,
+                    1.0,
+                ]),
+                flags: portal_flags::LIQUID_SURFACE,
+            }],
+            surfaces: vec![
+                surf(
+                    0,
+                    0,
+                    Some(LightmapRect {
+                        x: 0,
+                        y: 0,
+                        width: 5,
+                        height: 5,
+                    }),
+                ),
+                surf(1, surface_flags::SKY, None),
+                surf(
+                    0,
+                    surface_flags::LIQUID,
+                    Some(LightmapRect {
+                        x: 5,
+                        y: 2,
+                        width: 3,
+                        height: 6,
+                    }),
+                ),
+            ],
+            bsp: Bsp {
+                nodes: vec![BspNode {
+                    plane: Plane::new(Vec3::X, 64.0),
+                    children: [BspChild::Leaf(1), BspChild::Leaf(0)],
+                    aabb: Aabb::new(Vec3::ZERO, Vec3::new(128.0, 64.0, 64.0)),
+                }],
+                leaves: vec![BspLeaf { cells: vec![0] }, BspLeaf { cells: vec![1] }],
+                root: Some(BspChild::Node(0)),
+            },
+            materials: vec![
+                Material {
+                    name: "wall".into(),
+                    width: 2,
+                    height: 1,
+                    texels: Some(vec![1, 2, 3, 255, 4, 5, 6, 255]),
+                    fullbright: Some(vec![0, 255]),
+                    color: [0.5, 0.25, 1.0],
+                    flags: 0,
+                },
+                Material {
+                    name: "sky1 ünïcode".into(),
+                    width: 64,
+                    height: 64,
+                    texels: None,
+                    fullbright: None,
+                    color: [0.1, 0.2, 0.3],
+                    flags: material_flags::SKY,
+                },
+            ],
+            lightmaps: Lightmaps {
+                width: 8,
+                height: 8,
+                texels: (0..8 * 8 * 3).map(|i| i as u8).collect(),
+            },
+            objects: vec![Object {
+                name: "func_door".into(),
+                surfaces: vec![2],
+                bounds: Aabb::new(Vec3::ZERO, Vec3::splat(64.0)),
+                origin: Vec3::new(1.0, 2.0, 3.0),
+                entity: Some(1),
+            }],
+            entities: vec![
+                Entity {
+                    pairs: vec![
+                        ("classname".into(), "worldspawn".into()),
+                        ("wad".into(), "base.wad".into()),
+                    ],
+                },
+                Entity {
+                    pairs: vec![("classname".into(), "func_door".into())],
+                },
+            ],
+            sky: Some(Sky {
+                material: Some(1),
+                cubemap: Some("sky/day".into()),
+            }),
+            terrain: Some(TerrainRef {
+                heightmap: "procedural:1024".into(),
+                origin: Vec3::new(0.0, 0.0, -100.0),
+                horizontal_scale: 8.0,
+                vertical_scale: 0.5,
+            }),
+            pvs: Some(Pvs {
+                row_bytes: 1,
+                rows: vec![0b11, 0b10],
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trip_is_byte_identical_and_equal() {
+        let level = sample();
+        let a = to_bytes(&level);
+        let loaded = from_bytes(&a).unwrap();
+        let b = to_bytes(&loaded);
+        assert_eq!(a, b);
+        // NaN != NaN, so compare field by field where it matters and everything else by bytes.
+        assert_eq!(loaded.cells, level.cells);
+        assert_eq!(loaded.surfaces, level.surfaces);
+        assert_eq!(loaded.materials, level.materials);
+        assert_eq!(loaded.bsp, level.bsp);
+        assert_eq!(loaded.objects, level.objects);
+        assert_eq!(loaded.entities, level.entities);
+        assert_eq!(loaded.sky, level.sky);
+        assert_eq!(loaded.terrain, level.terrain);
+        assert_eq!(loaded.pvs, level.pvs);
+        assert_eq!(loaded.lightmaps, level.lightmaps);
+        assert!(loaded.portals[0].transform.unwrap()[13].is_nan());
+        // Options left empty survive too.
+        let mut empty = Level::default();
+        empty.cells.push(Cell::default());
+        let e = to_bytes(&empty);
+        assert_eq!(to_bytes(&from_bytes(&e).unwrap()), e);
+    }
+
+    #[test]
+    fn save_and_load_through_a_file() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-lvl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sample.lvl");
+        save(&sample(), &path).unwrap();
+        let loaded = load_lvl(&path).unwrap();
+        assert_eq!(to_bytes(&loaded), to_bytes(&sample()));
+        // No temp file is left behind.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        // An inconsistent level is refused and the old file stays.
+        let mut bad = sample();
+        bad.cells[0].portals.push(9);
+        assert!(save(&bad, &path).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), to_bytes(&sample()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = to_bytes(&sample());
+        for n in 0..bytes.len() {
+            assert!(
+                from_bytes(&bytes[..n]).is_err(),
+                "prefix of {n} bytes loaded"
+            );
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(from_bytes(&long).is_err());
+    }
+
+    #[test]
+    fn bad_magic_version_and_huge_counts() {
+        let bytes = to_bytes(&sample());
+        let mut b = bytes.clone();
+        b[0] = b'X';
+        assert!(matches!(from_bytes(&b), Err(LvlError::BadMagic)));
+        let mut b = bytes.clone();
+        b[8] = 99;
+        assert!(matches!(
+            from_bytes(&b),
+            Err(LvlError::Version { found: 99, .. })
+        ));
+        // A cell count of 4 billion must fail on the length check, not allocate.
+        let mut b = bytes.clone();
+        b[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(from_bytes(&b), Err(LvlError::Truncated { .. })));
+    }
+
+    /// Every single-byte corruption either loads a level that passes validation (the oracle:
+    /// [`validate`] re-checked independently with a brute-force index scan) or gives an error.
+    #[test]
+    fn byte_flips_never_panic_and_never_load_bad_indices() {
+        let bytes = to_bytes(&sample());
+        for i in 20..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                if let Ok(level) = from_bytes(&b) {
+                    brute_force_indices_ok(&level);
+                }
+            }
+        }
+    }
+
+    fn brute_force_indices_ok(l: &Level) {
+        for c in &l.cells {
+            assert!(c.portals.iter().all(|&p| (p as usize) < l.portals.len()));
+            assert!(c.surfaces.iter().all(|&s| (s as usize) < l.surfaces.len()));
+        }
+        for p in &l.portals {
+            assert!((p.front as usize) < l.cells.len() && (p.back as usize) < l.cells.len());
+        }
+        for s in &l.surfaces {
+            assert!((s.material as usize) < l.materials.len());
+            assert!(s.indices.iter().all(|&i| (i as usize) < s.vertices.len()));
+            if let Some(r) = s.lightmap {
+                assert!(r.x as u64 + r.width as u64 <= l.lightmaps.width as u64);
+                assert!(r.y as u64 + r.height as u64 <= l.lightmaps.height as u64);
+            }
+        }
+        for n in &l.bsp.nodes {
+            for c in n.children {
+                match c {
+                    BspChild::Node(k) => assert!((k as usize) < l.bsp.nodes.len()),
+                    BspChild::Leaf(k) => assert!((k as usize) < l.bsp.leaves.len()),
+                }
+            }
+        }
+        for leaf in &l.bsp.leaves {
+            assert!(leaf.cells.iter().all(|&c| (c as usize) < l.cells.len()));
+        }
+        for o in &l.objects {
+            assert!(o.surfaces.iter().all(|&s| (s as usize) < l.surfaces.len()));
+        }
+        // Point location terminates on any loaded tree.
+        let _ = l.locate(Vec3::new(10.0, 10.0, 10.0));
+    }
+
+    #[test]
+    fn corrupted_indices_are_named() {
+        let cases: Vec<(Box<dyn Fn(&mut Level)>, &str)> = vec![
+            (
+                Box::new(|l| l.cells[1].surfaces.push(3)),
+                "cell 1 lists surface 3",
+            ),
+            (Box::new(|l| l.portals[0].back = 2), "portal 0"),
+            (
+                Box::new(|l| l.surfaces[2].material = 2),
+                "surface 2 uses material 2",
+            ),
+            (
+                Box::new(|l| l.surfaces[0].lightmap.as_mut().unwrap().x = 4),
+                "outside the 8x8 atlas",
+            ),
+            (
+                Box::new(|l| l.bsp.nodes[0].children[0] = BspChild::Leaf(2)),
+                "leaf 2",
+            ),
+            (
+                Box::new(|l| l.bsp.nodes[0].children[0] = BspChild::Node(0)),
+                "BSP node 0",
+            ),
+            (Box::new(|l| l.objects[0].surfaces.push(7)), "object 0"),
+            (
+                Box::new(|l| l.bsp.leaves[0].cells.push(5)),
+                "leaf 0 lists cell 5",
+            ),
+            (
+                Box::new(|l| l.surfaces[1].indices.push(1)),
+                "not a multiple of 3",
+            ),
+            (
+                Box::new(|l| {
+                    l.materials[0]
+                        .texels
+                        .as_mut()
+                        .unwrap()
+                        .pop()
+                        .map(|_| ())
+                        .unwrap()
+                }),
+                "texel bytes",
+            ),
+        ];
+        for (corrupt, expect) in cases {
+            let mut l = sample();
+            corrupt(&mut l);
+            let err = match from_bytes(&to_bytes(&l)) {
+                Err(LvlError::Invalid(e)) => e,
+                other => {
+                    panic!("expected an invalid-level error containing {expect:?}, got {other:?}")
+                }
+            };
+            assert!(err.contains(expect), "{err:?} should contain {expect:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod imported {
+    use super::*;
+
+    /// The Quake importer's levels pass the same checks and round-trip byte for byte.
+    #[test]
+    fn imported_bsp_levels_save_and_load() {
+        let dir = crate::realdata_dir().join("quake/bsp");
+        if !dir.join("e1m1.bsp").exists() {
+            crate::level::testutil::missing_realdata(&dir);
+            return;
+        }
+        for name in ["e1m1", "dm3"] {
+            let level = crate::import::q1::load(&dir.join(format!("{name}.bsp"))).unwrap();
+            validate(&level).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bytes = to_bytes(&level);
+            let back = from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(to_bytes(&back), bytes, "{name}");
+            assert_eq!(back.cells.len(), level.cells.len());
+        }
+    }
+}

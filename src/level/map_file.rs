@@ -1,0 +1,642 @@
+//! Quake `.map` source: the standard id format and Valve 220 (as TrenchBroom writes it).
+//! Every error names the line it was found on.
+
+use glam::DVec3;
+
+/// Largest coordinate accepted in a `.map` (Quake's world is ±4096 with generous headroom).
+pub const MAX_COORD: f64 = 65536.0;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {msg}")]
+pub struct MapError {
+    pub line: usize,
+    pub msg: String,
+}
+
+/// How a face's texture is projected.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TexProjection {
+    /// id format: offset, rotation (degrees), scale; axes from the face normal.
+    Standard {
+        offset: [f64; 2],
+        rotation: f64,
+        scale: [f64; 2],
+    },
+    /// Valve 220: explicit axes `[ux uy uz offset]`, rotation (informational), scale.
+    Valve {
+        u: [f64; 4],
+        v: [f64; 4],
+        rotation: f64,
+        scale: [f64; 2],
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapFace {
+    /// The three points as written; the plane's outward normal is `(p0 - p1) × (p2 - p1)`.
+    pub points: [DVec3; 3],
+    pub texture: String,
+    pub projection: TexProjection,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapBrush {
+    pub faces: Vec<MapFace>,
+    /// Line of the opening brace.
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MapEntity {
+    pub pairs: Vec<(String, String)>,
+    pub brushes: Vec<MapBrush>,
+    pub line: usize,
+}
+
+impl MapEntity {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn classname(&self) -> &str {
+        self.get("classname").unwrap_or("")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MapFile {
+    pub entities: Vec<MapEntity>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Open,     // {
+    Close,    // }
+    LParen,   // (
+    RParen,   // )
+    LBracket, // [
+    RBracket, // ]
+    Str(String),
+    Word(String),
+}
+
+struct Lexer<'a> {
+    s: &'a [u8],
+    pos: usize,
+    line: usize,
+    peeked: Option<(Tok, usize)>,
+}
+
+impl<'a> Lexer<'a> {
+    fn err<T>(&self, line: usize, msg: impl Into<String>) -> Result<T, MapError> {
+        Err(MapError {
+            line,
+            msg: msg.into(),
+        })
+    }
+
+    fn skip_space(&mut self) {
+        while self.pos < self.s.len() {
+            let c = self.s[self.pos];
+            if c == b'\n' {
+                self.line += 1;
+                self.pos += 1;
+            } else if c.is_ascii_whitespace() {
+                self.pos += 1;
+            } else if c == b'/' && self.s.get(self.pos + 1) == Some(&b'/') {
+                while self.pos < self.s.len() && self.s[self.pos] != b'\n' {
+                    self.pos += 1;
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<(Tok, usize)>, MapError> {
+        if let Some(t) = self.peeked.take() {
+            return Ok(Some(t));
+        }
+        self.skip_space();
+        if self.pos >= self.s.len() {
+            return Ok(None);
+        }
+        let line = self.line;
+        let c = self.s[self.pos];
+        let single = |t| Some((t, line));
+        let next_is_space = self
+            .s
+            .get(self.pos + 1)
+            .is_none_or(|c| c.is_ascii_whitespace());
+        let tok = match c {
+            b'(' => {
+                self.pos += 1;
+                return Ok(single(Tok::LParen));
+            }
+            b')' => {
+                self.pos += 1;
+                return Ok(single(Tok::RParen));
+            }
+            b'[' => {
+                self.pos += 1;
+                return Ok(single(Tok::LBracket));
+            }
+            b']' => {
+                self.pos += 1;
+                return Ok(single(Tok::RBracket));
+            }
+            b'{' if next_is_space => {
+                self.pos += 1;
+                return Ok(single(Tok::Open));
+            }
+            b'}' if next_is_space => {
+                self.pos += 1;
+                return Ok(single(Tok::Close));
+            }
+            b'"' => {
+                self.pos += 1;
+                let start = self.pos;
+                while self.pos < self.s.len() && self.s[self.pos] != b'"' {
+                    if self.s[self.pos] == b'\n' {
+                        return self.err(
+                            line,
+                            "unterminated string (a quoted value runs past the end of the line)",
+                        );
+                    }
+                    self.pos += 1;
+                }
+                if self.pos >= self.s.len() {
+                    return self.err(line, "unterminated string at the end of the file");
+                }
+                let v = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
+                self.pos += 1;
+                Tok::Str(v)
+            }
+            _ => {
+                let start = self.pos;
+                while self.pos < self.s.len() {
+                    let c = self.s[self.pos];
+                    if c.is_ascii_whitespace()
+                        || (self.pos > start && matches!(c, b')' | b']' | b'(' | b'['))
+                    {
+                        break;
+                    }
+                    self.pos += 1;
+                }
+                Tok::Word(String::from_utf8_lossy(&self.s[start..self.pos]).into_owned())
+            }
+        };
+        Ok(Some((tok, line)))
+    }
+
+    fn peek(&mut self) -> Result<Option<&(Tok, usize)>, MapError> {
+        if self.peeked.is_none() {
+            self.peeked = self.next()?;
+        }
+        Ok(self.peeked.as_ref())
+    }
+
+    fn expect(&mut self, want: Tok, what: &str, ctx_line: usize) -> Result<usize, MapError> {
+        match self.next()? {
+            Some((t, line)) if t == want => Ok(line),
+            Some((t, line)) => self.err(line, format!("expected {what}, found {}", describe(&t))),
+            None => self.err(
+                self.line.max(ctx_line),
+                format!("unexpected end of file: expected {what}"),
+            ),
+        }
+    }
+
+    fn number(&mut self, what: &str) -> Result<(f64, usize), MapError> {
+        match self.next()? {
+            Some((Tok::Word(w), line)) => match w.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok((v, line)),
+                Ok(_) => self.err(line, format!("{what} is {w:?}, not a finite number")),
+                Err(_) => self.err(line, format!("expected a number for {what}, found {w:?}")),
+            },
+            Some((t, line)) => self.err(
+                line,
+                format!("expected a number for {what}, found {}", describe(&t)),
+            ),
+            None => self.err(
+                self.line,
+                format!("unexpected end of file: expected a number for {what}"),
+            ),
+        }
+    }
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Open => "'{'".into(),
+        Tok::Close => "'}'".into(),
+        Tok::LParen => "'('".into(),
+        Tok::RParen => "')'".into(),
+        Tok::LBracket => "'['".into(),
+        Tok::RBracket => "']'".into(),
+        Tok::Str(s) => format!("\"{s}\""),
+        Tok::Word(s) => format!("{s:?}"),
+    }
+}
+
+/// Parses a `.map` file's text.
+pub fn parse(text: &str) -> Result<MapFile, MapError> {
+    let mut lx = Lexer {
+        s: text.as_bytes(),
+        pos: 0,
+        line: 1,
+        peeked: None,
+    };
+    let mut map = MapFile::default();
+    while let Some((tok, line)) = lx.next()? {
+        if tok != Tok::Open {
+            return lx.err(
+                line,
+                format!("expected '{{' to start an entity, found {}", describe(&tok)),
+            );
+        }
+        map.entities.push(parse_entity(&mut lx, line)?);
+    }
+    Ok(map)
+}
+
+fn parse_entity(lx: &mut Lexer, open_line: usize) -> Result<MapEntity, MapError> {
+    let mut e = MapEntity {
+        line: open_line,
+        ..Default::default()
+    };
+    loop {
+        match lx.next()? {
+            None => {
+                return lx.err(
+                    lx.line,
+                    format!("unexpected end of file: the entity opened on line {open_line} has no closing '}}'"),
+                )
+            }
+            Some((Tok::Close, _)) => return Ok(e),
+            Some((Tok::Str(k), line)) => match lx.next()? {
+                Some((Tok::Str(v), _)) => e.pairs.push((k, v)),
+                Some((t, l)) => return lx.err(l, format!("key \"{k}\" has no quoted value (found {})", describe(&t))),
+                None => return lx.err(line, format!("unexpected end of file after key \"{k}\"")),
+            },
+            Some((Tok::Open, line)) => {
+                let b = parse_brush(lx, line, e.brushes.len())?;
+                e.brushes.push(b);
+            }
+            Some((t, line)) => {
+                return lx.err(line, format!("expected a key, a brush or '}}' in the entity, found {}", describe(&t)))
+            }
+        }
+    }
+}
+
+fn parse_brush(lx: &mut Lexer, open_line: usize, index: usize) -> Result<MapBrush, MapError> {
+    let mut b = MapBrush {
+        faces: Vec::new(),
+        line: open_line,
+    };
+    loop {
+        match lx.peek()? {
+            None => {
+                return lx.err(
+                    lx.line,
+                    format!("unexpected end of file: brush {index} opened on line {open_line} has no closing '}}'"),
+                )
+            }
+            Some((Tok::Close, _)) => {
+                lx.next()?;
+                return Ok(b);
+            }
+            Some((Tok::LParen, _)) => b.faces.push(parse_face(lx)?),
+            Some((t, line)) => {
+                let (t, line) = (t.clone(), *line);
+                let hint = if t == Tok::Open { " (a missing '}' before it?)" } else { "" };
+                return lx.err(
+                    line,
+                    format!("brush {index} (line {open_line}): expected a face '(' or '}}', found {}{hint}", describe(&t)),
+                );
+            }
+        }
+    }
+}
+
+fn parse_face(lx: &mut Lexer) -> Result<MapFace, MapError> {
+    let mut points = [DVec3::ZERO; 3];
+    let mut first_line = 0;
+    for (i, p) in points.iter_mut().enumerate() {
+        let l = lx.expect(Tok::LParen, "'(' before a plane point", 0)?;
+        if i == 0 {
+            first_line = l;
+        }
+        for k in 0..3 {
+            let (v, line) = lx.number("a point coordinate")?;
+            if v.abs() > MAX_COORD {
+                return lx.err(line, format!("coordinate {v} is outside ±{MAX_COORD}"));
+            }
+            p[k] = v;
+        }
+        lx.expect(Tok::RParen, "')' after a plane point", first_line)?;
+    }
+    let texture = match lx.next()? {
+        Some((Tok::Word(w), _)) | Some((Tok::Str(w), _)) => w,
+        Some((t, line)) => {
+            return lx.err(
+                line,
+                format!("expected a texture name, found {}", describe(&t)),
+            )
+        }
+        None => return lx.err(lx.line, "unexpected end of file: expected a texture name"),
+    };
+    let projection = if matches!(lx.peek()?, Some((Tok::LBracket, _))) {
+        let mut axes = [[0.0; 4]; 2];
+        for ax in &mut axes {
+            lx.expect(Tok::LBracket, "'[' of a Valve 220 texture axis", first_line)?;
+            for v in ax.iter_mut() {
+                *v = lx.number("a texture axis")?.0;
+            }
+            lx.expect(Tok::RBracket, "']' after a texture axis", first_line)?;
+        }
+        let rotation = lx.number("the texture rotation")?.0;
+        let scale = [
+            lx.number("the texture x scale")?.0,
+            lx.number("the texture y scale")?.0,
+        ];
+        TexProjection::Valve {
+            u: axes[0],
+            v: axes[1],
+            rotation,
+            scale,
+        }
+    } else {
+        let offset = [
+            lx.number("the texture x offset")?.0,
+            lx.number("the texture y offset")?.0,
+        ];
+        let rotation = lx.number("the texture rotation")?.0;
+        let scale = [
+            lx.number("the texture x scale")?.0,
+            lx.number("the texture y scale")?.0,
+        ];
+        TexProjection::Standard {
+            offset,
+            rotation,
+            scale,
+        }
+    };
+    // Quake 2 / Quake 3 style extra numbers (contents, flags, value) on the same line: ignored.
+    let last_line = lx.line;
+    while let Some((Tok::Word(_), line)) = lx.peek()? {
+        if *line != last_line {
+            break;
+        }
+        lx.next()?;
+    }
+    Ok(MapFace {
+        points,
+        texture,
+        projection,
+        line: first_line,
+    })
+}
+
+/// Base texture axes of the id format: the axial plane closest to the face, as Quake does.
+fn base_axes(normal: DVec3) -> (DVec3, DVec3) {
+    const TABLE: [[DVec3; 3]; 6] = [
+        [
+            DVec3::new(0.0, 0.0, 1.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, -1.0, 0.0),
+        ],
+        [
+            DVec3::new(0.0, 0.0, -1.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, -1.0, 0.0),
+        ],
+        [
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(0.0, 0.0, -1.0),
+        ],
+        [
+            DVec3::new(-1.0, 0.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(0.0, 0.0, -1.0),
+        ],
+        [
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, 0.0, -1.0),
+        ],
+        [
+            DVec3::new(0.0, -1.0, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, 0.0, -1.0),
+        ],
+    ];
+    let mut best = 0;
+    let mut best_dot = 0.0;
+    for (i, row) in TABLE.iter().enumerate() {
+        let d = normal.dot(row[0]);
+        if d > best_dot {
+            best_dot = d;
+            best = i;
+        }
+    }
+    (TABLE[best][1], TABLE[best][2])
+}
+
+/// Texture projection in texels: `s = p·s_axis + s_offset`, `t = p·t_axis + t_offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexVecs {
+    pub s: DVec3,
+    pub s_offset: f64,
+    pub t: DVec3,
+    pub t_offset: f64,
+}
+
+impl TexVecs {
+    pub fn st(&self, p: DVec3) -> (f64, f64) {
+        (p.dot(self.s) + self.s_offset, p.dot(self.t) + self.t_offset)
+    }
+}
+
+/// The texel-space axes of a face with outward `normal`.
+pub fn tex_vecs(proj: &TexProjection, normal: DVec3) -> TexVecs {
+    let fix = |s: f64| if s.abs() < 1e-6 { 1.0 } else { s };
+    match proj {
+        TexProjection::Standard {
+            offset,
+            rotation,
+            scale,
+        } => {
+            let (mut xv, mut yv) = base_axes(normal);
+            let a = rotation.rem_euclid(360.0);
+            let (sin, cos) = match a {
+                0.0 => (0.0, 1.0),
+                90.0 => (1.0, 0.0),
+                180.0 => (0.0, -1.0),
+                270.0 => (-1.0, 0.0),
+                _ => a.to_radians().sin_cos(),
+            };
+            let sv = if xv.x != 0.0 {
+                0
+            } else if xv.y != 0.0 {
+                1
+            } else {
+                2
+            };
+            let tv = if yv.x != 0.0 {
+                0
+            } else if yv.y != 0.0 {
+                1
+            } else {
+                2
+            };
+            for v in [&mut xv, &mut yv] {
+                let (ns, nt) = (cos * v[sv] - sin * v[tv], sin * v[sv] + cos * v[tv]);
+                v[sv] = ns;
+                v[tv] = nt;
+            }
+            TexVecs {
+                s: xv / fix(scale[0]),
+                s_offset: offset[0],
+                t: yv / fix(scale[1]),
+                t_offset: offset[1],
+            }
+        }
+        TexProjection::Valve { u, v, scale, .. } => TexVecs {
+            s: DVec3::new(u[0], u[1], u[2]) / fix(scale[0]),
+            s_offset: u[3],
+            t: DVec3::new(v[0], v[1], v[2]) / fix(scale[1]),
+            t_offset: v[3],
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOM: &str = r#"// a comment
+{
+"classname" "worldspawn"
+"wad" "gfx/base.wad"
+{
+( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) floor 0 0 0 1 1
+( 0 0 64 ) ( 1 0 64 ) ( 0 1 64 ) ceil 16 8 90 0.5 2
+( 0 0 0 ) ( 0 0 1 ) ( 0 1 0 ) *water0 0 0 0 1 1
+( 64 0 0 ) ( 64 1 0 ) ( 64 0 1 ) sky1 0 0 0 1 1
+}
+}
+{
+"classname" "info_player_start"
+"origin" "32 32 24"
+}
+"#;
+
+    #[test]
+    fn parses_standard_format() {
+        let m = parse(ROOM).unwrap();
+        assert_eq!(m.entities.len(), 2);
+        assert_eq!(m.entities[0].classname(), "worldspawn");
+        assert_eq!(m.entities[0].brushes.len(), 1);
+        let b = &m.entities[0].brushes[0];
+        assert_eq!(b.line, 5);
+        assert_eq!(b.faces.len(), 4);
+        assert_eq!(b.faces[1].line, 7);
+        assert_eq!(b.faces[2].texture, "*water0");
+        assert_eq!(
+            b.faces[1].projection,
+            TexProjection::Standard {
+                offset: [16.0, 8.0],
+                rotation: 90.0,
+                scale: [0.5, 2.0]
+            }
+        );
+        assert_eq!(m.entities[1].get("origin"), Some("32 32 24"));
+    }
+
+    #[test]
+    fn parses_valve_220() {
+        let text = "{\n\"classname\" \"worldspawn\"\n\"mapversion\" \"220\"\n{\n( -64 -64 -16 ) ( -64 -63 -16 ) ( -64 -64 -15 ) __TB_empty [ 0 -1 0 8 ] [ 0 0 -1 4 ] 0 2 0.5\n}\n}\n";
+        let m = parse(text).unwrap();
+        let f = &m.entities[0].brushes[0].faces[0];
+        assert_eq!(f.line, 5);
+        let TexProjection::Valve { u, v, scale, .. } = &f.projection else {
+            panic!()
+        };
+        assert_eq!(*u, [0.0, -1.0, 0.0, 8.0]);
+        assert_eq!(*v, [0.0, 0.0, -1.0, 4.0]);
+        assert_eq!(*scale, [2.0, 0.5]);
+        let tv = tex_vecs(&f.projection, DVec3::NEG_X);
+        // s = p·u/scale + offset: y = -10 → 10/2 + 8.
+        assert_eq!(tv.st(DVec3::new(0.0, -10.0, 0.0)).0, 13.0);
+    }
+
+    #[test]
+    fn standard_axes_match_quake_conventions() {
+        // A floor: s along +x, t along -y; rotation 90 turns s to... brute-force check by rotating.
+        let p = TexProjection::Standard {
+            offset: [0.0, 0.0],
+            rotation: 0.0,
+            scale: [1.0, 1.0],
+        };
+        let tv = tex_vecs(&p, DVec3::Z);
+        assert_eq!((tv.s, tv.t), (DVec3::X, DVec3::NEG_Y));
+        let tv = tex_vecs(&p, DVec3::X);
+        assert_eq!((tv.s, tv.t), (DVec3::Y, DVec3::NEG_Z));
+        // Rotations of 0/90/180/270 keep axes axial and are each a quarter turn of the previous.
+        let mut prev = tv.s;
+        for r in [90.0, 180.0, 270.0, 360.0] {
+            let p = TexProjection::Standard {
+                offset: [0.0, 0.0],
+                rotation: r,
+                scale: [2.0, 2.0],
+            };
+            let tv = tex_vecs(&p, DVec3::Z);
+            let s = tv.s * 2.0;
+            assert!(
+                s.abs().max_element() == 1.0 && s.abs().min_element() == 0.0,
+                "{s}"
+            );
+            assert_eq!(s.dot(if r == 90.0 { DVec3::X } else { prev }), 0.0);
+            prev = s;
+        }
+    }
+
+    fn err_of(text: &str) -> MapError {
+        parse(text).expect_err("should fail")
+    }
+
+    #[test]
+    fn malformed_input_names_the_line() {
+        let truncated = &ROOM[..ROOM.find("}\n}").unwrap()];
+        let e = err_of(truncated);
+        assert!(e.msg.contains("no closing"), "{e}");
+        let nan = ROOM.replace("( 64 0 0 )", "( 64 nan 0 )");
+        let e = err_of(&nan);
+        assert_eq!(e.line, 9);
+        assert!(e.msg.contains("finite"), "{e}");
+        let huge = ROOM.replace("( 64 0 0 )", "( 64 1e300 0 )");
+        let e = err_of(&huge);
+        assert_eq!(e.line, 9);
+        let e = err_of(&ROOM.replace("floor 0 0 0 1 1", "floor 0 0"));
+        assert_eq!(e.line, 7, "{e}");
+        let e = err_of("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 )");
+        assert!(e.msg.contains("end of file"), "{e}");
+        let e = err_of("{\n\"classname\" \"worldspawn\n}");
+        assert_eq!(e.line, 2, "{e}");
+        let e = err_of("}\n");
+        assert_eq!(e.line, 1);
+        // Missing brush close followed by the next brush.
+        let e = err_of("{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) a 0 0 0 1 1\n{\n}\n}\n");
+        assert_eq!(e.line, 4, "{e}");
+        // Garbage bytes never panic.
+        for cut in 0..ROOM.len() {
+            let _ = parse(&ROOM[..cut]);
+        }
+    }
+}
