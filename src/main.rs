@@ -120,6 +120,18 @@ enum Command {
         #[command(flatten)]
         gpu: GpuArgs,
     },
+    /// Compile a Quake .map or an ordered-CSG .ron scene into a .lvl level.
+    Compile {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Open cells longer than this (units) are split by axial planes.
+        #[arg(long, default_value_t = 512.0)]
+        max_cell_size: f64,
+        /// Print one JSON object on the last line of stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the culling methods against an unculled ground-truth id render from random views.
     VisCheck {
         level: PathBuf,
@@ -264,6 +276,67 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             Ok(())
+        }
+        Command::Compile {
+            input,
+            output,
+            max_cell_size,
+            json,
+        } => {
+            if !(max_cell_size > 0.0) {
+                anyhow::bail!("--max-cell-size must be a positive number of units");
+            }
+            let opts = lanthorn::level::CompileOptions {
+                max_cell_size,
+                ..Default::default()
+            };
+            eprintln!("compiling {} …", input.display());
+            let (stats, result) = match lanthorn::level::compile_to_file(&input, &output, &opts) {
+                Ok(stats) => (stats, Ok(())),
+                Err(lanthorn::level::CompileError::Leak {
+                    stats,
+                    classname,
+                    position,
+                    pointfile,
+                    path,
+                }) => {
+                    let msg = format!(
+                        "{}: leak: {classname} at ({:.0} {:.0} {:.0}) can reach the outside; \
+                         the path is in {}; no level was written. Seal the level around it.",
+                        path.display(),
+                        position[0],
+                        position[1],
+                        position[2],
+                        pointfile.display()
+                    );
+                    (*stats, Err(anyhow::anyhow!(msg)))
+                }
+                Err(e) => return Err(e.into()),
+            };
+            for (stage, secs) in &stats.stages {
+                eprintln!("  {stage:<24} {:>8.1} ms", secs * 1e3);
+            }
+            for w in &stats.warnings {
+                eprintln!("warning: {w}");
+            }
+            eprintln!(
+                "{} brushes ({} failed), {} cells, {} portals, {} surfaces, {} triangles, {:.2} s{}",
+                stats.brushes,
+                stats.failed_brushes,
+                stats.cells,
+                stats.portals,
+                stats.surfaces,
+                stats.triangles,
+                stats.seconds,
+                if stats.leak { ", LEAK" } else { "" }
+            );
+            if json {
+                println!("{}", serde_json::to_string(&stats.to_json())?);
+            }
+            if result.is_ok() {
+                eprintln!("wrote {}", output.display());
+            }
+            result
         }
         Command::VisCheck {
             level,

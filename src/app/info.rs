@@ -35,6 +35,8 @@ pub fn adapter_report(gpu: &Gpu) -> serde_json::Value {
 pub fn level_report(level: &Level) -> serde_json::Value {
     let b = level.bounds();
     serde_json::json!({
+        "brushes": 0,
+        "leak": false,
         "cells": level.cells.len(),
         "portals": level.portals.len(),
         "surfaces": level.surfaces.len(),

@@ -641,7 +641,8 @@ fn compile_map(
     level.lightmaps = Lightmaps {
         width: w,
         height: h,
-        texels: vec![255; w as usize * h as usize * 3],
+        // Unbaked: 128 is full light once the shader applies Quake's ×2 overbright.
+        texels: vec![128; w as usize * h as usize * 3],
     };
     timer.lap(&mut stats, "lightmaps");
 
