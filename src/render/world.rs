@@ -607,7 +607,9 @@ fn make_pipeline(
         },
         depth_stencil: Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
-            depth_write_enabled: Some(!translucent),
+            // Colour: liquids blend over what is behind and do not hide it. Ids: the nearest
+            // liquid wins (its pass runs last, after the solid depth is complete).
+            depth_write_enabled: Some(!translucent || color.is_none()),
             // Reverse-Z; equal depths pass so a surface drawn once per cell stays visible.
             depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
             stencil: Default::default(),

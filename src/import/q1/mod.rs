@@ -302,6 +302,16 @@ pub fn from_bytes_with_palette(
 
     let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
 
+    // Quake's faces meet in T-junctions (its renderers sparkle there): insert the shared
+    // vertices so world surfaces are watertight. Brush models move, so only model 0's faces.
+    if let Some(world) = l.models.first() {
+        let ids: Vec<u32> = (world.first_face as u32..(world.first_face + world.num_faces) as u32)
+            .filter(|&i| (i as usize) < surfaces.len())
+            .collect();
+        let added = crate::level::surfaces::repair_tjunctions(&mut surfaces, &ids);
+        log::debug!("{added} T-junction vertices inserted");
+    }
+
     // Brush models 1..N.
     let all_surfaces = &surfaces;
     let objects = l
