@@ -8,7 +8,8 @@
 struct Frame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
-    // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug
+    // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
+    // w: 1 = sky surfaces show the cubemap skybox
     params: vec4<f32>,
 };
 
@@ -29,6 +30,7 @@ struct DrawRecord {
 @group(0) @binding(3) var lightmap_sampler: sampler;
 @group(0) @binding(4) var materials: texture_2d_array<f32>;
 @group(0) @binding(5) var material_sampler: sampler;
+@group(0) @binding(6) var skybox: texture_cube<f32>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -103,6 +105,11 @@ fn outside_octagon(clip: vec4<f32>, slot: u32) -> bool {
 }
 
 fn sky_color(world: vec3<f32>, layer: u32) -> vec3<f32> {
+    if frame.params.w > 0.5 {
+        // Cube space is world space turned Y-up: (x, z, -y).
+        let d = world - frame.eye.xyz;
+        return textureSampleLevel(skybox, lightmap_sampler, vec3<f32>(d.x, d.z, -d.y), 0.0).rgb;
+    }
     // Quake's two-layer sky: a direction-based projection flattened toward the horizon,
     // scrolling at two speeds; the back layer is the right half, the front layer the left half
     // with black as transparent.

@@ -26,6 +26,18 @@ struct CullArgs {
     /// Culling method: portal (default), pvs (levels that carry one), frustum, none.
     #[arg(long, default_value = "portal")]
     cull: CullMode,
+    /// Texture magnification: nearest (Quake's look, default) or linear.
+    #[arg(long, default_value = "nearest", value_parser = ["nearest", "linear"])]
+    filter: String,
+}
+
+impl CullArgs {
+    fn settings(&self) -> lanthorn::render::frame::FrameSettings {
+        lanthorn::render::frame::FrameSettings {
+            linear_filtering: self.filter == "linear",
+            ..Default::default()
+        }
+    }
 }
 
 #[derive(Args, Clone, Default)]
@@ -222,6 +234,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 size,
                 stress_surface,
                 cull: cull.cull,
+                settings: cull.settings(),
             })
         }
         Command::Capture {
@@ -235,7 +248,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let (level, _) = app::load_level(level.as_deref())?;
             let camera = app::start_camera(&level, camera);
             let gpu = Gpu::headless(&gpu.options()?)?;
-            let (img, stats) = app::capture::capture(&gpu, &level, camera, size, cull.cull);
+            let (img, stats) =
+                app::capture::capture_with(&gpu, &level, camera, size, cull.cull, &cull.settings());
             app::capture::save_png(&img, &output)?;
             println!(
                 "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
@@ -266,6 +280,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 warmup,
                 size,
                 cull: cull.cull,
+                settings: cull.settings(),
             };
             let report = app::bench::run(&gpu, &level, camera, &opts);
             report.print_table();

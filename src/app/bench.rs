@@ -16,6 +16,7 @@ pub struct BenchOptions {
     pub warmup: u32,
     pub size: (u32, u32),
     pub cull: CullMode,
+    pub settings: FrameSettings,
 }
 
 impl Default for BenchOptions {
@@ -25,6 +26,7 @@ impl Default for BenchOptions {
             warmup: 10,
             size: (1280, 720),
             cull: CullMode::Portal,
+            settings: FrameSettings::default(),
         }
     }
 }

@@ -16,11 +16,23 @@ pub fn capture(
     size: (u32, u32),
     cull: CullMode,
 ) -> (image::RgbaImage, FrameStats) {
+    capture_with(gpu, level, camera, size, cull, &FrameSettings::default())
+}
+
+/// `capture` with explicit frame settings (filtering, fullbright, time).
+pub fn capture_with(
+    gpu: &Gpu,
+    level: &Level,
+    camera: CameraSpec,
+    size: (u32, u32),
+    cull: CullMode,
+    settings: &FrameSettings,
+) -> (image::RgbaImage, FrameStats) {
     let mut renderer = Renderer::new(gpu, level, size);
     let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
     let mut visible = VisibleSet::default();
     Culler::new(level, cull).cull(level, &cam, &mut visible);
-    let stats = renderer.render(gpu, &cam, &visible, &FrameSettings::default());
+    let stats = renderer.render(gpu, &cam, &visible, settings);
     (renderer.read_color(gpu), stats)
 }
 

@@ -32,6 +32,7 @@ pub struct DemoOptions {
     /// purpose during the first frames (CI runs this under Xvfb).
     pub stress_surface: bool,
     pub cull: crate::vis::CullMode,
+    pub settings: FrameSettings,
 }
 
 struct Running {
@@ -76,6 +77,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let camera = opts.camera;
+    let settings = opts.settings;
     let culler = Culler::new(&opts.level, opts.cull);
     let mut demo = Demo {
         opts,
@@ -91,7 +93,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         last: Instant::now(),
         frame_ms: 0.0,
         stats: FrameStats::default(),
-        settings: FrameSettings::default(),
+        settings,
         show_panel: true,
         culler,
         visible: VisibleSet::default(),
@@ -285,6 +287,7 @@ impl Demo {
                     }
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
+                ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.label("WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit");
             });
         });

@@ -149,9 +149,10 @@ pub fn scene() -> Level {
         leaves: vec![BspLeaf { cells: vec![0] }],
         root: Some(BspChild::Leaf(0)),
     };
+    // A generated dusk skybox; the two-layer sky material is the fallback.
     level.sky = Some(Sky {
         material: Some(SKY),
-        cubemap: None,
+        cubemap: Some("procedural:dusk".into()),
     });
     level.entities = vec![
         entity(&[

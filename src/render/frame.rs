@@ -28,6 +28,8 @@ pub struct FrameSettings {
     /// Lightmap scale: 2 is Quake's overbright.
     pub light_scale: f32,
     pub fullbright: bool,
+    /// Linear texture magnification instead of Quake's nearest.
+    pub linear_filtering: bool,
 }
 
 impl Default for FrameSettings {
@@ -36,6 +38,7 @@ impl Default for FrameSettings {
             time: 0.0,
             light_scale: 2.0,
             fullbright: false,
+            linear_filtering: false,
         }
     }
 }
@@ -87,6 +90,7 @@ impl Renderer {
             if settings.fullbright { 1.0 } else { 0.0 },
             0.0,
         ];
+        self.world.linear_filtering = settings.linear_filtering;
         self.world.prepare(gpu, camera, visible, params);
         stats
             .cpu_ms

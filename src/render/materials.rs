@@ -10,7 +10,8 @@ pub const LAYER_SIZE: u32 = 256;
 pub struct MaterialArray {
     pub texture: wgpu::Texture,
     pub view: wgpu::TextureView,
-    pub sampler: wgpu::Sampler,
+    /// [nearest (Quake's look), linear] magnification; both mipmapped.
+    pub samplers: [wgpu::Sampler; 2],
     /// Layer of each material.
     pub layers: Vec<u32>,
 }
@@ -72,19 +73,25 @@ impl MaterialArray {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("materials"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Nearest,
-            min_filter: wgpu::FilterMode::Linear,
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
-        });
+        let sampler = |mag| {
+            gpu.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("materials"),
+                address_mode_u: wgpu::AddressMode::Repeat,
+                address_mode_v: wgpu::AddressMode::Repeat,
+                mag_filter: mag,
+                min_filter: wgpu::FilterMode::Linear,
+                mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                ..Default::default()
+            })
+        };
+        let samplers = [
+            sampler(wgpu::FilterMode::Nearest),
+            sampler(wgpu::FilterMode::Linear),
+        ];
         MaterialArray {
             texture,
             view,
-            sampler,
+            samplers,
             layers: (0..materials.len() as u32).collect(),
         }
     }
@@ -191,4 +198,135 @@ pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
         },
     );
     texture
+}
+
+/// Cube faces in wgpu's layer order (+X, −X, +Y, −Y, +Z, −Z of cube space) and the file
+/// suffixes Lanthorn reads them from. Cube space is world space turned Y-up:
+/// cube = (x, z, −y), so the world's +Z (up) is the cube's +Y.
+pub const SKYBOX_SUFFIXES: [&str; 6] = ["ft", "bk", "up", "dn", "lf", "rt"];
+
+/// World direction (Z up) of texel (u, v) ∈ [0,1]² on cube layer `face` (Vulkan/WebGPU cube
+/// conventions, then cube space back to world space).
+pub fn skybox_direction(face: usize, u: f32, v: f32) -> glam::Vec3 {
+    let (s, t) = (2.0 * u - 1.0, 2.0 * v - 1.0);
+    let c = match face {
+        0 => glam::Vec3::new(1.0, -t, -s),
+        1 => glam::Vec3::new(-1.0, -t, s),
+        2 => glam::Vec3::new(s, 1.0, t),
+        3 => glam::Vec3::new(s, -1.0, -t),
+        4 => glam::Vec3::new(s, -t, 1.0),
+        _ => glam::Vec3::new(-s, -t, -1.0),
+    };
+    glam::Vec3::new(c.x, -c.z, c.y).normalize()
+}
+
+/// The procedural skybox (`procedural:dusk`): a dusk gradient with a sun, gamma-encoded RGB.
+pub fn procedural_sky(dir: glam::Vec3) -> [f32; 3] {
+    let up = dir.z.clamp(-1.0, 1.0);
+    let horizon = [0.95, 0.55, 0.3];
+    let zenith = [0.12, 0.2, 0.45];
+    let ground = [0.12, 0.1, 0.1];
+    let sun_dir = glam::Vec3::new(0.6, 0.3, 0.15).normalize();
+    let sun =
+        dir.dot(sun_dir).max(0.0).powf(400.0) * 2.0 + dir.dot(sun_dir).max(0.0).powf(8.0) * 0.25;
+    let mut c = [0.0; 3];
+    for i in 0..3 {
+        let sky = if up >= 0.0 {
+            horizon[i] + (zenith[i] - horizon[i]) * up.powf(0.5)
+        } else {
+            horizon[i] + (ground[i] - horizon[i]) * (-up).powf(0.3)
+        };
+        c[i] = (sky + sun).clamp(0.0, 1.0);
+    }
+    c
+}
+
+/// The level's cubemap skybox as a 6-layer cube texture, and whether one was found. A name
+/// `procedural:…` is generated; any other name is a path prefix for six PNGs
+/// `NAME{ft,bk,up,dn,lf,rt}.png` (ft = +X, bk = −X, up = +Z, dn = −Z, lf = +Y, rt = −Y).
+pub fn skybox_texture(gpu: &Gpu, cubemap: Option<&str>) -> (wgpu::Texture, bool) {
+    let mut faces: Option<(u32, Vec<Vec<u8>>)> = None;
+    if let Some(name) = cubemap {
+        if name.starts_with("procedural:") {
+            let n = 128u32;
+            let data = (0..6)
+                .map(|f| {
+                    let mut px = Vec::with_capacity((n * n * 4) as usize);
+                    for y in 0..n {
+                        for x in 0..n {
+                            let d = skybox_direction(
+                                f,
+                                (x as f32 + 0.5) / n as f32,
+                                (y as f32 + 0.5) / n as f32,
+                            );
+                            let c = procedural_sky(d);
+                            px.extend(c.iter().map(|v| (v * 255.0).round() as u8));
+                            px.push(255);
+                        }
+                    }
+                    px
+                })
+                .collect();
+            faces = Some((n, data));
+        } else {
+            let loaded: Result<Vec<image::RgbaImage>, String> = SKYBOX_SUFFIXES
+                .iter()
+                .map(|s| {
+                    let p = format!("{name}{s}.png");
+                    image::open(&p)
+                        .map(|i| i.to_rgba8())
+                        .map_err(|e| format!("{p}: {e}"))
+                })
+                .collect();
+            match loaded {
+                Ok(imgs) if imgs.iter().all(|i| i.width() == imgs[0].width() && i.height() == i.width()) => {
+                    faces = Some((imgs[0].width(), imgs.into_iter().map(|i| i.into_raw()).collect()));
+                }
+                Ok(_) => log::warn!("skybox {name}: the six faces must be square and the same size; using the layered sky"),
+                Err(e) => log::warn!("skybox {name} not loaded ({e}); using the layered sky"),
+            }
+        }
+    }
+    let active = faces.is_some();
+    let (n, data) = faces.unwrap_or((1, vec![vec![0, 0, 0, 255]; 6]));
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("skybox"),
+        size: wgpu::Extent3d {
+            width: n,
+            height: n,
+            depth_or_array_layers: 6,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (layer, px) in data.iter().enumerate() {
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: 0,
+                    y: 0,
+                    z: layer as u32,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            px,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(n * 4),
+                rows_per_image: Some(n),
+            },
+            wgpu::Extent3d {
+                width: n,
+                height: n,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    (texture, active)
 }

@@ -199,7 +199,12 @@ pub struct WorldPass {
     frame_buffer: wgpu::Buffer,
     records: wgpu::Buffer,
     indirect: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    /// [nearest, linear] texture filtering.
+    bind_groups: [wgpu::BindGroup; 2],
+    /// Which of `bind_groups` draws.
+    pub linear_filtering: bool,
+    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
+    pub skybox_active: bool,
     mesh: WorldMesh,
     object_origins: Vec<[f32; 4]>,
     use_indirect: bool,
@@ -261,6 +266,14 @@ impl WorldPass {
             mapped_at_creation: false,
         });
         let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps);
+        let (skybox, skybox_active) = super::materials::skybox_texture(
+            gpu,
+            level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
+        );
+        let skybox_view = skybox.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("world"),
             entries: &[
@@ -270,6 +283,7 @@ impl WorldPass {
                 sampler_entry(3),
                 texture_entry(4, wgpu::TextureViewDimension::D2Array),
                 sampler_entry(5),
+                texture_entry(6, wgpu::TextureViewDimension::Cube),
             ],
         });
         let lightmap_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -278,38 +292,49 @@ impl WorldPass {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("world"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: frame_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: records.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(
-                        &lightmap.create_view(&wgpu::TextureViewDescriptor::default()),
-                    ),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::Sampler(&lightmap_sampler),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: wgpu::BindingResource::TextureView(&materials.view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: wgpu::BindingResource::Sampler(&materials.sampler),
-                },
-            ],
-        });
+        let make_bind_group = |material_sampler: &wgpu::Sampler| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("world"),
+                layout: &layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: frame_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: records.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::TextureView(
+                            &lightmap.create_view(&wgpu::TextureViewDescriptor::default()),
+                        ),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: wgpu::BindingResource::Sampler(&lightmap_sampler),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::TextureView(&materials.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: wgpu::BindingResource::Sampler(material_sampler),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 6,
+                        resource: wgpu::BindingResource::TextureView(&skybox_view),
+                    },
+                ],
+            })
+        };
+        // [nearest, linear] texture filtering.
+        let bind_groups = [
+            make_bind_group(&materials.samplers[0]),
+            make_bind_group(&materials.samplers[1]),
+        ];
         let source = shaders::world(gpu.features.clip_distances);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("world.wgsl"),
@@ -337,7 +362,9 @@ impl WorldPass {
             frame_buffer,
             records,
             indirect,
-            bind_group,
+            bind_groups,
+            linear_filtering: false,
+            skybox_active,
             mesh,
             object_origins,
             use_indirect: gpu.features.indirect_first_instance,
@@ -358,6 +385,12 @@ impl WorldPass {
 
     /// Writes this frame's uniforms, per-draw records and indirect commands.
     pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera, visible: &VisibleSet, params: [f32; 4]) {
+        let params = [
+            params[0],
+            params[1],
+            params[2],
+            if self.skybox_active { 1.0 } else { 0.0 },
+        ];
         let frame = FrameUniform {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
@@ -475,7 +508,7 @@ impl WorldPass {
 
     /// Records the prepared draws into `pass`.
     pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
@@ -534,7 +567,7 @@ impl WorldPass {
                 ),
             ]
         });
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let kinds: &[SurfaceKind] = match layer {

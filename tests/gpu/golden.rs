@@ -219,3 +219,51 @@ fn e1m1_liquid_matches_golden() {
     };
     quake_golden("e1m1", "e1m1_liquid", Some(cam));
 }
+
+/// A level that names a cubemap skybox shows it on its sky surfaces: pixels looking at the sky
+/// match the skybox function evaluated for the direction through them (CPU oracle).
+#[test]
+fn named_cubemap_skybox_replaces_the_layered_sky() {
+    let Some(gpu) = gpu() else { return };
+    let mut level = lanthorn::level::builtin::scene();
+    level.sky.as_mut().unwrap().cubemap = Some("procedural:dusk".into());
+    let spec = CameraSpec {
+        position: Vec3::new(0.0, 0.0, 200.0),
+        yaw: 20.0,
+        pitch: 60.0,
+    };
+    let size = (320u32, 180u32);
+    let (img, _) =
+        lanthorn::app::capture::capture(gpu, &level, spec, size, lanthorn::vis::CullMode::Portal);
+    let cam = lanthorn::geom::Camera::new(spec, size.0 as f32 / size.1 as f32);
+    let (tx, ty) = (
+        (cam.fov_x.to_radians() * 0.5).tan(),
+        (cam.fov_y() * 0.5).tan(),
+    );
+    let mut checked = 0;
+    for (px, py) in [(160u32, 40u32), (100, 30), (220, 60), (160, 90)] {
+        let ndc = glam::Vec2::new(
+            (px as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
+            1.0 - (py as f32 + 0.5) / size.1 as f32 * 2.0,
+        );
+        let dir = (cam.forward() + cam.right() * ndc.x * tx + cam.up() * ndc.y * ty).normalize();
+        // Only pixels that see the sky ceiling (z = 320) through the open yard.
+        let t = (320.0 - spec.position.z) / dir.z;
+        let hit = spec.position + dir * t;
+        if hit.x.abs() > 500.0 || hit.y.abs() > 370.0 {
+            continue;
+        }
+        let want = lanthorn::render::materials::procedural_sky(dir);
+        let got = img.get_pixel(px, py);
+        for c in 0..3 {
+            let w = (want[c] * 255.0).round() as i32;
+            assert!(
+                (got[c] as i32 - w).abs() <= 8,
+                "pixel {px},{py} channel {c}: got {} want {w}",
+                got[c]
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "the camera should see the sky");
+}
