@@ -8,6 +8,9 @@ use super::{VisibleCell, VisibleObject};
 use crate::geom::{Aabb, Camera, Octagon};
 use crate::level::{BspChild, Level};
 
+/// Units an object's box grows by when it is linked to cells.
+pub const LINK_MARGIN: f32 = 1.0;
+
 #[derive(Clone, Debug, Default)]
 pub struct ObjectLinks {
     /// Cells each object overlaps.
@@ -101,7 +104,13 @@ impl ObjectLinks {
         if b.is_empty() {
             cells.clear();
         } else {
-            cells_touching(level, &b, &mut cells);
+            // Grown a little: a face flush with a cell boundary (a door in its frame) is seen
+            // from the cell it touches even though it encloses no volume of it.
+            let grown = Aabb::new(
+                b.min - Vec3::splat(LINK_MARGIN),
+                b.max + Vec3::splat(LINK_MARGIN),
+            );
+            cells_touching(level, &grown, &mut cells);
         }
         for &c in &cells {
             self.objects_in[c as usize].push(i);
