@@ -3,7 +3,8 @@
 //! from; the result is unioned into the cell behind it, which is visited again when its octagon
 //! grew. Per-frame buffers are reused: no allocation once warm.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
@@ -49,7 +50,9 @@ pub struct PortalFlow {
     visits: Vec<u16>,
     queued: Vec<bool>,
     frame: u32,
-    queue: VecDeque<u32>,
+    /// Cells to process, nearest first: a cell is expanded after the nearer cells that feed it,
+    /// so its octagon is mostly complete and re-visits are rare.
+    queue: BinaryHeap<(Reverse<u32>, u32)>,
     order: Vec<u32>,
     clip_in: Vec<Vec4>,
     clip_out: Vec<Vec4>,
@@ -99,7 +102,7 @@ impl PortalFlow {
             visits: vec![0; n],
             queued: vec![false; n],
             frame: 0,
-            queue: VecDeque::new(),
+            queue: BinaryHeap::new(),
             order: Vec::new(),
             clip_in: Vec::with_capacity(16),
             clip_out: Vec::with_capacity(16),
@@ -160,10 +163,10 @@ impl PortalFlow {
         self.queue.clear();
         self.order.clear();
         self.reach(eye_cell, Octagon::FULL);
-        self.queue.push_back(eye_cell);
+        self.queue.push((Reverse(0), eye_cell));
         self.queued[eye_cell as usize] = true;
 
-        while let Some(cell) = self.queue.pop_front() {
+        while let Some((_, cell)) = self.queue.pop() {
             let ci = cell as usize;
             self.queued[ci] = false;
             self.visits[ci] += 1;
@@ -237,7 +240,9 @@ impl PortalFlow {
                         }
                     }
                     self.queued[ti] = true;
-                    self.queue.push_back(target);
+                    // Key: the portal's distance from the eye (non-negative floats order like
+                    // their bit patterns).
+                    self.queue.push((Reverse(d.abs().to_bits()), target));
                 }
             }
         }
