@@ -8,6 +8,9 @@ use crate::level::Level;
 /// Containment slack in units: points on a shared face belong to both cells.
 const EPS: f32 = 0.01;
 
+/// Moves longer than this (units) are located from the BSP instead of walked.
+const MAX_WALK: f32 = 256.0;
+
 #[derive(Clone, Debug, Default)]
 pub struct EyeTracker {
     cell: Option<u32>,
@@ -33,7 +36,13 @@ impl EyeTracker {
                 if cell.contains(p, EPS) {
                     return self.cell;
                 }
-                if let Some(next) = walk(level, c, from, p) {
+                // Walk only short moves; a jump (teleport, new view) is cheaper to locate.
+                let next = if (p - from).length_squared() < MAX_WALK * MAX_WALK {
+                    walk(level, c, from, p)
+                } else {
+                    None
+                };
+                if let Some(next) = next {
                     self.cell = Some(next);
                     return self.cell;
                 }
