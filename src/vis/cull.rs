@@ -98,6 +98,7 @@ impl Culler {
                         out.cells.push(VisibleCell {
                             cell: i as u32,
                             octagon: Octagon::FULL,
+                            view: 0,
                         });
                     }
                 }
@@ -113,6 +114,7 @@ impl Culler {
                         out.cells.push(VisibleCell {
                             cell: i as u32,
                             octagon: Octagon::FULL,
+                            view: 0,
                         });
                     }
                 }

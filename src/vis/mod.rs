@@ -9,6 +9,21 @@ use crate::level::Level;
 pub struct VisibleCell {
     pub cell: u32,
     pub octagon: Octagon,
+    /// The view it is seen in: 0 is the camera; mirrors and teleporters add views.
+    pub view: u32,
+}
+
+/// A view through a mirror or teleporter portal (view 0 is the camera itself).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// Projection × view × the portal transforms that lead here.
+    pub view_proj: glam::Mat4,
+    /// The eye in this view's space.
+    pub eye: glam::Vec3,
+    /// Only points with `clip_plane · (p, 1) >= 0` are drawn (what lies beyond the portal).
+    pub clip_plane: glam::Vec4,
+    /// An odd number of mirrors: triangles wind the other way.
+    pub mirrored: bool,
 }
 
 /// A visible object and the union of its cells' octagons.
@@ -23,6 +38,8 @@ pub struct VisibleObject {
 pub struct VisibleSet {
     pub cells: Vec<VisibleCell>,
     pub objects: Vec<VisibleObject>,
+    /// Views after the camera's (index 1 onward is `views[i - 1]`).
+    pub views: Vec<View>,
 }
 
 impl VisibleSet {
@@ -33,6 +50,7 @@ impl VisibleSet {
                 .map(|cell| VisibleCell {
                     cell,
                     octagon: Octagon::FULL,
+                    view: 0,
                 })
                 .collect(),
             objects: (0..level.objects.len() as u32)
@@ -41,6 +59,7 @@ impl VisibleSet {
                     octagon: Octagon::FULL,
                 })
                 .collect(),
+            views: Vec::new(),
         }
     }
 }

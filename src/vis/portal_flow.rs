@@ -36,10 +36,29 @@ struct FlowPortal {
     back: u32,
     first: u32,
     count: u32,
+    /// Index into `transforms` for mirror/teleporter portals.
+    transform: Option<u32>,
 }
+
+/// A view to run after the current one: through a transformed portal.
+#[derive(Clone, Copy, Debug)]
+struct PendingView {
+    view_proj: Mat4,
+    eye: Vec3,
+    cell: u32,
+    octagon: Octagon,
+    clip_plane: Vec4,
+    mirrored: bool,
+    depth: u32,
+}
+
+/// Views through mirrors and teleporters per frame, nested at most this deep.
+pub const MAX_VIEWS: usize = 8;
+pub const MAX_VIEW_DEPTH: u32 = 2;
 
 pub struct PortalFlow {
     portals: Vec<FlowPortal>,
+    transforms: Vec<Mat4>,
     vertices: Vec<Vec3>,
     /// Portals of cell `c`: `cell_portals[cell_first[c]..cell_first[c + 1]]`.
     cell_first: Vec<u32>,
@@ -66,13 +85,19 @@ impl PortalFlow {
     pub fn new(level: &Level) -> PortalFlow {
         let n = level.cells.len();
         let mut vertices = Vec::new();
+        let mut transforms = Vec::new();
         let portals = level
             .portals
             .iter()
             .map(|p| {
                 let first = vertices.len() as u32;
                 vertices.extend_from_slice(&p.polygon);
+                let transform = p.transform.map(|m| {
+                    transforms.push(Mat4::from_cols_array(&m));
+                    transforms.len() as u32 - 1
+                });
                 FlowPortal {
+                    transform,
                     plane: p.plane,
                     front: p.front,
                     back: p.back,
@@ -94,6 +119,7 @@ impl PortalFlow {
         cell_first.push(cell_portals.len() as u32);
         PortalFlow {
             portals,
+            transforms,
             vertices,
             cell_first,
             cell_portals,
@@ -141,6 +167,7 @@ impl PortalFlow {
                     out.cells.push(VisibleCell {
                         cell: i as u32,
                         octagon: Octagon::FULL,
+                        view: 0,
                     });
                 }
             }
@@ -150,19 +177,61 @@ impl PortalFlow {
             return;
         };
 
+        out.views.clear();
+        let mut pending: Vec<PendingView> = Vec::new();
+        let main = PendingView {
+            view_proj: camera.view_proj(),
+            eye: camera.position,
+            cell: eye_cell,
+            octagon: Octagon::FULL,
+            clip_plane: Vec4::W,
+            mirrored: false,
+            depth: 0,
+        };
+        let near_zone = camera.near * 2.0;
+        self.run_view(&main, 0, near_zone, &mut stats, &mut pending, out);
+        // Views through mirrors and teleporters, breadth-first, up to MAX_VIEWS.
+        let mut next = 0;
+        while next < pending.len() && out.views.len() + 1 < MAX_VIEWS {
+            let v = pending[next];
+            next += 1;
+            out.views.push(super::View {
+                view_proj: v.view_proj,
+                eye: v.eye,
+                clip_plane: v.clip_plane,
+                mirrored: v.mirrored,
+            });
+            let index = out.views.len() as u32;
+            self.run_view(&v, index, near_zone, &mut stats, &mut pending, out);
+        }
+        stats.micros = t.elapsed().as_secs_f64() * 1e6;
+        self.stats = stats;
+    }
+
+    /// One view's breadth-first flow (nearest first), appending its cells to `out` and the
+    /// transformed portals it sees to `pending`.
+    fn run_view(
+        &mut self,
+        view: &PendingView,
+        index: u32,
+        near_zone: f32,
+        stats: &mut FlowStats,
+        pending: &mut Vec<PendingView>,
+        out: &mut VisibleSet,
+    ) {
         self.frame = self.frame.wrapping_add(1);
         if self.frame == 0 {
             self.stamp.fill(0);
             self.frame = 1;
         }
         let frame = self.frame;
-        let view_proj = camera.view_proj();
-        let eye = camera.position;
-        let near_zone = camera.near * 2.0;
+        let view_proj = view.view_proj;
+        let eye = view.eye;
+        let eye_cell = view.cell;
 
         self.queue.clear();
         self.order.clear();
-        self.reach(eye_cell, Octagon::FULL);
+        self.reach(eye_cell, view.octagon);
         self.queue.push((Reverse(0), eye_cell));
         self.queued[eye_cell as usize] = true;
 
@@ -188,7 +257,7 @@ impl PortalFlow {
                 } else {
                     portal.front
                 };
-                if target == cell {
+                if target == cell && portal.transform.is_none() {
                     continue;
                 }
                 stats.portals_tested += 1;
@@ -213,6 +282,30 @@ impl PortalFlow {
                     }
                 };
                 if octagon.is_empty() {
+                    continue;
+                }
+                if let Some(ti) = portal.transform {
+                    // A mirror or teleporter: the space beyond is seen in a new view.
+                    if view.depth < MAX_VIEW_DEPTH && d.abs() >= near_zone {
+                        let m = self.transforms[ti as usize];
+                        // Keep what lies beyond the portal plane as seen from the eye.
+                        let s = if d > 0.0 { -1.0 } else { 1.0 };
+                        let plane = Vec4::new(
+                            portal.plane.normal.x,
+                            portal.plane.normal.y,
+                            portal.plane.normal.z,
+                            -portal.plane.dist,
+                        ) * s;
+                        pending.push(PendingView {
+                            view_proj: view_proj * m,
+                            eye: m.inverse().transform_point3(eye),
+                            cell: target,
+                            octagon,
+                            clip_plane: m.transpose() * plane,
+                            mirrored: view.mirrored ^ (m.determinant() < 0.0),
+                            depth: view.depth + 1,
+                        });
+                    }
                     continue;
                 }
                 let ti = target as usize;
@@ -249,10 +342,9 @@ impl PortalFlow {
         out.cells.extend(self.order.iter().map(|&c| VisibleCell {
             cell: c,
             octagon: self.octagon[c as usize],
+            view: index,
         }));
-        stats.cells_reached = self.order.len() as u32;
-        stats.micros = t.elapsed().as_secs_f64() * 1e6;
-        self.stats = stats;
+        stats.cells_reached += self.order.len() as u32;
     }
 
     fn reach(&mut self, cell: u32, octagon: Octagon) {

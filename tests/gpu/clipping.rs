@@ -27,8 +27,10 @@ fn half_screen(gpu: &Gpu) {
         cells: vec![VisibleCell {
             cell: 0,
             octagon: left,
+            view: 0,
         }],
         objects: vec![],
+        views: vec![],
     };
     let stats = r.render(gpu, &cam, &visible, &FrameSettings::default());
     assert!(stats.world.sub_draws >= 1);
