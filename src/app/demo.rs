@@ -21,6 +21,8 @@ use crate::vis::{CullMode, Culler, VisibleSet};
 pub struct DemoOptions {
     pub level: Level,
     pub level_name: String,
+    /// `--terrain`: drawn with the level (alone with an empty level).
+    pub terrain: Option<crate::terrain::ClipmapTerrain>,
     pub camera: CameraSpec,
     pub gpu: GpuOptions,
     /// Exit after this many frames.
@@ -134,7 +136,10 @@ impl Demo {
         config.format = format;
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&gpu.device, &config);
-        let renderer = Renderer::new(&gpu, &self.opts.level, (config.width, config.height));
+        let mut renderer = Renderer::new(&gpu, &self.opts.level, (config.width, config.height));
+        if let Some(t) = self.opts.terrain.take() {
+            renderer.set_terrain(&gpu, t);
+        }
         let mut present = PresentPass::create(&gpu, format);
         present.prepare(&gpu, &renderer.target.color_view);
         let ctx = egui::Context::default();
@@ -252,6 +257,8 @@ impl Demo {
         let cells_total = self.opts.level.cells.len();
         let has_pvs = self.opts.level.pvs.is_some();
         let show = self.show_panel;
+        let has_terrain = r.renderer.terrain.is_some();
+        let can_wire = r.gpu.features.polygon_mode_line;
         let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
             if !show {
                 return;
@@ -285,6 +292,22 @@ impl Demo {
                     }
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
+                if has_terrain {
+                    let t = &prev.terrain;
+                    ui.label(format!(
+                        "terrain: {} draw calls, {} triangles, levels {}..{}, select {:.0} µs, {} B uploaded",
+                        t.draw_calls, t.triangles, t.first_level, t.first_level + t.levels_drawn,
+                        t.select_us, t.upload_bytes
+                    ));
+                    let o = &mut settings.terrain;
+                    ui.horizontal(|ui| {
+                        ui.checkbox(&mut o.level_colors, "level colours");
+                        ui.add_enabled(can_wire, egui::Checkbox::new(&mut o.wireframe, "wireframe"));
+                        ui.checkbox(&mut o.tile_bounds, "tile bounds");
+                        ui.checkbox(&mut o.culled_tiles, "culled tiles");
+                        ui.checkbox(&mut o.freeze_culling, "freeze culling");
+                    });
+                }
                 ui.label("WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit");
             });
         });
