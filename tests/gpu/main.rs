@@ -7,3 +7,4 @@ mod clipping;
 mod golden;
 mod shaders;
 mod support;
+mod terrain;
