@@ -63,6 +63,9 @@ struct TerrainArgs {
     /// Clipmap levels (1..=24, default 10).
     #[arg(long, value_name = "L")]
     terrain_levels: Option<u32>,
+    /// Clipmap vertices per level side, 2^k − 1 (default 255; 127 is 4× fewer triangles).
+    #[arg(long, value_name = "N")]
+    terrain_grid: Option<u32>,
 }
 
 impl TerrainArgs {
@@ -75,6 +78,7 @@ impl TerrainArgs {
             spacing: self.terrain_spacing,
             vertical_scale: self.terrain_vscale,
             levels: self.terrain_levels,
+            grid: self.terrain_grid,
         })
         .map(Some)
     }

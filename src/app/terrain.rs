@@ -13,6 +13,8 @@ pub struct TerrainOptions {
     pub vertical_scale: Option<f32>,
     /// Clipmap levels (default 10).
     pub levels: Option<u32>,
+    /// Vertices per level side, 2^k − 1 (default 255).
+    pub grid: Option<u32>,
 }
 
 /// Opens the heightmap and builds the clipmap state (L = 10 levels of 255² vertices unless told
@@ -38,6 +40,9 @@ pub fn load(opts: &TerrainOptions) -> anyhow::Result<ClipmapTerrain> {
     let mut cfg = ClipmapConfig::for_heightmap(&hm);
     if let Some(l) = opts.levels {
         cfg.levels = l;
+    }
+    if let Some(g) = opts.grid {
+        cfg.grid = g;
     }
     let (w, h) = hm.size();
     log::info!(

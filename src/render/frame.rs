@@ -136,6 +136,7 @@ impl Renderer {
             });
             self.world.record(&mut pass);
         }
+        let world_record_ms = t.elapsed().as_secs_f64() * 1e3;
         // ---- terrain (render::terrain): a second pass into the same colour + depth ----
         if let Some(terrain) = &mut self.terrain {
             let t = Instant::now();
@@ -174,9 +175,7 @@ impl Renderer {
         if let Some(timer) = &self.timer {
             timer.resolve(enc);
         }
-        stats
-            .cpu_ms
-            .push(("world record", t.elapsed().as_secs_f64() * 1e3));
+        stats.cpu_ms.push(("world record", world_record_ms));
         stats.world = self.world.stats;
     }
 
