@@ -496,3 +496,62 @@ fn terrain_screen_space_error_against_full_resolution_mesh() {
         "{bad_fraction} of pixels differ by > 32"
     );
 }
+
+/// The command line: `bench --terrain … --json` keeps the existing keys and adds the terrain's;
+/// a missing heightmap is one clear error naming the file.
+#[test]
+fn terrain_cli_bench_json_and_bad_heightmap() {
+    let Some(_) = gpu() else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+        .args([
+            "bench",
+            "--terrain",
+            "procedural:256",
+            "--frames",
+            "4",
+            "--warmup",
+            "1",
+            "--size",
+            "160x90",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    for key in [
+        "frames",
+        "frame_ms_median",
+        "draw_calls_max",
+        "clipmap_select_us_median",
+        "terrain_triangles_median",
+        "terrain_draw_calls_max",
+        "upload_bytes_per_frame_median",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    let draws = v["terrain_draw_calls_max"].as_u64().unwrap();
+    assert!((1..=6).contains(&draws), "{v}");
+    assert!(v["terrain_triangles_median"].as_u64().unwrap() > 0);
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+        .args([
+            "capture",
+            "--terrain",
+            "/nonexistent/heights.png",
+            "-o",
+            "/tmp/lanthorn-never-written.png",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("/nonexistent/heights.png"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!std::path::Path::new("/tmp/lanthorn-never-written.png").exists());
+}
