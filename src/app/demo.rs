@@ -66,6 +66,8 @@ struct Demo {
     show_panel: bool,
     culler: Culler,
     visible: VisibleSet,
+    /// Fly speed multiplier: terrain maps are far larger than levels (sample spacing / 8).
+    fly_scale: f32,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -79,6 +81,9 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let camera = opts.camera;
     let culler = Culler::new(&opts.level, opts.cull);
+    let fly_scale = opts.terrain.as_ref().map_or(1.0, |t| {
+        (t.heightmap.horizontal_scale as f32 / 8.0).max(1.0)
+    });
     let mut demo = Demo {
         opts,
         running: None,
@@ -97,6 +102,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         show_panel: true,
         culler,
         visible: VisibleSet::default(),
+        fly_scale,
     };
     event_loop.run_app(&mut demo)?;
     match demo.error {
@@ -210,7 +216,12 @@ impl Demo {
         let dt = (now - self.last).as_secs_f32().min(0.1);
         self.frame_ms = self.frame_ms * 0.9 + dt * 1000.0 * 0.1;
         self.last = now;
-        fly::update(&mut self.camera, &self.keys, self.mouse, dt);
+        fly::update(
+            &mut self.camera,
+            &self.keys,
+            self.mouse,
+            dt * self.fly_scale,
+        );
         self.mouse = (0.0, 0.0);
         let Some(r) = &mut self.running else { return };
         let frame = match r.surface.get_current_texture() {
