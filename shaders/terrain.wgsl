@@ -70,25 +70,11 @@ struct Surface {
     alpha: f32,
 };
 
-// The coarser level's normal at grid point `g` of `level` (from level + 1's own window; odd points
-// average their two even neighbours along the same pattern as the coarse height).
+// The coarser level's normal near grid point `g` of `level`: level + 1's own normal at the coarse
+// vertex `floor(g / 2)` (4 fetches; odd points take their lower neighbour's, a lighting-only
+// approximation of the coarse edge's interpolated normal).
 fn terrain_coarse_normal(level: u32, g: vec2<i32>) -> vec3<f32> {
-    let odd = g & vec2<i32>(1, 1);
-    var a = g;
-    var b = g;
-    if (odd.x == 1 && odd.y == 0) {
-        a = g - vec2<i32>(1, 0);
-        b = g + vec2<i32>(1, 0);
-    } else if (odd.x == 0 && odd.y == 1) {
-        a = g - vec2<i32>(0, 1);
-        b = g + vec2<i32>(0, 1);
-    } else if (odd.x == 1 && odd.y == 1) {
-        a = g - vec2<i32>(1, 1);
-        b = g + vec2<i32>(1, 1);
-    }
-    let na = terrain_normal(heights, frame, level + 1u, a >> vec2<u32>(1u, 1u));
-    let nb = terrain_normal(heights, frame, level + 1u, b >> vec2<u32>(1u, 1u));
-    return normalize(na + nb);
+    return terrain_normal(heights, frame, level + 1u, g >> vec2<u32>(1u, 1u));
 }
 
 fn terrain_surface(m: MeshIn) -> Surface {
