@@ -60,6 +60,62 @@ impl GpuArgs {
     }
 }
 
+#[derive(Args, Clone, Default)]
+struct TerrainArgs {
+    /// Clipmap terrain: a 16-bit grayscale PNG with a JSON sidecar, or procedural:SIZE[:SEED].
+    /// Without a LEVEL only the terrain is drawn.
+    #[arg(long, value_name = "HEIGHTMAP")]
+    terrain: Option<lanthorn::terrain::HeightmapSpec>,
+    /// World units between heightmap samples (default: 64 for PNG, 32 for procedural).
+    #[arg(long, value_name = "UNITS")]
+    terrain_spacing: Option<f64>,
+    /// World units per heightmap height unit (PNG: per metre, default 0.1; procedural: 1).
+    #[arg(long, value_name = "SCALE")]
+    terrain_vscale: Option<f32>,
+    /// Clipmap levels (1..=24, default 10).
+    #[arg(long, value_name = "L")]
+    terrain_levels: Option<u32>,
+    /// Clipmap vertices per level side, 2^k − 1 (default 255; 127 is 4× fewer triangles).
+    #[arg(long, value_name = "N")]
+    terrain_grid: Option<u32>,
+}
+
+impl TerrainArgs {
+    fn load(&self) -> anyhow::Result<Option<lanthorn::terrain::ClipmapTerrain>> {
+        let Some(spec) = &self.terrain else {
+            return Ok(None);
+        };
+        app::terrain::load(&app::terrain::TerrainOptions {
+            heightmap: spec.clone(),
+            spacing: self.terrain_spacing,
+            vertical_scale: self.terrain_vscale,
+            levels: self.terrain_levels,
+            grid: self.terrain_grid,
+        })
+        .map(Some)
+    }
+}
+
+/// The level and start camera for a command: with a terrain and no LEVEL, an empty world and
+/// the terrain's suggested camera.
+fn scene(
+    level: Option<&std::path::Path>,
+    camera: Option<CameraSpec>,
+    terrain: Option<&lanthorn::terrain::ClipmapTerrain>,
+) -> anyhow::Result<(lanthorn::level::Level, PathBuf, CameraSpec)> {
+    if let (None, Some(t)) = (level, terrain) {
+        let camera = camera.unwrap_or_else(|| app::terrain::start_camera(t));
+        return Ok((
+            lanthorn::level::Level::default(),
+            PathBuf::from(&t.heightmap.name),
+            camera,
+        ));
+    }
+    let (level, path) = app::load_level(level)?;
+    let camera = app::start_camera(&level, camera);
+    Ok((level, path, camera))
+}
+
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -94,6 +150,8 @@ enum Command {
         #[arg(long, hide = true)]
         stress_surface: bool,
         #[command(flatten)]
+        terrain: TerrainArgs,
+        #[command(flatten)]
         cull: CullArgs,
         #[command(flatten)]
         gpu: GpuArgs,
@@ -108,6 +166,8 @@ enum Command {
         /// Output PNG.
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        terrain: TerrainArgs,
         #[command(flatten)]
         cull: CullArgs,
         #[command(flatten)]
@@ -127,6 +187,8 @@ enum Command {
         /// Print one JSON object on the last line of stdout.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        terrain: TerrainArgs,
         #[command(flatten)]
         cull: CullArgs,
         #[command(flatten)]
@@ -206,6 +268,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         screenshot: None,
         size: (1280, 720),
         stress_surface: false,
+        terrain: TerrainArgs::default(),
         cull: CullArgs::default(),
         gpu: GpuArgs::default(),
     }) {
@@ -216,16 +279,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             screenshot,
             size,
             stress_surface,
+            terrain,
             cull,
             gpu,
         } => {
             if screenshot.is_some() && frames.is_none() {
                 anyhow::bail!("--screenshot needs --frames N (the frame to save)");
             }
-            let (level, path) = app::load_level(level.as_deref())?;
-            let camera = app::start_camera(&level, camera);
+            let terrain = terrain.load()?;
+            let (level, path, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
             app::demo::run(app::demo::DemoOptions {
                 level,
+                terrain,
                 level_name: path.display().to_string(),
                 camera,
                 gpu: gpu.options()?,
@@ -242,14 +307,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             camera,
             size,
             output,
+            terrain,
             cull,
             gpu,
         } => {
-            let (level, _) = app::load_level(level.as_deref())?;
-            let camera = app::start_camera(&level, camera);
+            let terrain = terrain.load()?;
+            let has_terrain = terrain.is_some();
+            let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
             let gpu = Gpu::headless(&gpu.options()?)?;
-            let (img, stats) =
-                app::capture::capture_with(&gpu, &level, camera, size, cull.cull, &cull.settings());
+            let (img, stats) = app::capture::capture_with_terrain(
+                &gpu,
+                &level,
+                terrain,
+                camera,
+                size,
+                cull.cull,
+                &cull.settings(),
+            );
             app::capture::save_png(&img, &output)?;
             println!(
                 "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
@@ -260,6 +334,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stats.world.sub_draws,
                 stats.world.triangles
             );
+            if has_terrain {
+                let t = &stats.terrain;
+                println!(
+                    "terrain: {} draw calls, {} instances, {} triangles, levels {}..{}, {} height bytes uploaded",
+                    t.draw_calls,
+                    t.instances,
+                    t.triangles,
+                    t.first_level,
+                    t.first_level + t.levels_drawn,
+                    t.upload_bytes
+                );
+            }
             Ok(())
         }
         Command::Bench {
@@ -269,11 +355,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             warmup,
             size,
             json,
+            terrain,
             cull,
             gpu,
         } => {
-            let (level, _) = app::load_level(level.as_deref())?;
-            let camera = app::start_camera(&level, camera);
+            let terrain = terrain.load()?;
+            let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
             let gpu = Gpu::headless(&gpu.options()?)?;
             let opts = app::bench::BenchOptions {
                 frames: frames.max(1),
@@ -282,7 +369,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 cull: cull.cull,
                 settings: cull.settings(),
             };
-            let report = app::bench::run(&gpu, &level, camera, &opts);
+            let report = app::bench::run_with_terrain(&gpu, &level, terrain, camera, &opts);
             report.print_table();
             if json {
                 println!(

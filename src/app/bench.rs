@@ -7,7 +7,8 @@ use glam::Vec3;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
-use crate::render::{Gpu, Renderer};
+use crate::render::{Gpu, Renderer, TerrainStats};
+use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
 #[derive(Clone, Debug)]
@@ -163,12 +164,33 @@ pub struct BenchReport {
     pub cells_visible: Vec<f64>,
     pub adapter: String,
     pub cull: &'static str,
+    /// Per-frame terrain figures (empty without `--terrain`).
+    pub terrain: Vec<TerrainStats>,
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
+    run_with_terrain(gpu, level, None, start, opts)
+}
+
+/// [`run`] with an optional clipmap terrain; with one, the camera flies the terrain's fixed
+/// path (`terrain::fixed_flight`: a loop over the map's middle, 300 units above the ground)
+/// instead of circling `start`.
+pub fn run_with_terrain(
+    gpu: &Gpu,
+    level: &Level,
+    terrain: Option<ClipmapTerrain>,
+    start: CameraSpec,
+    opts: &BenchOptions,
+) -> BenchReport {
     let mut renderer = Renderer::new(gpu, level, opts.size);
     let aspect = opts.size.0 as f32 / opts.size.1 as f32;
-    let path = level_path(level, start, opts.frames);
+    let path = match &terrain {
+        Some(t) => crate::terrain::fixed_flight(&t.heightmap, opts.frames.max(1) as usize),
+        None => level_path(level, start, opts.frames),
+    };
+    if let Some(t) = terrain {
+        renderer.set_terrain(gpu, t);
+    }
     let mut report = BenchReport {
         adapter: gpu.describe(),
         cull: opts.cull.name(),
@@ -199,6 +221,9 @@ pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> 
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
         report.triangles.push(stats.world.triangles);
+        if renderer.terrain.is_some() {
+            report.terrain.push(stats.terrain);
+        }
         push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
         push_named(&mut report.gpu_pass_ms, &stats.gpu_ms);
     }
@@ -241,6 +266,45 @@ impl BenchReport {
             "cells_visible_median": quantile(&self.cells_visible, 0.5),
         });
         let obj = j.as_object_mut().expect("object");
+        if !self.terrain.is_empty() {
+            let t = &self.terrain;
+            let f = |g: &dyn Fn(&TerrainStats) -> f64| t.iter().map(g).collect::<Vec<f64>>();
+            let select = f(&|s| s.select_us);
+            let tris = f(&|s| s.triangles as f64);
+            let bytes = f(&|s| s.upload_bytes as f64);
+            obj.insert(
+                "clipmap_select_us_median".into(),
+                quantile(&select, 0.5).into(),
+            );
+            obj.insert(
+                "clipmap_select_us_p95".into(),
+                quantile(&select, 0.95).into(),
+            );
+            obj.insert(
+                "terrain_triangles_median".into(),
+                (quantile(&tris, 0.5) as u64).into(),
+            );
+            obj.insert(
+                "terrain_draw_calls_max".into(),
+                t.iter().map(|s| s.draw_calls).max().unwrap_or(0).into(),
+            );
+            obj.insert(
+                "upload_bytes_per_frame_median".into(),
+                (quantile(&bytes, 0.5) as u64).into(),
+            );
+            obj.insert(
+                "upload_bytes_per_frame_max".into(),
+                (quantile(&bytes, 1.0) as u64).into(),
+            );
+            obj.insert(
+                "terrain_stream_us_median".into(),
+                quantile(&f(&|s| s.stream_us), 0.5).into(),
+            );
+            obj.insert(
+                "terrain_gpu_bytes".into(),
+                t.last().map(|s| s.gpu_bytes).unwrap_or(0).into(),
+            );
+        }
         for (name, v) in &self.cpu_stage_ms {
             obj.insert(
                 format!("cpu_{}_ms_median", key(name)),
@@ -281,6 +345,24 @@ impl BenchReport {
             self.draw_calls.iter().max().unwrap_or(&0),
             self.sub_draws.iter().max().unwrap_or(&0)
         );
+        if !self.terrain.is_empty() {
+            let t = &self.terrain;
+            let med = |g: &dyn Fn(&TerrainStats) -> f64| {
+                quantile(&t.iter().map(g).collect::<Vec<f64>>(), 0.5)
+            };
+            println!(
+                "terrain        select {:.1} µs median, stream {:.1} µs, {:.0} triangles, draw calls max {}",
+                med(&|s| s.select_us),
+                med(&|s| s.stream_us),
+                med(&|s| s.triangles as f64),
+                t.iter().map(|s| s.draw_calls).max().unwrap_or(0)
+            );
+            println!(
+                "terrain        upload {:.0} bytes/frame median, GPU memory {} bytes",
+                med(&|s| s.upload_bytes as f64),
+                t.last().map(|s| s.gpu_bytes).unwrap_or(0)
+            );
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::{FrameStats, Gpu, Renderer};
+use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
 /// Renders one frame of `level` from `camera` at `size`, culled with `cull`.
@@ -16,7 +17,15 @@ pub fn capture(
     size: (u32, u32),
     cull: CullMode,
 ) -> (image::RgbaImage, FrameStats) {
-    capture_with(gpu, level, camera, size, cull, &FrameSettings::default())
+    capture_with_terrain(
+        gpu,
+        level,
+        None,
+        camera,
+        size,
+        cull,
+        &FrameSettings::default(),
+    )
 }
 
 /// `capture` with explicit frame settings (filtering, fullbright, time).
@@ -28,7 +37,23 @@ pub fn capture_with(
     cull: CullMode,
     settings: &FrameSettings,
 ) -> (image::RgbaImage, FrameStats) {
+    capture_with_terrain(gpu, level, None, camera, size, cull, settings)
+}
+
+/// [`capture`] with an optional clipmap terrain drawn into the same frame.
+pub fn capture_with_terrain(
+    gpu: &Gpu,
+    level: &Level,
+    terrain: Option<ClipmapTerrain>,
+    camera: CameraSpec,
+    size: (u32, u32),
+    cull: CullMode,
+    settings: &FrameSettings,
+) -> (image::RgbaImage, FrameStats) {
     let mut renderer = Renderer::new(gpu, level, size);
+    if let Some(t) = terrain {
+        renderer.set_terrain(gpu, t);
+    }
     let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
     let mut visible = VisibleSet::default();
     Culler::new(level, cull).cull(level, &cam, &mut visible);

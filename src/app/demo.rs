@@ -21,6 +21,8 @@ use crate::vis::{CullMode, Culler, VisibleSet};
 pub struct DemoOptions {
     pub level: Level,
     pub level_name: String,
+    /// `--terrain`: drawn with the level (alone with an empty level).
+    pub terrain: Option<crate::terrain::ClipmapTerrain>,
     pub camera: CameraSpec,
     pub gpu: GpuOptions,
     /// Exit after this many frames.
@@ -65,6 +67,8 @@ struct Demo {
     show_panel: bool,
     culler: Culler,
     visible: VisibleSet,
+    /// Fly speed multiplier: terrain maps are far larger than levels (sample spacing / 8).
+    fly_scale: f32,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -79,6 +83,9 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let camera = opts.camera;
     let settings = opts.settings;
     let culler = Culler::new(&opts.level, opts.cull);
+    let fly_scale = opts.terrain.as_ref().map_or(1.0, |t| {
+        (t.heightmap.horizontal_scale as f32 / 8.0).max(1.0)
+    });
     let mut demo = Demo {
         opts,
         running: None,
@@ -97,6 +104,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         show_panel: true,
         culler,
         visible: VisibleSet::default(),
+        fly_scale,
     };
     event_loop.run_app(&mut demo)?;
     match demo.error {
@@ -136,7 +144,10 @@ impl Demo {
         config.format = format;
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&gpu.device, &config);
-        let renderer = Renderer::new(&gpu, &self.opts.level, (config.width, config.height));
+        let mut renderer = Renderer::new(&gpu, &self.opts.level, (config.width, config.height));
+        if let Some(t) = self.opts.terrain.take() {
+            renderer.set_terrain(&gpu, t);
+        }
         let mut present = PresentPass::create(&gpu, format);
         present.prepare(&gpu, &renderer.target.color_view);
         let ctx = egui::Context::default();
@@ -207,7 +218,12 @@ impl Demo {
         let dt = (now - self.last).as_secs_f32().min(0.1);
         self.frame_ms = self.frame_ms * 0.9 + dt * 1000.0 * 0.1;
         self.last = now;
-        fly::update(&mut self.camera, &self.keys, self.mouse, dt);
+        fly::update(
+            &mut self.camera,
+            &self.keys,
+            self.mouse,
+            dt * self.fly_scale,
+        );
         self.mouse = (0.0, 0.0);
         let Some(r) = &mut self.running else { return };
         let frame = match r.surface.get_current_texture() {
@@ -254,6 +270,8 @@ impl Demo {
         let cells_total = self.opts.level.cells.len();
         let has_pvs = self.opts.level.pvs.is_some();
         let show = self.show_panel;
+        let has_terrain = r.renderer.terrain.is_some();
+        let can_wire = r.gpu.features.polygon_mode_line;
         let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
             if !show {
                 return;
@@ -288,6 +306,22 @@ impl Demo {
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
+                if has_terrain {
+                    let t = &prev.terrain;
+                    ui.label(format!(
+                        "terrain: {} draw calls, {} triangles, levels {}..{}, select {:.0} µs, {} B uploaded",
+                        t.draw_calls, t.triangles, t.first_level, t.first_level + t.levels_drawn,
+                        t.select_us, t.upload_bytes
+                    ));
+                    let o = &mut settings.terrain;
+                    ui.horizontal(|ui| {
+                        ui.checkbox(&mut o.level_colors, "level colours");
+                        ui.add_enabled(can_wire, egui::Checkbox::new(&mut o.wireframe, "wireframe"));
+                        ui.checkbox(&mut o.tile_bounds, "tile bounds");
+                        ui.checkbox(&mut o.culled_tiles, "culled tiles");
+                        ui.checkbox(&mut o.freeze_culling, "freeze culling");
+                    });
+                }
                 ui.label("WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit");
             });
         });

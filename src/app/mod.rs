@@ -5,6 +5,7 @@ pub mod capture;
 pub mod demo;
 pub mod fly;
 pub mod info;
+pub mod terrain;
 pub mod vis_check;
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@ use std::time::Instant;
 use super::gpu::Gpu;
 use super::profiler::GpuTimer;
 use super::target::{self, FrameTarget};
+use super::terrain::{Terrain, TerrainOverlay, TerrainStats};
 use super::world::{WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
@@ -18,6 +19,8 @@ pub struct FrameStats {
     /// GPU milliseconds per pass (empty without timestamp queries).
     pub gpu_ms: Vec<(&'static str, f64)>,
     pub world: WorldStats,
+    /// The terrain pass (all zero without a terrain).
+    pub terrain: TerrainStats,
 }
 
 /// Per-frame settings a user can toggle.
@@ -30,6 +33,8 @@ pub struct FrameSettings {
     pub fullbright: bool,
     /// Linear texture magnification instead of Quake's nearest.
     pub linear_filtering: bool,
+    /// Terrain debug overlays.
+    pub terrain: TerrainOverlay,
 }
 
 impl Default for FrameSettings {
@@ -39,6 +44,7 @@ impl Default for FrameSettings {
             light_scale: 2.0,
             fullbright: false,
             linear_filtering: false,
+            terrain: TerrainOverlay::default(),
         }
     }
 }
@@ -48,6 +54,8 @@ pub struct Renderer {
     pub world: WorldPass,
     timer: Option<GpuTimer>,
     pub clear_color: wgpu::Color,
+    /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
+    pub terrain: Option<Terrain>,
 }
 
 impl Renderer {
@@ -62,7 +70,13 @@ impl Renderer {
                 b: 0.03,
                 a: 1.0,
             },
+            terrain: None,
         }
+    }
+
+    /// Adds (or replaces) the clipmap terrain drawn with the world.
+    pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
+        self.terrain = Some(Terrain::new(gpu, clipmap, target::COLOR_FORMAT));
     }
 
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
@@ -126,12 +140,46 @@ impl Renderer {
             });
             self.world.record(&mut pass);
         }
+        let world_record_ms = t.elapsed().as_secs_f64() * 1e3;
+        // ---- terrain (render::terrain): a second pass into the same colour + depth ----
+        if let Some(terrain) = &mut self.terrain {
+            let t = Instant::now();
+            stats.terrain = terrain.prepare(gpu, camera, &settings.terrain);
+            stats
+                .cpu_ms
+                .push(("terrain prepare", t.elapsed().as_secs_f64() * 1e3));
+            let timestamp_writes = self.timer.as_mut().and_then(|t| t.pass("terrain"));
+            let keep = wgpu::Operations {
+                load: wgpu::LoadOp::Load,
+                store: wgpu::StoreOp::Store,
+            };
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("terrain"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &self.target.color_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: keep,
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.target.depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            terrain.record(&mut pass);
+        }
+        // ---- end terrain ----
         if let Some(timer) = &self.timer {
             timer.resolve(enc);
         }
-        stats
-            .cpu_ms
-            .push(("world record", t.elapsed().as_secs_f64() * 1e3));
+        stats.cpu_ms.push(("world record", world_record_ms));
         stats.world = self.world.stats;
     }
 

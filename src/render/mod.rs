@@ -9,11 +9,13 @@ pub mod present;
 pub mod profiler;
 pub mod shaders;
 pub mod target;
+pub mod terrain;
 pub mod world;
 
 pub use frame::{FrameStats, Renderer};
 pub use gpu::{FeatureSet, Gpu, GpuError, GpuOptions, OptionalFeature};
 pub use target::FrameTarget;
+pub use terrain::{Terrain, TerrainOverlay, TerrainStats};
 
 /// Reverse-Z depth: cleared to 0, nearer is larger.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;

@@ -3,6 +3,13 @@
 
 pub const WORLD: &str = include_str!("../../shaders/world.wgsl");
 pub const BLIT: &str = include_str!("../../shaders/blit.wgsl");
+pub const TERRAIN: &str = include_str!("../../shaders/terrain.wgsl");
+
+/// The terrain shader: the clipmap vertex functions (`terrain::vertex::VERTEX_WGSL`, the twin of
+/// the CPU reference) followed by shaders/terrain.wgsl.
+pub fn terrain() -> String {
+    format!("{}\n{}", crate::terrain::vertex::VERTEX_WGSL, TERRAIN)
+}
 
 /// The world shader with octagon clipping by hardware clip distances or by fragment discard.
 pub fn world(clip_distances: bool) -> String {
@@ -43,5 +50,6 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("world (clip distances)".into(), world(true)),
         ("world (discard)".into(), world(false)),
         ("blit".into(), BLIT.to_string()),
+        ("terrain".into(), terrain()),
     ]
 }

@@ -36,8 +36,15 @@ fn terrain_rotate(r: u32, v: vec2<i32>) -> vec2<i32> {
     }
 }
 
+// Euclidean `a mod n` (n > 0). Integer division has no SIMD form on CPUs, so software
+// rasterizers (lavapipe) run `%` lane by lane; the quotient is estimated in f32 instead (off by
+// at most one for |a| < 2^24) and corrected exactly in integers: same result as `rem_euclid`.
 fn terrain_emod(a: i32, n: i32) -> i32 {
-    return ((a % n) + n) % n;
+    let q = i32(floor(f32(a) / f32(n)));
+    var r = a - q * n;
+    r = select(r, r + n, r < 0);
+    r = select(r, r - n, r >= n);
+    return r;
 }
 
 // Height of grid point `g` of `level` from its toroidal window.

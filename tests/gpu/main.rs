@@ -7,4 +7,5 @@ mod clipping;
 mod golden;
 mod shaders;
 mod support;
+mod terrain;
 mod vis;

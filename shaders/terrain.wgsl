@@ -1,0 +1,307 @@
+// Terrain pass: geometry-clipmap rings, instanced per mesh kind (tile, filler, trim, seam, cross).
+// `render::shaders::terrain()` prepends terrain::vertex::VERTEX_WGSL (TerrainFrame,
+// TerrainInstance, terrain_vertex, terrain_normal, terrain_morph_alpha, ...), the twin of the CPU
+// reference in src/terrain/vertex.rs.
+//
+// Positions are camera-relative all the way: terrain_vertex gives the position relative to the
+// selection camera, `view.eye_offset` moves it to the eye (non-zero only while culling is frozen
+// for the debug overlays), and `view.view_proj` = projection × view rotation (no translation), with
+// reverse-Z depth. Entry points:
+//   vs_main / fs_main      shaded surface (by slope and height, sun, fog to the horizon)
+//   vs_main / fs_wire      wireframe overlay (polygon mode line)
+//   vs_sky / fs_sky        sky gradient behind everything, at the far depth (0)
+//   vs_lines / fs_lines    debug boxes (tile bounds, culled tiles), eye-relative line list
+//   vs_points / fs_points  test hook: every mesh vertex of every instance as one pixel holding the
+//                          camera-relative position and clip position (GPU vs CPU reference)
+//   vs_reference           a full-resolution mesh with eye-relative positions and normals given as
+//                          vertex attributes (the brute-force oracle of the screen-space error test)
+
+struct TerrainView {
+    // projection × view rotation: eye-relative position → clip
+    view_proj: mat4x4<f32>,
+    // its inverse (sky directions)
+    inv_view_proj: mat4x4<f32>,
+    // selection camera − eye (xyz), world units
+    eye_offset: vec4<f32>,
+    // xyz: unit vector towards the sun; w: ambient light
+    sun: vec4<f32>,
+    sky_zenith: vec4<f32>,
+    // also the fog colour
+    sky_horizon: vec4<f32>,
+    // x: sea level, y: snow line, z: height span (water depth tint), w: beach width (fraction of land)
+    bands: vec4<f32>,
+    // x: fog distance (exp² fog), y/z: distance where the edge fade starts / is complete, w: strength
+    fog: vec4<f32>,
+    // x, y: size of the points target (test hook)
+    misc: vec4<f32>,
+    // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level
+    flags: vec4<u32>,
+};
+
+@group(0) @binding(0) var<uniform> frame: TerrainFrame;
+@group(0) @binding(1) var<uniform> view: TerrainView;
+@group(0) @binding(2) var heights: texture_2d_array<f32>;
+
+const OVERLAY_LEVEL_COLORS: u32 = 1u;
+
+// One vertex of a static mesh (per-vertex buffer) and its instance (per-instance buffer,
+// terrain::Instance).
+struct MeshIn {
+    @location(0) local: vec2<i32>,
+    @location(1) offset: vec2<i32>,
+    @location(2) level: u32,
+    @location(3) rotation: u32,
+};
+
+struct SurfaceOut {
+    @builtin(position) clip: vec4<f32>,
+    // eye-relative position
+    @location(0) rel: vec3<f32>,
+    // world height
+    @location(1) height: f32,
+    @location(2) normal: vec3<f32>,
+    @location(3) @interpolate(flat) level: u32,
+    @location(4) morph: f32,
+};
+
+struct Surface {
+    rel: vec3<f32>,
+    normal: vec3<f32>,
+    alpha: f32,
+};
+
+// The coarser level's normal near grid point `g` of `level`: level + 1's own normal at the coarse
+// vertex `floor(g / 2)` (4 fetches; odd points take their lower neighbour's, a lighting-only
+// approximation of the coarse edge's interpolated normal).
+fn terrain_coarse_normal(level: u32, g: vec2<i32>) -> vec3<f32> {
+    return terrain_normal(heights, frame, level + 1u, g >> vec2<u32>(1u, 1u));
+}
+
+fn terrain_surface(m: MeshIn) -> Surface {
+    let inst = TerrainInstance(m.offset, m.level, m.rotation);
+    let rel = terrain_vertex(heights, frame, inst, m.local);
+    let g = terrain_grid_point(inst, m.local);
+    let alpha = terrain_morph_alpha(frame, m.level, rel.xy);
+    var n = terrain_normal(heights, frame, m.level, g);
+    if (alpha > 0.0) {
+        n = normalize(mix(n, terrain_coarse_normal(m.level, g), alpha));
+    }
+    return Surface(rel, n, alpha);
+}
+
+// Below sea level the drawn surface is the water's (flat at sea level); `height` keeps the ground
+// height for the depth tint.
+fn water_lift(height: f32) -> f32 {
+    if (view.flags.y != 0u && height < view.bands.x) {
+        return view.bands.x - height;
+    }
+    return 0.0;
+}
+
+@vertex
+fn vs_main(m: MeshIn) -> SurfaceOut {
+    let s = terrain_surface(m);
+    let height = s.rel.z + frame.camera_offset.z;
+    let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
+    var out: SurfaceOut;
+    out.clip = view.view_proj * vec4<f32>(rel, 1.0);
+    out.rel = rel;
+    out.height = height;
+    out.normal = s.normal;
+    out.level = m.level;
+    out.morph = s.alpha;
+    return out;
+}
+
+// ---- shading ----
+
+// Horizon colour below the horizon (fog, past the terrain's edge), towards the zenith colour
+// above it.
+fn sky_color(d: vec3<f32>) -> vec3<f32> {
+    return mix(view.sky_horizon.rgb, view.sky_zenith.rgb, pow(max(d.z, 0.0), 0.45));
+}
+
+fn level_color(level: u32) -> vec3<f32> {
+    switch (level % 8u) {
+        case 0u: { return vec3<f32>(0.90, 0.20, 0.20); }
+        case 1u: { return vec3<f32>(0.95, 0.60, 0.10); }
+        case 2u: { return vec3<f32>(0.90, 0.90, 0.15); }
+        case 3u: { return vec3<f32>(0.25, 0.85, 0.25); }
+        case 4u: { return vec3<f32>(0.15, 0.80, 0.85); }
+        case 5u: { return vec3<f32>(0.20, 0.35, 0.95); }
+        case 6u: { return vec3<f32>(0.65, 0.25, 0.90); }
+        default: { return vec3<f32>(0.90, 0.30, 0.70); }
+    }
+}
+
+// Ground colour by height and slope (`up` = normal.z): water below sea level (deeper is darker),
+// a beach, grass turning to dry scrub with height, rock on steep slopes, snow above the snow line.
+fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
+    let sea = view.bands.x;
+    let snow_line = view.bands.y;
+    if (h < sea) {
+        let depth = clamp((sea - h) / max(view.bands.z, 1e-3) * 4.0, 0.0, 1.0);
+        return mix(vec3<f32>(0.10, 0.34, 0.42), vec3<f32>(0.015, 0.06, 0.17), sqrt(depth));
+    }
+    let land = (h - sea) / max(snow_line - sea, 1e-3);
+    let grass = vec3<f32>(0.16, 0.32, 0.08);
+    let scrub = vec3<f32>(0.36, 0.34, 0.18);
+    let sand = vec3<f32>(0.70, 0.64, 0.45);
+    let rock = vec3<f32>(0.36, 0.32, 0.29);
+    let snow = vec3<f32>(0.93, 0.95, 0.98);
+    var c = mix(grass, scrub, smoothstep(0.25, 0.85, land));
+    c = mix(sand, c, smoothstep(0.0, view.bands.w, land));
+    let rocky = 1.0 - smoothstep(0.62, 0.80, up);
+    c = mix(c, rock, max(rocky, smoothstep(0.85, 1.0, land) * 0.6));
+    let snowy = smoothstep(0.95, 1.05, land) * smoothstep(0.45, 0.70, up);
+    return mix(c, snow, snowy);
+}
+
+fn fog_amount(d: f32) -> f32 {
+    let x = d / max(view.fog.x, 1e-3);
+    let f = (1.0 - exp(-x * x)) * view.fog.w;
+    return max(f, smoothstep(view.fog.y, view.fog.z, d));
+}
+
+fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32) -> vec3<f32> {
+    var n = normalize(normal);
+    var albedo = terrain_albedo(height, n.z);
+    if (height < view.bands.x) {
+        // Water: lit as a flat surface.
+        n = vec3<f32>(0.0, 0.0, 1.0);
+    }
+    if ((view.flags.x & OVERLAY_LEVEL_COLORS) != 0u) {
+        let lc = mix(level_color(level), level_color(level + 1u), morph);
+        albedo = mix(albedo, lc, 0.65);
+    }
+    let ambient = view.sun.w;
+    let diffuse = max(dot(n, view.sun.xyz), 0.0);
+    let sky_light = 0.5 + 0.5 * n.z;
+    let c = albedo * (ambient * sky_light + (1.0 - ambient) * diffuse);
+    let d = length(rel);
+    return mix(c, sky_color(rel / max(d, 1e-6)), fog_amount(d));
+}
+
+@fragment
+fn fs_main(in: SurfaceOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in.rel, in.height, in.normal, in.level, in.morph), 1.0);
+}
+
+@fragment
+fn fs_wire(in: SurfaceOut) -> @location(0) vec4<f32> {
+    let c = mix(vec3<f32>(0.02, 0.02, 0.02), level_color(in.level), 0.35);
+    let f = fog_amount(length(in.rel));
+    return vec4<f32>(mix(c, view.sky_horizon.rgb, f), 1.0);
+}
+
+// ---- sky ----
+
+struct SkyOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) ndc: vec2<f32>,
+};
+
+// One full-screen triangle at depth 0 (reverse-Z: infinitely far).
+@vertex
+fn vs_sky(@builtin(vertex_index) i: u32) -> SkyOut {
+    let p = vec2<f32>(f32((i << 1u) & 2u) * 2.0 - 1.0, f32(i & 2u) * 2.0 - 1.0);
+    var out: SkyOut;
+    out.clip = vec4<f32>(p, 0.0, 1.0);
+    out.ndc = p;
+    return out;
+}
+
+@fragment
+fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
+    let q = view.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
+    let d = normalize(q.xyz / q.w);
+    return vec4<f32>(sky_color(d), 1.0);
+}
+
+// ---- debug lines ----
+
+struct LineIn {
+    // eye-relative
+    @location(0) position: vec3<f32>,
+    @location(1) color: vec4<f32>,
+};
+
+struct LineOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) color: vec4<f32>,
+};
+
+@vertex
+fn vs_lines(l: LineIn) -> LineOut {
+    var out: LineOut;
+    out.clip = view.view_proj * vec4<f32>(l.position, 1.0);
+    out.color = l.color;
+    return out;
+}
+
+@fragment
+fn fs_lines(in: LineOut) -> @location(0) vec4<f32> {
+    return in.color;
+}
+
+// ---- test hook: vertex positions as pixels ----
+
+struct PointOut {
+    @builtin(position) clip: vec4<f32>,
+    // camera-relative position (terrain_vertex), w: morph alpha
+    @location(0) @interpolate(flat) rel: vec4<f32>,
+    // clip position of the surface pass
+    @location(1) @interpolate(flat) clip_pos: vec4<f32>,
+};
+
+struct PointTargets {
+    @location(0) rel: vec4<f32>,
+    @location(1) clip_pos: vec4<f32>,
+};
+
+// Pixel (vertex_index, instance_index) of a `misc.x` × `misc.y` target.
+@vertex
+fn vs_points(m: MeshIn, @builtin(vertex_index) vi: u32, @builtin(instance_index) ii: u32) -> PointOut {
+    let s = terrain_surface(m);
+    var out: PointOut;
+    let size = view.misc.xy;
+    out.clip = vec4<f32>(
+        (f32(vi) + 0.5) / size.x * 2.0 - 1.0,
+        1.0 - (f32(ii) + 0.5) / size.y * 2.0,
+        0.5,
+        1.0
+    );
+    out.rel = vec4<f32>(s.rel, s.alpha);
+    out.clip_pos = view.view_proj * vec4<f32>(s.rel + view.eye_offset.xyz, 1.0);
+    return out;
+}
+
+@fragment
+fn fs_points(in: PointOut) -> PointTargets {
+    var t: PointTargets;
+    t.rel = in.rel;
+    t.clip_pos = in.clip_pos;
+    return t;
+}
+
+// ---- brute-force reference mesh (screen-space error oracle) ----
+
+struct ReferenceIn {
+    // eye-relative position
+    @location(0) rel: vec3<f32>,
+    @location(1) height: f32,
+    @location(2) normal: vec3<f32>,
+};
+
+@vertex
+fn vs_reference(r: ReferenceIn) -> SurfaceOut {
+    var out: SurfaceOut;
+    let rel = r.rel + vec3<f32>(0.0, 0.0, water_lift(r.height));
+    out.clip = view.view_proj * vec4<f32>(rel, 1.0);
+    out.rel = rel;
+    out.height = r.height;
+    out.normal = r.normal;
+    out.level = 0u;
+    out.morph = 0.0;
+    return out;
+}

@@ -1,0 +1,61 @@
+//! `--terrain HEIGHTMAP` for demo, capture and bench: loading the heightmap into a clipmap.
+
+use crate::geom::CameraSpec;
+use crate::terrain::{ClipmapConfig, ClipmapTerrain, Heightmap, HeightmapOptions, HeightmapSpec};
+
+/// What the command line says about the terrain.
+#[derive(Clone, Debug)]
+pub struct TerrainOptions {
+    pub heightmap: HeightmapSpec,
+    /// World units between samples (default: 64 for PNG, 32 for procedural).
+    pub spacing: Option<f64>,
+    /// World units per height unit (default: 0.1 per metre for PNG, 1 for procedural).
+    pub vertical_scale: Option<f32>,
+    /// Clipmap levels (default 10).
+    pub levels: Option<u32>,
+    /// Vertices per level side, 2^k − 1 (default 255).
+    pub grid: Option<u32>,
+}
+
+/// Opens the heightmap and builds the clipmap state (L = 10 levels of 255² vertices unless told
+/// otherwise, finest spacing = the sample spacing). Errors name the file or the bad setting.
+pub fn load(opts: &TerrainOptions) -> anyhow::Result<ClipmapTerrain> {
+    if let Some(s) = opts.spacing {
+        if !(s.is_finite() && s > 0.0) {
+            anyhow::bail!("--terrain-spacing {s} must be a positive number of world units");
+        }
+    }
+    if let Some(v) = opts.vertical_scale {
+        if !(v.is_finite() && v > 0.0) {
+            anyhow::bail!("--terrain-vscale {v} must be a positive number");
+        }
+    }
+    let hm = Heightmap::open(
+        &opts.heightmap,
+        HeightmapOptions {
+            horizontal_scale: opts.spacing,
+            vertical_scale: opts.vertical_scale,
+        },
+    )?;
+    let mut cfg = ClipmapConfig::for_heightmap(&hm);
+    if let Some(l) = opts.levels {
+        cfg.levels = l;
+    }
+    if let Some(g) = opts.grid {
+        cfg.grid = g;
+    }
+    let (w, h) = hm.size();
+    log::info!(
+        "terrain {}: {w}×{h} samples, {} units apart, {} levels of {}² vertices",
+        hm.name,
+        hm.horizontal_scale,
+        cfg.levels,
+        cfg.grid
+    );
+    Ok(ClipmapTerrain::new(hm, cfg)?)
+}
+
+/// The terrain's suggested start: over the middle of the map, looking along +X+Y, slightly down.
+pub fn start_camera(terrain: &ClipmapTerrain) -> CameraSpec {
+    ClipmapTerrain::suggested_camera(&terrain.heightmap)
+}
