@@ -5,12 +5,20 @@
 
 //!CLIP_DISTANCES_ENABLE
 
+// A view: the camera (0), or the view through a mirror or teleporter portal.
+struct View {
+    view_proj: mat4x4<f32>,
+    // Fragments with dot(clip_plane, (p, 1)) < 0 lie on the near side of the portal: discarded.
+    clip_plane: vec4<f32>,
+};
+
 struct Frame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
     // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
     // w: 1 = sky surfaces show the cubemap skybox
     params: vec4<f32>,
+    views: array<View, 8>,
 };
 
 struct DrawRecord {
@@ -81,8 +89,9 @@ fn octagon_distances(c: vec4<f32>, r: DrawRecord) -> array<f32, 8> {
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
     var out: VertexOut;
-    let world = v.position + records[slot].origin.xyz;
-    let clip = frame.view_proj * vec4<f32>(world, 1.0);
+    let record = records[slot];
+    let world = v.position + record.origin.xyz;
+    let clip = frame.views[record.view].view_proj * vec4<f32>(world, 1.0);
     out.clip = clip;
     //!CLIP_DISTANCES_WRITE
     out.uv = v.uv;
@@ -133,6 +142,9 @@ fn to_linear(c: vec3<f32>) -> vec3<f32> {
 @fragment
 fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
+    if dot(frame.views[records[in.slot].view].clip_plane, vec4<f32>(in.world, 1.0)) < 0.0 {
+        discard;
+    }
     // Every sample and derivative first, in uniform control flow.
     let time = frame.params.x;
     var uv = in.uv;

@@ -48,7 +48,20 @@ pub struct FrameUniform {
     pub eye: [f32; 4],
     /// x: seconds, y: lightmap scale, z: fullbright debug.
     pub params: [f32; 4],
+    /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
+    pub views: [ViewUniform; MAX_VIEWS],
 }
+
+/// One view as the shader sees it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ViewUniform {
+    pub view_proj: [[f32; 4]; 4],
+    /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
+    pub clip_plane: [f32; 4],
+}
+
+pub const MAX_VIEWS: usize = crate::vis::portal_flow::MAX_VIEWS;
 
 /// Pipelines of the world pass in drawing order: translucent liquids last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,18 +191,22 @@ pub struct WorldStats {
     pub draw_calls: u32,
     /// Indirect (or direct) sub-draws.
     pub sub_draws: u32,
+    /// Views drawn (1 + mirrors and teleporters seen).
+    pub views: u32,
     pub triangles: u64,
 }
 
 /// One drawable this frame: a cell or an object, with its octagon.
 #[derive(Clone, Copy, Debug)]
 enum Item {
-    Cell(u32),
+    /// A cell in a view.
+    Cell(u32, u32),
     Object(u32),
 }
 
 pub struct WorldPass {
-    pipelines: [wgpu::RenderPipeline; 3],
+    /// [winding (normal, mirrored)] × [opaque, sky, liquid].
+    pipelines: [wgpu::RenderPipeline; 6],
     /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
     id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
     pipeline_layout: wgpu::PipelineLayout,
@@ -209,7 +226,7 @@ pub struct WorldPass {
     object_origins: Vec<[f32; 4]>,
     use_indirect: bool,
     /// This frame's sub-draws per kind, as (first command, count) into `indirect` / `commands`.
-    batches: [(u32, u32); 3],
+    batches: [(u32, u32); 6],
     commands: Vec<wgpu::util::DrawIndexedIndirectArgs>,
     scratch: Scratch,
     pub stats: WorldStats,
@@ -345,8 +362,15 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines = [SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Liquid]
-            .map(|kind| make_pipeline(device, &pipeline_layout, &module, kind, Some(color_format)));
+        let pipelines = [false, true].map(|mirrored| {
+            SurfaceKind::ALL.map(|kind| make_pipeline(device, &pipeline_layout, &module, kind, Some(color_format), mirrored))
+        });
+        let pipelines: [wgpu::RenderPipeline; 6] = {
+            let [a, b] = pipelines;
+            let [a0, a1, a2] = a;
+            let [b0, b1, b2] = b;
+            [a0, a1, a2, b0, b1, b2]
+        };
         let object_origins = level
             .objects
             .iter()
@@ -368,7 +392,7 @@ impl WorldPass {
             mesh,
             object_origins,
             use_indirect: gpu.features.indirect_first_instance,
-            batches: [(0, 0); 3],
+            batches: [(0, 0); 6],
             commands: Vec::new(),
             scratch: Scratch {
                 liquid_stamp: vec![0; liquid_count],
@@ -391,10 +415,16 @@ impl WorldPass {
             params[2],
             if self.skybox_active { 1.0 } else { 0.0 },
         ];
+        let mut views = [ViewUniform { view_proj: camera.view_proj().to_cols_array_2d(), clip_plane: [0.0, 0.0, 0.0, 1.0] }; MAX_VIEWS];
+        for (i, v) in visible.views.iter().take(MAX_VIEWS - 1).enumerate() {
+            views[i + 1] = ViewUniform { view_proj: v.view_proj.to_cols_array_2d(), clip_plane: v.clip_plane.to_array() };
+        }
+        let mirrored = |view: u32| view > 0 && visible.views.get(view as usize - 1).is_some_and(|v| v.mirrored);
         let frame = FrameUniform {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
             params,
+            views,
         };
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
@@ -405,10 +435,10 @@ impl WorldPass {
         scratch.records.clear();
         scratch.items.clear();
         for c in &visible.cells {
-            scratch.items.push(Item::Cell(c.cell));
+            scratch.items.push(Item::Cell(c.cell, c.view));
             scratch.records.push(DrawRecord {
                 octagon: c.octagon,
-                view: 0,
+                view: c.view,
                 cell: c.cell,
                 _pad: [0; 2],
                 origin: [0.0; 4],
@@ -426,7 +456,8 @@ impl WorldPass {
         }
         scratch.frame = scratch.frame.wrapping_add(1).max(1);
         scratch.liquids.clear();
-        for c in &visible.cells {
+        // Liquids of the camera's view once each; views through portals draw their cells' own.
+        for c in visible.cells.iter().filter(|c| c.view == 0) {
             for &l in &self.mesh.cell_liquids[c.cell as usize] {
                 let li = l as usize;
                 if scratch.liquid_stamp[li] != scratch.frame {
@@ -458,12 +489,11 @@ impl WorldPass {
         self.commands.clear();
         let mut stats = WorldStats::default();
         let n_records = scratch.records.len();
-        for kind in SurfaceKind::ALL {
-            let first = self.commands.len() as u32;
-            let mut push =
-                |r: IndexRange,
-                 slot: usize,
-                 commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
+        // Batches: (winding, pipeline); mirrored views wind the other way.
+        for flipped in [false, true] {
+            for kind in SurfaceKind::ALL {
+                let first = self.commands.len() as u32;
+                let mut push = |r: IndexRange, slot: usize, commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
                     if r.count == 0 || slot >= n_records {
                         return;
                     }
@@ -476,29 +506,38 @@ impl WorldPass {
                         first_instance: slot as u32,
                     });
                 };
-            for (slot, item) in scratch.items.iter().enumerate() {
-                let r = match *item {
-                    Item::Cell(c) => self.mesh.cell_ranges[kind as usize][c as usize],
-                    Item::Object(o) => self.mesh.object_ranges[kind as usize][o as usize],
-                };
-                push(r, slot, &mut self.commands);
-            }
-            if kind == SurfaceKind::Liquid {
-                for (i, &l) in scratch.liquids.iter().enumerate() {
-                    push(
-                        self.mesh.liquid_ranges[l as usize],
-                        liquid_base + i,
-                        &mut self.commands,
-                    );
+                for (slot, item) in scratch.items.iter().enumerate() {
+                    let view = match *item {
+                        Item::Cell(_, v) => v,
+                        Item::Object(_) => 0,
+                    };
+                    if mirrored(view) != flipped {
+                        continue;
+                    }
+                    match *item {
+                        Item::Cell(c, v) if kind == SurfaceKind::Liquid && v > 0 => {
+                            for &l in &self.mesh.cell_liquids[c as usize] {
+                                push(self.mesh.liquid_ranges[l as usize], slot, &mut self.commands);
+                            }
+                        }
+                        Item::Cell(c, _) => push(self.mesh.cell_ranges[kind as usize][c as usize], slot, &mut self.commands),
+                        Item::Object(o) => push(self.mesh.object_ranges[kind as usize][o as usize], slot, &mut self.commands),
+                    }
+                }
+                if kind == SurfaceKind::Liquid && !flipped {
+                    for (i, &l) in scratch.liquids.iter().enumerate() {
+                        push(self.mesh.liquid_ranges[l as usize], liquid_base + i, &mut self.commands);
+                    }
+                }
+                let count = self.commands.len() as u32 - first;
+                self.batches[flipped as usize * 3 + kind as usize] = (first, count);
+                stats.sub_draws += count;
+                if count > 0 {
+                    stats.draw_calls += if self.use_indirect { 1 } else { count };
                 }
             }
-            let count = self.commands.len() as u32 - first;
-            self.batches[kind as usize] = (first, count);
-            stats.sub_draws += count;
-            if count > 0 {
-                stats.draw_calls += if self.use_indirect { 1 } else { count };
-            }
         }
+        stats.views = 1 + visible.views.len() as u32;
         if self.use_indirect && !self.commands.is_empty() {
             gpu.queue
                 .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&self.commands));
@@ -512,12 +551,11 @@ impl WorldPass {
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
-        for kind in SurfaceKind::ALL {
-            let (first, count) = self.batches[kind as usize];
+        for (batch, &(first, count)) in self.batches.iter().enumerate() {
             if count == 0 {
                 continue;
             }
-            pass.set_pipeline(&self.pipelines[kind as usize]);
+            pass.set_pipeline(&self.pipelines[batch]);
             if self.use_indirect {
                 pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
             } else {
@@ -557,6 +595,7 @@ impl WorldPass {
                     &self.module,
                     SurfaceKind::Opaque,
                     None,
+                    false,
                 ),
                 make_pipeline(
                     device,
@@ -564,6 +603,7 @@ impl WorldPass {
                     &self.module,
                     SurfaceKind::Liquid,
                     None,
+                    false,
                 ),
             ]
         });
@@ -595,6 +635,7 @@ fn make_pipeline(
     module: &wgpu::ShaderModule,
     kind: SurfaceKind,
     color: Option<wgpu::TextureFormat>,
+    mirrored: bool,
 ) -> wgpu::RenderPipeline {
     let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
     let translucent = kind == SurfaceKind::Liquid;
@@ -633,7 +674,7 @@ fn make_pipeline(
         },
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: wgpu::FrontFace::Ccw,
+            front_face: if mirrored { wgpu::FrontFace::Cw } else { wgpu::FrontFace::Ccw },
             // Liquids too: Quake stores a face for each side of a water surface.
             cull_mode: Some(wgpu::Face::Back),
             ..Default::default()
