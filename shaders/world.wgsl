@@ -10,6 +10,8 @@ struct View {
     view_proj: mat4x4<f32>,
     // Fragments with dot(clip_plane, (p, 1)) < 0 lie on the near side of the portal: discarded.
     clip_plane: vec4<f32>,
+    // The eye in this view's space.
+    eye: vec4<f32>,
 };
 
 struct Frame {
@@ -113,16 +115,16 @@ fn outside_octagon(clip: vec4<f32>, slot: u32) -> bool {
     return any(a < r.oct_min) || any(a > r.oct_max);
 }
 
-fn sky_color(world: vec3<f32>, layer: u32) -> vec3<f32> {
+fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     if frame.params.w > 0.5 {
         // Cube space is world space turned Y-up: (x, z, -y).
-        let d = world - frame.eye.xyz;
+        let d = world - eye;
         return textureSampleLevel(skybox, lightmap_sampler, vec3<f32>(d.x, d.z, -d.y), 0.0).rgb;
     }
     // Quake's two-layer sky: a direction-based projection flattened toward the horizon,
     // scrolling at two speeds; the back layer is the right half, the front layer the left half
     // with black as transparent.
-    var dir = world - frame.eye.xyz;
+    var dir = world - eye;
     dir.z = dir.z * 3.0;
     let d = normalize(dir) * (6.0 * 63.0 / 128.0);
     let t = frame.params.x;
@@ -159,7 +161,7 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
 
     if (in.flags & SURFACE_SKY) != 0u {
-        return vec4<f32>(to_linear(sky_color(in.world, in.layer)), 1.0);
+        return vec4<f32>(to_linear(sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz)), 1.0);
     }
     var light = baked * frame.params.y;
     if liquid || frame.params.z > 0.5 {

@@ -48,6 +48,16 @@ const SKY: u32 = 3;
 
 /// The scene, lit.
 pub fn scene() -> Level {
+    build(false)
+}
+
+/// The yard with a mirror in its east wall and a teleporter in its west wall that looks into a
+/// green room far away (cell 1): the test scene of views through transformed portals.
+pub fn portals_scene() -> Level {
+    build(true)
+}
+
+fn build(portals: bool) -> Level {
     let mut level = Level::default();
     level.materials = vec![
         procedural("floor", 128, floor_texel),
@@ -165,7 +175,7 @@ pub fn scene() -> Level {
             ("angle", "35"),
         ]),
     ];
-    let lights = [
+    let mut lights = vec![
         PointLight {
             position: Vec3::new(-200.0, 0.0, 260.0),
             radius: 700.0,
@@ -177,6 +187,9 @@ pub fn scene() -> Level {
             color: Vec3::new(0.5, 0.6, 1.0),
         },
     ];
+    if portals {
+        add_mirror_and_teleporter(&mut level, &mut lights);
+    }
     for l in &lights {
         let o = format!("{} {} {}", l.position.x, l.position.y, l.position.z);
         level.entities.push(entity(&[
@@ -194,6 +207,232 @@ pub fn scene() -> Level {
         },
     );
     level
+}
+
+/// Mirror hole in the east wall (y, z ranges) and teleporter hole in the west wall.
+pub const MIRROR: ([f32; 2], [f32; 2]) = ([-128.0, 128.0], [32.0, 224.0]);
+pub const TELEPORTER: ([f32; 2], [f32; 2]) = ([-96.0, 96.0], [0.0, 192.0]);
+/// The green room behind the teleporter: x, y, z ranges; its east wall (x = 2384) holds the
+/// other end of the teleporter.
+pub const ROOM: [[f32; 2]; 3] = [[2000.0, 2384.0], [-192.0, 192.0], [0.0, 256.0]];
+
+/// Pieces of a wall rectangle `[u0,u1]×[v0,v1]` around a hole, through `at(u, v)`, wound like
+/// `[at(u0,v0), at(u0,v1), at(u1,v1), at(u1,v0)]` (or reversed with `flip`).
+fn wall_around_hole(
+    at: &dyn Fn(f32, f32) -> Vec3,
+    u: [f32; 2],
+    v: [f32; 2],
+    hu: [f32; 2],
+    hv: [f32; 2],
+    flip: bool,
+) -> Vec<[Vec3; 4]> {
+    let rect = |u0: f32, u1: f32, v0: f32, v1: f32| {
+        let mut q = [at(u0, v0), at(u0, v1), at(u1, v1), at(u1, v0)];
+        if flip {
+            q.reverse();
+        }
+        q
+    };
+    let mut out = vec![rect(u[0], hu[0], v[0], v[1]), rect(hu[1], u[1], v[0], v[1])];
+    if hv[0] > v[0] {
+        out.push(rect(hu[0], hu[1], v[0], hv[0]));
+    }
+    if hv[1] < v[1] {
+        out.push(rect(hu[0], hu[1], hv[1], v[1]));
+    }
+    out
+}
+
+fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
+    use super::{portal_flags, BspNode, Portal};
+    let (a, b) = (MIN, MAX);
+    let wall_mat = WALL;
+    // East wall (x = b.x, surface 3) and west wall (x = a.x, surface 2) get holes.
+    let east = wall_around_hole(
+        &|y, z| v3(b.x, y, z),
+        [a.y, b.y],
+        [a.z, b.z],
+        MIRROR.0,
+        MIRROR.1,
+        false,
+    );
+    let west = wall_around_hole(
+        &|y, z| v3(a.x, y, z),
+        [a.y, b.y],
+        [a.z, b.z],
+        TELEPORTER.0,
+        TELEPORTER.1,
+        true,
+    );
+    let mut new_walls: Vec<Surface> = east
+        .into_iter()
+        .chain(west)
+        .map(|q| quad(q, wall_mat, &level.materials))
+        .collect();
+    level.surfaces[3] = new_walls.remove(0);
+    level.surfaces[2] = new_walls.remove(0);
+    let first_new = level.surfaces.len() as u32;
+    level.surfaces.extend(new_walls);
+    level.cells[0]
+        .surfaces
+        .extend(first_new..level.surfaces.len() as u32);
+
+    // The green room, cell 1.
+    level.materials.push(Material {
+        name: "green".into(),
+        width: 64,
+        height: 64,
+        texels: None,
+        fullbright: None,
+        color: [0.15, 0.55, 0.2],
+        flags: 0,
+    });
+    let green = level.materials.len() as u32 - 1;
+    let [rx, ry, rz] = ROOM;
+    let (ra, rb) = (v3(rx[0], ry[0], rz[0]), v3(rx[1], ry[1], rz[1]));
+    let mut room_quads = vec![
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(rb.x, ra.y, ra.z),
+            v3(rb.x, rb.y, ra.z),
+            v3(ra.x, rb.y, ra.z),
+        ],
+        [
+            v3(ra.x, ra.y, rb.z),
+            v3(ra.x, rb.y, rb.z),
+            v3(rb.x, rb.y, rb.z),
+            v3(rb.x, ra.y, rb.z),
+        ],
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(ra.x, rb.y, ra.z),
+            v3(ra.x, rb.y, rb.z),
+            v3(ra.x, ra.y, rb.z),
+        ],
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(ra.x, ra.y, rb.z),
+            v3(rb.x, ra.y, rb.z),
+            v3(rb.x, ra.y, ra.z),
+        ],
+        [
+            v3(ra.x, rb.y, ra.z),
+            v3(rb.x, rb.y, ra.z),
+            v3(rb.x, rb.y, rb.z),
+            v3(ra.x, rb.y, rb.z),
+        ],
+    ];
+    room_quads.extend(wall_around_hole(
+        &|y, z| v3(rb.x, y, z),
+        ry,
+        rz,
+        TELEPORTER.0,
+        TELEPORTER.1,
+        false,
+    ));
+    let first_room = level.surfaces.len() as u32;
+    for q in room_quads {
+        level.surfaces.push(quad(q, green, &level.materials));
+    }
+    let room_surfaces: Vec<u32> = (first_room..level.surfaces.len() as u32).collect();
+    level.cells.push(Cell {
+        planes: vec![
+            Plane::new(Vec3::X, ra.x),
+            Plane::new(-Vec3::X, -rb.x),
+            Plane::new(Vec3::Y, ra.y),
+            Plane::new(-Vec3::Y, -rb.y),
+            Plane::new(Vec3::Z, ra.z),
+            Plane::new(-Vec3::Z, -rb.z),
+        ],
+        aabb: Aabb::new(ra, rb),
+        medium: Medium::Air,
+        flags: 0,
+        portals: vec![],
+        surfaces: room_surfaces,
+    });
+    // Holes meet their neighbours in T-junctions: share the vertices.
+    let all: Vec<u32> = (0..level.surfaces.len() as u32).collect();
+    super::surfaces::repair_tjunctions(&mut level.surfaces, &all);
+
+    let rect = |x: f32, y: [f32; 2], z: [f32; 2]| {
+        vec![
+            v3(x, y[0], z[0]),
+            v3(x, y[1], z[0]),
+            v3(x, y[1], z[1]),
+            v3(x, y[0], z[1]),
+        ]
+    };
+    // Mirror: reflection across x = b.x; the yard on both sides.
+    let reflect = glam::Mat4::from_cols_array(&[
+        -1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+        0.0,
+        2.0 * b.x,
+        0.0,
+        0.0,
+        1.0,
+    ]);
+    // Teleporter: the room's east wall appears in the yard's west wall.
+    let shift = rb.x - a.x;
+    let to_yard = glam::Mat4::from_translation(v3(-shift, 0.0, 0.0));
+    let portals = [
+        Portal {
+            polygon: rect(b.x, MIRROR.0, MIRROR.1),
+            plane: Plane::new(-Vec3::X, -b.x),
+            front: 0,
+            back: 0,
+            transform: Some(reflect.to_cols_array()),
+            flags: 0,
+        },
+        Portal {
+            polygon: rect(a.x, TELEPORTER.0, TELEPORTER.1),
+            plane: Plane::new(Vec3::X, a.x),
+            front: 0,
+            back: 1,
+            transform: Some(to_yard.to_cols_array()),
+            flags: 0,
+        },
+        Portal {
+            polygon: rect(rb.x, TELEPORTER.0, TELEPORTER.1),
+            plane: Plane::new(-Vec3::X, -rb.x),
+            front: 1,
+            back: 0,
+            transform: Some(to_yard.inverse().to_cols_array()),
+            flags: 0,
+        },
+    ];
+    let _ = portal_flags::CLOSED;
+    for p in portals {
+        let id = level.portals.len() as u32;
+        level.cells[p.front as usize].portals.push(id);
+        if p.back != p.front {
+            level.cells[p.back as usize].portals.push(id);
+        }
+        level.portals.push(p);
+    }
+    level.bsp = Bsp {
+        nodes: vec![BspNode {
+            plane: Plane::new(Vec3::X, 1000.0),
+            children: [BspChild::Leaf(1), BspChild::Leaf(0)],
+            aabb: Aabb::new(a, rb),
+        }],
+        leaves: vec![BspLeaf { cells: vec![0] }, BspLeaf { cells: vec![1] }],
+        root: Some(BspChild::Node(0)),
+    };
+    lights.push(PointLight {
+        position: v3(2192.0, 0.0, 200.0),
+        radius: 500.0,
+        color: Vec3::new(1.0, 1.0, 1.0),
+    });
 }
 
 fn v3(x: f32, y: f32, z: f32) -> Vec3 {

@@ -5,7 +5,7 @@ use super::Level;
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(
-        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or builtin / builtin:maze)"
+        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or builtin / builtin:maze / builtin:portals)"
     )]
     UnknownType { path: PathBuf },
     #[error("{path}: loading {kind} levels is not implemented yet")]
@@ -24,6 +24,7 @@ pub enum LoadError {
 pub fn load(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(super::builtin::scene()),
+        Some("builtin:portals") => return Ok(super::builtin::portals_scene()),
         Some("builtin:maze") => {
             return Ok(super::synthetic::maze(&super::synthetic::MazeSpec {
                 nx: 16,

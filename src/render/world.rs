@@ -59,6 +59,8 @@ pub struct ViewUniform {
     pub view_proj: [[f32; 4]; 4],
     /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
     pub clip_plane: [f32; 4],
+    /// The eye in this view's space (sky directions).
+    pub eye: [f32; 4],
 }
 
 pub const MAX_VIEWS: usize = crate::vis::portal_flow::MAX_VIEWS;
@@ -363,7 +365,16 @@ impl WorldPass {
             immediate_size: 0,
         });
         let pipelines = [false, true].map(|mirrored| {
-            SurfaceKind::ALL.map(|kind| make_pipeline(device, &pipeline_layout, &module, kind, Some(color_format), mirrored))
+            SurfaceKind::ALL.map(|kind| {
+                make_pipeline(
+                    device,
+                    &pipeline_layout,
+                    &module,
+                    kind,
+                    Some(color_format),
+                    mirrored,
+                )
+            })
         });
         let pipelines: [wgpu::RenderPipeline; 6] = {
             let [a, b] = pipelines;
@@ -415,11 +426,25 @@ impl WorldPass {
             params[2],
             if self.skybox_active { 1.0 } else { 0.0 },
         ];
-        let mut views = [ViewUniform { view_proj: camera.view_proj().to_cols_array_2d(), clip_plane: [0.0, 0.0, 0.0, 1.0] }; MAX_VIEWS];
+        let mut views = [ViewUniform {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            clip_plane: [0.0, 0.0, 0.0, 1.0],
+            eye: camera.position.extend(1.0).to_array(),
+        }; MAX_VIEWS];
         for (i, v) in visible.views.iter().take(MAX_VIEWS - 1).enumerate() {
-            views[i + 1] = ViewUniform { view_proj: v.view_proj.to_cols_array_2d(), clip_plane: v.clip_plane.to_array() };
+            views[i + 1] = ViewUniform {
+                view_proj: v.view_proj.to_cols_array_2d(),
+                clip_plane: v.clip_plane.to_array(),
+                eye: v.eye.extend(1.0).to_array(),
+            };
         }
-        let mirrored = |view: u32| view > 0 && visible.views.get(view as usize - 1).is_some_and(|v| v.mirrored);
+        let mirrored = |view: u32| {
+            view > 0
+                && visible
+                    .views
+                    .get(view as usize - 1)
+                    .is_some_and(|v| v.mirrored)
+        };
         let frame = FrameUniform {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
@@ -493,19 +518,22 @@ impl WorldPass {
         for flipped in [false, true] {
             for kind in SurfaceKind::ALL {
                 let first = self.commands.len() as u32;
-                let mut push = |r: IndexRange, slot: usize, commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
-                    if r.count == 0 || slot >= n_records {
-                        return;
-                    }
-                    stats.triangles += r.count as u64 / 3;
-                    commands.push(wgpu::util::DrawIndexedIndirectArgs {
-                        index_count: r.count,
-                        instance_count: 1,
-                        first_index: r.first,
-                        base_vertex: 0,
-                        first_instance: slot as u32,
-                    });
-                };
+                let mut push =
+                    |r: IndexRange,
+                     slot: usize,
+                     commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
+                        if r.count == 0 || slot >= n_records {
+                            return;
+                        }
+                        stats.triangles += r.count as u64 / 3;
+                        commands.push(wgpu::util::DrawIndexedIndirectArgs {
+                            index_count: r.count,
+                            instance_count: 1,
+                            first_index: r.first,
+                            base_vertex: 0,
+                            first_instance: slot as u32,
+                        });
+                    };
                 for (slot, item) in scratch.items.iter().enumerate() {
                     let view = match *item {
                         Item::Cell(_, v) => v,
@@ -517,16 +545,32 @@ impl WorldPass {
                     match *item {
                         Item::Cell(c, v) if kind == SurfaceKind::Liquid && v > 0 => {
                             for &l in &self.mesh.cell_liquids[c as usize] {
-                                push(self.mesh.liquid_ranges[l as usize], slot, &mut self.commands);
+                                push(
+                                    self.mesh.liquid_ranges[l as usize],
+                                    slot,
+                                    &mut self.commands,
+                                );
                             }
                         }
-                        Item::Cell(c, _) => push(self.mesh.cell_ranges[kind as usize][c as usize], slot, &mut self.commands),
-                        Item::Object(o) => push(self.mesh.object_ranges[kind as usize][o as usize], slot, &mut self.commands),
+                        Item::Cell(c, _) => push(
+                            self.mesh.cell_ranges[kind as usize][c as usize],
+                            slot,
+                            &mut self.commands,
+                        ),
+                        Item::Object(o) => push(
+                            self.mesh.object_ranges[kind as usize][o as usize],
+                            slot,
+                            &mut self.commands,
+                        ),
                     }
                 }
                 if kind == SurfaceKind::Liquid && !flipped {
                     for (i, &l) in scratch.liquids.iter().enumerate() {
-                        push(self.mesh.liquid_ranges[l as usize], liquid_base + i, &mut self.commands);
+                        push(
+                            self.mesh.liquid_ranges[l as usize],
+                            liquid_base + i,
+                            &mut self.commands,
+                        );
                     }
                 }
                 let count = self.commands.len() as u32 - first;
@@ -674,7 +718,11 @@ fn make_pipeline(
         },
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: if mirrored { wgpu::FrontFace::Cw } else { wgpu::FrontFace::Ccw },
+            front_face: if mirrored {
+                wgpu::FrontFace::Cw
+            } else {
+                wgpu::FrontFace::Ccw
+            },
             // Liquids too: Quake stores a face for each side of a water surface.
             cull_mode: Some(wgpu::Face::Back),
             ..Default::default()

@@ -5,6 +5,7 @@
 mod cli;
 mod clipping;
 mod golden;
+mod portals;
 mod shaders;
 mod support;
 mod terrain;

@@ -1,0 +1,118 @@
+//! Views through transformed portals: a mirror shows the reflected level (oracle: the level
+//! rendered from the reflected camera, flipped left–right), a teleporter shows the room it leads
+//! to.
+
+use glam::{Vec2, Vec3};
+use lanthorn::geom::{Camera, CameraSpec, Octagon};
+use lanthorn::level::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
+use lanthorn::level::portal_flags;
+use lanthorn::vis::{CullMode, Culler, VisibleSet};
+
+use crate::support::gpu;
+
+const SIZE: (u32, u32) = (320, 180);
+
+#[test]
+fn mirror_shows_the_reflected_yard() {
+    let Some(gpu) = gpu() else { return };
+    let mut level = portals_scene();
+    // Close the teleporter so the mirror shows only the yard.
+    for p in level.portals.iter_mut().skip(1) {
+        p.flags |= portal_flags::CLOSED;
+    }
+    let spec = CameraSpec {
+        position: Vec3::new(0.0, 30.0, 100.0),
+        yaw: 5.0,
+        pitch: 0.0,
+    };
+    let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    // The flow opens one mirrored view whose matrix is the camera's times the reflection.
+    let mut vis = VisibleSet::default();
+    Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
+    assert_eq!(vis.views.len(), 1);
+    assert!(vis.views[0].mirrored);
+    let reflect = glam::Mat4::from_cols_array(&level.portals[0].transform.unwrap());
+    assert!(vis.views[0]
+        .view_proj
+        .abs_diff_eq(cam.view_proj() * reflect, 1e-4));
+    let (img, stats) = lanthorn::app::capture::capture(gpu, &level, spec, SIZE, CullMode::Portal);
+    assert!(stats.world.views == 2);
+    // Oracle: the reflected camera (x mirrored, yaw 180 − yaw), no portals, flipped left–right.
+    let mirrored = CameraSpec {
+        position: Vec3::new(
+            2.0 * MAX.x - spec.position.x,
+            spec.position.y,
+            spec.position.z,
+        ),
+        yaw: 180.0 - spec.yaw,
+        pitch: 0.0,
+    };
+    let (oracle, _) = lanthorn::app::capture::capture(gpu, &level, mirrored, SIZE, CullMode::None);
+    let oracle = image::imageops::flip_horizontal(&oracle);
+    // Compare inside the mirror's screen rectangle, two pixels in from its edges.
+    let corners: Vec<Vec2> = level.portals[0]
+        .polygon
+        .iter()
+        .map(|p| cam.world_to_ndc(*p).unwrap().truncate())
+        .collect();
+    let oct = Octagon::from_points(corners.iter().copied());
+    let (mut sum, mut n) = (0u64, 0u64);
+    for y in 0..SIZE.1 {
+        for x in 0..SIZE.0 {
+            let ndc = Vec2::new(
+                (x as f32 + 0.5) / SIZE.0 as f32 * 2.0 - 1.0,
+                1.0 - (y as f32 + 0.5) / SIZE.1 as f32 * 2.0,
+            );
+            let inner = (0..4).all(|i| {
+                let a = [ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y][i];
+                a > oct.min[i] + 0.03 && a < oct.max[i] - 0.03
+            });
+            if !inner {
+                continue;
+            }
+            let (p, q) = (img.get_pixel(x, y), oracle.get_pixel(x, y));
+            sum += (0..3).map(|c| p[c].abs_diff(q[c]) as u64).sum::<u64>();
+            n += 1;
+        }
+    }
+    assert!(
+        n > 2000,
+        "the mirror should cover part of the frame ({n} px)"
+    );
+    let mean = sum as f64 / (3 * n) as f64;
+    assert!(
+        mean < 3.0,
+        "mirror differs from the reflected render: mean {mean:.2}"
+    );
+    let _ = (MIRROR, TELEPORTER);
+}
+
+#[test]
+fn teleporter_shows_the_room_it_leads_to() {
+    let Some(gpu) = gpu() else { return };
+    let level = portals_scene();
+    let spec = CameraSpec {
+        position: Vec3::new(0.0, 0.0, 96.0),
+        yaw: 180.0,
+        pitch: 0.0,
+    };
+    let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    let mut vis = VisibleSet::default();
+    Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
+    assert!(vis.views.iter().any(|v| !v.mirrored));
+    assert!(
+        vis.cells.iter().any(|c| c.cell == 1 && c.view > 0),
+        "the green room is drawn in a teleporter view"
+    );
+    let (img, _) = lanthorn::app::capture::capture(gpu, &level, spec, SIZE, CullMode::Portal);
+    // The middle of the teleporter's hole shows the green room's back wall.
+    let centre = cam.world_to_ndc(Vec3::new(MIN_X, 0.0, 96.0)).unwrap();
+    let px = lanthorn::geom::Camera::ndc_to_pixel(centre.truncate(), SIZE);
+    let p = img.get_pixel(px.x as u32, px.y as u32);
+    assert!(
+        p[1] > p[0] + 30 && p[1] > p[2] + 30,
+        "expected green, got {p:?}"
+    );
+}
+
+const MIN_X: f32 = lanthorn::level::builtin::MIN.x;
