@@ -36,7 +36,16 @@ struct TerrainView {
     misc: vec4<f32>,
     // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level
     flags: vec4<u32>,
+    // The screen octagon the terrain shows through (outdoor cells): min/max of x, y, x+y, x-y.
+    oct_min: vec4<f32>,
+    oct_max: vec4<f32>,
 };
+
+// Outside the outdoor cells' octagon (NDC): not seen through any open-air portal.
+fn outside_octagon(ndc: vec2<f32>) -> bool {
+    let a = vec4<f32>(ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y);
+    return any(a < view.oct_min) || any(a > view.oct_max);
+}
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
 @group(0) @binding(1) var<uniform> view: TerrainView;
@@ -62,6 +71,8 @@ struct SurfaceOut {
     @location(2) normal: vec3<f32>,
     @location(3) @interpolate(flat) level: u32,
     @location(4) morph: f32,
+    // clip position again, for the outdoor octagon test per fragment
+    @location(5) ndc: vec4<f32>,
 };
 
 struct Surface {
@@ -110,6 +121,7 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     out.normal = s.normal;
     out.level = m.level;
     out.morph = s.alpha;
+    out.ndc = out.clip;
     return out;
 }
 
@@ -184,6 +196,9 @@ fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32)
 
 @fragment
 fn fs_main(in: SurfaceOut) -> @location(0) vec4<f32> {
+    if outside_octagon(in.ndc.xy / in.ndc.w) {
+        discard;
+    }
     return vec4<f32>(shade(in.rel, in.height, in.normal, in.level, in.morph), 1.0);
 }
 
@@ -213,6 +228,9 @@ fn vs_sky(@builtin(vertex_index) i: u32) -> SkyOut {
 
 @fragment
 fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
+    if outside_octagon(in.ndc) {
+        discard;
+    }
     let q = view.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
     let d = normalize(q.xyz / q.w);
     return vec4<f32>(sky_color(d), 1.0);
@@ -303,5 +321,6 @@ fn vs_reference(r: ReferenceIn) -> SurfaceOut {
     out.normal = r.normal;
     out.level = 0u;
     out.morph = 0.0;
+    out.ndc = out.clip;
     return out;
 }

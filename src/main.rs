@@ -116,6 +116,31 @@ fn scene(
     Ok((level, path, camera))
 }
 
+/// `--terrain` wins; otherwise the terrain the level places under itself (a scene's `terrain`).
+fn level_terrain(
+    level: &lanthorn::level::Level,
+    given: Option<lanthorn::terrain::ClipmapTerrain>,
+) -> anyhow::Result<Option<lanthorn::terrain::ClipmapTerrain>> {
+    if given.is_some() {
+        return Ok(given);
+    }
+    let Some(t) = &level.terrain else {
+        return Ok(None);
+    };
+    let heightmap = t
+        .heightmap
+        .parse()
+        .map_err(|e| anyhow::anyhow!("the level's terrain {:?}: {e}", t.heightmap))?;
+    app::terrain::load(&app::terrain::TerrainOptions {
+        heightmap,
+        spacing: (t.horizontal_scale > 0.0).then_some(t.horizontal_scale as f64),
+        vertical_scale: (t.vertical_scale > 0.0).then_some(t.vertical_scale),
+        levels: None,
+        grid: None,
+    })
+    .map(Some)
+}
+
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -288,6 +313,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let terrain = terrain.load()?;
             let (level, path, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
+            let terrain = level_terrain(&level, terrain)?;
             app::demo::run(app::demo::DemoOptions {
                 level,
                 terrain,
@@ -312,8 +338,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             gpu,
         } => {
             let terrain = terrain.load()?;
-            let has_terrain = terrain.is_some();
             let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
+            let terrain = level_terrain(&level, terrain)?;
+            let has_terrain = terrain.is_some();
             let gpu = Gpu::headless(&gpu.options()?)?;
             let (img, stats) = app::capture::capture_with_terrain(
                 &gpu,
@@ -361,6 +388,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let terrain = terrain.load()?;
             let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
+            let terrain = level_terrain(&level, terrain)?;
             let gpu = Gpu::headless(&gpu.options()?)?;
             let opts = app::bench::BenchOptions {
                 frames: frames.max(1),

@@ -56,6 +56,11 @@ pub struct Renderer {
     pub clear_color: wgpu::Color,
     /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
     pub terrain: Option<Terrain>,
+    /// Per cell: open to the terrain (`cell_flags::OUTDOOR`). A level with cells shows the
+    /// terrain only through its visible outdoor cells; a level without cells shows all of it.
+    outdoor: Vec<bool>,
+    /// Where the level places the terrain (`TerrainRef.origin`).
+    terrain_origin: glam::Vec3,
 }
 
 impl Renderer {
@@ -71,12 +76,36 @@ impl Renderer {
                 a: 1.0,
             },
             terrain: None,
+            outdoor: level
+                .cells
+                .iter()
+                .map(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0)
+                .collect(),
+            terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
         }
     }
 
     /// Adds (or replaces) the clipmap terrain drawn with the world.
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
-        self.terrain = Some(Terrain::new(gpu, clipmap, target::COLOR_FORMAT));
+        let mut terrain = Terrain::new(gpu, clipmap, target::COLOR_FORMAT);
+        terrain.origin = self.terrain_origin;
+        self.terrain = Some(terrain);
+    }
+
+    /// The screen region the terrain shows through: the union of the octagons of the visible
+    /// outdoor cells (camera view), the full screen for a level without cells, `None` when no
+    /// outdoor cell is visible.
+    pub fn terrain_octagon(&self, visible: &VisibleSet) -> Option<crate::geom::Octagon> {
+        if self.outdoor.is_empty() {
+            return Some(crate::geom::Octagon::FULL);
+        }
+        let mut oct = crate::geom::Octagon::EMPTY;
+        for c in visible.cells.iter().filter(|c| c.view == 0) {
+            if self.outdoor.get(c.cell as usize).copied().unwrap_or(false) {
+                oct = oct.union(&c.octagon);
+            }
+        }
+        (!oct.is_empty()).then_some(oct)
     }
 
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
@@ -142,7 +171,9 @@ impl Renderer {
         }
         let world_record_ms = t.elapsed().as_secs_f64() * 1e3;
         // ---- terrain (render::terrain): a second pass into the same colour + depth ----
-        if let Some(terrain) = &mut self.terrain {
+        let terrain_octagon = self.terrain_octagon(visible);
+        if let (Some(terrain), Some(octagon)) = (&mut self.terrain, terrain_octagon) {
+            terrain.octagon = octagon;
             let t = Instant::now();
             stats.terrain = terrain.prepare(gpu, camera, &settings.terrain);
             stats

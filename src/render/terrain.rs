@@ -177,6 +177,10 @@ pub struct TerrainView {
     pub fog: [f32; 4],
     pub misc: [f32; 4],
     pub flags: [u32; 4],
+    /// Screen octagon the terrain is clipped to (the union of the visible outdoor cells'
+    /// octagons; the full screen for a terrain-only scene): min and max of x, y, x+y, x−y.
+    pub oct_min: [f32; 4],
+    pub oct_max: [f32; 4],
 }
 
 const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -252,6 +256,8 @@ pub struct TerrainPass {
     draws: Vec<(MeshKind, Range<u32>)>,
     wireframe: bool,
     view: TerrainView,
+    /// Set by `Terrain::prepare` before the pass is prepared.
+    view_octagon: crate::geom::Octagon,
     levels: u32,
     window: u32,
     gpu_bytes: usize,
@@ -503,6 +509,7 @@ impl TerrainPass {
             draws: Vec::new(),
             wireframe: false,
             view: TerrainView::zeroed(),
+            view_octagon: crate::geom::Octagon::FULL,
             levels: cfg.levels,
             window,
             gpu_bytes,
@@ -579,7 +586,10 @@ impl TerrainPass {
             Some(s) => (s.position.as_dvec3() - camera.position.as_dvec3()).as_vec3(),
             None => Vec3::ZERO,
         };
+        let octagon = self.view_octagon;
         self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
+        self.view.oct_min = octagon.min;
+        self.view.oct_max = octagon.max;
         q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
         self.wireframe = overlay.wireframe && self.wire.is_some();
 
@@ -850,6 +860,8 @@ fn view_uniform(
             0,
             0,
         ],
+        oct_min: crate::geom::Octagon::FULL.min,
+        oct_max: crate::geom::Octagon::FULL.max,
     }
 }
 
@@ -984,6 +996,11 @@ pub struct Terrain {
     frozen: Option<Camera>,
     lines: Vec<LineVertex>,
     pub stats: TerrainStats,
+    /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
+    pub origin: Vec3,
+    /// The screen region it is seen through: the union of the visible outdoor cells' octagons
+    /// (full screen when there is no level around it).
+    pub octagon: crate::geom::Octagon,
 }
 
 impl Terrain {
@@ -1003,6 +1020,8 @@ impl Terrain {
             frozen: None,
             lines: Vec::new(),
             stats: TerrainStats::default(),
+            origin: Vec3::ZERO,
+            octagon: crate::geom::Octagon::FULL,
         }
     }
 
@@ -1014,6 +1033,13 @@ impl Terrain {
         camera: &Camera,
         overlay: &TerrainOverlay,
     ) -> TerrainStats {
+        // The terrain lives at `origin` in the level: select and draw in its own frame.
+        let local = Camera {
+            position: camera.position - self.origin,
+            ..*camera
+        };
+        let camera = &local;
+        self.pass.view_octagon = self.octagon;
         if overlay.freeze_culling {
             self.frozen.get_or_insert(*camera);
         } else {

@@ -116,3 +116,87 @@ fn teleporter_shows_the_room_it_leads_to() {
 }
 
 const MIN_X: f32 = lanthorn::level::builtin::MIN.x;
+
+/// The terrain under a level shows only through the visible outdoor cells: every pixel the
+/// terrain changes lies inside the octagon of the outdoor cell it is seen through.
+#[test]
+fn terrain_shows_only_through_outdoor_cells() {
+    use lanthorn::render::frame::FrameSettings;
+    use lanthorn::render::Renderer;
+    use lanthorn::vis::VisibleCell;
+    let Some(gpu) = gpu() else { return };
+    let mut level = lanthorn::level::builtin::scene();
+    // Open the yard's floor onto a terrain far below, and flag the yard outdoor.
+    level.surfaces[0].indices.clear();
+    level.cells[0].flags |= lanthorn::level::cell_flags::OUTDOOR;
+    level.terrain = Some(lanthorn::level::TerrainRef {
+        heightmap: "procedural:1024".into(),
+        origin: Vec3::new(0.0, 0.0, -4000.0),
+        horizontal_scale: 32.0,
+        vertical_scale: 1.0,
+    });
+    let load = || {
+        lanthorn::app::terrain::load(&lanthorn::app::terrain::TerrainOptions {
+            heightmap: "procedural:1024".parse().unwrap(),
+            spacing: Some(32.0),
+            vertical_scale: Some(1.0),
+            levels: Some(8),
+            grid: Some(63),
+        })
+        .unwrap()
+    };
+    let spec = CameraSpec {
+        position: Vec3::new(-300.0, 0.0, 250.0),
+        yaw: 0.0,
+        pitch: -45.0,
+    };
+    let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    // The yard seen only through the left half of the screen.
+    let mut left = Octagon::FULL;
+    left.max[0] = 0.0;
+    let visible = VisibleSet {
+        cells: vec![VisibleCell {
+            cell: 0,
+            octagon: left,
+            view: 0,
+        }],
+        objects: vec![],
+        views: vec![],
+    };
+    let settings = FrameSettings::default();
+    let mut plain = Renderer::new(gpu, &level, SIZE);
+    plain.render(gpu, &cam, &visible, &settings);
+    let without = plain.read_color(gpu);
+    let mut with = Renderer::new(gpu, &level, SIZE);
+    with.set_terrain(gpu, load());
+    let stats = with.render(gpu, &cam, &visible, &settings);
+    assert!(stats.terrain.triangles > 0);
+    let img = with.read_color(gpu);
+    let (mut changed, mut outside) = (0, 0);
+    for (x, y, p) in img.enumerate_pixels() {
+        if p != without.get_pixel(x, y) {
+            changed += 1;
+            if x > SIZE.0 / 2 {
+                outside += 1;
+            }
+        }
+    }
+    assert!(
+        changed > 500,
+        "the terrain should show through the open floor ({changed} px)"
+    );
+    assert_eq!(
+        outside, 0,
+        "terrain drawn outside the outdoor cell's octagon"
+    );
+    // With no outdoor cell visible, no terrain at all.
+    let none = VisibleSet {
+        cells: vec![],
+        objects: vec![],
+        views: vec![],
+    };
+    let mut r = Renderer::new(gpu, &level, SIZE);
+    r.set_terrain(gpu, load());
+    let s = r.render(gpu, &cam, &none, &settings);
+    assert_eq!(s.terrain.triangles, 0);
+}
