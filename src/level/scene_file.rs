@@ -336,7 +336,7 @@ pub fn compile_scene(
     level.lightmaps = Lightmaps {
         width: w,
         height: h,
-        texels: vec![255; (w * h * 3) as usize],
+        texels: vec![128; (w * h * 3) as usize], // unbaked: full light after the ×2 overbright
     };
     level.bsp = kd_tree(&level.cells);
     level.entities = scene

@@ -120,9 +120,22 @@ pub fn layer_texels(m: &Material) -> Vec<u8> {
             }
         }
         _ => {
-            let c = m.color.map(|v| (linear_to_srgb(v) * 255.0).round() as u8);
-            for px in out.chunks_exact_mut(4) {
-                px.copy_from_slice(&[c[0], c[1], c[2], 255]);
+            // No texels (a compiled scene names a material only): the flat colour with a faint
+            // 32-texel checker so surfaces and their orientation stay readable.
+            let c = m.color.map(|v| linear_to_srgb(v) * 255.0);
+            for (i, px) in out.chunks_exact_mut(4).enumerate() {
+                let (x, y) = (i % n, i / n);
+                let shade = if ((x / 32) + (y / 32)) % 2 == 0 {
+                    1.0
+                } else {
+                    0.88
+                };
+                px.copy_from_slice(&[
+                    (c[0] * shade) as u8,
+                    (c[1] * shade) as u8,
+                    (c[2] * shade) as u8,
+                    255,
+                ]);
             }
         }
     }
