@@ -48,7 +48,8 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
 }
 
 /// Compiles a `.map` or `.ron` source with the default options, keeping the result in a cache
-/// (the system temp folder, keyed by path, size and modification time) so a second load of an
+/// (the system temp folder, keyed by path, size, modification time, file version and the
+/// program's own timestamp) so a second load of an
 /// unchanged source is a plain `.lvl` read.
 fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     use std::hash::{Hash, Hasher};
@@ -63,6 +64,12 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
     super::file::VERSION.hash(&mut h);
+    // A rebuilt program may compile differently: its own timestamp is part of the key.
+    std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .and_then(|m| m.modified())
+        .ok()
+        .hash(&mut h);
     let dir = std::env::temp_dir().join("lanthorn-cache");
     let cached = dir.join(format!("{:016x}.lvl", h.finish()));
     if let Ok(level) = super::file::load_lvl(&cached) {
