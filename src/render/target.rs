@@ -56,13 +56,19 @@ impl FrameTarget {
 
 /// Copies a 4-byte-per-texel texture (RGBA8 or R32Uint) to the CPU, rows unpadded.
 pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
+    read_texture_layers(gpu, texture, 4, 1)
+}
+
+/// Copies `layers` layers of a texture with `texel` bytes per texel to the CPU, rows unpadded,
+/// layer after layer.
+pub fn read_texture_layers(gpu: &Gpu, texture: &wgpu::Texture, texel: u32, layers: u32) -> Vec<u8> {
     let (w, h) = (texture.width(), texture.height());
-    let unpadded = w * 4;
+    let unpadded = w * texel;
     let padded =
         unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size: (padded * h) as u64,
+        size: padded as u64 * h as u64 * layers as u64,
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
@@ -80,7 +86,7 @@ pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
         wgpu::Extent3d {
             width: w,
             height: h,
-            depth_or_array_layers: 1,
+            depth_or_array_layers: layers,
         },
     );
     gpu.queue.submit([enc.finish()]);
@@ -88,10 +94,10 @@ pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
     slice.map_async(wgpu::MapMode::Read, |_| {});
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
-        .expect("GPU poll failed while reading back a frame");
+        .expect("GPU poll failed while reading back a texture");
     let data = slice.get_mapped_range().expect("readback buffer is mapped");
-    let mut out = Vec::with_capacity((unpadded * h) as usize);
-    for row in 0..h as usize {
+    let mut out = Vec::with_capacity((unpadded * h * layers) as usize);
+    for row in 0..(h * layers) as usize {
         let start = row * padded as usize;
         out.extend_from_slice(&data[start..start + unpadded as usize]);
     }

@@ -943,48 +943,9 @@ fn surface_pipeline(
 
 /// Copies a (layered) texture with `texel` bytes per texel to the CPU as f32s, rows unpadded.
 fn read_texture_f32(gpu: &Gpu, texture: &wgpu::Texture, texel: u32, layers: u32) -> Vec<f32> {
-    let (w, h) = (texture.width(), texture.height());
-    let unpadded = w * texel;
-    let padded =
-        unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("terrain readback"),
-        size: padded as u64 * h as u64 * layers as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded),
-                rows_per_image: Some(h),
-            },
-        },
-        wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: layers,
-        },
-    );
-    gpu.queue.submit([enc.finish()]);
-    let slice = buffer.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |_| {});
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("GPU poll failed while reading back a texture");
-    let data = slice.get_mapped_range().expect("readback buffer is mapped");
-    let mut out: Vec<f32> = Vec::with_capacity((w * h * layers * texel / 4) as usize);
-    for row in 0..(h * layers) as usize {
-        let start = row * padded as usize;
-        out.extend(bytemuck::pod_collect_to_vec::<u8, f32>(
-            &data[start..start + unpadded as usize],
-        ));
-    }
-    out
+    bytemuck::pod_collect_to_vec(&super::target::read_texture_layers(
+        gpu, texture, texel, layers,
+    ))
 }
 
 /// A loaded terrain: the CPU clipmap state and its GPU pass. Per frame [`Terrain::prepare`]
