@@ -4,7 +4,7 @@
 
 use glam::{Vec2, Vec3};
 
-use crate::level::{surface_flags, Level, LightmapRect, Lightmaps};
+use crate::level::{surface_flags, Level};
 
 #[derive(Clone, Copy, Debug)]
 pub struct PointLight {
@@ -158,59 +158,29 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
         grids.push(Some((w, h, texels)));
     }
 
-    // Pack with guillotiere, one luxel of border duplicated around each rect.
-    let rects: Vec<(u32, u32)> = grids.iter().flatten().map(|(w, h, _)| (*w, *h)).collect();
-    let area: u32 = rects.iter().map(|(w, h)| (w + 2) * (h + 2)).sum();
-    let mut side = 64u32;
-    while side * side < area * 2 {
-        side *= 2;
-    }
-    let placed = loop {
-        let mut atlas =
-            guillotiere::AtlasAllocator::new(guillotiere::size2(side as i32, side as i32));
-        let mut out = Vec::new();
-        let mut ok = true;
-        for (w, h) in &rects {
-            match atlas.allocate(guillotiere::size2(*w as i32 + 2, *h as i32 + 2)) {
-                Some(a) => out.push((a.rectangle.min.x as u32 + 1, a.rectangle.min.y as u32 + 1)),
-                None => {
-                    ok = false;
-                    break;
-                }
+    // Pack with the shared atlas packer (guillotiere, 1-luxel borders).
+    let blocks: Vec<super::atlas::LuxelBlock> = grids
+        .iter()
+        .flatten()
+        .map(|(w, h, rgb)| super::atlas::LuxelBlock {
+            width: *w,
+            height: *h,
+            rgb,
+        })
+        .collect();
+    match super::atlas::pack(&blocks) {
+        Ok((atlas, rects)) => {
+            let mut next = rects.into_iter();
+            for (s, g) in level.surfaces.iter_mut().zip(&grids) {
+                s.lightmap = if g.is_some() { next.next() } else { None };
+            }
+            level.lightmaps = atlas;
+        }
+        Err(e) => {
+            log::warn!("lightmaps not packed ({e}); surfaces draw at full light");
+            for s in level.surfaces.iter_mut() {
+                s.lightmap = None;
             }
         }
-        if ok {
-            break out;
-        }
-        side *= 2;
-    };
-    let mut atlas = Lightmaps {
-        width: side,
-        height: side,
-        texels: vec![0; (side * side * 3) as usize],
-    };
-    let mut next = placed.into_iter();
-    for (s, g) in level.surfaces.iter_mut().zip(grids) {
-        let Some((w, h, texels)) = g else {
-            s.lightmap = None;
-            continue;
-        };
-        let (x, y) = next.next().expect("one placement per grid");
-        for j in -1..=h as i32 {
-            for i in -1..=w as i32 {
-                let si = i.clamp(0, w as i32 - 1) as u32;
-                let sj = j.clamp(0, h as i32 - 1) as u32;
-                let src = ((sj * w + si) * 3) as usize;
-                let dst = (((y as i32 + j) as u32 * side + (x as i32 + i) as u32) * 3) as usize;
-                atlas.texels[dst..dst + 3].copy_from_slice(&texels[src..src + 3]);
-            }
-        }
-        s.lightmap = Some(LightmapRect {
-            x,
-            y,
-            width: w,
-            height: h,
-        });
     }
-    level.lightmaps = atlas;
 }
