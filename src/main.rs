@@ -96,24 +96,28 @@ impl TerrainArgs {
     }
 }
 
-/// The level and start camera for a command: with a terrain and no LEVEL, an empty world and
-/// the terrain's suggested camera.
+/// The level, start camera and terrain for a command: with `--terrain` and no LEVEL, an empty
+/// world and the terrain's suggested camera; without `--terrain`, the level's own terrain.
 fn scene(
     level: Option<&std::path::Path>,
     camera: Option<CameraSpec>,
-    terrain: Option<&lanthorn::terrain::ClipmapTerrain>,
-) -> anyhow::Result<(lanthorn::level::Level, PathBuf, CameraSpec)> {
-    if let (None, Some(t)) = (level, terrain) {
+    terrain: &TerrainArgs,
+) -> anyhow::Result<(
+    lanthorn::level::Level,
+    PathBuf,
+    CameraSpec,
+    Option<lanthorn::terrain::ClipmapTerrain>,
+)> {
+    let terrain = terrain.load()?;
+    if let (None, Some(t)) = (level, &terrain) {
         let camera = camera.unwrap_or_else(|| app::terrain::start_camera(t));
-        return Ok((
-            lanthorn::level::Level::default(),
-            PathBuf::from(&t.heightmap.name),
-            camera,
-        ));
+        let name = PathBuf::from(&t.heightmap.name);
+        return Ok((lanthorn::level::Level::default(), name, camera, terrain));
     }
     let (level, path) = app::load_level(level)?;
     let camera = app::start_camera(&level, camera);
-    Ok((level, path, camera))
+    let terrain = level_terrain(&level, terrain)?;
+    Ok((level, path, camera, terrain))
 }
 
 /// `--terrain` wins; otherwise the terrain the level places under itself (a scene's `terrain`).
@@ -311,9 +315,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if screenshot.is_some() && frames.is_none() {
                 anyhow::bail!("--screenshot needs --frames N (the frame to save)");
             }
-            let terrain = terrain.load()?;
-            let (level, path, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
-            let terrain = level_terrain(&level, terrain)?;
+            let (level, path, camera, terrain) = scene(level.as_deref(), camera, &terrain)?;
             app::demo::run(app::demo::DemoOptions {
                 level,
                 terrain,
@@ -337,9 +339,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             cull,
             gpu,
         } => {
-            let terrain = terrain.load()?;
-            let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
-            let terrain = level_terrain(&level, terrain)?;
+            let (level, _, camera, terrain) = scene(level.as_deref(), camera, &terrain)?;
             let has_terrain = terrain.is_some();
             let gpu = Gpu::headless(&gpu.options()?)?;
             let (img, stats) = app::capture::capture_with_terrain(
@@ -386,9 +386,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             cull,
             gpu,
         } => {
-            let terrain = terrain.load()?;
-            let (level, _, camera) = scene(level.as_deref(), camera, terrain.as_ref())?;
-            let terrain = level_terrain(&level, terrain)?;
+            let (level, _, camera, terrain) = scene(level.as_deref(), camera, &terrain)?;
             let gpu = Gpu::headless(&gpu.options()?)?;
             let opts = app::bench::BenchOptions {
                 frames: frames.max(1),

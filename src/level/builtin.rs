@@ -363,24 +363,8 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
         ]
     };
     // Mirror: reflection across x = b.x; the yard on both sides.
-    let reflect = glam::Mat4::from_cols_array(&[
-        -1.0,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-        1.0,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-        1.0,
-        0.0,
-        2.0 * b.x,
-        0.0,
-        0.0,
-        1.0,
-    ]);
+    let reflect = glam::Mat4::from_translation(v3(2.0 * b.x, 0.0, 0.0))
+        * glam::Mat4::from_scale(v3(-1.0, 1.0, 1.0));
     // Teleporter: the room's east wall appears in the yard's west wall.
     let shift = rb.x - a.x;
     let to_yard = glam::Mat4::from_translation(v3(-shift, 0.0, 0.0));

@@ -125,32 +125,35 @@ impl ObjectLinks {
         &self,
         camera: &Camera,
         cells: &[VisibleCell],
+        // Per-frame scratch kept by the caller (no allocation once warm).
         stamp: &mut Vec<u32>,
         frame: u32,
         out: &mut Vec<VisibleObject>,
     ) {
-        stamp.resize(self.cells_of.len(), 0);
+        // stamp[o] = frame of the last sighting; slot[o] = where it sits in `out` then.
+        stamp.resize(self.cells_of.len() * 2, 0);
+        let (stamp, slot) = stamp.split_at_mut(self.cells_of.len());
         let vp = camera.view_proj();
-        let mut octs: Vec<(u32, Octagon)> = Vec::new();
         for vc in cells {
             for &o in &self.objects_in[vc.cell as usize] {
                 let screen = screen_octagon(&vp, &self.bounds[o as usize]);
-                let hit = screen.intersect(&vc.octagon);
-                if hit.is_empty() {
+                if screen.intersect(&vc.octagon).is_empty() {
                     continue;
                 }
-                if stamp[o as usize] != frame {
-                    stamp[o as usize] = frame;
-                    octs.push((o, vc.octagon));
-                } else if let Some(e) = octs.iter_mut().find(|e| e.0 == o) {
-                    e.1 = e.1.union(&vc.octagon);
+                let oi = o as usize;
+                if stamp[oi] != frame {
+                    stamp[oi] = frame;
+                    slot[oi] = out.len() as u32;
+                    out.push(VisibleObject {
+                        object: o,
+                        octagon: vc.octagon,
+                    });
+                } else {
+                    let e = &mut out[slot[oi] as usize];
+                    e.octagon = e.octagon.union(&vc.octagon);
                 }
             }
         }
-        out.extend(
-            octs.into_iter()
-                .map(|(object, octagon)| VisibleObject { object, octagon }),
-        );
     }
 }
 
