@@ -265,7 +265,7 @@ fn entity_group(index: usize, class: &str) -> Group {
     }
 }
 
-fn flat_color(name: &str) -> [f32; 3] {
+pub(crate) fn flat_color(name: &str) -> [f32; 3] {
     let mut h: u32 = 2166136261;
     for b in name.to_ascii_lowercase().bytes() {
         h = (h ^ b as u32).wrapping_mul(16777619);

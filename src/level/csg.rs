@@ -37,8 +37,10 @@ impl Op {
         self.planes.iter().all(|pl| pl.distance(p) <= 0.0)
     }
 
-    fn applies_to(&self, m: Medium) -> bool {
-        m != self.medium && self.only.as_ref().is_none_or(|set| set.contains(&m))
+    /// Whether this operation changes a region of medium `m`: a different medium, or the
+    /// initial solid nobody wrote yet (a solid brush over it makes it built, with its material).
+    fn applies_to(&self, m: Medium, written: bool) -> bool {
+        (m != self.medium || !written) && self.only.as_ref().is_none_or(|set| set.contains(&m))
     }
 }
 
@@ -60,6 +62,9 @@ pub struct Region {
     pub medium: Medium,
     /// Material of the operation that last wrote it.
     pub material: u32,
+    /// Some operation wrote this space. `false` only for the initial solid: the space nothing
+    /// was built in, which an outdoor cell is open to (terrain and sky) instead of walled by.
+    pub written: bool,
 }
 
 /// The result of the CSG: non-overlapping convex regions filling the world box.
@@ -103,6 +108,7 @@ pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
         poly: world,
         medium: Medium::Solid,
         material: 0,
+        written: false,
     })];
     let mut grid = Grid::new(256.0);
     grid.insert(0, min, max);
@@ -117,7 +123,7 @@ pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
             let Some(r) = &slots[ri as usize] else {
                 continue;
             };
-            if !op.applies_to(r.medium)
+            if !op.applies_to(r.medium, r.written)
                 || (0..3).any(|k| r.poly.min[k] >= brush.max[k] || r.poly.max[k] <= brush.min[k])
             {
                 continue;
@@ -150,6 +156,7 @@ pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
                     poly,
                     medium: old.medium,
                     material: old.material,
+                    written: old.written,
                 }));
             }
             let id = slots.len() as u32;
@@ -158,6 +165,7 @@ pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
                 poly: inside,
                 medium: op.medium,
                 material: op.material,
+                written: true,
             }));
         }
     }
@@ -315,6 +323,7 @@ pub fn merge_regions(r: &mut Regions) {
                 poly,
                 medium: a.medium,
                 material: a.material,
+                written: true,
             });
         }
         if merged.is_empty() {
@@ -334,13 +343,19 @@ pub fn merge_regions(r: &mut Regions) {
 
 /// The medium at `p` by applying the operations in order to one point (the oracle).
 pub fn medium_at(ops: &[Op], p: DVec3) -> Medium {
-    let mut m = Medium::Solid;
+    written_at(ops, p).0
+}
+
+/// The medium at `p` and whether any operation wrote it (the oracle for `Region::written`).
+pub fn written_at(ops: &[Op], p: DVec3) -> (Medium, bool) {
+    let (mut m, mut written) = (Medium::Solid, false);
     for op in ops {
         if op.contains(p) && op.only.as_ref().is_none_or(|s| s.contains(&m)) {
             m = op.medium;
+            written = true;
         }
     }
-    m
+    (m, written)
 }
 
 #[cfg(test)]
@@ -436,7 +451,7 @@ mod tests {
                     continue;
                 }
                 prop_assert_eq!(holders.len(), 1, "point {} in {} regions", p, holders.len());
-                prop_assert_eq!(holders[0].medium, medium_at(&ops, p), "at {}", p);
+                prop_assert_eq!((holders[0].medium, holders[0].written), written_at(&ops, p), "at {}", p);
             }
             // Contacts lie on both regions' boundaries with the regions on opposite sides.
             for c in contacts(&r) {

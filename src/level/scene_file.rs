@@ -152,7 +152,7 @@ pub fn compile_scene(
                 name: name.into(),
                 width: 64,
                 height: 64,
-                color: [0.6, 0.6, 0.6],
+                color: super::compile::flat_color(name),
                 flags: if name.starts_with('*') {
                     material_flags::LIQUID
                 } else {
@@ -228,6 +228,7 @@ pub fn compile_scene(
     lap(&mut stats, "merge");
     // Cells: open regions.
     let mut cell_of = vec![None; regions.regions.len()];
+    let mut outdoor_cell = Vec::new();
     for (i, r) in regions.regions.iter().enumerate() {
         if !r.medium.is_open() {
             continue;
@@ -238,6 +239,7 @@ pub fn compile_scene(
             .outdoor
             .iter()
             .any(|b| brush_planes(b).iter().all(|p| p.distance(centre) <= 0.0));
+        outdoor_cell.push(outdoor);
         level.cells.push(Cell {
             planes: r
                 .poly
@@ -252,6 +254,17 @@ pub fn compile_scene(
             surfaces: Vec::new(),
         });
     }
+    // An outdoor cell is open where nothing was built next to it (the initial solid): with a
+    // terrain those faces get no surface, so the terrain pass shows terrain and sky through
+    // them; without one they become sky. Built solid (a wall brush) keeps its surfaces.
+    let open_sky = scene.terrain.is_none().then(|| {
+        let m = material("sky", &mut level);
+        level.materials[m as usize].flags |= material_flags::SKY;
+        level.materials[m as usize].color = [0.45, 0.6, 0.8];
+        m
+    });
+    let is_open = |cell: u32, solid: &csg::Region| outdoor_cell[cell as usize] && !solid.written;
+    let mut open_faces = 0usize;
     // Portals and surfaces from contacts.
     let contacts = csg::contacts(&regions);
     let mut polys: Vec<(Vec<DVec3>, DVec3, u32, u32, u32)> = Vec::new(); // points, normal, material, flags, cell
@@ -294,12 +307,25 @@ pub fn compile_scene(
                 // Solid b seen from open a: faces -n, wound the other way.
                 let mut rev = c.winding.points.clone();
                 rev.reverse();
-                polys.push((rev, -n, rb.material, 0, a));
+                if !is_open(a, rb) {
+                    polys.push((rev, -n, rb.material, 0, a));
+                } else if let Some(sky) = open_sky {
+                    polys.push((rev, -n, sky, surface_flags::SKY, a));
+                }
+                open_faces += is_open(a, rb) as usize;
             }
-            (None, Some(b)) => polys.push((c.winding.points.clone(), n, ra.material, 0, b)),
+            (None, Some(b)) => {
+                if !is_open(b, ra) {
+                    polys.push((c.winding.points.clone(), n, ra.material, 0, b));
+                } else if let Some(sky) = open_sky {
+                    polys.push((c.winding.points.clone(), n, sky, surface_flags::SKY, b));
+                }
+                open_faces += is_open(b, ra) as usize;
+            }
             (None, None) => {}
         }
     }
+    log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
     lap(&mut stats, "portals");
     let mut pts: Vec<Vec<DVec3>> = polys.iter().map(|p| p.0.clone()).collect();
     let inserted = surfaces::fix_tjunctions(&mut pts, 0.05);
@@ -316,7 +342,7 @@ pub fn compile_scene(
             tex_size: (64, 64),
             material: *mat,
             flags: *flags,
-            luxel: if flags & surface_flags::LIQUID != 0 {
+            luxel: if flags & (surface_flags::LIQUID | surface_flags::SKY) != 0 {
                 None
             } else {
                 Some(options.luxel_size)
@@ -326,9 +352,11 @@ pub fn compile_scene(
         if s.indices.is_empty() {
             continue;
         }
-        level.cells[*cell as usize]
-            .surfaces
-            .push(level.surfaces.len() as u32);
+        let c = &mut level.cells[*cell as usize];
+        c.surfaces.push(level.surfaces.len() as u32);
+        if flags & surface_flags::SKY != 0 {
+            c.flags |= cell_flags::SKY_VISIBLE;
+        }
         level.surfaces.push(s);
     }
     lap(&mut stats, "surfaces");
@@ -344,10 +372,12 @@ pub fn compile_scene(
         .iter()
         .map(|p| Entity { pairs: p.clone() })
         .collect();
-    level.sky = scene.sky.as_ref().map(|s| Sky {
-        material: None,
-        cubemap: Some(s.clone()),
-    });
+    if scene.sky.is_some() || open_sky.is_some() {
+        level.sky = Some(Sky {
+            material: open_sky,
+            cubemap: scene.sky.clone(),
+        });
+    }
     level.terrain = scene.terrain.as_ref().map(|t| TerrainRef {
         heightmap: t.heightmap.clone(),
         origin: Vec3::new(t.origin.0, t.origin.1, t.origin.2),
@@ -474,19 +504,7 @@ mod tests {
             stats.cells, stats.portals, stats.surfaces
         );
         // Oracle: the point-wise ordered application.
-        let ops: Vec<Op> = scene
-            .ops
-            .iter()
-            .map(|o| Op {
-                planes: brush_planes(&o.brush),
-                medium: o.medium.medium(),
-                only: o
-                    .only
-                    .as_ref()
-                    .map(|v| v.iter().map(|m| m.medium()).collect()),
-                material: 0,
-            })
-            .collect();
+        let ops = oracle_ops(&scene);
         for p in [
             DVec3::new(100.0, 100.0, 20.0),
             DVec3::new(100.0, 100.0, 100.0),
@@ -522,6 +540,144 @@ mod tests {
             surfaces::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
             None
         );
+    }
+
+    /// The scene's operations for the point-wise oracle (`csg::written_at`).
+    fn oracle_ops(scene: &Scene) -> Vec<Op> {
+        scene
+            .ops
+            .iter()
+            .map(|o| Op {
+                planes: brush_planes(&o.brush),
+                medium: o.medium.medium(),
+                only: o
+                    .only
+                    .as_ref()
+                    .map(|v| v.iter().map(|m| m.medium()).collect()),
+                material: 0,
+            })
+            .collect()
+    }
+
+    /// A hall (indoor) beside a yard (outdoor) with a pillar in the yard, a facade brush half
+    /// in the yard, and a wall written over the initial solid along the yard's south side.
+    const YARD: &str = r#"Scene(
+    ops: [
+        (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+        (brush: Box(min: (512, 64, 0), max: (1024, 512, 256)), medium: Air, material: Some("grass")),
+        (brush: Box(min: (700, 200, 0), max: (764, 264, 128)), medium: Solid, material: Some("pillar")),
+        (brush: Box(min: (960, 100, 0), max: (1100, 400, 96)), medium: Solid, material: Some("facade")),
+        (brush: Box(min: (512, 0, 0), max: (1024, 64, 256)), medium: Solid, material: Some("fence")),
+        (brush: Box(min: (500, 200, 0), max: (524, 300, 128)), medium: Air),
+        (brush: Box(min: (512, 0, 0), max: (524, 512, 256)), medium: Solid, only: Some([Air]), material: Some("hallwall")),
+        (brush: Box(min: (508, 200, 0), max: (528, 300, 128)), medium: Air),
+    ],
+    terrain: Some((heightmap: "procedural:256", origin: (0, 0, -500), horizontal_scale: 16, vertical_scale: 1)),
+    outdoor: [Box(min: (524, 0, -1), max: (1100, 600, 300))],
+)"#;
+
+    /// Oracle for open outdoor faces: sample points on every cell's boundary and apply the
+    /// operations in order just behind each. Built or indoor → a wall surface of the cell covers
+    /// the point; initial solid behind an outdoor cell → nothing (with a terrain) or sky.
+    #[test]
+    fn outdoor_cells_open_where_nothing_was_built() {
+        for with_terrain in [true, false] {
+            let mut scene = parse(YARD).unwrap();
+            if !with_terrain {
+                scene.terrain = None;
+            }
+            let ops = oracle_ops(&scene);
+            let (level, _) = compile_scene(&scene, &CompileOptions::default()).unwrap();
+            super::super::file::validate(&level).unwrap();
+            let outdoor = level
+                .cells
+                .iter()
+                .filter(|c| c.flags & cell_flags::OUTDOOR != 0)
+                .count();
+            assert!(outdoor > 0 && outdoor < level.cells.len());
+            // Counts of (walled, open) samples, to prove both cases were exercised.
+            let (mut walled, mut open, mut built_behind_outdoor) = (0, 0, 0);
+            let mut seed = 12345u64;
+            let mut rnd = move || {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (seed >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let all_planes: Vec<DPlane> = ops.iter().flat_map(|o| o.planes.clone()).collect();
+            for (ci, cell) in level.cells.iter().enumerate() {
+                let is_outdoor = cell.flags & cell_flags::OUTDOOR != 0;
+                let outward: Vec<DPlane> = cell.planes.iter().map(|p| p.to_f64().flipped()).collect();
+                for (i, face_plane) in outward.iter().enumerate() {
+                    let mut w = crate::geom::DPolygon::base_winding(face_plane, 1e5);
+                    for (j, q) in outward.iter().enumerate() {
+                        if i != j {
+                            w = w.clip_back(q, 1e-9);
+                        }
+                    }
+                    if w.is_empty() {
+                        continue;
+                    }
+                    let pts = &w.points;
+                    for _ in 0..40 {
+                        // A random point of the face (fan triangle weighted crudely; enough).
+                        let k = 1 + (rnd() * (pts.len() - 2) as f64) as usize;
+                        let (mut a, mut b) = (rnd(), rnd());
+                        if a + b > 1.0 {
+                            (a, b) = (1.0 - a, 1.0 - b);
+                        }
+                        let p = pts[0] + (pts[k] - pts[0]) * a + (pts[k + 1] - pts[0]) * b;
+                        let behind = p + face_plane.normal;
+                        if all_planes.iter().any(|pl| pl.distance(behind).abs() < 0.5) {
+                            continue; // on an edge between differently built parts
+                        }
+                        let (m, written) = csg::written_at(&ops, behind);
+                        if m.is_open() {
+                            continue; // a portal
+                        }
+                        let covering: Vec<&Surface> = cell
+                            .surfaces
+                            .iter()
+                            .map(|&s| &level.surfaces[s as usize])
+                            .filter(|s| surface_covers(s, p, -face_plane.normal))
+                            .collect();
+                        let kinds: Vec<bool> =
+                            covering.iter().map(|s| s.flags & surface_flags::SKY != 0).collect();
+                        if is_outdoor && !written {
+                            open += 1;
+                            let expect: &[bool] = if with_terrain { &[] } else { &[true] };
+                            assert_eq!(kinds, expect, "cell {ci} at {p}: open face");
+                        } else {
+                            walled += 1;
+                            built_behind_outdoor += (is_outdoor && written) as usize;
+                            assert_eq!(kinds, [false], "cell {ci} at {p}: walled face");
+                        }
+                    }
+                }
+            }
+            eprintln!("outdoor faces: {walled} walled, {open} open, {built_behind_outdoor} built around outdoor cells");
+            assert!(walled > 100 && open > 100 && built_behind_outdoor > 20);
+            assert_eq!(
+                level.sky.as_ref().and_then(|s| s.material).is_some(),
+                !with_terrain
+            );
+        }
+    }
+
+    /// Whether a surface facing `normal` covers point `p` of its plane.
+    fn surface_covers(s: &Surface, p: DVec3, normal: DVec3) -> bool {
+        if s.normal.as_dvec3().dot(normal) < 0.999 {
+            return false;
+        }
+        let v = |i: u32| s.vertices[i as usize].position.as_dvec3();
+        if normal.dot(p - v(0)).abs() > 0.05 {
+            return false;
+        }
+        s.indices.chunks(3).any(|t| {
+            let (a, b, c) = (v(t[0]), v(t[1]), v(t[2]));
+            let inside = |e0: DVec3, e1: DVec3| (e1 - e0).cross(p - e0).dot(normal) >= -1e-3;
+            inside(a, b) && inside(b, c) && inside(c, a)
+        })
     }
 
     #[test]

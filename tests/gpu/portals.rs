@@ -200,3 +200,86 @@ fn terrain_shows_only_through_outdoor_cells() {
     let s = r.render(gpu, &cam, &none, &settings);
     assert_eq!(s.terrain.triangles, 0);
 }
+
+/// The README's compiled scene end to end: a hall, a doorway, an outdoor terrace over a
+/// terrain. The terrain changes the frame only inside the union of the visible outdoor cells'
+/// octagons (through the doorway from the hall), and from the terrace it fills the open sides
+/// and the sky — what the compiler left open because nothing was built there.
+#[test]
+fn compiled_outdoor_scene_shows_the_terrain() {
+    use lanthorn::render::frame::FrameSettings;
+    use lanthorn::render::Renderer;
+    let Some(gpu) = gpu() else { return };
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```ron\n").unwrap() + 7;
+    let end = start + readme[start..].find("```").unwrap();
+    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
+    let (level, _) =
+        lanthorn::level::scene_file::compile_scene(&scene, &Default::default()).unwrap();
+    let t = level.terrain.clone().expect("the example names a terrain");
+    let clipmap = || {
+        lanthorn::app::terrain::load(&lanthorn::app::terrain::TerrainOptions {
+            heightmap: t.heightmap.parse().unwrap(),
+            spacing: Some(t.horizontal_scale as f64),
+            vertical_scale: Some(t.vertical_scale),
+            levels: Some(8),
+            grid: Some(63),
+        })
+        .unwrap()
+    };
+    let settings = FrameSettings::default();
+    // (camera, least share of the frame the terrain and its sky must change)
+    let views = [
+        ((Vec3::new(700.0, 256.0, 120.0), 0.0, 0.0), 0.02),
+        ((Vec3::new(1100.0, 300.0, 150.0), -20.0, -10.0), 0.3),
+    ];
+    for ((position, yaw, pitch), least) in views {
+        let spec = CameraSpec {
+            position,
+            yaw,
+            pitch,
+        };
+        let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+        let mut vis = VisibleSet::default();
+        Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
+        let mut plain = Renderer::new(gpu, &level, SIZE);
+        plain.render(gpu, &cam, &vis, &settings);
+        let without = plain.read_color(gpu);
+        let mut with = Renderer::new(gpu, &level, SIZE);
+        with.set_terrain(gpu, clipmap());
+        let octagon = with
+            .terrain_octagon(&vis)
+            .expect("an outdoor cell is visible");
+        let stats = with.render(gpu, &cam, &vis, &settings);
+        assert!(stats.terrain.triangles > 0);
+        let img = with.read_color(gpu);
+        let (mut changed, mut outside) = (0u32, 0u32);
+        for (x, y, p) in img.enumerate_pixels() {
+            if p == without.get_pixel(x, y) {
+                continue;
+            }
+            changed += 1;
+            // Pixel centre in NDC, with a pixel of slack for rasterization at the edges.
+            let ndc = |dx: f32, dy: f32| {
+                Vec2::new(
+                    (x as f32 + 0.5 + dx) / SIZE.0 as f32 * 2.0 - 1.0,
+                    1.0 - (y as f32 + 0.5 + dy) / SIZE.1 as f32 * 2.0,
+                )
+            };
+            if ![(0.0, 0.0), (-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)]
+                .iter()
+                .any(|&(dx, dy)| octagon.contains(ndc(dx, dy)))
+            {
+                outside += 1;
+            }
+        }
+        let share = changed as f32 / (SIZE.0 * SIZE.1) as f32;
+        eprintln!("outdoor scene from {position}: terrain changed {share:.3} of the frame");
+        assert!(share >= least, "from {position}: only {share:.3} of the frame shows terrain");
+        assert_eq!(outside, 0, "from {position}: terrain outside the outdoor octagon");
+        if least < 0.1 {
+            // From the hall the terrace is seen only through the doorway.
+            assert!(octagon.area() < 0.5, "octagon area {}", octagon.area());
+        }
+    }
+}
