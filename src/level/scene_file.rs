@@ -607,7 +607,8 @@ mod tests {
             let all_planes: Vec<DPlane> = ops.iter().flat_map(|o| o.planes.clone()).collect();
             for (ci, cell) in level.cells.iter().enumerate() {
                 let is_outdoor = cell.flags & cell_flags::OUTDOOR != 0;
-                let outward: Vec<DPlane> = cell.planes.iter().map(|p| p.to_f64().flipped()).collect();
+                let outward: Vec<DPlane> =
+                    cell.planes.iter().map(|p| p.to_f64().flipped()).collect();
                 for (i, face_plane) in outward.iter().enumerate() {
                     let mut w = crate::geom::DPolygon::base_winding(face_plane, 1e5);
                     for (j, q) in outward.iter().enumerate() {
@@ -641,8 +642,10 @@ mod tests {
                             .map(|&s| &level.surfaces[s as usize])
                             .filter(|s| surface_covers(s, p, -face_plane.normal))
                             .collect();
-                        let kinds: Vec<bool> =
-                            covering.iter().map(|s| s.flags & surface_flags::SKY != 0).collect();
+                        let kinds: Vec<bool> = covering
+                            .iter()
+                            .map(|s| s.flags & surface_flags::SKY != 0)
+                            .collect();
                         if is_outdoor && !written {
                             open += 1;
                             let expect: &[bool] = if with_terrain { &[] } else { &[true] };

@@ -93,10 +93,11 @@ impl Renderer {
     }
 
     /// The screen region the terrain shows through: the union of the octagons of the visible
-    /// outdoor cells (camera view), the full screen for a level without cells, `None` when no
-    /// outdoor cell is visible.
+    /// outdoor cells (camera view), the full screen for a level without cells or with the eye
+    /// outside every cell of a level that has outdoor cells (flying over the terrain beyond
+    /// them), `None` when no outdoor cell is visible.
     pub fn terrain_octagon(&self, visible: &VisibleSet) -> Option<crate::geom::Octagon> {
-        if self.outdoor.is_empty() {
+        if self.outdoor.is_empty() || (visible.eye_outside && self.outdoor.contains(&true)) {
             return Some(crate::geom::Octagon::FULL);
         }
         let mut oct = crate::geom::Octagon::EMPTY;

@@ -124,7 +124,11 @@ impl Culler {
                 self.flow.run(level, camera, eye, out);
             }
         }
+        if matches!(self.mode, CullMode::None | CullMode::Frustum) {
+            self.tracker.update(level, camera.position);
+        }
         let eye_in_open_space = self.tracker.cell().is_some();
+        out.eye_outside = !eye_in_open_space && !level.cells.is_empty();
         match self.mode {
             CullMode::None => {}
             CullMode::Portal if eye_in_open_space => {

@@ -40,6 +40,9 @@ pub struct VisibleSet {
     pub objects: Vec<VisibleObject>,
     /// Views after the camera's (index 1 onward is `views[i - 1]`).
     pub views: Vec<View>,
+    /// The eye is in no cell: in solid, or out over the terrain beyond an outdoor level's
+    /// cells. The cells are then a frustum fallback, and the terrain is not clipped to them.
+    pub eye_outside: bool,
 }
 
 impl VisibleSet {
@@ -60,6 +63,7 @@ impl VisibleSet {
                 })
                 .collect(),
             views: Vec::new(),
+            eye_outside: false,
         }
     }
 }

@@ -31,6 +31,7 @@ fn half_screen(gpu: &Gpu) {
         }],
         objects: vec![],
         views: vec![],
+        eye_outside: false,
     };
     let stats = r.render(gpu, &cam, &visible, &FrameSettings::default());
     assert!(stats.world.sub_draws >= 1);

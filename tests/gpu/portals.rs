@@ -162,6 +162,7 @@ fn terrain_shows_only_through_outdoor_cells() {
         }],
         objects: vec![],
         views: vec![],
+        eye_outside: false,
     };
     let settings = FrameSettings::default();
     let mut plain = Renderer::new(gpu, &level, SIZE);
@@ -194,6 +195,7 @@ fn terrain_shows_only_through_outdoor_cells() {
         cells: vec![],
         objects: vec![],
         views: vec![],
+        eye_outside: false,
     };
     let mut r = Renderer::new(gpu, &level, SIZE);
     r.set_terrain(gpu, load());
@@ -232,6 +234,8 @@ fn compiled_outdoor_scene_shows_the_terrain() {
     let views = [
         ((Vec3::new(700.0, 256.0, 120.0), 0.0, 0.0), 0.02),
         ((Vec3::new(1100.0, 300.0, 150.0), -20.0, -10.0), 0.3),
+        // Out over the terrain beyond every cell, looking away from the level: all terrain.
+        ((Vec3::new(3000.0, 256.0, 300.0), 0.0, -10.0), 0.95),
     ];
     for ((position, yaw, pitch), least) in views {
         let spec = CameraSpec {
@@ -275,8 +279,14 @@ fn compiled_outdoor_scene_shows_the_terrain() {
         }
         let share = changed as f32 / (SIZE.0 * SIZE.1) as f32;
         eprintln!("outdoor scene from {position}: terrain changed {share:.3} of the frame");
-        assert!(share >= least, "from {position}: only {share:.3} of the frame shows terrain");
-        assert_eq!(outside, 0, "from {position}: terrain outside the outdoor octagon");
+        assert!(
+            share >= least,
+            "from {position}: only {share:.3} of the frame shows terrain"
+        );
+        assert_eq!(
+            outside, 0,
+            "from {position}: terrain outside the outdoor octagon"
+        );
         if least < 0.1 {
             // From the hall the terrace is seen only through the doorway.
             assert!(octagon.area() < 0.5, "octagon area {}", octagon.area());
