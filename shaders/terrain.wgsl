@@ -34,7 +34,8 @@ struct TerrainView {
     fog: vec4<f32>,
     // x, y: size of the points target (test hook)
     misc: vec4<f32>,
-    // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level
+    // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level,
+    // z: 1 = the sky (and the fog) from the level's cubemap skybox
     flags: vec4<u32>,
     // The screen octagon the terrain shows through (outdoor cells): min/max of x, y, x+y, x-y.
     oct_min: vec4<f32>,
@@ -50,6 +51,8 @@ fn outside_octagon(ndc: vec2<f32>) -> bool {
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
 @group(0) @binding(1) var<uniform> view: TerrainView;
 @group(0) @binding(2) var heights: texture_2d_array<f32>;
+@group(0) @binding(3) var skybox: texture_cube<f32>;
+@group(0) @binding(4) var sky_sampler: sampler;
 
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
@@ -130,6 +133,14 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
 // Horizon colour below the horizon (fog, past the terrain's edge), towards the zenith colour
 // above it.
 fn sky_color(d: vec3<f32>) -> vec3<f32> {
+    if (view.flags.z != 0u) {
+        // The level's skybox; below the horizon its horizon ring, so the distance fades into
+        // the sky behind it. Cube space is world space turned Y-up: (x, z, -y).
+        let h = vec3<f32>(d.x, d.y, max(d.z, 0.0) + 1e-3);
+        let c = clamp(textureSampleLevel(skybox, sky_sampler, vec3<f32>(h.x, h.z, -h.y), 0.0).rgb, vec3<f32>(0.0), vec3<f32>(1.0));
+        // Skybox texels are sRGB-encoded; this pass writes linear colour.
+        return select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
+    }
     return mix(view.sky_horizon.rgb, view.sky_zenith.rgb, pow(max(d.z, 0.0), 0.45));
 }
 

@@ -89,6 +89,9 @@ impl Renderer {
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
         let mut terrain = Terrain::new(gpu, clipmap, target::COLOR_FORMAT);
         terrain.origin = self.terrain_origin;
+        if self.world.skybox_active {
+            terrain.pass.set_skybox(gpu, &self.world.skybox_view);
+        }
         self.terrain = Some(terrain);
     }
 

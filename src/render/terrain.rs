@@ -250,6 +250,11 @@ pub struct TerrainPass {
     frame_buffer: wgpu::Buffer,
     view_buffer: wgpu::Buffer,
     heights: wgpu::Texture,
+    heights_view: wgpu::TextureView,
+    bind_group_layout: wgpu::BindGroupLayout,
+    sky_sampler: wgpu::Sampler,
+    /// The sky and the fog colour come from the level's cubemap skybox (`set_skybox`).
+    skybox: bool,
     bind_group: wgpu::BindGroup,
     line_buffer: Option<wgpu::Buffer>,
     line_count: u32,
@@ -265,6 +270,20 @@ pub struct TerrainPass {
 }
 
 impl TerrainPass {
+    /// Draws the sky, and fades the distance into it, from the level's cubemap skybox (a
+    /// `Cube` view), so the terrain meets the sky the world's sky surfaces show.
+    pub fn set_skybox(&mut self, gpu: &Gpu, skybox: &wgpu::TextureView) {
+        self.bind_group = terrain_bind_group(
+            &gpu.device,
+            &self.bind_group_layout,
+            [&self.frame_buffer, &self.view_buffer],
+            &self.heights_view,
+            skybox,
+            &self.sky_sampler,
+        );
+        self.skybox = true;
+    }
+
     pub fn create(
         gpu: &Gpu,
         cfg: &ClipmapConfig,
@@ -354,26 +373,58 @@ impl TerrainPass {
                     },
                     count: None,
                 },
-            ],
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain"),
-            layout: &bgl,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: frame_buffer.as_entire_binding(),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::Cube,
+                        multisampled: false,
+                    },
+                    count: None,
                 },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: view_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(&heights_view),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 4,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
                 },
             ],
         });
+        let sky_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("terrain sky"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        // Until a level's skybox is set: a black placeholder cube, unused (flags.z = 0).
+        let placeholder = device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: Some("terrain sky placeholder"),
+                size: wgpu::Extent3d {
+                    width: 1,
+                    height: 1,
+                    depth_or_array_layers: 6,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            })
+            .create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::Cube),
+                ..Default::default()
+            });
+        let bind_group = terrain_bind_group(
+            device,
+            &bgl,
+            [&frame_buffer, &view_buffer],
+            &heights_view,
+            &placeholder,
+            &sky_sampler,
+        );
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("terrain"),
             bind_group_layouts: &[Some(&bgl)],
@@ -503,6 +554,10 @@ impl TerrainPass {
             frame_buffer,
             view_buffer,
             heights,
+            heights_view,
+            bind_group_layout: bgl,
+            sky_sampler,
+            skybox: false,
             bind_group,
             line_buffer: None,
             line_count: 0,
@@ -588,6 +643,7 @@ impl TerrainPass {
         };
         let octagon = self.view_octagon;
         self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
+        self.view.flags[2] = self.skybox as u32;
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;
         q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
@@ -829,6 +885,43 @@ fn nan_attachment(view: &wgpu::TextureView) -> Option<wgpu::RenderPassColorAttac
             }),
             store: wgpu::StoreOp::Store,
         },
+    })
+}
+
+/// The pass's one bind group: frame and view uniforms, height windows, sky cube and sampler.
+fn terrain_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    [frame, view]: [&wgpu::Buffer; 2],
+    heights: &wgpu::TextureView,
+    sky: &wgpu::TextureView,
+    sky_sampler: &wgpu::Sampler,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: view.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(heights),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(sky),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::Sampler(sky_sampler),
+            },
+        ],
     })
 }
 

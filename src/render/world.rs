@@ -224,6 +224,8 @@ pub struct WorldPass {
     pub linear_filtering: bool,
     /// The level names a cubemap skybox and it loaded: sky surfaces show it.
     pub skybox_active: bool,
+    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
+    pub skybox_view: wgpu::TextureView,
     mesh: WorldMesh,
     object_origins: Vec<[f32; 4]>,
     use_indirect: bool,
@@ -400,6 +402,7 @@ impl WorldPass {
             bind_groups,
             linear_filtering: false,
             skybox_active,
+            skybox_view,
             mesh,
             object_origins,
             use_indirect: gpu.features.indirect_first_instance,

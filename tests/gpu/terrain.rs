@@ -555,3 +555,44 @@ fn terrain_cli_bench_json_and_bad_heightmap() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(!std::path::Path::new("/tmp/lanthorn-never-written.png").exists());
 }
+
+/// With a level skybox the terrain's sky is that cubemap: every pixel of an all-sky view equals
+/// the procedural dusk sky evaluated on the CPU for that pixel's direction (sRGB bytes, within
+/// the bilinear filtering of a 128² cube).
+#[test]
+fn terrain_sky_shows_the_level_skybox() {
+    use lanthorn::render::materials::procedural_sky;
+    let Some(gpu) = gpu() else { return };
+    let mut level = Level::default();
+    level.sky = Some(lanthorn::level::Sky {
+        material: None,
+        cubemap: Some("procedural:dusk".into()),
+    });
+    let size = (160u32, 90u32);
+    let mut r = Renderer::new(gpu, &level, size);
+    let hm = Heightmap::procedural(1024, 3);
+    r.set_terrain(
+        gpu,
+        ClipmapTerrain::new(hm, ClipmapConfig::new(6, 63, 32.0).unwrap()).unwrap(),
+    );
+    // Looking up and away from the sun: nothing but sky.
+    let cam = camera(16000.0, 16000.0, 9000.0, 200.0, 55.0, 16.0 / 9.0);
+    r.render(gpu, &cam, &VisibleSet::default(), &FrameSettings::default());
+    let img = r.read_color(gpu);
+    let inv = cam.view_proj().inverse();
+    let mut worst = 0i32;
+    for (x, y, p) in img.enumerate_pixels() {
+        let ndc = glam::Vec2::new(
+            (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
+            1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
+        );
+        let near = inv.project_point3(ndc.extend(1.0));
+        let d = (near - cam.position).normalize();
+        let want = procedural_sky(d).map(|v| (v * 255.0).round() as i32);
+        for k in 0..3 {
+            worst = worst.max((p[k] as i32 - want[k]).abs());
+        }
+    }
+    println!("terrain sky vs CPU dusk sky: worst channel difference {worst}");
+    assert!(worst <= 6, "terrain sky differs from the skybox by {worst}");
+}
