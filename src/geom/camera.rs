@@ -146,6 +146,12 @@ impl Camera {
     /// The five frustum planes (near, left, right, bottom, top), facing inward: a point is
     /// inside when `distance(p) >= 0` for all of them.
     pub fn frustum_planes(&self) -> [Plane; 5] {
+        self.screen_frustum_planes(Vec2::splat(-1.0), Vec2::splat(1.0))
+    }
+
+    /// The planes of the part of the frustum seen through the NDC rectangle `min..max` (near,
+    /// left, right, bottom, top; inward): the frustum behind a portal's screen bounds.
+    pub fn screen_frustum_planes(&self, min: Vec2, max: Vec2) -> [Plane; 5] {
         let m = self.view_proj();
         let r0 = m.row(0);
         let r1 = m.row(1);
@@ -159,12 +165,13 @@ impl Camera {
                 dist: -v.w / len,
             }
         };
+        // x ≥ min.x·w, x ≤ max.x·w, likewise y (clip = m · p).
         [
             mk(r3 - r2),
-            mk(r3 + r0),
-            mk(r3 - r0),
-            mk(r3 + r1),
-            mk(r3 - r1),
+            mk(r0 - r3 * min.x),
+            mk(r3 * max.x - r0),
+            mk(r1 - r3 * min.y),
+            mk(r3 * max.y - r1),
         ]
     }
 }

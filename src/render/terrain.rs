@@ -1101,6 +1101,12 @@ impl Terrain {
         }
         let sel_cam = self.frozen.unwrap_or(*camera);
         let c = &mut self.clipmap;
+        // Cull to the frustum behind the outdoor cells' octagon (a frozen camera: all of it).
+        c.selector.screen = if self.frozen.is_some() {
+            crate::geom::Octagon::FULL
+        } else {
+            self.octagon
+        };
         let t = Instant::now();
         let selection = c.selector.select(&sel_cam, &c.heightmap, &mut c.pyramid);
         let select_us = t.elapsed().as_secs_f64() * 1e6;

@@ -22,7 +22,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{DVec2, DVec3, Vec3, Vec4};
 
 use super::{Heightmap, MinMaxPyramid, TerrainError};
-use crate::geom::{Camera, Plane};
+use crate::geom::{Camera, Octagon, Plane};
 
 /// The static mesh kinds, also the order of instance ranges in a [`Selection`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -440,6 +440,9 @@ pub struct ClipmapSelector {
     pub cfg: ClipmapConfig,
     /// Frustum culling on (default) or off (debug overlays, tests).
     pub cull: bool,
+    /// The part of the screen (NDC) the terrain is seen through, e.g. the union of the outdoor
+    /// cells' octagons: culling uses the frustum through its x/y bounds. Default: all of it.
+    pub screen: Octagon,
     selection: Selection,
     per_kind: [Vec<Instance>; 5],
     triangles: [u64; 5],
@@ -455,6 +458,7 @@ impl ClipmapSelector {
         Ok(Self {
             cfg,
             cull: true,
+            screen: Octagon::FULL,
             selection: Selection::default(),
             per_kind: Default::default(),
             triangles,
@@ -489,7 +493,15 @@ impl ClipmapSelector {
         // Camera-relative planes keep precision far from the origin.
         let mut rel_cam = *camera;
         rel_cam.position = Vec3::ZERO;
-        let planes = BoxPlanes::new(&rel_cam.frustum_planes());
+        let screen = self.screen.tightened();
+        let planes = BoxPlanes::new(&if self.screen.is_empty() {
+            rel_cam.frustum_planes()
+        } else {
+            rel_cam.screen_frustum_planes(
+                glam::Vec2::new(screen.min[0].max(-1.0), screen.min[1].max(-1.0)),
+                glam::Vec2::new(screen.max[0].min(1.0), screen.max[1].min(1.0)),
+            )
+        });
 
         let sel = &mut self.selection;
         sel.frame = FrameUniform::new(&cfg, cam);

@@ -546,6 +546,56 @@ fn terrain_culling_is_conservative_and_culls() {
     );
 }
 
+/// Culling to a screen octagon (the outdoor cells seen through a doorway): every culled piece
+/// lies wholly on the far side of one edge of the octagon's x/y bounds or behind the eye — checked
+/// in clip space with the camera's own matrix — and a small octagon culls far more.
+#[test]
+fn terrain_culling_to_a_screen_octagon_is_conservative() {
+    let hm = Heightmap::procedural(4096, 5);
+    let cfg = ClipmapConfig::new(6, 63, 32.0).unwrap();
+    let meshes = ClipmapMeshes::new(&cfg);
+    let mut pyr = MinMaxPyramid::new(&hm);
+    let mut sel = ClipmapSelector::new(cfg).unwrap();
+    let mut r = Rng(99);
+    let (mut full_drawn, mut screen_drawn) = (0usize, 0usize);
+    for cam in random_cameras(40, 78, 60_000.0) {
+        sel.screen = crate::geom::Octagon::FULL;
+        full_drawn += sel.select(&cam, &hm, &mut pyr).instances.len();
+        // A doorway-sized octagon somewhere on screen.
+        let c = glam::Vec2::new(r.range(-0.8, 0.8) as f32, r.range(-0.8, 0.8) as f32);
+        let e = glam::Vec2::new(r.range(0.05, 0.3) as f32, r.range(0.05, 0.3) as f32);
+        let oct = crate::geom::Octagon::from_points([c - e, c + e, c + glam::Vec2::new(e.x, -e.y)]);
+        sel.screen = oct;
+        let s = sel.select(&cam, &hm, &mut pyr).clone();
+        screen_drawn += s.instances.len();
+        let t = oct.tightened();
+        let rel = {
+            let mut c = cam;
+            c.position = Vec3::ZERO;
+            c.view_proj()
+        };
+        let direct = DirectHeights { hm: &hm, cfg };
+        for (k, inst) in &s.culled {
+            let clips: Vec<glam::Vec4> = meshes
+                .get(*k)
+                .vertices
+                .iter()
+                .map(|v| rel * vertex_position(&s.frame, inst, *v, &direct).extend(1.0))
+                .collect();
+            let slack = 1e-3;
+            let all = |f: &dyn Fn(&glam::Vec4) -> bool| clips.iter().all(f);
+            let separated = all(&|q| q.w <= slack)
+                || all(&|q| q.x < t.min[0] * q.w + slack)
+                || all(&|q| q.x > t.max[0] * q.w - slack)
+                || all(&|q| q.y < t.min[1] * q.w + slack)
+                || all(&|q| q.y > t.max[1] * q.w - slack);
+            assert!(separated, "{k:?} {inst:?} culled but may show inside {oct:?}");
+        }
+    }
+    eprintln!("instances drawn: full screen {full_drawn}, through small octagons {screen_drawn}");
+    assert!(screen_drawn * 4 < full_drawn * 3, "{screen_drawn} vs {full_drawn}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // vertex shader reference: morph and crack-free geometry
 
