@@ -234,6 +234,9 @@ enum Command {
         /// Print one JSON object on the last line of stdout.
         #[arg(long)]
         json: bool,
+        /// Leave every surface at full light instead of baking the light entities.
+        #[arg(long)]
+        no_light: bool,
     },
     /// Check the culling methods against an unculled ground-truth id render from random views.
     VisCheck {
@@ -410,12 +413,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             max_cell_size,
             json,
+            no_light,
         } => {
             if !(max_cell_size > 0.0) {
                 anyhow::bail!("--max-cell-size must be a positive number of units");
             }
             let opts = lanthorn::level::CompileOptions {
                 max_cell_size,
+                light: !no_light,
                 ..Default::default()
             };
             eprintln!("compiling {} …", input.display());

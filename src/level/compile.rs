@@ -24,6 +24,9 @@ pub struct CompileOptions {
     pub wad_dirs: Vec<PathBuf>,
     /// Where a leak writes its point file; default: beside the input, extension `.pts`.
     pub leak_file: Option<PathBuf>,
+    /// Bake direct light from the level's light entities (`light::entities`); off, or with no
+    /// lights in the level, every surface stays at full light.
+    pub light: bool,
 }
 
 impl Default for CompileOptions {
@@ -33,6 +36,7 @@ impl Default for CompileOptions {
             luxel_size: 16.0,
             wad_dirs: Vec::new(),
             leak_file: None,
+            light: true,
         }
     }
 }
@@ -52,6 +56,9 @@ pub struct CompileStats {
     pub objects: usize,
     pub materials: usize,
     pub leak: bool,
+    /// Lights baked (entity lights plus the sun) and shadow rays cast.
+    pub lights: usize,
+    pub light_rays: u64,
     /// (stage, seconds) in order.
     pub stages: Vec<(String, f64)>,
     pub seconds: f64,
@@ -688,10 +695,40 @@ fn compile_map(
             cubemap,
         });
     }
+    timer.lap(&mut stats, "bsp");
+    if options.light {
+        light_level(&mut level, &mut stats);
+        timer.lap(&mut stats, "light");
+    }
     fill_stats(&mut stats, &level, &tree);
     stats.seconds = timer.start.elapsed().as_secs_f64();
     timer.lap(&mut stats, "finish");
     Ok((level, stats))
+}
+
+/// Bakes the level's light entities into its lightmaps (already laid out and full light).
+pub(crate) fn light_level(level: &mut Level, stats: &mut CompileStats) {
+    let lights = crate::light::entities::level_lights(level);
+    if lights.is_empty() {
+        log::info!("compile: no light entities; surfaces stay at full light");
+        return;
+    }
+    let b = crate::light::entities::bake_into_layout(level, &lights);
+    if lights.skipped > 0 {
+        stats.warnings.push(format!(
+            "{} lights start off (spawnflags 1) and were not baked (only light style 0 is)",
+            lights.skipped
+        ));
+    }
+    stats.lights = b.lights;
+    stats.light_rays = b.rays;
+    log::info!(
+        "compile: light: {} lights, {} luxels, {} rays, {:.2} s",
+        b.lights,
+        b.luxels,
+        b.rays,
+        b.seconds
+    );
 }
 
 fn fill_stats(stats: &mut CompileStats, level: &Level, tree: &Tree) {

@@ -387,6 +387,11 @@ pub fn compile_scene(
     if level.materials.is_empty() {
         material("wall", &mut level);
     }
+    lap(&mut stats, "finish");
+    if options.light {
+        super::compile::light_level(&mut level, &mut stats);
+        lap(&mut stats, "light");
+    }
     stats.cells = level.cells.len();
     stats.portals = level.portals.len();
     stats.surfaces = level.surfaces.len();
@@ -394,7 +399,6 @@ pub fn compile_scene(
     stats.materials = level.materials.len();
     stats.bsp_nodes = level.bsp.nodes.len();
     stats.bsp_leaves = level.bsp.leaves.len();
-    lap(&mut stats, "finish");
     stats.seconds = start.elapsed().as_secs_f64();
     Ok((level, stats))
 }

@@ -451,7 +451,9 @@ pub fn make_surface(
             });
         }
         for (uv, &(s, t)) in lm_uv.iter_mut().zip(&st) {
-            *uv = Vec2::new((s / luxel - s0) as f32, (t / luxel - t0) as f32);
+            // Luxel k's centre is at k + 0.5 (as Quake's renderers offset by half a luxel):
+            // bilinear filtering then stays inside the rect.
+            *uv = Vec2::new((s / luxel - s0 + 0.5) as f32, (t / luxel - t0 + 0.5) as f32);
         }
     }
     let vertices = pts

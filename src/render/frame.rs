@@ -61,6 +61,8 @@ pub struct Renderer {
     outdoor: Vec<bool>,
     /// Where the level places the terrain (`TerrainRef.origin`).
     terrain_origin: glam::Vec3,
+    /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
+    sun_direction: Option<glam::Vec3>,
 }
 
 impl Renderer {
@@ -82,6 +84,9 @@ impl Renderer {
                 .map(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0)
                 .collect(),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
+            sun_direction: crate::light::entities::level_lights(level)
+                .sun
+                .map(|s| s.direction),
         }
     }
 
@@ -91,6 +96,9 @@ impl Renderer {
         terrain.origin = self.terrain_origin;
         if self.world.skybox_active {
             terrain.pass.set_skybox(gpu, &self.world.skybox_view);
+        }
+        if let Some(d) = self.sun_direction {
+            terrain.pass.shading.sun = -d;
         }
         self.terrain = Some(terrain);
     }

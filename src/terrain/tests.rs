@@ -589,11 +589,17 @@ fn terrain_culling_to_a_screen_octagon_is_conservative() {
                 || all(&|q| q.x > t.max[0] * q.w - slack)
                 || all(&|q| q.y < t.min[1] * q.w + slack)
                 || all(&|q| q.y > t.max[1] * q.w - slack);
-            assert!(separated, "{k:?} {inst:?} culled but may show inside {oct:?}");
+            assert!(
+                separated,
+                "{k:?} {inst:?} culled but may show inside {oct:?}"
+            );
         }
     }
     eprintln!("instances drawn: full screen {full_drawn}, through small octagons {screen_drawn}");
-    assert!(screen_drawn * 4 < full_drawn * 3, "{screen_drawn} vs {full_drawn}");
+    assert!(
+        screen_drawn * 4 < full_drawn * 3,
+        "{screen_drawn} vs {full_drawn}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
