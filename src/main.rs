@@ -116,13 +116,15 @@ fn scene(
     }
     let (level, path) = app::load_level(level)?;
     let camera = app::start_camera(&level, camera);
-    let terrain = level_terrain(&level, terrain)?;
+    let terrain = level_terrain(&level, &path, terrain)?;
     Ok((level, path, camera, terrain))
 }
 
 /// `--terrain` wins; otherwise the terrain the level places under itself (a scene's `terrain`).
+/// A relative heightmap path in a level is relative to the level file's folder.
 fn level_terrain(
     level: &lanthorn::level::Level,
+    level_path: &std::path::Path,
     given: Option<lanthorn::terrain::ClipmapTerrain>,
 ) -> anyhow::Result<Option<lanthorn::terrain::ClipmapTerrain>> {
     if given.is_some() {
@@ -131,10 +133,22 @@ fn level_terrain(
     let Some(t) = &level.terrain else {
         return Ok(None);
     };
-    let heightmap = t
-        .heightmap
-        .parse()
-        .map_err(|e| anyhow::anyhow!("the level's terrain {:?}: {e}", t.heightmap))?;
+    let context = |e: &dyn std::fmt::Display| {
+        anyhow::anyhow!(
+            "{}: the level's terrain {:?}: {e} (or pass --terrain to use another)",
+            level_path.display(),
+            t.heightmap
+        )
+    };
+    let mut heightmap: lanthorn::terrain::HeightmapSpec =
+        t.heightmap.parse().map_err(|e| context(&e))?;
+    if let lanthorn::terrain::HeightmapSpec::Png(p) = &mut heightmap {
+        if p.is_relative() {
+            if let Some(dir) = level_path.parent() {
+                *p = dir.join(&*p);
+            }
+        }
+    }
     app::terrain::load(&app::terrain::TerrainOptions {
         heightmap,
         spacing: (t.horizontal_scale > 0.0).then_some(t.horizontal_scale as f64),
@@ -143,6 +157,7 @@ fn level_terrain(
         grid: None,
     })
     .map(Some)
+    .map_err(|e| context(&e))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

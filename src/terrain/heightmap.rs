@@ -374,9 +374,8 @@ impl Heightmap {
     /// Load a 16-bit grayscale PNG with its JSON sidecar.
     pub fn load_png(path: &Path, opts: HeightmapOptions) -> Result<Self, TerrainError> {
         if !path.is_file() {
-            return Err(TerrainError::Io {
+            return Err(TerrainError::Missing {
                 path: path.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
         let sc_path = Self::sidecar_path(path).ok_or_else(|| TerrainError::NoSidecar {

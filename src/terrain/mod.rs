@@ -57,6 +57,8 @@ pub enum TerrainError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{}: no such heightmap file (a terrain is a 16-bit grayscale PNG with a JSON sidecar, or procedural:SIZE)", path.display())]
+    Missing { path: PathBuf },
     #[error("{}: cannot read the heightmap image: {why}", path.display())]
     Image { path: PathBuf, why: String },
     #[error("{}: no JSON sidecar found (looked for {} and a .json whose name starts the PNG's name); it must give height_min_m and height_max_m", path.display(), looked_for.display())]

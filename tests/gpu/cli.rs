@@ -181,3 +181,38 @@ fn demo_window_survives_resize_minimize_and_lost_surface() {
     assert!(bright > (img.width() * img.height() / 2) as usize);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scene whose terrain names a missing heightmap: one error naming the scene, the path it
+/// resolved (relative to the scene's folder) and what a heightmap is; no image written.
+#[test]
+fn scene_with_a_missing_terrain_heightmap_is_one_clear_error() {
+    let dir = std::env::temp_dir().join(format!("lanthorn-cli-terrain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("yard.ron");
+    std::fs::write(
+        &scene,
+        r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (256, 256, 128)), medium: Air)],
+            terrain: Some((heightmap: "hills.png", origin: (0, 0, -100), horizontal_scale: 32, vertical_scale: 1)),
+            outdoor: [Box(min: (0, 0, 0), max: (256, 256, 128))])"#,
+    )
+    .unwrap();
+    let png = dir.join("out.png");
+    let out = lanthorn()
+        .arg("capture")
+        .arg(&scene)
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("yard.ron"), "{err}");
+    assert!(
+        err.contains(&dir.join("hills.png").display().to_string()),
+        "{err}"
+    );
+    assert!(err.contains("JSON sidecar"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!png.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
