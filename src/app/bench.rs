@@ -166,6 +166,8 @@ pub struct BenchReport {
     pub cull: &'static str,
     /// Per-frame terrain figures (empty without `--terrain`).
     pub terrain: Vec<TerrainStats>,
+    /// Units the camera moved since the previous frame.
+    pub camera_moved: Vec<f64>,
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
@@ -199,8 +201,11 @@ pub fn run_with_terrain(
     let mut culler = Culler::new(level, opts.cull);
     let mut visible = VisibleSet::default();
     let total = opts.warmup + opts.frames;
+    let mut previous = None;
     for i in 0..total {
         let spec = path[(i.saturating_sub(opts.warmup) as usize).min(path.len().saturating_sub(1))];
+        let moved = previous.map_or(0.0, |p: glam::Vec3| p.distance(spec.position) as f64);
+        previous = Some(spec.position);
         let camera = Camera::new(spec, aspect);
         let t = Instant::now();
         culler.cull(level, &camera, &mut visible);
@@ -216,6 +221,7 @@ pub fn run_with_terrain(
         }
         stats.cpu_ms.insert(0, ("visibility", vis_ms));
         report.frame_ms.push(frame_ms);
+        report.camera_moved.push(moved);
         report.cull_us.push(culler.micros);
         report.cells_visible.push(visible.cells.len() as f64);
         report.draw_calls.push(stats.world.draw_calls);
@@ -291,6 +297,16 @@ impl BenchReport {
             obj.insert(
                 "upload_bytes_per_frame_median".into(),
                 (quantile(&bytes, 0.5) as u64).into(),
+            );
+            // Streaming follows the camera: bytes per unit moved is the size-independent figure.
+            let moved: f64 = self.camera_moved.iter().sum();
+            obj.insert(
+                "camera_units_per_frame_median".into(),
+                quantile(&self.camera_moved, 0.5).into(),
+            );
+            obj.insert(
+                "upload_bytes_per_unit_moved".into(),
+                (bytes.iter().sum::<f64>() / moved.max(1e-9)).into(),
             );
             obj.insert(
                 "upload_bytes_per_frame_max".into(),
