@@ -76,7 +76,28 @@ struct SurfaceOut {
     @location(4) morph: f32,
     // clip position again, for the outdoor octagon test per fragment
     @location(5) ndc: vec4<f32>,
+    //!CLIP_DISTANCES_OUT
 };
+
+// What the surface fragment stages read: SurfaceOut without the clip distances (a vertex-only
+// builtin).
+struct SurfaceIn {
+    @location(0) rel: vec3<f32>,
+    @location(1) height: f32,
+    @location(2) normal: vec3<f32>,
+    @location(3) @interpolate(flat) level: u32,
+    @location(4) morph: f32,
+    @location(5) ndc: vec4<f32>,
+};
+
+// The outdoor octagon as 8 clip distances (x − xmin·w, xmax·w − x, … for x, y, x+y, x−y): the
+// hardware clips the terrain to it, and early depth testing survives (no discard).
+fn octagon_distances(c: vec4<f32>) -> array<f32, 8> {
+    let a = vec4<f32>(c.x, c.y, c.x + c.y, c.x - c.y);
+    let lo = a - view.oct_min * c.w;
+    let hi = view.oct_max * c.w - a;
+    return array<f32, 8>(lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
+}
 
 struct Surface {
     rel: vec3<f32>,
@@ -125,6 +146,7 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     out.level = m.level;
     out.morph = s.alpha;
     out.ndc = out.clip;
+    //!CLIP_DISTANCES_WRITE
     return out;
 }
 
@@ -206,15 +228,13 @@ fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32)
 }
 
 @fragment
-fn fs_main(in: SurfaceOut) -> @location(0) vec4<f32> {
-    if outside_octagon(in.ndc.xy / in.ndc.w) {
-        discard;
-    }
+fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
+    //!DISCARD_OUTSIDE
     return vec4<f32>(shade(in.rel, in.height, in.normal, in.level, in.morph), 1.0);
 }
 
 @fragment
-fn fs_wire(in: SurfaceOut) -> @location(0) vec4<f32> {
+fn fs_wire(in: SurfaceIn) -> @location(0) vec4<f32> {
     let c = mix(vec3<f32>(0.02, 0.02, 0.02), level_color(in.level), 0.35);
     let f = fog_amount(length(in.rel));
     return vec4<f32>(mix(c, view.sky_horizon.rgb, f), 1.0);
@@ -333,5 +353,6 @@ fn vs_reference(r: ReferenceIn) -> SurfaceOut {
     out.level = 0u;
     out.morph = 0.0;
     out.ndc = out.clip;
+    //!CLIP_DISTANCES_WRITE
     return out;
 }

@@ -432,7 +432,7 @@ impl TerrainPass {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::terrain().into()),
+            source: wgpu::ShaderSource::Wgsl(shaders::terrain(gpu.features.clip_distances).into()),
         });
         let surface = |label, fs, cull, mode, bias| {
             surface_pipeline(

@@ -119,12 +119,22 @@ const MIN_X: f32 = lanthorn::level::builtin::MIN.x;
 
 /// The terrain under a level shows only through the visible outdoor cells: every pixel the
 /// terrain changes lies inside the octagon of the outdoor cell it is seen through.
+/// With clip distances and with the fragment-discard fallback alike.
 #[test]
 fn terrain_shows_only_through_outdoor_cells() {
+    let Some(gpu) = gpu() else { return };
+    terrain_through_outdoor_cells(gpu);
+    let Some(fallbacks) = crate::support::gpu_fallbacks() else {
+        return;
+    };
+    assert!(!fallbacks.features.clip_distances);
+    terrain_through_outdoor_cells(fallbacks);
+}
+
+fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
     use lanthorn::render::frame::FrameSettings;
     use lanthorn::render::Renderer;
     use lanthorn::vis::VisibleCell;
-    let Some(gpu) = gpu() else { return };
     let mut level = lanthorn::level::builtin::scene();
     // Open the yard's floor onto a terrain far below, and flag the yard outdoor.
     level.surfaces[0].indices.clear();

@@ -540,7 +540,10 @@ fn terrain_cli_bench_json_and_bad_heightmap() {
     let draws = v["terrain_draw_calls_max"].as_u64().unwrap();
     assert!((1..=6).contains(&draws), "{v}");
     assert!(v["terrain_triangles_median"].as_u64().unwrap() > 0);
-    assert!(v["camera_units_per_frame_median"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(
+        v["camera_units_per_frame_median"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
         .args([
