@@ -4,6 +4,7 @@
 
 use glam::{Vec2, Vec3};
 
+use super::bvh::{Bvh, Triangle};
 use crate::level::{surface_flags, Level};
 
 #[derive(Clone, Copy, Debug)]
@@ -44,54 +45,23 @@ fn plane_axes(n: Vec3) -> (Vec3, Vec3) {
     }
 }
 
-struct Triangle {
-    a: Vec3,
-    e1: Vec3,
-    e2: Vec3,
-}
-
-/// Möller–Trumbore: does the segment from `o` along `d` (length 1 = full) hit the triangle?
-fn segment_hits(t: &Triangle, o: Vec3, d: Vec3) -> bool {
-    let p = d.cross(t.e2);
-    let det = t.e1.dot(p);
-    if det.abs() < 1e-9 {
-        return false;
-    }
-    let inv = 1.0 / det;
-    let s = o - t.a;
-    let u = s.dot(p) * inv;
-    if !(0.0..=1.0).contains(&u) {
-        return false;
-    }
-    let q = s.cross(t.e1);
-    let v = d.dot(q) * inv;
-    if v < 0.0 || u + v > 1.0 {
-        return false;
-    }
-    let dist = t.e2.dot(q) * inv;
-    dist > 1e-4 && dist < 1.0 - 1e-4
-}
-
 /// Bakes every non-sky, non-liquid surface of the world (cells' surfaces) and writes
 /// `level.lightmaps`, each surface's `lightmap` rect and its vertices' `lightmap_uv`.
 pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
-    let tris: Vec<Triangle> = level
-        .surfaces
-        .iter()
-        .filter(|s| s.flags & (surface_flags::SKY | surface_flags::LIQUID) == 0)
-        .flat_map(|s| {
-            s.indices.chunks_exact(3).map(move |t| {
-                let a = s.vertices[t[0] as usize].position;
-                let b = s.vertices[t[1] as usize].position;
-                let c = s.vertices[t[2] as usize].position;
-                Triangle {
-                    a,
-                    e1: b - a,
-                    e2: c - a,
-                }
+    // Shadow casters: every drawn surface (sky and liquids excluded), in a BVH.
+    let casters = Bvh::new(
+        level
+            .surfaces
+            .iter()
+            .filter(|s| s.flags & (surface_flags::SKY | surface_flags::LIQUID) == 0)
+            .flat_map(|s| {
+                s.indices.chunks_exact(3).map(move |t| {
+                    let p = |i: u32| s.vertices[i as usize].position;
+                    Triangle::new(p(t[0]), p(t[1]), p(t[2]))
+                })
             })
-        })
-        .collect();
+            .collect(),
+    );
 
     // Luxel grids per surface.
     let mut grids: Vec<Option<(u32, u32, Vec<u8>)>> = Vec::with_capacity(level.surfaces.len());
@@ -144,7 +114,7 @@ pub fn bake(level: &mut Level, lights: &[PointLight], opts: &BakeOptions) {
                     if ndotl <= 0.0 || dist >= l.radius {
                         continue;
                     }
-                    if tris.iter().any(|t| segment_hits(t, p, d)) {
+                    if casters.occluded(p, d) {
                         continue;
                     }
                     // Quake's linear falloff, scaled by the angle.
