@@ -59,6 +59,7 @@ pub struct Renderer {
     /// Per cell: open to the terrain (`cell_flags::OUTDOOR`). A level with cells shows the
     /// terrain only through its visible outdoor cells; a level without cells shows all of it.
     outdoor: Vec<bool>,
+    any_outdoor: bool,
     /// Where the level places the terrain (`TerrainRef.origin`).
     terrain_origin: glam::Vec3,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
@@ -83,6 +84,10 @@ impl Renderer {
                 .iter()
                 .map(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0)
                 .collect(),
+            any_outdoor: level
+                .cells
+                .iter()
+                .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
             sun_direction: crate::light::entities::level_lights(level)
                 .sun
@@ -108,7 +113,7 @@ impl Renderer {
     /// outside every cell of a level that has outdoor cells (flying over the terrain beyond
     /// them), `None` when no outdoor cell is visible.
     pub fn terrain_octagon(&self, visible: &VisibleSet) -> Option<crate::geom::Octagon> {
-        if self.outdoor.is_empty() || (visible.eye_outside && self.outdoor.contains(&true)) {
+        if self.outdoor.is_empty() || (visible.eye_outside && self.any_outdoor) {
             return Some(crate::geom::Octagon::FULL);
         }
         let mut oct = crate::geom::Octagon::EMPTY;
