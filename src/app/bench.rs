@@ -84,6 +84,7 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
             .filter(|(_, o)| {
                 !visited[*o as usize]
                     && level.cells[*o as usize].medium == crate::level::Medium::Air
+                    && level.cells[*o as usize].flags & crate::level::cell_flags::OUTSIDE == 0
             })
             .max_by(|a, b| {
                 let va = level.cells[a.1 as usize].aabb.size();

@@ -62,6 +62,11 @@ pub mod cell_flags {
     pub const OUTDOOR: u32 = 1;
     /// Sees a sky surface.
     pub const SKY_VISIBLE: u32 = 2;
+    /// The open world around a compiled outdoor level (the space no operation built, next to
+    /// outdoor cells): a stand-in cell the size of the level's box with no surfaces, joined by
+    /// portals to every open face of the outdoor cells, so outdoor regions see each other across
+    /// the sky. Point location never returns it; the eye tracker uses it for an eye in no cell.
+    pub const OUTSIDE: u32 = 4;
 }
 
 /// A convex polyhedron of open space: the unit of visibility.
@@ -351,6 +356,14 @@ impl Level {
                 return None;
             }
         }
+    }
+
+    /// The `OUTSIDE` cell, if the level has one.
+    pub fn outside_cell(&self) -> Option<u32> {
+        self.cells
+            .iter()
+            .position(|c| c.flags & cell_flags::OUTSIDE != 0)
+            .map(|i| i as u32)
     }
 
     /// The player start (`info_player_start`, else a deathmatch or coop start) as a camera:

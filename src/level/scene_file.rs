@@ -265,6 +265,40 @@ pub fn compile_scene(
     });
     let is_open = |cell: u32, solid: &csg::Region| outdoor_cell[cell as usize] && !solid.written;
     let mut open_faces = 0usize;
+    // With a terrain, the open world beyond those faces is one more cell (OUTSIDE), joined to
+    // every open face by a portal: outdoor regions see each other across the sky.
+    let outside = (scene.terrain.is_some() && outdoor_cell.contains(&true)).then(|| {
+        let id = level.cells.len() as u32;
+        let planes = csg::box_planes(regions.min, regions.max)
+            .iter()
+            .map(|p| p.flipped().to_f32())
+            .collect();
+        level.cells.push(Cell {
+            planes,
+            aabb: Aabb::new(regions.min.as_vec3(), regions.max.as_vec3()),
+            medium: Medium::Air,
+            flags: cell_flags::OUTDOOR | cell_flags::OUTSIDE,
+            portals: Vec::new(),
+            surfaces: Vec::new(),
+        });
+        id
+    });
+    // A portal from outdoor cell `cell` through an open face into OUTSIDE: `points` wound
+    // counter-clockwise seen from OUTSIDE, `plane` facing it.
+    let open_portal = |level: &mut Level, cell: u32, points: &[DVec3], plane: DPlane| {
+        let Some(out) = outside else { return };
+        let id = level.portals.len() as u32;
+        level.portals.push(Portal {
+            polygon: points.iter().map(|p| p.as_vec3()).collect(),
+            plane: plane.to_f32(),
+            front: out,
+            back: cell,
+            transform: None,
+            flags: 0,
+        });
+        level.cells[cell as usize].portals.push(id);
+        level.cells[out as usize].portals.push(id);
+    };
     // Portals and surfaces from contacts.
     let contacts = csg::contacts(&regions);
     let mut polys: Vec<(Vec<DVec3>, DVec3, u32, u32, u32)> = Vec::new(); // points, normal, material, flags, cell
@@ -311,6 +345,8 @@ pub fn compile_scene(
                     polys.push((rev, -n, rb.material, 0, a));
                 } else if let Some(sky) = open_sky {
                     polys.push((rev, -n, sky, surface_flags::SKY, a));
+                } else {
+                    open_portal(&mut level, a, &c.winding.points, *regions.pool.get(c.plane));
                 }
                 open_faces += is_open(a, rb) as usize;
             }
@@ -319,6 +355,10 @@ pub fn compile_scene(
                     polys.push((c.winding.points.clone(), n, ra.material, 0, b));
                 } else if let Some(sky) = open_sky {
                     polys.push((c.winding.points.clone(), n, sky, surface_flags::SKY, b));
+                } else {
+                    let mut rev = c.winding.points.clone();
+                    rev.reverse();
+                    open_portal(&mut level, b, &rev, regions.pool.get(c.plane).flipped());
                 }
                 open_faces += is_open(b, ra) as usize;
             }
@@ -410,7 +450,13 @@ pub fn kd_tree(cells: &[Cell]) -> Bsp {
     if cells.is_empty() {
         return bsp;
     }
-    let all: Vec<u32> = (0..cells.len() as u32).collect();
+    // The OUTSIDE stand-in overlaps everything: point location must never find it.
+    let all: Vec<u32> = (0..cells.len() as u32)
+        .filter(|&i| cells[i as usize].flags & cell_flags::OUTSIDE == 0)
+        .collect();
+    if all.is_empty() {
+        return bsp;
+    }
     let root = kd_node(cells, all, &mut bsp, 0);
     bsp.root = Some(root);
     bsp
@@ -668,6 +714,82 @@ mod tests {
                 level.sky.as_ref().and_then(|s| s.material).is_some(),
                 !with_terrain
             );
+        }
+    }
+
+    /// Two outdoor yards with a built block between them and no portal path from one to the
+    /// other: with a terrain they see each other across the sky through the OUTSIDE cell; without
+    /// one the open faces are sky surfaces, opaque like Quake's, and they do not.
+    pub(crate) const TWO_YARDS: &str = r#"Scene(
+    ops: [
+        (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+        (brush: Box(min: (768, 0, 0), max: (1280, 512, 256)), medium: Air),
+        (brush: Box(min: (-64, -64, -32), max: (1344, 576, 0)), medium: Solid, material: Some("ground")),
+        (brush: Box(min: (512, 0, 0), max: (768, 512, 96)), medium: Solid, material: Some("block")),
+    ],
+    terrain: Some((heightmap: "procedural:256", origin: (-4096, -4096, -300), horizontal_scale: 32, vertical_scale: 0.1)),
+    outdoor: [Box(min: (-64, -64, -32), max: (1344, 576, 300))],
+)"#;
+
+    #[test]
+    fn outdoor_yards_see_each_other_across_the_outside() {
+        use crate::geom::{Camera, CameraSpec};
+        use crate::vis::{CullMode, Culler, VisibleSet};
+        for with_terrain in [true, false] {
+            let mut scene = parse(TWO_YARDS).unwrap();
+            if !with_terrain {
+                scene.terrain = None;
+            }
+            let (level, _) = compile_scene(&scene, &CompileOptions::default()).unwrap();
+            super::super::compile::tests::check_portals_and_locate(&level);
+            let outside = level.outside_cell();
+            assert_eq!(outside.is_some(), with_terrain);
+            // Point location never answers OUTSIDE, not even far outside the yards.
+            for p in [
+                Vec3::new(256.0, 256.0, 100.0),
+                Vec3::new(640.0, 256.0, 200.0),
+                Vec3::new(-40.0, -40.0, 100.0),
+            ] {
+                let c = level.locate(p);
+                assert!(c.is_none() || c != outside, "{p}");
+            }
+            let yard_b = level.locate(Vec3::new(1100.0, 256.0, 50.0)).unwrap();
+            // From yard A, high above the block, looking at yard B's floor (x 1100): the segment
+            // to it clears the block (x 512..768, z < 96) — geometrically visible.
+            let eye = Vec3::new(300.0, 256.0, 240.0);
+            let target = Vec3::new(1100.0, 256.0, 0.5);
+            let z_at_block = |x: f32| eye.z + (target.z - eye.z) * (x - eye.x) / (target.x - eye.x);
+            assert!(z_at_block(768.0) > 96.0);
+            let d = target - eye;
+            let spec = CameraSpec {
+                position: eye,
+                yaw: 0.0,
+                pitch: (d.z / d.truncate().length()).atan().to_degrees(),
+            };
+            let cam = Camera::new(spec, 16.0 / 9.0);
+            let mut vis = VisibleSet::default();
+            Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
+            let sees_b = vis.cells.iter().any(|c| c.cell == yard_b);
+            assert_eq!(
+                sees_b, with_terrain,
+                "terrain {with_terrain}: yard B visible {sees_b}"
+            );
+            if with_terrain {
+                // An eye out over the terrain, beyond every cell, is in OUTSIDE and sees both
+                // yards through their open tops.
+                let spec = CameraSpec {
+                    position: Vec3::new(640.0, -900.0, 900.0),
+                    yaw: 90.0,
+                    pitch: -40.0,
+                };
+                let cam = Camera::new(spec, 16.0 / 9.0);
+                let mut culler = Culler::new(&level, CullMode::Portal);
+                culler.cull(&level, &cam, &mut vis);
+                assert_eq!(culler.tracker.cell(), outside);
+                let yard_a = level.locate(Vec3::new(256.0, 256.0, 50.0)).unwrap();
+                assert!(vis.cells.iter().any(|c| c.cell == yard_a));
+                assert!(vis.cells.iter().any(|c| c.cell == yard_b));
+            }
         }
     }
 

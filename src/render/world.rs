@@ -726,8 +726,13 @@ fn make_pipeline(
             } else {
                 wgpu::FrontFace::Ccw
             },
-            // Liquids too: Quake stores a face for each side of a water surface.
-            cull_mode: Some(wgpu::Face::Back),
+            // Liquids too: Quake stores a face for each side of a water surface. Solid ids
+            // keep back faces as occluders (see `fs_ids`).
+            cull_mode: if color.is_none() && !translucent {
+                None
+            } else {
+                Some(wgpu::Face::Back)
+            },
             ..Default::default()
         },
         depth_stencil: Some(wgpu::DepthStencilState {

@@ -15,6 +15,8 @@ const MAX_WALK: f32 = 256.0;
 pub struct EyeTracker {
     cell: Option<u32>,
     position: Option<Vec3>,
+    /// The level's `OUTSIDE` cell (looked up once): where an eye in no cell is.
+    outside: Option<Option<u32>>,
     /// How many updates fell back to BSP location (statistics).
     pub relocations: u64,
 }
@@ -28,8 +30,15 @@ impl EyeTracker {
         self.cell
     }
 
-    /// The cell holding `p` (`None` in solid).
+    /// The cell holding `p`: `None` in solid, or the level's `OUTSIDE` cell where it has one.
     pub fn update(&mut self, level: &Level, p: Vec3) -> Option<u32> {
+        let outside = *self.outside.get_or_insert_with(|| level.outside_cell());
+        if outside.is_some() && self.cell == outside {
+            // OUTSIDE holds every point of the level's box: leave it as soon as a cell has p.
+            self.position = Some(p);
+            self.cell = level.locate(p).or(outside);
+            return self.cell;
+        }
         let from = self.position.replace(p);
         if let (Some(c), Some(from)) = (self.cell, from) {
             if let Some(cell) = level.cells.get(c as usize) {
@@ -49,7 +58,7 @@ impl EyeTracker {
             }
         }
         self.relocations += 1;
-        self.cell = level.locate(p);
+        self.cell = level.locate(p).or(outside);
         self.cell
     }
 }

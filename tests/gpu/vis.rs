@@ -102,3 +102,28 @@ fn portal_culling_on_imported_bsp_is_no_worse_than_the_files_pvs() {
         pvs.mean_ratio()
     );
 }
+
+/// The README's outdoor scene: eyes high on the terrace look over the facade and the hall's
+/// unbuilt roof. The truth render treats surfaces seen from behind as the level's solid outside
+/// (they hide what is behind them); the portal flow, through the OUTSIDE cell, misses nothing.
+#[test]
+fn portal_culling_misses_nothing_in_an_outdoor_scene() {
+    if gpu_fallbacks().is_none() {
+        return;
+    }
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```ron\n").unwrap() + 7;
+    let end = start + readme[start..].find("```").unwrap();
+    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
+    let (level, _) =
+        lanthorn::level::scene_file::compile_scene(&scene, &Default::default()).unwrap();
+    assert!(level.outside_cell().is_some());
+    let report = check(&level, 120, 5);
+    let portal = report
+        .methods
+        .iter()
+        .find(|m| m.method == "portal")
+        .unwrap();
+    assert_eq!(portal.missed_surfaces, 0, "{:?}", portal.worst);
+    assert_eq!(portal.differing_pixels, 0, "{:?}", portal.worst);
+}
