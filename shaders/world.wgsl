@@ -141,12 +141,25 @@ fn to_linear(c: vec3<f32>) -> vec3<f32> {
     return select(pow((x + 0.055) / 1.055, vec3<f32>(2.4)), x / 12.92, x <= vec3<f32>(0.04045));
 }
 
+// The camera's view: no clip plane, and no discard (with clip distances) so the depth test
+// can run before shading.
 @fragment
 fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
+    //!DISCARD_OUTSIDE
+    return shade(in);
+}
+
+// A view through a mirror or teleporter: what lies before the portal plane is clipped.
+@fragment
+fn fs_portal_view(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
     if dot(frame.views[records[in.slot].view].clip_plane, vec4<f32>(in.world, 1.0)) < 0.0 {
         discard;
     }
+    return shade(in);
+}
+
+fn shade(in: FragmentIn) -> vec4<f32> {
     // Every sample and derivative first, in uniform control flow.
     let time = frame.params.x;
     var uv = in.uv;

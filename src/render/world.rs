@@ -207,8 +207,8 @@ enum Item {
 }
 
 pub struct WorldPass {
-    /// [winding (normal, mirrored)] × [opaque, sky, liquid].
-    pipelines: [wgpu::RenderPipeline; 6],
+    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
+    pipelines: [wgpu::RenderPipeline; 9],
     /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
     id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
     pipeline_layout: wgpu::PipelineLayout,
@@ -230,7 +230,7 @@ pub struct WorldPass {
     object_origins: Vec<[f32; 4]>,
     use_indirect: bool,
     /// This frame's sub-draws per kind, as (first command, count) into `indirect` / `commands`.
-    batches: [(u32, u32); 6],
+    batches: [(u32, u32); 9],
     commands: Vec<wgpu::util::DrawIndexedIndirectArgs>,
     scratch: Scratch,
     pub stats: WorldStats,
@@ -366,24 +366,16 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines = [false, true].map(|mirrored| {
-            SurfaceKind::ALL.map(|kind| {
-                make_pipeline(
-                    device,
-                    &pipeline_layout,
-                    &module,
-                    kind,
-                    Some(color_format),
-                    mirrored,
-                )
-            })
+        let pipelines: [wgpu::RenderPipeline; 9] = std::array::from_fn(|i| {
+            make_pipeline(
+                device,
+                &pipeline_layout,
+                &module,
+                SurfaceKind::ALL[i % 3],
+                Some(color_format),
+                ViewClass::ALL[i / 3],
+            )
         });
-        let pipelines: [wgpu::RenderPipeline; 6] = {
-            let [a, b] = pipelines;
-            let [a0, a1, a2] = a;
-            let [b0, b1, b2] = b;
-            [a0, a1, a2, b0, b1, b2]
-        };
         let object_origins = level
             .objects
             .iter()
@@ -406,7 +398,7 @@ impl WorldPass {
             mesh,
             object_origins,
             use_indirect: gpu.features.indirect_first_instance,
-            batches: [(0, 0); 6],
+            batches: [(0, 0); 9],
             commands: Vec::new(),
             scratch: Scratch {
                 liquid_stamp: vec![0; liquid_count],
@@ -441,12 +433,10 @@ impl WorldPass {
                 eye: v.eye.extend(1.0).to_array(),
             };
         }
-        let mirrored = |view: u32| {
-            view > 0
-                && visible
-                    .views
-                    .get(view as usize - 1)
-                    .is_some_and(|v| v.mirrored)
+        let class = |view: u32| match visible.views.get((view as usize).wrapping_sub(1)) {
+            _ if view == 0 => ViewClass::Camera,
+            Some(v) if v.mirrored => ViewClass::Mirrored,
+            _ => ViewClass::Portal,
         };
         let frame = FrameUniform {
             view_proj: camera.view_proj().to_cols_array_2d(),
@@ -517,8 +507,9 @@ impl WorldPass {
         self.commands.clear();
         let mut stats = WorldStats::default();
         let n_records = scratch.records.len();
-        // Batches: (winding, pipeline); mirrored views wind the other way.
-        for flipped in [false, true] {
+        // Batches: (view class, pipeline); portal views test their clip plane, mirrored views
+        // wind the other way.
+        for view_class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
                 let first = self.commands.len() as u32;
                 let mut push =
@@ -542,7 +533,7 @@ impl WorldPass {
                         Item::Cell(_, v) => v,
                         Item::Object(_) => 0,
                     };
-                    if mirrored(view) != flipped {
+                    if class(view) != view_class {
                         continue;
                     }
                     match *item {
@@ -567,7 +558,7 @@ impl WorldPass {
                         ),
                     }
                 }
-                if kind == SurfaceKind::Liquid && !flipped {
+                if kind == SurfaceKind::Liquid && view_class == ViewClass::Camera {
                     for (i, &l) in scratch.liquids.iter().enumerate() {
                         push(
                             self.mesh.liquid_ranges[l as usize],
@@ -577,7 +568,7 @@ impl WorldPass {
                     }
                 }
                 let count = self.commands.len() as u32 - first;
-                self.batches[flipped as usize * 3 + kind as usize] = (first, count);
+                self.batches[view_class as usize * 3 + kind as usize] = (first, count);
                 stats.sub_draws += count;
                 if count > 0 {
                     stats.draw_calls += if self.use_indirect { 1 } else { count };
@@ -642,7 +633,7 @@ impl WorldPass {
                     &self.module,
                     SurfaceKind::Opaque,
                     None,
-                    false,
+                    ViewClass::Camera,
                 ),
                 make_pipeline(
                     device,
@@ -650,7 +641,7 @@ impl WorldPass {
                     &self.module,
                     SurfaceKind::Liquid,
                     None,
-                    false,
+                    ViewClass::Camera,
                 ),
             ]
         });
@@ -662,8 +653,12 @@ impl WorldPass {
             IdLayer::Liquid => &[SurfaceKind::Liquid],
         };
         pass.set_pipeline(&pipes[if layer == IdLayer::Solid { 0 } else { 1 }]);
-        for &kind in kinds {
-            let (first, count) = self.batches[kind as usize];
+        // The camera's and the unmirrored portal views' draws (ids take no winding flip).
+        for (class, &kind) in [ViewClass::Camera, ViewClass::Portal]
+            .iter()
+            .flat_map(|c| kinds.iter().map(move |k| (c, k)))
+        {
+            let (first, count) = self.batches[*class as usize * 3 + kind as usize];
             for c in &self.commands[first as usize..(first + count) as usize] {
                 pass.draw_indexed(
                     c.first_index..c.first_index + c.index_count,
@@ -675,6 +670,22 @@ impl WorldPass {
     }
 }
 
+/// Which views a pipeline draws. The camera's own view has no clip plane, so its fragment
+/// shader has no plane test: without a `discard` the depth test runs before shading (on
+/// lavapipe this halves the world pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ViewClass {
+    Camera = 0,
+    /// Through a teleporter: the portal plane clips.
+    Portal = 1,
+    /// Through a mirror: the portal plane clips and triangles wind the other way.
+    Mirrored = 2,
+}
+
+impl ViewClass {
+    const ALL: [ViewClass; 3] = [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
+}
+
 /// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint).
 fn make_pipeline(
     device: &wgpu::Device,
@@ -682,13 +693,18 @@ fn make_pipeline(
     module: &wgpu::ShaderModule,
     kind: SurfaceKind,
     color: Option<wgpu::TextureFormat>,
-    mirrored: bool,
+    class: ViewClass,
 ) -> wgpu::RenderPipeline {
+    let mirrored = class == ViewClass::Mirrored;
     let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
     let translucent = kind == SurfaceKind::Liquid;
     let (entry, target) = match color {
         Some(format) => (
-            "fs_main",
+            if class == ViewClass::Camera {
+                "fs_main"
+            } else {
+                "fs_portal_view"
+            },
             wgpu::ColorTargetState {
                 format,
                 blend: translucent.then_some(wgpu::BlendState::ALPHA_BLENDING),
