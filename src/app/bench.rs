@@ -35,11 +35,15 @@ impl Default for BenchOptions {
 /// The camera path: a slow circle of 96 units around the start, turning a full circle with a
 /// gentle pitch sway. Deterministic for a given start and frame count.
 pub fn camera_path(start: CameraSpec, frames: u32) -> Vec<CameraSpec> {
+    circle_path(start, frames, 96.0)
+}
+
+fn circle_path(start: CameraSpec, frames: u32, radius: f32) -> Vec<CameraSpec> {
     (0..frames)
         .map(|i| {
             let t = i as f32 / frames.max(1) as f32;
             let a = t * std::f32::consts::TAU;
-            let offset = Vec3::new(a.cos() - 1.0, a.sin(), 0.0) * 96.0;
+            let offset = Vec3::new(a.cos() - 1.0, a.sin(), 0.0) * radius;
             CameraSpec {
                 position: start.position + offset,
                 yaw: start.yaw + t * 360.0,
@@ -115,7 +119,14 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
         }
     }
     if points.len() < 2 || length < 1.0 {
-        return camera_path(start, frames);
+        // Nowhere to walk (one cell): circle as wide as the start's cell allows, so every
+        // frame is taken from inside it (a path into solid would bench empty frames).
+        let cell = &level.cells[first as usize];
+        return [96.0, 48.0, 24.0, 12.0, 0.0]
+            .iter()
+            .map(|&r| circle_path(start, frames, r))
+            .find(|path| path.iter().all(|c| cell.contains(c.position, -8.0)))
+            .unwrap_or_else(|| circle_path(start, frames, 0.0));
     }
     // Constant speed along the polyline; the view turns smoothly toward the direction of travel.
     let mut out = Vec::with_capacity(frames as usize);
@@ -187,9 +198,13 @@ pub fn run_with_terrain(
 ) -> BenchReport {
     let mut renderer = Renderer::new(gpu, level, opts.size);
     let aspect = opts.size.0 as f32 / opts.size.1 as f32;
+    // A terrain alone: the fixed flight over it; a level (with or without its terrain): a walk
+    // through its cells.
     let path = match &terrain {
-        Some(t) => crate::terrain::fixed_flight(&t.heightmap, opts.frames.max(1) as usize),
-        None => level_path(level, start, opts.frames),
+        Some(t) if level.cells.is_empty() => {
+            crate::terrain::fixed_flight(&t.heightmap, opts.frames.max(1) as usize)
+        }
+        _ => level_path(level, start, opts.frames),
     };
     if let Some(t) = terrain {
         renderer.set_terrain(gpu, t);
@@ -228,7 +243,8 @@ pub fn run_with_terrain(
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
         report.triangles.push(stats.world.triangles);
-        if renderer.terrain.is_some() {
+        // Frames that drew the terrain (in a level, only those that see an outdoor cell).
+        if renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
             report.terrain.push(stats.terrain);
         }
         push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
@@ -277,6 +293,7 @@ impl BenchReport {
             let t = &self.terrain;
             let f = |g: &dyn Fn(&TerrainStats) -> f64| t.iter().map(g).collect::<Vec<f64>>();
             let select = f(&|s| s.select_us);
+            obj.insert("terrain_frames".into(), t.len().into());
             let tris = f(&|s| s.triangles as f64);
             let bytes = f(&|s| s.upload_bytes as f64);
             obj.insert(
@@ -418,6 +435,15 @@ mod tests {
             .filter_map(|c| level.locate(c.position))
             .collect();
         assert!(rooms.len() > 5);
+        // A one-cell level (the built-in yard, its start near a corner): the whole path stays
+        // in the cell, and it still moves.
+        let yard = crate::level::builtin::scene();
+        let start = yard.player_start().unwrap();
+        let path = level_path(&yard, start, 120);
+        for c in &path {
+            assert_eq!(yard.locate(c.position), Some(0), "{c:?} left the yard");
+        }
+        assert!(path.iter().any(|c| (c.position - start.position).length() > 10.0));
     }
 
     #[test]
