@@ -173,19 +173,23 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     let baked = textureSample(lightmap, lightmap_sampler, in.lightmap_uv / dims).rgb;
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
 
+    // One exit: an early return from a divergent branch makes lavapipe mask everything after
+    // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).
+    var color: vec3<f32>;
     if (in.flags & SURFACE_SKY) != 0u {
-        return vec4<f32>(to_linear(sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz)), 1.0);
+        color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);
+    } else {
+        var light = baked * frame.params.y;
+        if liquid || frame.params.z > 0.5 {
+            light = vec3<f32>(1.0);
+        } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
+            // Unbaked geometry: shade by the face normal so walls stay readable.
+            light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
+        }
+        // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
+        // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
+        color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
-    var light = baked * frame.params.y;
-    if liquid || frame.params.z > 0.5 {
-        light = vec3<f32>(1.0);
-    } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-        // Unbaked geometry: shade by the face normal so walls stay readable.
-        light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
-    }
-    // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
-    // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
-    let color = mix(tex.rgb, tex.rgb * light, tex.a);
     let alpha = select(1.0, 0.6, liquid);
     return vec4<f32>(to_linear(color), alpha);
 }
