@@ -53,28 +53,19 @@ fn terrain_height(heights: texture_2d_array<f32>, f: TerrainFrame, level: u32, g
     return textureLoad(heights, vec2<i32>(terrain_emod(g.x, n), terrain_emod(g.y, n)), i32(level), 0).r;
 }
 
-// The coarser level's surface at `g` (odd/odd follows the (0,0)-(1,1) diagonal).
+// The coarser level's surface at `g` (odd/odd follows the (0,0)-(1,1) diagonal): the mean of the
+// two neighbours along the odd axes, without a branch per parity: at even/even both samples are
+// `g` itself and 0.5 · (h + h) = h exactly, so this equals the CPU reference bit for bit.
 fn terrain_coarse_height(heights: texture_2d_array<f32>, f: TerrainFrame, level: u32, g: vec2<i32>) -> f32 {
     let odd = g & vec2<i32>(1, 1);
-    if (odd.x == 1 && odd.y == 0) {
-        return 0.5 * (terrain_height(heights, f, level, g - vec2<i32>(1, 0)) + terrain_height(heights, f, level, g + vec2<i32>(1, 0)));
-    }
-    if (odd.x == 0 && odd.y == 1) {
-        return 0.5 * (terrain_height(heights, f, level, g - vec2<i32>(0, 1)) + terrain_height(heights, f, level, g + vec2<i32>(0, 1)));
-    }
-    if (odd.x == 1 && odd.y == 1) {
-        return 0.5 * (terrain_height(heights, f, level, g - vec2<i32>(1, 1)) + terrain_height(heights, f, level, g + vec2<i32>(1, 1)));
-    }
-    return terrain_height(heights, f, level, g);
+    return 0.5 * (terrain_height(heights, f, level, g - odd) + terrain_height(heights, f, level, g + odd));
 }
 
 fn terrain_morph_alpha(f: TerrainFrame, level: u32, rel_xy: vec2<f32>) -> f32 {
-    if (level + 1u >= f.levels) {
-        return 0.0;
-    }
+    // The coarsest level has nothing to morph towards (a select, not an early return).
     let spacing = f.base_spacing * f32(1u << level);
     let d = max(abs(rel_xy.x), abs(rel_xy.y)) / spacing;
-    return clamp((d - f.morph_start) / f.morph_width, 0.0, 1.0);
+    return select(clamp((d - f.morph_start) / f.morph_width, 0.0, 1.0), 0.0, level + 1u >= f.levels);
 }
 
 // Level grid point of a local mesh vertex.
