@@ -443,7 +443,9 @@ mod tests {
         for c in &path {
             assert_eq!(yard.locate(c.position), Some(0), "{c:?} left the yard");
         }
-        assert!(path.iter().any(|c| (c.position - start.position).length() > 10.0));
+        assert!(path
+            .iter()
+            .any(|c| (c.position - start.position).length() > 10.0));
     }
 
     #[test]

@@ -709,6 +709,7 @@ fn compile_map(
 /// Bakes the level's light entities into its lightmaps (already laid out and full light).
 pub(crate) fn light_level(level: &mut Level, stats: &mut CompileStats) {
     let lights = crate::light::entities::level_lights(level);
+    stats.warnings.extend(lights.warnings.iter().cloned());
     if lights.is_empty() {
         log::info!("compile: no light entities; surfaces stay at full light");
         return;

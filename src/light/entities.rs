@@ -77,6 +77,9 @@ pub struct LevelLights {
     pub minlight: f32,
     /// Lights that start off (spawnflags 1) and are left out: only light style 0 is baked.
     pub skipped: usize,
+    /// Keys that did not parse (the default was used) and lights without an origin, naming
+    /// the entity.
+    pub warnings: Vec<String>,
 }
 
 impl LevelLights {
@@ -108,25 +111,33 @@ fn direction(yaw: f32, pitch: f32) -> Vec3 {
     Vec3::new(y.cos() * p.cos(), y.sin() * p.cos(), p.sin())
 }
 
+/// A number-valued key: `default` when absent; a warning naming the entity when unparsable.
+fn number(e: &Entity, i: usize, key: &str, default: f32, warnings: &mut Vec<String>) -> f32 {
+    let Some(v) = e.get(key) else { return default };
+    v.trim().parse().unwrap_or_else(|_| {
+        warnings.push(format!(
+            "entity {i} ({}): {key} {v:?} is not a number; using {default}",
+            e.classname()
+        ));
+        default
+    })
+}
+
 /// Reads the lights of a level from its entities.
 pub fn level_lights(level: &Level) -> LevelLights {
     let mut out = LevelLights::default();
-    let world = level
+    let w = &mut out.warnings;
+    if let Some((i, e)) = level
         .entities
         .iter()
-        .find(|e| e.classname() == "worldspawn");
-    if let Some(w) = world {
-        out.minlight = w
-            .get("light")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0.0);
-        let sunlight: f32 = w
-            .get("_sunlight")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0.0);
+        .enumerate()
+        .find(|(_, e)| e.classname() == "worldspawn")
+    {
+        out.minlight = number(e, i, "light", 0.0, w);
+        let sunlight = number(e, i, "_sunlight", 0.0, w);
         if sunlight > 0.0 {
             // `_sun_mangle` "yaw pitch": where the light goes (pitch −90 = straight down).
-            let m = floats(w.get("_sun_mangle").unwrap_or("0 -90 0"));
+            let m = floats(e.get("_sun_mangle").unwrap_or("0 -90 0"));
             let (yaw, pitch) = (
                 m.first().copied().unwrap_or(0.0),
                 m.get(1).copied().unwrap_or(-90.0),
@@ -134,36 +145,35 @@ pub fn level_lights(level: &Level) -> LevelLights {
             out.sun = Some(Sun {
                 direction: direction(yaw, pitch).normalize(),
                 intensity: sunlight,
-                color: color(w, "_sunlight_color"),
+                color: color(e, "_sunlight_color"),
             });
         }
     }
-    for e in &level.entities {
+    for (i, e) in level.entities.iter().enumerate() {
         if !e.classname().starts_with("light") {
             continue;
         }
-        let Some(position) = e.origin() else { continue };
-        let spawnflags: u32 = e
-            .get("spawnflags")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0);
+        let Some(position) = e.origin() else {
+            w.push(format!(
+                "entity {i} ({}): no usable origin \"x y z\"; the light is left out",
+                e.classname()
+            ));
+            continue;
+        };
+        let spawnflags = number(e, i, "spawnflags", 0.0, w) as u32;
         if spawnflags & 1 != 0 && e.get("targetname").is_some() {
             out.skipped += 1;
             continue;
         }
-        let intensity: f32 = e
-            .get("light")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(300.0);
+        let intensity = number(e, i, "light", 300.0, w);
         if intensity <= 0.0 {
             continue;
         }
-        let falloff: f32 = e
-            .get("wait")
-            .and_then(|v| v.trim().parse().ok())
-            .filter(|w: &f32| *w > 0.0)
+        let falloff = Some(number(e, i, "wait", 1.0, w))
+            .filter(|w| *w > 0.0)
             .unwrap_or(1.0);
         // A light aimed at another entity is a spotlight (cone `angle`, default 20°).
+        let cone = number(e, i, "angle", 20.0, w);
         let spot = e
             .get("target")
             .and_then(|t| {
@@ -175,11 +185,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
             .and_then(|t| t.origin())
             .and_then(|target| {
                 let axis = (target - position).try_normalize()?;
-                let angle: f32 = e
-                    .get("angle")
-                    .and_then(|v| v.trim().parse().ok())
-                    .unwrap_or(20.0);
-                Some((axis, (angle.clamp(1.0, 179.0) * 0.5).to_radians().cos()))
+                Some((axis, (cone.clamp(1.0, 179.0) * 0.5).to_radians().cos()))
             });
         out.lights.push(EntityLight {
             position,
@@ -464,6 +470,39 @@ fn bake_surface(
 mod tests {
     use super::*;
     use crate::level::scene_file::{compile_scene, parse};
+
+    /// Unparsable keys and a light without an origin are warnings naming the entity; the light
+    /// still bakes with the default.
+    #[test]
+    fn bad_light_keys_are_warnings_naming_the_entity() {
+        let scene = parse(
+            r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (256, 256, 128)), medium: Air)],
+            entities: [
+                [("classname", "worldspawn"), ("light", "dim")],
+                [("classname", "light"), ("origin", "128 128 64"), ("light", "bright")],
+                [("classname", "light_torch_small_walltorch"), ("origin", "nowhere")],
+            ])"#,
+        )
+        .unwrap();
+        let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+        let all = stats.warnings.join("\n");
+        assert!(
+            all.contains("entity 0 (worldspawn): light \"dim\" is not a number"),
+            "{all}"
+        );
+        assert!(
+            all.contains("entity 1 (light): light \"bright\" is not a number; using 300"),
+            "{all}"
+        );
+        assert!(
+            all.contains("entity 2 (light_torch_small_walltorch): no usable origin"),
+            "{all}"
+        );
+        let lights = level_lights(&level);
+        assert_eq!(lights.lights.len(), 1);
+        assert_eq!(lights.lights[0].intensity, 300.0);
+        assert_eq!(stats.lights, 1);
+    }
 
     /// The closest point on a triangle against brute force over a fine barycentric grid.
     #[test]
