@@ -194,9 +194,10 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     return vec4<f32>(to_linear(color), alpha);
 }
 
-// The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing). A surface
-// seen from behind is the outside of the level's solid (e.g. from an outdoor cell over an
-// unbuilt roof): it hides what is behind it and shows nothing.
+// The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing). In an
+// outdoor level (back faces not culled) a surface seen from behind is the outside of the level's
+// solid (e.g. from an outdoor cell over an unbuilt roof): it hides what is behind it and shows
+// nothing.
 @fragment
 fn fs_ids(in: FragmentIn, @builtin(front_facing) front: bool) -> @location(0) u32 {
     //!DISCARD_OUTSIDE

@@ -226,6 +226,10 @@ pub struct WorldPass {
     pub skybox_active: bool,
     /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
     pub skybox_view: wgpu::TextureView,
+    /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
+    /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
+    /// faces seen from behind through cracks would only add noise).
+    back_faces_occlude: bool,
     mesh: WorldMesh,
     object_origins: Vec<[f32; 4]>,
     use_indirect: bool,
@@ -374,6 +378,7 @@ impl WorldPass {
                 SurfaceKind::ALL[i % 3],
                 Some(color_format),
                 ViewClass::ALL[i / 3],
+                false,
             )
         });
         let object_origins = level
@@ -395,6 +400,10 @@ impl WorldPass {
             linear_filtering: false,
             skybox_active,
             skybox_view,
+            back_faces_occlude: level
+                .cells
+                .iter()
+                .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             mesh,
             object_origins,
             use_indirect: gpu.features.indirect_first_instance,
@@ -634,6 +643,7 @@ impl WorldPass {
                     SurfaceKind::Opaque,
                     None,
                     ViewClass::Camera,
+                    self.back_faces_occlude,
                 ),
                 make_pipeline(
                     device,
@@ -642,6 +652,7 @@ impl WorldPass {
                     SurfaceKind::Liquid,
                     None,
                     ViewClass::Camera,
+                    false,
                 ),
             ]
         });
@@ -694,6 +705,7 @@ fn make_pipeline(
     kind: SurfaceKind,
     color: Option<wgpu::TextureFormat>,
     class: ViewClass,
+    back_faces: bool,
 ) -> wgpu::RenderPipeline {
     let mirrored = class == ViewClass::Mirrored;
     let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
@@ -742,9 +754,9 @@ fn make_pipeline(
             } else {
                 wgpu::FrontFace::Ccw
             },
-            // Liquids too: Quake stores a face for each side of a water surface. Solid ids
-            // keep back faces as occluders (see `fs_ids`).
-            cull_mode: if color.is_none() && !translucent {
+            // Liquids too: Quake stores a face for each side of a water surface. Ids of an
+            // outdoor level keep back faces as occluders (see `fs_ids`).
+            cull_mode: if back_faces {
                 None
             } else {
                 Some(wgpu::Face::Back)
