@@ -34,6 +34,7 @@ pub fn adapter_report(gpu: &Gpu) -> serde_json::Value {
 
 pub fn level_report(level: &Level) -> serde_json::Value {
     let b = level.bounds();
+    let lights = crate::light::entities::level_lights(level);
     serde_json::json!({
         "brushes": 0,
         "leak": false,
@@ -46,6 +47,10 @@ pub fn level_report(level: &Level) -> serde_json::Value {
         "entities": level.entities.len(),
         "lightmap_atlas": [level.lightmaps.width, level.lightmaps.height],
         "pvs": level.pvs.is_some(),
+        "outdoor_cells": level.cells.iter().filter(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0).count(),
+        "outside_cell": level.outside_cell(),
+        "lights": lights.lights.len(),
+        "sun": lights.sun.is_some(),
         "bounds": if b.is_empty() { serde_json::Value::Null } else { serde_json::json!([b.min.to_array(), b.max.to_array()]) },
     })
 }

@@ -59,6 +59,8 @@ pub struct CompileStats {
     /// Lights baked (entity lights plus the sun) and shadow rays cast.
     pub lights: usize,
     pub light_rays: u64,
+    /// Cells open to the terrain and sky (`OUTDOOR`), the `OUTSIDE` cell included.
+    pub outdoor_cells: usize,
     /// (stage, seconds) in order.
     pub stages: Vec<(String, f64)>,
     pub seconds: f64,
@@ -76,6 +78,11 @@ impl CompileStats {
             triangles: level.triangle_count(),
             objects: level.objects.len(),
             materials: level.materials.len(),
+            outdoor_cells: outdoor_cells(level),
+            lights: {
+                let l = crate::light::entities::level_lights(level);
+                l.lights.len() + l.sun.is_some() as usize
+            },
             ..Default::default()
         }
     }
@@ -741,6 +748,15 @@ fn fill_stats(stats: &mut CompileStats, level: &Level, tree: &Tree) {
     stats.triangles = level.triangle_count();
     stats.objects = level.objects.len();
     stats.materials = level.materials.len();
+    stats.outdoor_cells = outdoor_cells(level);
+}
+
+pub(crate) fn outdoor_cells(level: &Level) -> usize {
+    level
+        .cells
+        .iter()
+        .filter(|c| c.flags & cell_flags::OUTDOOR != 0)
+        .count()
 }
 
 fn to_bsp_child(c: Child) -> BspChild {

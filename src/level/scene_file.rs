@@ -433,6 +433,7 @@ pub fn compile_scene(
         lap(&mut stats, "light");
     }
     stats.cells = level.cells.len();
+    stats.outdoor_cells = super::compile::outdoor_cells(&level);
     stats.portals = level.portals.len();
     stats.surfaces = level.surfaces.len();
     stats.triangles = level.triangle_count();

@@ -96,7 +96,11 @@ fn portal_culling_on_imported_bsp_is_no_worse_than_the_files_pvs() {
     );
     assert!(portal.missed_surfaces <= 10);
     // Single pixels at creases, not whole regions (the truth of a sealed level culls back faces).
-    assert!(portal.differing_pixels <= 200, "{} pixels", portal.differing_pixels);
+    assert!(
+        portal.differing_pixels <= 200,
+        "{} pixels",
+        portal.differing_pixels
+    );
     assert!(
         portal.mean_ratio() <= 0.5 * pvs.mean_ratio(),
         "{} vs {}",
