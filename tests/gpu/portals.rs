@@ -222,12 +222,7 @@ fn compiled_outdoor_scene_shows_the_terrain() {
     use lanthorn::render::frame::FrameSettings;
     use lanthorn::render::Renderer;
     let Some(gpu) = gpu() else { return };
-    let readme = include_str!("../../README.md");
-    let start = readme.find("```ron\n").unwrap() + 7;
-    let end = start + readme[start..].find("```").unwrap();
-    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
-    let (level, _) =
-        lanthorn::level::scene_file::compile_scene(&scene, &Default::default()).unwrap();
+    let level = crate::support::readme_scene();
     let t = level.terrain.clone().expect("the example names a terrain");
     let clipmap = || {
         lanthorn::app::terrain::load(&lanthorn::app::terrain::TerrainOptions {

@@ -44,3 +44,14 @@ pub fn gpu_fallbacks() -> Option<&'static Gpu> {
     })
     .as_ref()
 }
+
+/// The README's example scene (a hall, a doorway, an outdoor terrace over a terrain), compiled.
+pub fn readme_scene() -> lanthorn::level::Level {
+    let readme = include_str!("../../README.md");
+    let start = readme.find("```ron\n").expect("README has a ron example") + 7;
+    let end = start + readme[start..].find("```").unwrap();
+    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
+    lanthorn::level::scene_file::compile_scene(&scene, &Default::default())
+        .unwrap()
+        .0
+}

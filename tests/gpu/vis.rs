@@ -117,12 +117,7 @@ fn portal_culling_misses_nothing_in_an_outdoor_scene() {
     if gpu_fallbacks().is_none() {
         return;
     }
-    let readme = include_str!("../../README.md");
-    let start = readme.find("```ron\n").unwrap() + 7;
-    let end = start + readme[start..].find("```").unwrap();
-    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
-    let (level, _) =
-        lanthorn::level::scene_file::compile_scene(&scene, &Default::default()).unwrap();
+    let level = crate::support::readme_scene();
     assert!(level.outside_cell().is_some());
     let report = check(&level, 120, 5);
     let portal = report
