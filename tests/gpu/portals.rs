@@ -298,3 +298,36 @@ fn compiled_outdoor_scene_shows_the_terrain() {
         }
     }
 }
+
+/// The README scene end to end as a picture: compiled outdoor cells, baked light and sun
+/// shadows, the terrain through the OUTSIDE cell, the level's dusk skybox as the terrain's sky.
+#[test]
+fn readme_terrace_matches_golden() {
+    let Some(gpu) = gpu() else { return };
+    let level = crate::support::readme_scene();
+    let t = level.terrain.clone().unwrap();
+    let terrain = lanthorn::app::terrain::load(&lanthorn::app::terrain::TerrainOptions {
+        heightmap: t.heightmap.parse().unwrap(),
+        spacing: Some(t.horizontal_scale as f64),
+        vertical_scale: Some(t.vertical_scale),
+        levels: Some(10),
+        grid: Some(127),
+    })
+    .unwrap();
+    let spec = CameraSpec {
+        position: Vec3::new(1130.0, 330.0, 160.0),
+        yaw: -25.0,
+        pitch: -8.0,
+    };
+    let (img, stats) = lanthorn::app::capture::capture_with_terrain(
+        gpu,
+        &level,
+        Some(terrain),
+        spec,
+        (480, 270),
+        CullMode::Portal,
+        &lanthorn::render::frame::FrameSettings::default(),
+    );
+    assert!(stats.terrain.triangles > 0 && stats.world.triangles > 0);
+    crate::golden::check_golden("readme_terrace", &img);
+}
