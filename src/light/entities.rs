@@ -504,16 +504,21 @@ mod tests {
         assert_eq!(stats.lights, 1);
     }
 
-    /// The closest point on a triangle against brute force over a fine barycentric grid.
-    #[test]
-    fn closest_point_on_triangle_matches_brute_force() {
-        let mut seed = 99u64;
-        let mut rnd = move || {
+    /// Deterministic xorshift numbers in [0, 1).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f32 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            (seed >> 11) as f32 / (1u64 << 53) as f32 * 200.0 - 100.0
-        };
+            (seed >> 11) as f32 / (1u64 << 53) as f32
+        }
+    }
+
+    /// The closest point on a triangle against brute force over a fine barycentric grid.
+    #[test]
+    fn closest_point_on_triangle_matches_brute_force() {
+        let mut unit = uniform(99);
+        let mut rnd = move || unit() * 200.0 - 100.0;
         for _ in 0..300 {
             let mut v = || Vec3::new(rnd(), rnd(), rnd());
             let (a, b, c, p) = (v(), v(), v(), v());
@@ -713,13 +718,7 @@ mod tests {
             .flat_map(|c| c.surfaces.iter().map(|&s| s as usize))
             .collect();
         let mut pairs = Vec::new();
-        let mut seed = 7u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f32 / (1u64 << 53) as f32
-        };
+        let mut rnd = uniform(7);
         for _ in 0..4000 {
             let s = &ours.surfaces[world[(rnd() * world.len() as f32) as usize % world.len()]];
             if s.lightmap.is_none() || s.flags != 0 {
