@@ -9,12 +9,12 @@ fn compile_e1m1(c: &mut Criterion) {
         eprintln!("*** SKIPPED: {} is missing ***", path.display());
         return;
     }
-    let options = lanthorn::level::CompileOptions::default();
+    let options = lanthorn::compile::CompileOptions::default();
     let mut group = c.benchmark_group("compile");
     group.sample_size(10);
     group.bench_function("e1m1.map", |b| {
         b.iter(|| {
-            let (level, _) = lanthorn::level::compile(&path, &options).expect("e1m1 compiles");
+            let (level, _) = lanthorn::compile::compile(&path, &options).expect("e1m1 compiles");
             level.cells.len()
         })
     });

@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
-use lanthorn::level::synthetic::{maze, MazeSpec};
+use lanthorn::scenes::synthetic::{maze, MazeSpec};
 use lanthorn::vis::{PortalFlow, VisibleSet};
 
 fn bench_flow(c: &mut Criterion) {
@@ -61,7 +61,7 @@ fn bench_flow(c: &mut Criterion) {
 /// Portal flow on e1m1 from random eyes inside open cells (the vis-check's view distribution).
 fn bench_e1m1(c: &mut Criterion) {
     let path = lanthorn::realdata_dir().join("quake/bsp/e1m1.bsp");
-    let Ok(level) = lanthorn::level::load(&path) else {
+    let Ok(level) = lanthorn::load::load(&path) else {
         eprintln!("SKIPPED: {} missing", path.display());
         return;
     };

@@ -4,15 +4,21 @@
 //! `level`, `light`, `import`, `vis`, `terrain`) knows nothing of wgpu, winit or egui; only
 //! `render` and `app` do.
 
+pub mod compile;
 pub mod geom;
 pub mod import;
 pub mod level;
 pub mod light;
+pub mod load;
+pub mod scenes;
 pub mod terrain;
 pub mod vis;
 
 pub mod app;
 pub mod render;
+
+#[cfg(test)]
+mod testutil;
 
 /// Where the shared real data lives (../shared/realdata relative to the crate), overridable
 /// with `LANTHORN_REALDATA`.

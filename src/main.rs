@@ -433,15 +433,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if !(max_cell_size > 0.0) {
                 anyhow::bail!("--max-cell-size must be a positive number of units");
             }
-            let opts = lanthorn::level::CompileOptions {
+            let opts = lanthorn::compile::CompileOptions {
                 max_cell_size,
                 light: !no_light,
                 ..Default::default()
             };
             eprintln!("compiling {} …", input.display());
-            let (stats, result) = match lanthorn::level::compile_to_file(&input, &output, &opts) {
+            let (stats, result) = match lanthorn::compile::compile_to_file(&input, &output, &opts) {
                 Ok(stats) => (stats, Ok(())),
-                Err(lanthorn::level::CompileError::Leak {
+                Err(lanthorn::compile::CompileError::Leak {
                     stats,
                     classname,
                     position,
@@ -495,7 +495,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             gpu,
         } => {
-            let level = lanthorn::level::load(&level)?;
+            let level = lanthorn::load::load(&level)?;
             let mut opts = gpu.options()?;
             if !clip_distances {
                 opts.disable.push(OptionalFeature::ClipDistances);
@@ -519,7 +519,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Info { level, json, gpu } => {
             let v = match level {
-                Some(path) => app::info::level_report(&lanthorn::level::load(&path)?),
+                Some(path) => app::info::level_report(&lanthorn::load::load(&path)?),
                 None => app::info::adapter_report(&Gpu::headless(&gpu.options()?)?),
             };
             if json {

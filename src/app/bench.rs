@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn level_path_stays_in_open_cells() {
-        let level = crate::level::synthetic::maze(&crate::level::synthetic::MazeSpec::default());
+        let level = crate::scenes::synthetic::maze(&crate::scenes::synthetic::MazeSpec::default());
         let start = level.player_start().unwrap();
         let path = level_path(&level, start, 300);
         assert_eq!(path.len(), 300);
@@ -437,7 +437,7 @@ mod tests {
         assert!(rooms.len() > 5);
         // A one-cell level (the built-in yard, its start near a corner): the whole path stays
         // in the cell, and it still moves.
-        let yard = crate::level::builtin::scene();
+        let yard = crate::scenes::builtin::scene();
         let start = yard.player_start().unwrap();
         let path = level_path(&yard, start, 120);
         for c in &path {

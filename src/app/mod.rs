@@ -18,7 +18,7 @@ pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
     let path = path
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("builtin"));
-    let level = crate::level::load(&path)?;
+    let level = crate::load::load(&path)?;
     Ok((level, path))
 }
 

@@ -1209,7 +1209,7 @@ mod imported {
     fn imported_bsp_levels_save_and_load() {
         let dir = crate::realdata_dir().join("quake/bsp");
         if !dir.join("e1m1.bsp").exists() {
-            crate::level::testutil::missing_realdata(&dir);
+            crate::testutil::missing_realdata(&dir);
             return;
         }
         for name in ["e1m1", "dm3"] {

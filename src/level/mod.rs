@@ -1,29 +1,13 @@
 //! The `Level`: the one in-memory world model every producer (compiler, Quake importer, light
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
-pub mod brush;
-pub mod builtin;
-pub mod cells;
-pub mod compile;
-pub mod csg;
 pub mod file;
-mod load;
-pub mod map_file;
-pub mod scene_file;
-pub mod surfaces;
-pub mod synthetic;
-pub mod wad;
-
-#[cfg(test)]
-pub(crate) mod testutil;
 
 use glam::{Vec2, Vec3};
 
 use crate::geom::{Aabb, Plane};
 
-pub use compile::{compile, compile_to_file, CompileError, CompileOptions, CompileStats};
 pub use file::{load_lvl, save, LvlError};
-pub use load::{load, LoadError};
 
 /// What fills a region of space. Ordered-CSG operations write media; cells are the open ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

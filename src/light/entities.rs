@@ -469,7 +469,7 @@ fn bake_surface(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::scene_file::{compile_scene, parse};
+    use crate::compile::scene::{compile_scene, parse};
 
     /// Unparsable keys and a light without an origin are warnings naming the entity; the light
     /// still bakes with the default.
@@ -670,10 +670,10 @@ mod tests {
         let dir = crate::realdata_dir().join("quake");
         let (map, bsp) = (dir.join("maps/e1m1.map"), dir.join("bsp/e1m1.bsp"));
         if !map.is_file() || !bsp.is_file() {
-            crate::level::testutil::missing_realdata(&map);
+            crate::testutil::missing_realdata(&map);
             return;
         }
-        let (ours, _) = crate::level::compile(&map, &Default::default()).unwrap();
+        let (ours, _) = crate::compile::compile(&map, &Default::default()).unwrap();
         let theirs = crate::import::q1::load(&bsp).unwrap();
         let sample = |level: &Level, s: &Surface, p: Vec3| -> Option<f32> {
             let r = s.lightmap?;

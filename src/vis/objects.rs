@@ -173,7 +173,7 @@ pub fn screen_octagon(view_proj: &glam::Mat4, b: &Aabb) -> Octagon {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::synthetic::{maze, MazeSpec};
+    use crate::scenes::synthetic::{maze, MazeSpec};
     use crate::level::Object;
 
     #[test]

@@ -4,7 +4,7 @@ use glam::{Vec2, Vec3};
 
 use super::{EyeTracker, PortalFlow, VisibleSet};
 use crate::geom::{Camera, CameraSpec};
-use crate::level::synthetic::{maze, maze_doors, MazeSpec};
+use crate::scenes::synthetic::{maze, maze_doors, MazeSpec};
 
 struct Rng(u64);
 impl Rng {

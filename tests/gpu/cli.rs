@@ -89,7 +89,7 @@ fn bench_json_has_the_promised_keys() {
         assert!(v.get(k).is_some(), "missing {k} in {v}");
     }
     assert_eq!(v["frames"], 5);
-    let level = lanthorn::level::builtin::scene();
+    let level = lanthorn::scenes::builtin::scene();
     assert_eq!(
         v["triangles_median"].as_f64().unwrap() as usize,
         level.triangle_count()

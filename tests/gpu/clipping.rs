@@ -12,7 +12,7 @@ use crate::support::{gpu, gpu_fallbacks};
 /// Renders the built-in scene with the octagon `x <= 0` (left half) and checks that nothing is
 /// drawn right of the centre line while the left half shows the scene.
 fn half_screen(gpu: &Gpu) {
-    let level = lanthorn::level::builtin::scene();
+    let level = lanthorn::scenes::builtin::scene();
     let size = (320u32, 180u32);
     let mut r = Renderer::new(gpu, &level, size);
     let clear = [
@@ -89,7 +89,7 @@ fn fallbacks_render_the_same_picture() {
     let (Some(a), Some(b)) = (gpu(), gpu_fallbacks()) else {
         return;
     };
-    let level = lanthorn::level::builtin::scene();
+    let level = lanthorn::scenes::builtin::scene();
     let (ia, sa) = lanthorn::app::capture::capture(
         a,
         &level,

@@ -110,7 +110,7 @@ const SIZE: (u32, u32) = (480, 270);
 #[test]
 fn builtin_scene_matches_golden() {
     let Some(gpu) = gpu() else { return };
-    let level = lanthorn::level::builtin::scene();
+    let level = lanthorn::scenes::builtin::scene();
     let (img, stats) = lanthorn::app::capture::capture(
         gpu,
         &level,
@@ -125,7 +125,7 @@ fn builtin_scene_matches_golden() {
 #[test]
 fn golden_comparison_catches_a_changed_scene() {
     let Some(gpu) = gpu() else { return };
-    let level = lanthorn::level::builtin::scene();
+    let level = lanthorn::scenes::builtin::scene();
     let (a, _) = lanthorn::app::capture::capture(
         gpu,
         &level,
@@ -171,7 +171,7 @@ pub fn quake_level(name: &str) -> Option<lanthorn::level::Level> {
             &format!("{} is missing", path.display()),
         );
     }
-    Some(lanthorn::level::load(&path).unwrap_or_else(|e| panic!("{e}")))
+    Some(lanthorn::load::load(&path).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn quake_golden(map: &str, golden: &str, camera: Option<CameraSpec>) {
@@ -225,7 +225,7 @@ fn e1m1_liquid_matches_golden() {
 #[test]
 fn named_cubemap_skybox_replaces_the_layered_sky() {
     let Some(gpu) = gpu() else { return };
-    let mut level = lanthorn::level::builtin::scene();
+    let mut level = lanthorn::scenes::builtin::scene();
     level.sky.as_mut().unwrap().cubemap = Some("procedural:dusk".into());
     let spec = CameraSpec {
         position: Vec3::new(0.0, 0.0, 200.0),

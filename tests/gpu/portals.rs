@@ -4,7 +4,7 @@
 
 use glam::{Vec2, Vec3};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
-use lanthorn::level::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
+use lanthorn::scenes::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
 use lanthorn::level::portal_flags;
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
@@ -115,7 +115,7 @@ fn teleporter_shows_the_room_it_leads_to() {
     );
 }
 
-const MIN_X: f32 = lanthorn::level::builtin::MIN.x;
+const MIN_X: f32 = lanthorn::scenes::builtin::MIN.x;
 
 /// The terrain under a level shows only through the visible outdoor cells: every pixel the
 /// terrain changes lies inside the octagon of the outdoor cell it is seen through.
@@ -135,7 +135,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
     use lanthorn::render::frame::FrameSettings;
     use lanthorn::render::Renderer;
     use lanthorn::vis::VisibleCell;
-    let mut level = lanthorn::level::builtin::scene();
+    let mut level = lanthorn::scenes::builtin::scene();
     // Open the yard's floor onto a terrain far below, and flag the yard outdoor.
     level.surfaces[0].indices.clear();
     level.cells[0].flags |= lanthorn::level::cell_flags::OUTDOOR;

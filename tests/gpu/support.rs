@@ -50,8 +50,8 @@ pub fn readme_scene() -> lanthorn::level::Level {
     let readme = include_str!("../../README.md");
     let start = readme.find("```ron\n").expect("README has a ron example") + 7;
     let end = start + readme[start..].find("```").unwrap();
-    let scene = lanthorn::level::scene_file::parse(&readme[start..end]).unwrap();
-    lanthorn::level::scene_file::compile_scene(&scene, &Default::default())
+    let scene = lanthorn::compile::scene::parse(&readme[start..end]).unwrap();
+    lanthorn::compile::scene::compile_scene(&scene, &Default::default())
         .unwrap()
         .0
 }

@@ -17,7 +17,7 @@ fn compiled(name: &str) -> Option<lanthorn::level::Level> {
         );
     }
     let (level, stats) =
-        lanthorn::level::compile(&path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+        lanthorn::compile::compile(&path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
     assert!(!stats.leak);
     Some(level)
 }

@@ -308,7 +308,7 @@ pub fn from_bytes_with_palette(
         let ids: Vec<u32> = (world.first_face as u32..(world.first_face + world.num_faces) as u32)
             .filter(|&i| (i as usize) < surfaces.len())
             .collect();
-        let added = crate::level::surfaces::repair_tjunctions(&mut surfaces, &ids);
+        let added = crate::compile::surfaces::repair_tjunctions(&mut surfaces, &ids);
         log::debug!("{added} T-junction vertices inserted");
     }
 

@@ -58,7 +58,7 @@ fn maps() -> &'static [Map] {
             .map(|p| {
                 let bytes = std::fs::read(&p).unwrap();
                 let t = Instant::now();
-                let level = crate::level::load(&p).unwrap_or_else(|e| panic!("{e}"));
+                let level = crate::load::load(&p).unwrap_or_else(|e| panic!("{e}"));
                 let ms = t.elapsed().as_secs_f64() * 1e3;
                 Map {
                     name: p.file_stem().unwrap().to_string_lossy().into_owned(),
@@ -1059,7 +1059,7 @@ mod synthetic {
 
 #[test]
 fn level_load_dispatches_bsp_and_names_missing_files() {
-    let e = crate::level::load(std::path::Path::new("/nonexistent/nothere.bsp"))
+    let e = crate::load::load(std::path::Path::new("/nonexistent/nothere.bsp"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("/nonexistent/nothere.bsp"), "{e}");

@@ -5,10 +5,9 @@
 
 use glam::DVec3;
 
-use super::brush::PlanePool;
-use super::cells::{PFace, Poly};
-use super::surfaces::Grid;
-use super::Medium;
+use crate::compile::polyhedron::{PFace, PlanePool, Poly};
+use crate::compile::surfaces::Grid;
+use crate::level::Medium;
 use crate::geom::{DPlane, DPolygon};
 
 /// One operation: the convex brush (outward planes; inside where `n·p <= d` for all) and the

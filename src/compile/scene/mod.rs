@@ -1,6 +1,8 @@
 //! Lanthorn scene source (`.ron`): an ordered list of CSG operations over space that starts
 //! solid, plus entities, sky, terrain and outdoor regions. See README.md for an example.
 
+pub mod csg;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
@@ -8,11 +10,11 @@ use std::time::Instant;
 use glam::{DVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::compile::{CompileError, CompileOptions, CompileStats};
-use super::csg::{self, Op};
-use super::map_file::{tex_vecs, TexProjection};
-use super::surfaces::{self, SurfaceSpec};
-use super::*;
+use self::csg::Op;
+use crate::compile::map::map_file::{tex_vecs, TexProjection};
+use crate::compile::map::{CompileError, CompileOptions, CompileStats};
+use crate::compile::surfaces::{self, SurfaceSpec};
+use crate::level::*;
 use crate::geom::{Aabb, DPlane};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,7 +154,7 @@ pub fn compile_scene(
                 name: name.into(),
                 width: 64,
                 height: 64,
-                color: super::compile::flat_color(name),
+                color: crate::compile::map::flat_color(name),
                 flags: if name.starts_with('*') {
                     material_flags::LIQUID
                 } else {
@@ -174,7 +176,7 @@ pub fn compile_scene(
         {
             return Err(format!("operation {i}: a plane is not finite"));
         }
-        let mut pool = super::brush::PlanePool::default();
+        let mut pool = crate::compile::polyhedron::PlanePool::default();
         let Some(poly) = csg::poly_from_planes(&mut pool, &planes) else {
             stats.warnings.push(format!(
                 "operation {i}: the brush is empty or unbounded; skipped"
@@ -187,11 +189,11 @@ pub fn compile_scene(
             .abs()
             .max_element()
             .max(poly.max.abs().max_element())
-            > super::map_file::MAX_COORD
+            > crate::compile::map::map_file::MAX_COORD
         {
             return Err(format!(
                 "operation {i}: the brush reaches beyond ±{}",
-                super::map_file::MAX_COORD
+                crate::compile::map::map_file::MAX_COORD
             ));
         }
         min = min.min(poly.min);
@@ -429,11 +431,11 @@ pub fn compile_scene(
     }
     lap(&mut stats, "finish");
     if options.light {
-        super::compile::light_level(&mut level, &mut stats);
+        crate::compile::map::light_level(&mut level, &mut stats);
         lap(&mut stats, "light");
     }
     stats.cells = level.cells.len();
-    stats.outdoor_cells = super::compile::outdoor_cells(&level);
+    stats.outdoor_cells = crate::compile::map::outdoor_cells(&level);
     stats.portals = level.portals.len();
     stats.surfaces = level.surfaces.len();
     stats.triangles = level.triangle_count();
@@ -549,7 +551,7 @@ mod tests {
         let scene = parse(EXAMPLE).unwrap();
         let (level, stats) = compile_scene(&scene, &CompileOptions::default()).unwrap();
         assert_eq!(stats.failed_brushes, 0);
-        super::super::file::validate(&level).unwrap();
+        crate::level::file::validate(&level).unwrap();
         eprintln!(
             "example scene: {} cells, {} portals, {} surfaces",
             stats.cells, stats.portals, stats.surfaces
@@ -585,7 +587,7 @@ mod tests {
             .iter()
             .any(|s| s.flags & surface_flags::LIQUID != 0));
         assert_eq!(level.terrain.as_ref().unwrap().heightmap, "procedural:512");
-        super::super::compile::tests::check_portals_and_locate(&level);
+        crate::compile::map::tests::check_portals_and_locate(&level);
         // T-junctions repaired over all surfaces.
         assert_eq!(
             surfaces::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
@@ -639,7 +641,7 @@ mod tests {
             }
             let ops = oracle_ops(&scene);
             let (level, _) = compile_scene(&scene, &CompileOptions::default()).unwrap();
-            super::super::file::validate(&level).unwrap();
+            crate::level::file::validate(&level).unwrap();
             let outdoor = level
                 .cells
                 .iter()
@@ -742,7 +744,7 @@ mod tests {
                 scene.terrain = None;
             }
             let (level, _) = compile_scene(&scene, &CompileOptions::default()).unwrap();
-            super::super::compile::tests::check_portals_and_locate(&level);
+            crate::compile::map::tests::check_portals_and_locate(&level);
             let outside = level.outside_cell();
             assert_eq!(outside.is_some(), with_terrain);
             // Point location never answers OUTSIDE, not even far outside the yards.
@@ -833,7 +835,7 @@ mod readme {
     /// The example in README.md parses and compiles (the docs cannot drift from the format).
     #[test]
     fn readme_example_compiles() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../../README.md");
         let start = readme.find("```ron\n").expect("README has a ron example") + 7;
         let end = start + readme[start..].find("```").unwrap();
         let scene = super::parse(&readme[start..end]).unwrap();

@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 
-use super::{
+use crate::level::{
     Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Material, Medium, Portal, Surface, Vertex,
 };
 use crate::geom::{Aabb, Plane};
@@ -278,11 +278,11 @@ pub fn maze(spec: &MazeSpec) -> Level {
         }
     }
     level.bsp = grid_bsp(spec);
-    level.entities.push(super::Entity {
+    level.entities.push(crate::level::Entity {
         pairs: vec![("classname".into(), "worldspawn".into())],
     });
     let start = format!("{} {} 40", r * 0.5, r * 0.5);
-    level.entities.push(super::Entity {
+    level.entities.push(crate::level::Entity {
         pairs: vec![
             ("classname".into(), "info_player_start".into()),
             ("origin".into(), start),

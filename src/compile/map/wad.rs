@@ -144,7 +144,7 @@ mod tests {
     fn real_wads_have_quake_textures() {
         let dir = crate::realdata_dir().join("quake/wads");
         if !dir.exists() {
-            crate::level::testutil::missing_realdata(&dir);
+            crate::testutil::missing_realdata(&dir);
             return;
         }
         let mut t = TextureSizes::default();

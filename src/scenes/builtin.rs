@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 
-use super::{
+use crate::level::{
     cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, Cell, Entity, Level,
     Material, Medium, Sky, Surface, Vertex,
 };
@@ -244,7 +244,7 @@ fn wall_around_hole(
 }
 
 fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
-    use super::{portal_flags, BspNode, Portal};
+    use crate::level::{portal_flags, BspNode, Portal};
     let (a, b) = (MIN, MAX);
     let wall_mat = WALL;
     // East wall (x = b.x, surface 3) and west wall (x = a.x, surface 2) get holes.
@@ -352,7 +352,7 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
     });
     // Holes meet their neighbours in T-junctions: share the vertices.
     let all: Vec<u32> = (0..level.surfaces.len() as u32).collect();
-    super::surfaces::repair_tjunctions(&mut level.surfaces, &all);
+    crate::compile::surfaces::repair_tjunctions(&mut level.surfaces, &all);
 
     let rect = |x: f32, y: [f32; 2], z: [f32; 2]| {
         vec![

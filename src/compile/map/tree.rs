@@ -7,160 +7,9 @@ use std::collections::{HashMap, VecDeque};
 
 use glam::DVec3;
 
-use super::brush::{Brush, Contents, PlanePool, HUGE};
+use super::brush::{Brush, Contents};
+use crate::compile::polyhedron::{PFace, PlanePool, Poly, EPS};
 use crate::geom::{DPlane, DPolygon};
-
-/// Classification tolerance for polyhedra against planes.
-const EPS: f64 = 1e-3;
-
-/// A face of a convex polyhedron: outward plane id in the pool.
-#[derive(Clone, Debug)]
-pub struct PFace {
-    pub plane: u32,
-    pub winding: DPolygon,
-    /// An original brush side that may still be chosen as a splitter.
-    pub candidate: bool,
-    /// The side shows a visible surface: preferred as a splitter, so hidden sides (inside
-    /// walls) only cut what is left.
-    pub visible: bool,
-}
-
-/// A convex polyhedron as its faces.
-#[derive(Clone, Debug, Default)]
-pub struct Poly {
-    pub faces: Vec<PFace>,
-    pub min: DVec3,
-    pub max: DVec3,
-}
-
-impl Poly {
-    pub fn new(faces: Vec<PFace>) -> Poly {
-        let mut min = DVec3::splat(f64::INFINITY);
-        let mut max = DVec3::splat(f64::NEG_INFINITY);
-        for p in faces.iter().flat_map(|f| f.winding.points.iter()) {
-            min = min.min(*p);
-            max = max.max(*p);
-        }
-        Poly { faces, min, max }
-    }
-
-    /// Axis box as a polyhedron.
-    pub fn from_box(pool: &mut PlanePool, min: DVec3, max: DVec3) -> Poly {
-        let mut planes = Vec::new();
-        for k in 0..3 {
-            let mut n = DVec3::ZERO;
-            n[k] = 1.0;
-            planes.push(DPlane::new(n, max[k]));
-            planes.push(DPlane::new(-n, -min[k]));
-        }
-        let faces = planes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let mut w = DPolygon::base_winding(p, HUGE);
-                for (j, q) in planes.iter().enumerate() {
-                    if i != j {
-                        w = w.clip_back(q, 1e-9);
-                    }
-                }
-                PFace {
-                    plane: pool.id(*p),
-                    winding: w,
-                    candidate: false,
-                    visible: false,
-                }
-            })
-            .collect();
-        Poly::new(faces)
-    }
-
-    fn dist_range(&self, p: &DPlane) -> (f64, f64) {
-        let mut lo = f64::INFINITY;
-        let mut hi = f64::NEG_INFINITY;
-        for q in self.faces.iter().flat_map(|f| f.winding.points.iter()) {
-            let d = p.distance(*q);
-            lo = lo.min(d);
-            hi = hi.max(d);
-        }
-        (lo, hi)
-    }
-
-    pub fn center(&self) -> DVec3 {
-        (self.min + self.max) * 0.5
-    }
-
-    /// Splits by plane `pid`: (front, back). A side that would be a sliver is `None`, and the
-    /// whole polyhedron goes to the other side.
-    pub fn split(&self, pool: &PlanePool, pid: u32) -> (Option<Poly>, Option<Poly>) {
-        let p = *pool.get(pid);
-        let (lo, hi) = self.dist_range(&p);
-        if hi <= EPS {
-            return (None, Some(self.clone()));
-        }
-        if lo >= -EPS {
-            return (Some(self.clone()), None);
-        }
-        let mut cap = DPolygon::base_winding(&p, HUGE);
-        for f in &self.faces {
-            cap = cap.clip_back(pool.get(f.plane), 1e-9);
-            if cap.is_empty() {
-                break;
-            }
-        }
-        let whole = |front: bool| {
-            if front {
-                (Some(self.clone()), None)
-            } else {
-                (None, Some(self.clone()))
-            }
-        };
-        if cap.is_empty() || cap.area() < 1e-3 {
-            return whole(hi > -lo);
-        }
-        let mut front = Vec::with_capacity(self.faces.len() + 1);
-        let mut back = Vec::with_capacity(self.faces.len() + 1);
-        for f in &self.faces {
-            let (fw, bw) = f.winding.split(&p, 1e-9);
-            if !fw.is_empty() && fw.area() > 1e-9 {
-                front.push(PFace {
-                    plane: f.plane,
-                    winding: fw,
-                    candidate: f.candidate,
-                    visible: f.visible,
-                });
-            }
-            if !bw.is_empty() && bw.area() > 1e-9 {
-                back.push(PFace {
-                    plane: f.plane,
-                    winding: bw,
-                    candidate: f.candidate,
-                    visible: f.visible,
-                });
-            }
-        }
-        if front.len() < 3 || back.len() < 3 {
-            return whole(hi > -lo);
-        }
-        front.push(PFace {
-            plane: pid ^ 1,
-            winding: cap.reversed(),
-            candidate: false,
-            visible: false,
-        });
-        back.push(PFace {
-            plane: pid,
-            winding: cap,
-            candidate: false,
-            visible: false,
-        });
-        (Some(Poly::new(front)), Some(Poly::new(back)))
-    }
-
-    /// Inward planes (for `Cell::planes`).
-    pub fn inward_planes(&self, pool: &PlanePool) -> Vec<DPlane> {
-        self.faces.iter().map(|f| *pool.get(f.plane ^ 1)).collect()
-    }
-}
 
 /// What fills a BSP leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -667,7 +516,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::level::brush::{build, Brush};
+    use crate::compile::map::brush::{build, Brush};
 
     pub(crate) fn box_brush(min: DVec3, max: DVec3, contents: Contents) -> Brush {
         let mut planes = Vec::new();

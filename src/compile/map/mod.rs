@@ -1,17 +1,22 @@
 //! The level compiler: `.map` (and `.ron` scenes) → `Level`, with per-stage times and counts.
 
+pub mod brush;
+pub mod map_file;
+pub mod tree;
+pub mod wad;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use glam::{DVec3, Vec3};
 
-use super::brush::{self, Brush, Contents};
-use super::cells::{self, Child, LeafContents, Tree};
-use super::map_file::{self, MapError, MapFile};
-use super::surfaces::{self, SurfaceSpec};
-use super::wad::TextureSizes;
-use super::*;
+use self::brush::{Brush, Contents};
+use self::map_file::{MapError, MapFile};
+use self::tree::{Child, LeafContents, Tree};
+use self::wad::TextureSizes;
+use crate::compile::surfaces::{self, SurfaceSpec};
+use crate::level::*;
 use crate::geom::Aabb;
 
 #[derive(Clone, Debug)]
@@ -119,7 +124,7 @@ pub enum CompileError {
         stats: Box<CompileStats>,
     },
     #[error("{0}")]
-    Save(#[from] super::file::LvlError),
+    Save(#[from] crate::level::file::LvlError),
 }
 
 struct Timer {
@@ -172,7 +177,7 @@ pub fn compile(
                 .unwrap_or_else(|| path.with_extension("pts"));
             compile_map(&map, &textures, options, path, &leak_file, timer, stats)
         }
-        Some("ron") => super::scene_file::compile_scene_file(path, options),
+        Some("ron") => crate::compile::scene::compile_scene_file(path, options),
         _ => Err(CompileError::Unsupported { path: path.into() }),
     }
 }
@@ -189,7 +194,7 @@ pub fn compile_to_file(
         options.leak_file = Some(output.with_extension("pts"));
     }
     let (level, stats) = compile(input, &options)?;
-    super::file::save(&level, output)?;
+    crate::level::file::save(&level, output)?;
     Ok(stats)
 }
 
@@ -403,7 +408,7 @@ fn compile_map(
     }
     let structural_index: Vec<usize> = structural.iter().map(|b| index_of(b)).collect();
     timer.lap(&mut stats, "csg");
-    let mut tree = cells::build_tree_with(&structural, options.max_cell_size, &|b, s| {
+    let mut tree = tree::build_tree_with(&structural, options.max_cell_size, &|b, s| {
         visible[structural_index[b]][s]
     });
     timer.lap(&mut stats, "bsp");
@@ -434,7 +439,7 @@ fn compile_map(
             stats.bsp_nodes = tree.nodes.len();
             stats.bsp_leaves = tree.leaves.len();
             stats.seconds = timer.start.elapsed().as_secs_f64();
-            super::file::write_atomically(leak_file, text.as_bytes())?;
+            crate::level::file::write_atomically(leak_file, text.as_bytes())?;
             let _ = ei;
             return Err(CompileError::Leak {
                 path: path.into(),
@@ -882,7 +887,7 @@ pub(crate) mod tests {
         let (level, stats) = compile_map_text(&room_map(None), &CompileOptions::default()).unwrap();
         assert!(!stats.leak);
         assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
-        super::super::file::validate(&level).unwrap();
+        crate::level::file::validate(&level).unwrap();
         // Open volume adds up to the room's (brute force: the room box).
         let vol: f64 = level.cells.iter().map(cell_volume).sum();
         assert!((vol - 1024.0 * 512.0 * 256.0).abs() < 1.0, "{vol}");
@@ -1060,7 +1065,7 @@ pub(crate) mod tests {
         // The sealed room compiles and saves.
         std::fs::write(&map, room_map(None)).unwrap();
         let stats = compile_to_file(&map, &out, &CompileOptions::default()).unwrap();
-        let loaded = super::super::file::load_lvl(&out).unwrap();
+        let loaded = crate::level::file::load_lvl(&out).unwrap();
         assert_eq!(loaded.cells.len(), stats.cells);
         let info = CompileStats::of_level(&loaded).to_json();
         for key in [
@@ -1123,7 +1128,7 @@ mod realdata {
         if dir.join("e1m1.map").exists() {
             Some(dir)
         } else {
-            crate::level::testutil::missing_realdata(&dir);
+            crate::testutil::missing_realdata(&dir);
             None
         }
     }
@@ -1147,7 +1152,7 @@ mod realdata {
         );
         assert!(!stats.leak);
         assert_eq!(stats.failed_brushes, 0, "{:?}", stats.warnings);
-        super::super::file::validate(&level).unwrap();
+        crate::level::file::validate(&level).unwrap();
         let textured = level
             .materials
             .iter()
@@ -1228,10 +1233,10 @@ mod realdata {
             .iter()
             .any(|o| o.name.starts_with("func_door")));
         // Save → load → save is byte-identical on a real level.
-        let bytes = super::super::file::to_bytes(&level);
+        let bytes = crate::level::file::to_bytes(&level);
         eprintln!("e1m1.lvl: {} bytes", bytes.len());
         assert_eq!(
-            super::super::file::to_bytes(&super::super::file::from_bytes(&bytes).unwrap()),
+            crate::level::file::to_bytes(&crate::level::file::from_bytes(&bytes).unwrap()),
             bytes
         );
     }
@@ -1274,7 +1279,7 @@ mod realdata {
                             stats.warnings
                         ));
                     }
-                    if let Err(e) = super::super::file::validate(&level) {
+                    if let Err(e) = crate::level::file::validate(&level) {
                         failures.push(format!("{}: {e}", p.display()));
                     }
                 }
@@ -1296,12 +1301,12 @@ mod load_tests {
         std::fs::create_dir_all(&dir).unwrap();
         let map = dir.join("room.map");
         std::fs::write(&map, tests::room_map(None)).unwrap();
-        let a = crate::level::load(&map).unwrap();
-        let b = crate::level::load(&map).unwrap();
+        let a = crate::load::load(&map).unwrap();
+        let b = crate::load::load(&map).unwrap();
         assert!(!a.cells.is_empty());
         assert_eq!(
-            super::super::file::to_bytes(&a),
-            super::super::file::to_bytes(&b)
+            crate::level::file::to_bytes(&a),
+            crate::level::file::to_bytes(&b)
         );
         let (direct, _) = compile(&map, &CompileOptions::default()).unwrap();
         assert_eq!(direct.cells.len(), a.cells.len());
@@ -1311,13 +1316,13 @@ mod load_tests {
             "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
         )
         .unwrap();
-        assert_eq!(crate::level::load(&ron).unwrap().cells.len(), 1);
+        assert_eq!(crate::load::load(&ron).unwrap().cells.len(), 1);
         std::fs::write(
             &ron,
             "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
         )
         .unwrap();
-        assert!(crate::level::load(&ron).is_err());
+        assert!(crate::load::load(&ron).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -1374,7 +1379,7 @@ mod map_props {
             let options = CompileOptions { max_cell_size: max_cell, leak_file: Some(std::env::temp_dir().join("lanthorn-prop.pts")), ..Default::default() };
             let (level, stats) = compile_map_text(&text, &options).unwrap();
             prop_assert_eq!(stats.failed_brushes, 0);
-            super::super::file::validate(&level).unwrap();
+            crate::level::file::validate(&level).unwrap();
             for c in &level.cells {
                 prop_assert!(c.aabb.size().max_element() <= max_cell as f32 + 1e-3);
             }
@@ -1506,7 +1511,7 @@ mod texinfo_oracle {
         let dir = crate::realdata_dir().join("quake");
         let (map, bsp) = (dir.join("maps/e1m1.map"), dir.join("bsp/e1m1.bsp"));
         if !map.exists() || !bsp.exists() {
-            crate::level::testutil::missing_realdata(&dir);
+            crate::testutil::missing_realdata(&dir);
             return;
         }
         let infos = bsp_texinfo(&std::fs::read(&bsp).unwrap());

@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::Level;
+use crate::level::Level;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -23,10 +23,10 @@ pub enum LoadError {
 /// path) is the built-in test scene.
 pub fn load(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
-        Some("builtin") => return Ok(super::builtin::scene()),
-        Some("builtin:portals") => return Ok(super::builtin::portals_scene()),
+        Some("builtin") => return Ok(crate::scenes::builtin::scene()),
+        Some("builtin:portals") => return Ok(crate::scenes::builtin::portals_scene()),
         Some("builtin:maze") => {
-            return Ok(super::synthetic::maze(&super::synthetic::MazeSpec {
+            return Ok(crate::scenes::synthetic::maze(&crate::scenes::synthetic::MazeSpec {
                 nx: 16,
                 ny: 16,
                 ..Default::default()
@@ -39,7 +39,7 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("lvl") => super::file::load_lvl(path)
+        Some("lvl") => crate::level::file::load_lvl(path)
             .map_err(|e| LoadError::Other(format!("{}: {e}", path.display()))),
         Some("map") | Some("ron") => compile_cached(path),
         Some("bsp") => crate::import::q1::load(path).map_err(|e| LoadError::Other(e.to_string())),
@@ -63,7 +63,7 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         .hash(&mut h);
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
-    super::file::VERSION.hash(&mut h);
+    crate::level::file::VERSION.hash(&mut h);
     // A rebuilt program may compile differently: its own timestamp is part of the key.
     std::env::current_exe()
         .and_then(std::fs::metadata)
@@ -72,10 +72,10 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         .hash(&mut h);
     let dir = std::env::temp_dir().join("lanthorn-cache");
     let cached = dir.join(format!("{:016x}.lvl", h.finish()));
-    if let Ok(level) = super::file::load_lvl(&cached) {
+    if let Ok(level) = crate::level::file::load_lvl(&cached) {
         return Ok(level);
     }
-    let (level, stats) = super::compile::compile(path, &Default::default())
+    let (level, stats) = crate::compile::compile(path, &Default::default())
         .map_err(|e| LoadError::Other(e.to_string()))?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
@@ -85,7 +85,7 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         stats.seconds
     );
     if std::fs::create_dir_all(&dir).is_ok() {
-        if let Err(e) = super::file::save(&level, &cached) {
+        if let Err(e) = crate::level::file::save(&level, &cached) {
             log::warn!("could not cache the compiled level: {e}");
         }
     }

@@ -1,14 +1,11 @@
 //! Convex brushes in f64: planes → polyhedron (each side's polygon is a huge square clipped by
 //! every other plane), and the shared plane pool the BSP uses.
 
-use std::collections::HashMap;
-
 use glam::DVec3;
 
+use crate::compile::polyhedron::{snap_plane, HUGE};
 use crate::geom::{DPlane, DPolygon};
 
-/// Half-size of the starting square for a side's polygon.
-pub const HUGE: f64 = 1.0e6;
 /// Distance under which a point counts as on a plane.
 pub const ON_EPS: f64 = 1e-3;
 
@@ -155,24 +152,6 @@ pub fn map_plane(points: &[DVec3; 3]) -> Option<DPlane> {
     Some(snap_plane(DPlane::new(n / len, (n / len).dot(points[1]))))
 }
 
-/// Snaps nearly axial normals to exact axes and distances to whole numbers when they are
-/// within a hair of one.
-pub fn snap_plane(mut p: DPlane) -> DPlane {
-    for k in 0..3 {
-        if (p.normal[k].abs() - 1.0).abs() < 1e-9 {
-            let s = p.normal[k].signum();
-            p.normal = DVec3::ZERO;
-            p.normal[k] = s;
-            break;
-        }
-    }
-    let r = p.dist.round();
-    if (p.dist - r).abs() < 1e-6 {
-        p.dist = r;
-    }
-    p
-}
-
 /// Builds a convex polyhedron from outward planes. Duplicate planes are merged; sides whose
 /// polygon clips away are dropped (redundant planes). `faces[i]` is the source face index.
 pub fn build(planes: &[(DPlane, usize)], world_limit: f64) -> Result<Vec<Side>, BrushError> {
@@ -236,57 +215,10 @@ pub fn bounds(sides: &[Side]) -> (DVec3, DVec3) {
     (min, max)
 }
 
-/// Planes shared by the BSP, in pairs: id `2k` is canonical (its largest normal component is
-/// positive), `2k + 1` is the same plane flipped.
-#[derive(Default, Clone, Debug)]
-pub struct PlanePool {
-    pub planes: Vec<DPlane>,
-    map: HashMap<(i64, i64, i64, i64), u32>,
-}
-
-fn key(p: &DPlane) -> (i64, i64, i64, i64) {
-    let q = |v: f64, s: f64| (v * s).round() as i64;
-    (
-        q(p.normal.x, 1e6),
-        q(p.normal.y, 1e6),
-        q(p.normal.z, 1e6),
-        q(p.dist, 1e2),
-    )
-}
-
-impl PlanePool {
-    pub fn id(&mut self, p: DPlane) -> u32 {
-        let p = snap_plane(p);
-        let k = p.normal.abs().max_element();
-        let axis = (0..3).find(|&i| p.normal[i].abs() == k).unwrap();
-        let (canon, flip) = if p.normal[axis] > 0.0 {
-            (p, 0)
-        } else {
-            (p.flipped(), 1)
-        };
-        if let Some(&id) = self.map.get(&key(&canon)) {
-            return id | flip;
-        }
-        let id = self.planes.len() as u32;
-        self.planes.push(canon);
-        self.planes.push(canon.flipped());
-        self.map.insert(key(&canon), id);
-        id | flip
-    }
-
-    pub fn get(&self, id: u32) -> &DPlane {
-        &self.planes[id as usize]
-    }
-
-    pub fn is_axial(&self, id: u32) -> bool {
-        let n = self.planes[id as usize].normal;
-        n.x.abs() == 1.0 || n.y.abs() == 1.0 || n.z.abs() == 1.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::polyhedron::PlanePool;
 
     fn box_planes(min: DVec3, max: DVec3) -> Vec<(DPlane, usize)> {
         let mut v = Vec::new();

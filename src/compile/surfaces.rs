@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use glam::{DVec3, Vec2, Vec3};
 
-use super::brush::{Brush, ON_EPS};
-use super::map_file::TexVecs;
-use super::{LightmapRect, Surface, Vertex};
+use crate::compile::map::brush::{Brush, ON_EPS};
+use crate::compile::map::map_file::TexVecs;
+use crate::level::{LightmapRect, Surface, Vertex};
 use crate::geom::polygon::Side;
 use crate::geom::{DPlane, DPolygon};
 

@@ -1,0 +1,229 @@
+//! Convex polyhedra in f64 shared by both compilers: the plane pool (planes in flipped pairs,
+//! snapped and deduplicated), a polyhedron as its faces, and splitting one by a pooled plane.
+
+use std::collections::HashMap;
+
+use glam::DVec3;
+
+use crate::geom::{DPlane, DPolygon};
+
+/// Half-size of the starting square for a side's polygon.
+pub const HUGE: f64 = 1.0e6;
+/// Snaps nearly axial normals to exact axes and distances to whole numbers when they are
+/// within a hair of one.
+pub fn snap_plane(mut p: DPlane) -> DPlane {
+    for k in 0..3 {
+        if (p.normal[k].abs() - 1.0).abs() < 1e-9 {
+            let s = p.normal[k].signum();
+            p.normal = DVec3::ZERO;
+            p.normal[k] = s;
+            break;
+        }
+    }
+    let r = p.dist.round();
+    if (p.dist - r).abs() < 1e-6 {
+        p.dist = r;
+    }
+    p
+}
+
+/// Planes shared by the BSP, in pairs: id `2k` is canonical (its largest normal component is
+/// positive), `2k + 1` is the same plane flipped.
+#[derive(Default, Clone, Debug)]
+pub struct PlanePool {
+    pub planes: Vec<DPlane>,
+    map: HashMap<(i64, i64, i64, i64), u32>,
+}
+
+fn key(p: &DPlane) -> (i64, i64, i64, i64) {
+    let q = |v: f64, s: f64| (v * s).round() as i64;
+    (
+        q(p.normal.x, 1e6),
+        q(p.normal.y, 1e6),
+        q(p.normal.z, 1e6),
+        q(p.dist, 1e2),
+    )
+}
+
+impl PlanePool {
+    pub fn id(&mut self, p: DPlane) -> u32 {
+        let p = snap_plane(p);
+        let k = p.normal.abs().max_element();
+        let axis = (0..3).find(|&i| p.normal[i].abs() == k).unwrap();
+        let (canon, flip) = if p.normal[axis] > 0.0 {
+            (p, 0)
+        } else {
+            (p.flipped(), 1)
+        };
+        if let Some(&id) = self.map.get(&key(&canon)) {
+            return id | flip;
+        }
+        let id = self.planes.len() as u32;
+        self.planes.push(canon);
+        self.planes.push(canon.flipped());
+        self.map.insert(key(&canon), id);
+        id | flip
+    }
+
+    pub fn get(&self, id: u32) -> &DPlane {
+        &self.planes[id as usize]
+    }
+
+    pub fn is_axial(&self, id: u32) -> bool {
+        let n = self.planes[id as usize].normal;
+        n.x.abs() == 1.0 || n.y.abs() == 1.0 || n.z.abs() == 1.0
+    }
+}
+
+/// Classification tolerance for polyhedra against planes.
+pub const EPS: f64 = 1e-3;
+
+/// A face of a convex polyhedron: outward plane id in the pool.
+#[derive(Clone, Debug)]
+pub struct PFace {
+    pub plane: u32,
+    pub winding: DPolygon,
+    /// An original brush side that may still be chosen as a splitter.
+    pub candidate: bool,
+    /// The side shows a visible surface: preferred as a splitter, so hidden sides (inside
+    /// walls) only cut what is left.
+    pub visible: bool,
+}
+
+/// A convex polyhedron as its faces.
+#[derive(Clone, Debug, Default)]
+pub struct Poly {
+    pub faces: Vec<PFace>,
+    pub min: DVec3,
+    pub max: DVec3,
+}
+
+impl Poly {
+    pub fn new(faces: Vec<PFace>) -> Poly {
+        let mut min = DVec3::splat(f64::INFINITY);
+        let mut max = DVec3::splat(f64::NEG_INFINITY);
+        for p in faces.iter().flat_map(|f| f.winding.points.iter()) {
+            min = min.min(*p);
+            max = max.max(*p);
+        }
+        Poly { faces, min, max }
+    }
+
+    /// Axis box as a polyhedron.
+    pub fn from_box(pool: &mut PlanePool, min: DVec3, max: DVec3) -> Poly {
+        let mut planes = Vec::new();
+        for k in 0..3 {
+            let mut n = DVec3::ZERO;
+            n[k] = 1.0;
+            planes.push(DPlane::new(n, max[k]));
+            planes.push(DPlane::new(-n, -min[k]));
+        }
+        let faces = planes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut w = DPolygon::base_winding(p, HUGE);
+                for (j, q) in planes.iter().enumerate() {
+                    if i != j {
+                        w = w.clip_back(q, 1e-9);
+                    }
+                }
+                PFace {
+                    plane: pool.id(*p),
+                    winding: w,
+                    candidate: false,
+                    visible: false,
+                }
+            })
+            .collect();
+        Poly::new(faces)
+    }
+
+    pub fn dist_range(&self, p: &DPlane) -> (f64, f64) {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for q in self.faces.iter().flat_map(|f| f.winding.points.iter()) {
+            let d = p.distance(*q);
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        (lo, hi)
+    }
+
+    pub fn center(&self) -> DVec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    /// Splits by plane `pid`: (front, back). A side that would be a sliver is `None`, and the
+    /// whole polyhedron goes to the other side.
+    pub fn split(&self, pool: &PlanePool, pid: u32) -> (Option<Poly>, Option<Poly>) {
+        let p = *pool.get(pid);
+        let (lo, hi) = self.dist_range(&p);
+        if hi <= EPS {
+            return (None, Some(self.clone()));
+        }
+        if lo >= -EPS {
+            return (Some(self.clone()), None);
+        }
+        let mut cap = DPolygon::base_winding(&p, HUGE);
+        for f in &self.faces {
+            cap = cap.clip_back(pool.get(f.plane), 1e-9);
+            if cap.is_empty() {
+                break;
+            }
+        }
+        let whole = |front: bool| {
+            if front {
+                (Some(self.clone()), None)
+            } else {
+                (None, Some(self.clone()))
+            }
+        };
+        if cap.is_empty() || cap.area() < 1e-3 {
+            return whole(hi > -lo);
+        }
+        let mut front = Vec::with_capacity(self.faces.len() + 1);
+        let mut back = Vec::with_capacity(self.faces.len() + 1);
+        for f in &self.faces {
+            let (fw, bw) = f.winding.split(&p, 1e-9);
+            if !fw.is_empty() && fw.area() > 1e-9 {
+                front.push(PFace {
+                    plane: f.plane,
+                    winding: fw,
+                    candidate: f.candidate,
+                    visible: f.visible,
+                });
+            }
+            if !bw.is_empty() && bw.area() > 1e-9 {
+                back.push(PFace {
+                    plane: f.plane,
+                    winding: bw,
+                    candidate: f.candidate,
+                    visible: f.visible,
+                });
+            }
+        }
+        if front.len() < 3 || back.len() < 3 {
+            return whole(hi > -lo);
+        }
+        front.push(PFace {
+            plane: pid ^ 1,
+            winding: cap.reversed(),
+            candidate: false,
+            visible: false,
+        });
+        back.push(PFace {
+            plane: pid,
+            winding: cap,
+            candidate: false,
+            visible: false,
+        });
+        (Some(Poly::new(front)), Some(Poly::new(back)))
+    }
+
+    /// Inward planes (for `Cell::planes`).
+    pub fn inward_planes(&self, pool: &PlanePool) -> Vec<DPlane> {
+        self.faces.iter().map(|f| *pool.get(f.plane ^ 1)).collect()
+    }
+}
+
