@@ -47,7 +47,7 @@ pub fn level_report(level: &Level) -> serde_json::Value {
         "entities": level.entities.len(),
         "lightmap_atlas": [level.lightmaps.width, level.lightmaps.height],
         "pvs": level.pvs.is_some(),
-        "outdoor_cells": crate::compile::map::outdoor_cells(level),
+        "outdoor_cells": crate::compile::outdoor_cells(level),
         "outside_cell": level.outside_cell(),
         "lights": lights.lights.len(),
         "sun": lights.sun.is_some(),

@@ -1,8 +1,82 @@
-//! The level compilers: Quake `.map` sources (`map`) and ordered-CSG scenes (`scene`) → `Level`.
+//! The level compilers. Two front ends — Quake `.map` sources (`map`) and ordered-CSG scenes
+//! (`scene`) — each run a short list of named stages that emit the same `Draft` (cells,
+//! portals, surface polygons with their specs, objects, entities); one back half (`finish`)
+//! triangulates, bakes the light and packs the lightmaps. One error type, one stage timer.
 
+mod draft;
+mod error;
+mod finish;
+mod grid;
 pub mod map;
 pub mod polyhedron;
 pub mod scene;
+mod stats;
 pub mod surfaces;
 
-pub use map::{compile, compile_map_text, compile_to_file, CompileError, CompileOptions, CompileStats};
+use std::path::{Path, PathBuf};
+
+use crate::level::Level;
+
+pub use error::CompileError;
+pub use map::compile_map_text;
+pub use stats::{outdoor_cells, CompileStats};
+
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// Open cells longer than this along an axis are split by axial planes (units).
+    pub max_cell_size: f64,
+    /// Lightmap luxel spacing in texels.
+    pub luxel_size: f64,
+    /// Folders searched for `.wad` files (texture sizes); the real-data wads are searched last.
+    pub wad_dirs: Vec<PathBuf>,
+    /// Where a leak writes its point file; default: beside the input, extension `.pts`.
+    pub leak_file: Option<PathBuf>,
+    /// Bake direct light from the level's light entities (`light::entities`); off, or with no
+    /// lights in the level, every surface stays at full light.
+    pub light: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        Self {
+            max_cell_size: 512.0,
+            luxel_size: 16.0,
+            wad_dirs: Vec::new(),
+            leak_file: None,
+            light: true,
+        }
+    }
+}
+
+/// Compiles a `.map` or `.ron` source.
+pub fn compile(
+    path: &Path,
+    options: &CompileOptions,
+) -> Result<(Level, CompileStats), CompileError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("map") => map::compile_map_file(path, options),
+        Some("ron") => scene::compile_scene_file(path, options),
+        _ => Err(CompileError::Unsupported { path: path.into() }),
+    }
+}
+
+/// Compiles `input` and saves the level to `output` (atomically). Nothing is written when the
+/// compile fails; a leak writes its point file beside `output`.
+pub fn compile_to_file(
+    input: &Path,
+    output: &Path,
+    options: &CompileOptions,
+) -> Result<CompileStats, CompileError> {
+    let mut options = options.clone();
+    if options.leak_file.is_none() {
+        options.leak_file = Some(output.with_extension("pts"));
+    }
+    let (level, stats) = compile(input, &options)?;
+    crate::level::save(&level, output)?;
+    Ok(stats)
+}
+

@@ -6,9 +6,11 @@ pub mod camera;
 pub mod octagon;
 pub mod plane;
 pub mod polygon;
+pub mod tjunctions;
 
 pub use aabb::Aabb;
 pub use camera::{Camera, CameraSpec};
 pub use octagon::Octagon;
 pub use plane::{DPlane, Plane};
 pub use polygon::DPolygon;
+pub use tjunctions::fix_tjunctions;

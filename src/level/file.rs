@@ -19,11 +19,14 @@ pub const VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LvlError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// A content error of the file at `path` (what `from_bytes` found).
+    #[error("{path}: {error}")]
+    InFile { path: PathBuf, error: Box<LvlError> },
     #[error("not a Lanthorn level: bad magic (expected \"LNTHLVL\")")]
     BadMagic,
     #[error("unsupported .lvl version {found} (this build reads version {expected}); recompile the level")]
@@ -287,9 +290,9 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LvlError> {
 
 /// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LvlError> {
-    let io = |source| LvlError::Io {
+    let io = |error| LvlError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let dir = path
         .parent()
@@ -315,11 +318,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LvlError> {
 
 /// Reads and checks a `.lvl` file.
 pub fn load_lvl(path: &Path) -> Result<Level, LvlError> {
-    let bytes = std::fs::read(path).map_err(|source| LvlError::Io {
+    let bytes = std::fs::read(path).map_err(|error| LvlError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
-    from_bytes(&bytes)
+    from_bytes(&bytes).map_err(|error| LvlError::InFile {
+        path: path.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 // ---------------------------------------------------------------- reading

@@ -2,6 +2,7 @@
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
 pub mod file;
+pub mod tjunctions;
 
 use glam::{Vec2, Vec3};
 

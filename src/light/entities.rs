@@ -1,5 +1,5 @@
-//! Direct light from a level's entities, baked into the lightmap layout the compiler made
-//! (each surface's rect and `lightmap_uv`), the way Quake's `light` tool lights a map:
+//! Direct light from a level's entities, baked on the luxel grids the compiler made (each
+//! surface's rect size and `lightmap_uv`; the compiler packs the blocks), the way Quake's `light` tool lights a map:
 //! `light*` entities with linear falloff `(light − distance · wait)` scaled by the angle
 //! (`0.5 + 0.5 cos`), `_color`, spotlights aimed at their `target`, the worldspawn's `light` as
 //! the minimum, and sunlight (`_sunlight`, `_sun_mangle`, `_sunlight_color` as in ericw-tools)
@@ -310,10 +310,11 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
     best + (centre - best).normalize_or_zero() * 0.5
 }
 
-/// Bakes `lights` into the level's existing lightmap layout: every surface with a lightmap
-/// rect gets its luxels computed. World surfaces (not liquids) cast shadows; object surfaces
-/// (doors, lifts) are lit at their resting place but cast none, as in Quake.
-pub fn bake_into_layout(level: &mut Level, lights: &LevelLights) -> BakeStats {
+/// Bakes `lights` on every surface's luxel grid: per surface, its block of `width · height`
+/// RGB luxels (row-major, the size of its lightmap rect; where the rect will sit in the atlas
+/// does not matter), `None` without a lightmap. World surfaces (not liquids) cast shadows;
+/// object surfaces (doors, lifts) are lit at their resting place but cast none, as in Quake.
+pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<Vec<u8>>>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
         lights: lights.lights.len() + lights.sun.is_some() as usize,
@@ -382,20 +383,20 @@ pub fn bake_into_layout(level: &mut Level, lights: &LevelLights) -> BakeStats {
             .flat_map(|w| w.join().unwrap())
             .collect()
     });
-    let width = level.lightmaps.width as usize;
+    // Surfaces without triangles are not baked: full light, as unbaked luxels read.
+    let mut blocks: Vec<Option<Vec<u8>>> = level
+        .surfaces
+        .iter()
+        .map(|s| s.lightmap.map(|r| vec![128; (r.width * r.height * 3) as usize]))
+        .collect();
     for (si, texels, rays) in results {
         let r = level.surfaces[si].lightmap.unwrap();
         stats.rays += rays;
         stats.luxels += (r.width * r.height) as usize;
-        for j in 0..r.height as usize {
-            let row = ((r.y as usize + j) * width + r.x as usize) * 3;
-            let src = j * r.width as usize * 3;
-            level.lightmaps.texels[row..row + r.width as usize * 3]
-                .copy_from_slice(&texels[src..src + r.width as usize * 3]);
-        }
+        blocks[si] = Some(texels);
     }
     stats.seconds = start.elapsed().as_secs_f64();
-    stats
+    (blocks, stats)
 }
 
 fn bake_surface(

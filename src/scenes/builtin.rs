@@ -352,7 +352,7 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
     });
     // Holes meet their neighbours in T-junctions: share the vertices.
     let all: Vec<u32> = (0..level.surfaces.len() as u32).collect();
-    crate::compile::surfaces::repair_tjunctions(&mut level.surfaces, &all);
+    crate::level::tjunctions::repair_tjunctions(&mut level.surfaces, &all);
 
     let rect = |x: f32, y: [f32; 2], z: [f32; 2]| {
         vec![

@@ -350,7 +350,7 @@ impl Heightmap {
     pub fn read_sidecar(path: &Path) -> Result<Sidecar, TerrainError> {
         let text = std::fs::read_to_string(path).map_err(|e| TerrainError::Io {
             path: path.to_path_buf(),
-            source: e,
+            error: e,
         })?;
         let sc: Sidecar = serde_json::from_str(&text).map_err(|e| TerrainError::Sidecar {
             path: path.to_path_buf(),
@@ -386,12 +386,12 @@ impl Heightmap {
         let img = image::ImageReader::open(path)
             .map_err(|e| TerrainError::Io {
                 path: path.to_path_buf(),
-                source: e,
+                error: e,
             })?
             .with_guessed_format()
             .map_err(|e| TerrainError::Io {
                 path: path.to_path_buf(),
-                source: e,
+                error: e,
             })?
             .decode()
             .map_err(|e| TerrainError::Image {

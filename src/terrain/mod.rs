@@ -52,10 +52,10 @@ use std::path::PathBuf;
 /// setting and what is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum TerrainError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}: no such heightmap file (a terrain is a 16-bit grayscale PNG with a JSON sidecar, or procedural:SIZE)", path.display())]
     Missing { path: PathBuf },

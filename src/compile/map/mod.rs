@@ -1,805 +1,60 @@
-//! The level compiler: `.map` (and `.ron` scenes) → `Level`, with per-stage times and counts.
+//! The `.map` front end (Quake / TrenchBroom sources): parse, read the wads, build every
+//! entity's brushes, clip the world's faces (CSG), build the brush BSP and its portals, flood
+//! from the outside to find leaks, and emit cells, portals and surface drafts for the back half.
 
 pub mod brush;
+mod cells;
+mod drafts;
+mod entity_brushes;
+mod faces;
 pub mod map_file;
+mod sources;
 pub mod tree;
 pub mod wad;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
 
-use glam::{DVec3, Vec3};
-
-use self::brush::{Brush, Contents};
-use self::map_file::{MapError, MapFile};
-use self::tree::{Child, LeafContents, Tree};
+use self::entity_brushes::EntityBrushes;
+use self::map_file::MapFile;
+use self::sources::Materials;
 use self::wad::TextureSizes;
-use crate::compile::surfaces::{self, SurfaceSpec};
-use crate::level::*;
-use crate::geom::Aabb;
+use super::draft::Draft;
+use super::finish::finish;
+use super::stats::StageTimer;
+use crate::level::{material_flags, Entity, Level, Sky};
 
-#[derive(Clone, Debug)]
-pub struct CompileOptions {
-    /// Open cells longer than this along an axis are split by axial planes (units).
-    pub max_cell_size: f64,
-    /// Lightmap luxel spacing in texels.
-    pub luxel_size: f64,
-    /// Folders searched for `.wad` files (texture sizes); the real-data wads are searched last.
-    pub wad_dirs: Vec<PathBuf>,
-    /// Where a leak writes its point file; default: beside the input, extension `.pts`.
-    pub leak_file: Option<PathBuf>,
-    /// Bake direct light from the level's light entities (`light::entities`); off, or with no
-    /// lights in the level, every surface stays at full light.
-    pub light: bool,
-}
+pub use super::{CompileError, CompileOptions, CompileStats};
 
-impl Default for CompileOptions {
-    fn default() -> Self {
-        Self {
-            max_cell_size: 512.0,
-            luxel_size: 16.0,
-            wad_dirs: Vec::new(),
-            leak_file: None,
-            light: true,
-        }
-    }
-}
+// What the tests below share (they compile whole maps).
+#[cfg(test)]
+use {
+    super::{compile, compile_to_file},
+    crate::level::*,
+    glam::{DVec3, Vec3},
+    std::path::PathBuf,
+};
 
-/// Counts and times of one compile.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct CompileStats {
-    pub brushes: usize,
-    pub failed_brushes: usize,
-    pub warnings: Vec<String>,
-    pub bsp_nodes: usize,
-    pub bsp_leaves: usize,
-    pub cells: usize,
-    pub portals: usize,
-    pub surfaces: usize,
-    pub triangles: usize,
-    pub objects: usize,
-    pub materials: usize,
-    pub leak: bool,
-    /// Lights baked (entity lights plus the sun) and shadow rays cast.
-    pub lights: usize,
-    pub light_rays: u64,
-    /// Cells open to the terrain and sky (`OUTDOOR`), the `OUTSIDE` cell included.
-    pub outdoor_cells: usize,
-    /// (stage, seconds) in order.
-    pub stages: Vec<(String, f64)>,
-    pub seconds: f64,
-}
-
-impl CompileStats {
-    /// The counts of an already built level (for `lanthorn info`): no brushes, times or leak.
-    pub fn of_level(level: &Level) -> CompileStats {
-        CompileStats {
-            bsp_nodes: level.bsp.nodes.len(),
-            bsp_leaves: level.bsp.leaves.len(),
-            cells: level.cells.len(),
-            portals: level.portals.len(),
-            surfaces: level.surfaces.len(),
-            triangles: level.triangle_count(),
-            objects: level.objects.len(),
-            materials: level.materials.len(),
-            outdoor_cells: outdoor_cells(level),
-            lights: {
-                let l = crate::light::entities::level_lights(level);
-                l.lights.len() + l.sun.is_some() as usize
-            },
-            ..Default::default()
-        }
-    }
-
-    /// One JSON object for `lanthorn compile --json`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}:{}: {}", .source.line, .source.msg)]
-    Map { path: PathBuf, source: MapError },
-    #[error("{path}: {msg}")]
-    Scene { path: PathBuf, msg: String },
-    #[error("{path}: unsupported source type (expected .map or .ron)")]
-    Unsupported { path: PathBuf },
-    #[error(
-        "{path}: the level leaks: entity {classname} at ({:.0} {:.0} {:.0}) can reach the void; \
-         the leak path is in {} (seal the gap it runs through)",
-        position[0], position[1], position[2], pointfile.display()
-    )]
-    Leak {
-        path: PathBuf,
-        classname: String,
-        position: [f64; 3],
-        pointfile: PathBuf,
-        stats: Box<CompileStats>,
-    },
-    #[error("{0}")]
-    Save(#[from] crate::level::file::LvlError),
-}
-
-struct Timer {
-    start: Instant,
-    last: Instant,
-}
-
-impl Timer {
-    fn lap(&mut self, stats: &mut CompileStats, name: &str) {
-        let now = Instant::now();
-        stats
-            .stages
-            .push((name.to_string(), (now - self.last).as_secs_f64()));
-        log::info!("compile: {name} {:.3} s", (now - self.last).as_secs_f64());
-        self.last = now;
-    }
-}
-
-/// Compiles a `.map` or `.ron` source.
-pub fn compile(
+/// Compiles a `.map` file; its wads and palette are looked for beside it (see `sources`).
+pub(crate) fn compile_map_file(
     path: &Path,
     options: &CompileOptions,
 ) -> Result<(Level, CompileStats), CompileError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("map") => {
-            let text = std::fs::read(path).map_err(|source| CompileError::Io {
-                path: path.into(),
-                source,
-            })?;
-            let text = String::from_utf8_lossy(&text);
-            let mut timer = Timer {
-                start: Instant::now(),
-                last: Instant::now(),
-            };
-            let mut stats = CompileStats::default();
-            let map = map_file::parse(&text).map_err(|source| CompileError::Map {
-                path: path.into(),
-                source,
-            })?;
-            timer.lap(&mut stats, "parse");
-            let textures = load_textures(path, &map, options);
-            timer.lap(&mut stats, "wads");
-            let leak_file = options
-                .leak_file
-                .clone()
-                .unwrap_or_else(|| path.with_extension("pts"));
-            compile_map(&map, &textures, options, path, &leak_file, timer, stats)
-        }
-        Some("ron") => crate::compile::scene::compile_scene_file(path, options),
-        _ => Err(CompileError::Unsupported { path: path.into() }),
-    }
-}
-
-/// Compiles `input` and saves the level to `output` (atomically). Nothing is written when the
-/// compile fails; a leak writes its point file beside `output`.
-pub fn compile_to_file(
-    input: &Path,
-    output: &Path,
-    options: &CompileOptions,
-) -> Result<CompileStats, CompileError> {
-    let mut options = options.clone();
-    if options.leak_file.is_none() {
-        options.leak_file = Some(output.with_extension("pts"));
-    }
-    let (level, stats) = compile(input, &options)?;
-    crate::level::file::save(&level, output)?;
-    Ok(stats)
-}
-
-/// The Quake palette (`palette.lmp`) beside the map, its `../wads`, the wad folders, or the
-/// real data; without one, materials carry sizes and flat colours only.
-fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<u8>> {
-    let mut dirs = options.wad_dirs.clone();
-    if let Some(dir) = path.parent() {
-        dirs.push(dir.to_path_buf());
-        dirs.push(dir.join(".."));
-    }
-    dirs.push(crate::realdata_dir().join("quake"));
-    dirs.iter().find_map(|d| {
-        std::fs::read(d.join("palette.lmp"))
-            .ok()
-            .filter(|p| p.len() >= 768)
-    })
-}
-
-fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions) -> TextureSizes {
-    let mut dirs = options.wad_dirs.clone();
-    if let Some(dir) = path.parent() {
-        dirs.push(dir.to_path_buf());
-        dirs.push(dir.join("../wads"));
-    }
-    dirs.push(crate::realdata_dir().join("quake/wads"));
-    let wanted: Vec<String> = map
-        .entities
-        .first()
-        .and_then(|e| e.get("wad"))
-        .map(|w| {
-            w.split(';')
-                .filter_map(|p| {
-                    Path::new(p.trim())
-                        .file_name()
-                        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut t = TextureSizes::default();
-    let mut all = Vec::new();
-    for d in &dirs {
-        if let Ok(rd) = std::fs::read_dir(d) {
-            let mut files: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wad")))
-                .collect();
-            files.sort();
-            all.extend(files);
-        }
-    }
-    // The wads the map names first, then the rest.
-    all.sort_by_key(|p| {
-        let n = p
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        !wanted.contains(&n)
-    });
-    for f in all {
-        if let Err(e) = t.add_wad_file(&f) {
-            log::warn!("{e}");
-        }
-    }
-    t
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Group {
-    World,
-    Trigger,
-    Object,
-}
-
-fn entity_group(index: usize, class: &str) -> Group {
-    if index == 0
-        || class == "worldspawn"
-        || class == "func_group"
-        || class.starts_with("func_detail")
-    {
-        Group::World
-    } else if class.starts_with("trigger_") {
-        Group::Trigger
-    } else {
-        Group::Object
-    }
-}
-
-pub(crate) fn flat_color(name: &str) -> [f32; 3] {
-    let mut h: u32 = 2166136261;
-    for b in name.to_ascii_lowercase().bytes() {
-        h = (h ^ b as u32).wrapping_mul(16777619);
-    }
-    let c = |s: u32| 0.35 + ((h >> s) & 0xff) as f32 / 255.0 * 0.5;
-    [c(0), c(8), c(16)]
-}
-
-/// Compiles a parsed map. `timer`/`stats` carry the stages already run.
-fn compile_map(
-    map: &MapFile,
-    textures: &TextureSizes,
-    options: &CompileOptions,
-    path: &Path,
-    leak_file: &Path,
-    mut timer: Timer,
-    mut stats: CompileStats,
-) -> Result<(Level, CompileStats), CompileError> {
-    // ---- brushes
-    let mut brushes: Vec<Brush> = Vec::new();
-    // For each brush: the map faces (for texture names and projections).
-    let mut brush_faces: Vec<&[map_file::MapFace]> = Vec::new();
-    for (ei, e) in map.entities.iter().enumerate() {
-        let class = e.classname();
-        let group = entity_group(ei, class);
-        for (bi, mb) in e.brushes.iter().enumerate() {
-            stats.brushes += 1;
-            let mut planes = Vec::with_capacity(mb.faces.len());
-            let mut bad = None;
-            for (fi, f) in mb.faces.iter().enumerate() {
-                match brush::map_plane(&f.points) {
-                    Some(p) => planes.push((p, fi)),
-                    None => {
-                        bad = Some(format!(
-                            "line {}: entity {ei} ({class}) brush {bi}: the face's three points are collinear; brush skipped",
-                            f.line
-                        ));
-                        break;
-                    }
-                }
-            }
-            let sides = match bad {
-                Some(w) => Err(w),
-                None => brush::build(&planes, map_file::MAX_COORD).map_err(|err| {
-                    format!(
-                        "line {}: entity {ei} ({class}) brush {bi}: {err}; brush skipped",
-                        mb.line
-                    )
-                }),
-            };
-            let sides = match sides {
-                Ok(s) => s,
-                Err(w) => {
-                    log::warn!("{}: {w}", path.display());
-                    stats.warnings.push(w);
-                    stats.failed_brushes += 1;
-                    continue;
-                }
-            };
-            let mut contents = Contents::Solid;
-            let texs: Vec<Option<Contents>> = mb
-                .faces
-                .iter()
-                .map(|f| brush::texture_contents(&f.texture))
-                .collect();
-            if texs.contains(&Some(Contents::Clip)) {
-                contents = Contents::Clip;
-            } else if texs.contains(&Some(Contents::Nothing)) || group == Group::Trigger {
-                contents = Contents::Nothing;
-            } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
-                contents = *l;
-            } else if texs.contains(&Some(Contents::Sky)) {
-                contents = Contents::Sky;
-            }
-            let (min, max) = brush::bounds(&sides);
-            brushes.push(Brush {
-                sides,
-                min,
-                max,
-                contents,
-                entity: ei,
-                index: bi,
-                line: mb.line,
-                detail: class.starts_with("func_detail"),
-            });
-            brush_faces.push(&mb.faces);
-        }
-    }
-    timer.lap(&mut stats, "brushes");
-
-    // ---- cells
-    let structural: Vec<&Brush> = brushes
-        .iter()
-        .filter(|b| {
-            entity_group(b.entity, map.entities[b.entity].classname()) == Group::World
-                && !b.detail
-                && (b.contents.is_solid() || b.contents.is_liquid())
-        })
-        .collect();
-    // The CSG of the world's faces comes first: sides with a visible piece split cells first.
-    // `csg_faces` passes brushes borrowed from `brushes`: their index is the pointer offset.
-    let base = brushes.as_ptr() as usize;
-    let size = std::mem::size_of::<Brush>();
-    let index_of = |b: &Brush| (b as *const Brush as usize - base) / size;
-    let draws_fast = |b: &Brush, si: usize| -> bool {
-        let face = &brush_faces[index_of(b)][b.sides[si].face];
-        !brush::is_tool_texture(&face.texture)
-    };
-    let world: Vec<usize> = (0..brushes.len())
-        .filter(|&i| {
-            entity_group(
-                brushes[i].entity,
-                map.entities[brushes[i].entity].classname(),
-            ) == Group::World
-        })
-        .collect();
-    let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &world, &draws_fast));
-    let mut visible: Vec<Vec<bool>> = brushes.iter().map(|b| vec![false; b.sides.len()]).collect();
-    for f in &frags {
-        visible[f.brush][f.side] = true;
-    }
-    let structural_index: Vec<usize> = structural.iter().map(|b| index_of(b)).collect();
-    timer.lap(&mut stats, "csg");
-    let mut tree = tree::build_tree_with(&structural, options.max_cell_size, &|b, s| {
-        visible[structural_index[b]][s]
-    });
-    timer.lap(&mut stats, "bsp");
-    tree.make_portals();
-    timer.lap(&mut stats, "portals");
-    let from = tree.flood_outside();
-    timer.lap(&mut stats, "flood");
-    for (ei, e) in map.entities.iter().enumerate().skip(1) {
-        let Some(o) = e.get("origin") else { continue };
-        let v: Vec<f64> = o
-            .split_whitespace()
-            .filter_map(|s| s.parse().ok())
-            .collect();
-        if v.len() != 3 {
-            continue;
-        }
-        let p = DVec3::new(v[0], v[1], v[2]);
-        let Some(l) = tree.leaf_at_tie(p, false) else {
-            continue;
-        };
-        if tree.is_open(l) && tree.leaves[l as usize].outside {
-            let pts = tree.leak_path(p, &from);
-            let text: String = pts
-                .iter()
-                .map(|p| format!("{} {} {}\n", p.x, p.y, p.z))
-                .collect();
-            stats.leak = true;
-            stats.bsp_nodes = tree.nodes.len();
-            stats.bsp_leaves = tree.leaves.len();
-            stats.seconds = timer.start.elapsed().as_secs_f64();
-            crate::level::file::write_atomically(leak_file, text.as_bytes())?;
-            let _ = ei;
-            return Err(CompileError::Leak {
-                path: path.into(),
-                classname: e.classname().to_string(),
-                position: [p.x, p.y, p.z],
-                pointfile: leak_file.into(),
-                stats: Box::new(stats),
-            });
-        }
-    }
-
-    let mut level = Level::default();
-    // Cells: open leaves not reached from outside.
-    let mut ncells = 0u32;
-    for l in tree.leaves.iter_mut() {
-        if matches!(l.contents, LeafContents::Open(_)) && !l.outside {
-            l.cell = Some(ncells);
-            ncells += 1;
-        }
-    }
-    for l in &tree.leaves {
-        if l.cell.is_none() {
-            continue;
-        }
-        let LeafContents::Open(medium) = l.contents else {
-            unreachable!()
-        };
-        level.cells.push(Cell {
-            planes: l
-                .volume
-                .inward_planes(&tree.pool)
-                .iter()
-                .map(|p| p.to_f32())
-                .collect(),
-            aabb: Aabb::new(l.volume.min.as_vec3(), l.volume.max.as_vec3()),
-            medium,
-            flags: 0,
-            portals: Vec::new(),
-            surfaces: Vec::new(),
-        });
-    }
-    for p in &tree.portals {
-        let (Some(a), Some(b)) = (
-            tree.leaves[p.leaves[0] as usize].cell,
-            tree.leaves[p.leaves[1] as usize].cell,
-        ) else {
-            continue;
-        };
-        let id = level.portals.len() as u32;
-        let (ma, mb) = (
-            level.cells[a as usize].medium,
-            level.cells[b as usize].medium,
-        );
-        level.portals.push(Portal {
-            polygon: p.winding.points.iter().map(|v| v.as_vec3()).collect(),
-            plane: tree.pool.get(p.plane).to_f32(),
-            front: a,
-            back: b,
-            transform: None,
-            flags: if ma != mb {
-                portal_flags::LIQUID_SURFACE
-            } else {
-                0
-            },
-        });
-        level.cells[a as usize].portals.push(id);
-        level.cells[b as usize].portals.push(id);
-    }
-    timer.lap(&mut stats, "cells");
-
-    // ---- materials
-    let palette = load_palette(path, options);
-    let mut material_ids: HashMap<String, u32> = HashMap::new();
-    let mut material_of = |name: &str, level: &mut Level| -> u32 {
-        let key = name.to_ascii_lowercase();
-        if let Some(&id) = material_ids.get(&key) {
-            return id;
-        }
-        let (width, height) = textures.get(name).unwrap_or((64, 64));
-        let decoded = palette.as_deref().and_then(|p| textures.decode(name, p));
-        let color = match &decoded {
-            // The average colour stands in where texels are not drawn.
-            Some((rgba, _)) => {
-                let n = (rgba.len() / 4).max(1) as f32;
-                let mut c = [0f32; 3];
-                for px in rgba.chunks(4) {
-                    for k in 0..3 {
-                        c[k] += (px[k] as f32 / 255.0).powf(2.2);
-                    }
-                }
-                c.map(|v| v / n)
-            }
-            None => flat_color(name),
-        };
-        let (texels, fullbright) = match decoded {
-            Some((t, f)) => (Some(t), Some(f)),
-            None => (None, None),
-        };
-        let mut flags = 0;
-        if brush::is_sky_texture(name) {
-            flags |= material_flags::SKY;
-        }
-        if name.starts_with('*') {
-            flags |= material_flags::LIQUID;
-        }
-        let id = level.materials.len() as u32;
-        level.materials.push(Material {
-            name: name.to_string(),
-            width,
-            height,
-            texels,
-            fullbright,
-            color,
-            flags,
-        });
-        material_ids.insert(key, id);
-        id
-    };
-
-    // ---- world surfaces
-    // Attach to the cells each fragment touches.
-    let mut kept = Vec::new();
-    let mut touched = Vec::new();
-    for f in frags {
-        touched.clear();
-        tree.touching_leaves(&f.winding, f.normal, &mut touched);
-        let cells: Vec<u32> = touched
-            .iter()
-            .filter_map(|&l| tree.leaves[l as usize].cell)
-            .collect();
-        if !cells.is_empty() {
-            kept.push((f, cells));
-        }
-    }
-    let mut polys: Vec<Vec<DVec3>> = kept.iter().map(|(f, _)| f.winding.points.clone()).collect();
-    let changed = surfaces::fix_tjunctions(&mut polys, 0.05);
-    timer.lap(&mut stats, "tjunctions");
-    for (((f, cells), pts), centre) in kept.iter().zip(&polys).zip(&changed) {
-        let b = &brushes[f.brush];
-        let face = &brush_faces[f.brush][b.sides[f.side].face];
-        let spec = surface_spec(
-            face,
-            b.sides[f.side].plane.normal,
-            textures,
-            options,
-            &mut |n| material_of(n, &mut level),
-        );
-        let mut s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
-        if s.indices.is_empty() {
-            continue;
-        }
-        if b.detail {
-            s.flags |= surface_flags::DETAIL;
-        }
-        let id = level.surfaces.len() as u32;
-        for &c in cells {
-            let cell = &mut level.cells[c as usize];
-            cell.surfaces.push(id);
-            if spec.flags & surface_flags::SKY != 0 {
-                cell.flags |= cell_flags::SKY_VISIBLE;
-            }
-        }
-        level.surfaces.push(s);
-    }
-
-    // ---- objects (brush entities)
-    for (ei, e) in map.entities.iter().enumerate() {
-        if entity_group(ei, e.classname()) != Group::Object {
-            continue;
-        }
-        let group: Vec<usize> = (0..brushes.len())
-            .filter(|&i| brushes[i].entity == ei)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        let frags = surfaces::merge_fragments(surfaces::csg_faces(&brushes, &group, &draws_fast));
-        let mut polys: Vec<Vec<DVec3>> = frags.iter().map(|f| f.winding.points.clone()).collect();
-        let changed = surfaces::fix_tjunctions(&mut polys, 0.05);
-        let mut ids = Vec::new();
-        let mut bounds = Aabb::EMPTY;
-        for ((f, pts), centre) in frags.iter().zip(&polys).zip(&changed) {
-            let b = &brushes[f.brush];
-            let face = &brush_faces[f.brush][b.sides[f.side].face];
-            let spec = surface_spec(
-                face,
-                b.sides[f.side].plane.normal,
-                textures,
-                options,
-                &mut |n| material_of(n, &mut level),
-            );
-            let s = surfaces::make_surface(pts, &centre[..], f.normal, &spec);
-            if s.indices.is_empty() {
-                continue;
-            }
-            for v in &s.vertices {
-                bounds.add_point(v.position);
-            }
-            ids.push(level.surfaces.len() as u32);
-            level.surfaces.push(s);
-        }
-        let name = e
-            .get("targetname")
-            .map(|t| format!("{} {t}", e.classname()))
-            .unwrap_or_else(|| e.classname().into());
-        level.objects.push(Object {
-            name,
-            surfaces: ids,
-            bounds,
-            origin: Vec3::ZERO,
-            entity: Some(ei as u32),
-        });
-    }
-    timer.lap(&mut stats, "surfaces");
-
-    // ---- lightmaps
-    let (w, h) = surfaces::pack_lightmaps(&mut level.surfaces, 1024);
-    level.lightmaps = Lightmaps {
-        width: w,
-        height: h,
-        // Unbaked: 128 is full light once the shader applies Quake's ×2 overbright.
-        texels: vec![128; w as usize * h as usize * 3],
-    };
-    timer.lap(&mut stats, "lightmaps");
-
-    // ---- BSP over cells, entities, sky
-    level.bsp = Bsp {
-        nodes: tree
-            .nodes
-            .iter()
-            .map(|n| BspNode {
-                plane: tree.pool.get(n.plane).to_f32(),
-                children: n.children.map(to_bsp_child),
-                aabb: Aabb::new(n.min.as_vec3(), n.max.as_vec3()),
-            })
-            .collect(),
-        leaves: tree
-            .leaves
-            .iter()
-            .map(|l| BspLeaf {
-                cells: l.cell.into_iter().collect(),
-            })
-            .collect(),
-        root: tree.root.map(to_bsp_child),
-    };
-    level.entities = map
-        .entities
-        .iter()
-        .map(|e| Entity {
-            pairs: e.pairs.clone(),
-        })
-        .collect();
-    let sky_material = level
-        .materials
-        .iter()
-        .position(|m| m.flags & material_flags::SKY != 0);
-    let cubemap = map
-        .entities
-        .first()
-        .and_then(|e| e.get("sky").or(e.get("skyname")))
-        .map(String::from);
-    if sky_material.is_some() || cubemap.is_some() {
-        level.sky = Some(Sky {
-            material: sky_material.map(|m| m as u32),
-            cubemap,
-        });
-    }
-    timer.lap(&mut stats, "bsp");
-    if options.light {
-        light_level(&mut level, &mut stats);
-        timer.lap(&mut stats, "light");
-    }
-    fill_stats(&mut stats, &level, &tree);
-    stats.seconds = timer.start.elapsed().as_secs_f64();
-    timer.lap(&mut stats, "finish");
-    Ok((level, stats))
-}
-
-/// Bakes the level's light entities into its lightmaps (already laid out and full light).
-pub(crate) fn light_level(level: &mut Level, stats: &mut CompileStats) {
-    let lights = crate::light::entities::level_lights(level);
-    stats.warnings.extend(lights.warnings.iter().cloned());
-    if lights.is_empty() {
-        log::info!("compile: no light entities; surfaces stay at full light");
-        return;
-    }
-    let b = crate::light::entities::bake_into_layout(level, &lights);
-    if lights.skipped > 0 {
-        stats.warnings.push(format!(
-            "{} lights start off (spawnflags 1) and were not baked (only light style 0 is)",
-            lights.skipped
-        ));
-    }
-    stats.lights = b.lights;
-    stats.light_rays = b.rays;
-    log::info!(
-        "compile: light: {} lights, {} luxels, {} rays, {:.2} s",
-        b.lights,
-        b.luxels,
-        b.rays,
-        b.seconds
-    );
-}
-
-fn fill_stats(stats: &mut CompileStats, level: &Level, tree: &Tree) {
-    stats.bsp_nodes = tree.nodes.len();
-    stats.bsp_leaves = tree.leaves.len();
-    stats.cells = level.cells.len();
-    stats.portals = level.portals.len();
-    stats.surfaces = level.surfaces.len();
-    stats.triangles = level.triangle_count();
-    stats.objects = level.objects.len();
-    stats.materials = level.materials.len();
-    stats.outdoor_cells = outdoor_cells(level);
-}
-
-pub(crate) fn outdoor_cells(level: &Level) -> usize {
-    level
-        .cells
-        .iter()
-        .filter(|c| c.flags & cell_flags::OUTDOOR != 0)
-        .count()
-}
-
-fn to_bsp_child(c: Child) -> BspChild {
-    match c {
-        Child::Node(n) => BspChild::Node(n),
-        Child::Leaf(l) => BspChild::Leaf(l),
-    }
-}
-
-fn surface_spec(
-    face: &map_file::MapFace,
-    normal: DVec3,
-    textures: &TextureSizes,
-    options: &CompileOptions,
-    material_of: &mut dyn FnMut(&str) -> u32,
-) -> SurfaceSpec {
-    let material = material_of(&face.texture);
-    let tex_size = textures.get(&face.texture).unwrap_or((64, 64));
-    let mut flags = 0;
-    let sky = brush::is_sky_texture(&face.texture);
-    let liquid = face.texture.starts_with('*');
-    if sky {
-        flags |= surface_flags::SKY;
-    }
-    if liquid {
-        flags |= surface_flags::LIQUID;
-    }
-    SurfaceSpec {
-        tex: map_file::tex_vecs(&face.projection, normal),
-        tex_size,
-        material,
-        flags,
-        luxel: if sky || liquid {
-            None
-        } else {
-            Some(options.luxel_size)
-        },
-    }
+    let mut timer = StageTimer::start();
+    let mut stats = CompileStats::default();
+    let bytes = std::fs::read(path).map_err(|error| CompileError::Io {
+        path: path.into(),
+        error,
+    })?;
+    let map = parse(&String::from_utf8_lossy(&bytes), path)?;
+    timer.lap(&mut stats, "parse");
+    let textures = sources::load_textures(path, &map, options);
+    timer.lap(&mut stats, "wads");
+    let leak_file = options
+        .leak_file
+        .clone()
+        .unwrap_or_else(|| path.with_extension("pts"));
+    let materials = Materials::new(&textures, sources::load_palette(path, options));
+    compile_map(&map, materials, options, path, &leak_file, timer, stats)
 }
 
 /// Compiles `.map` text held in memory (tests, tools); wads from `options.wad_dirs` only.
@@ -808,15 +63,9 @@ pub fn compile_map_text(
     options: &CompileOptions,
 ) -> Result<(Level, CompileStats), CompileError> {
     let path = Path::new("<memory>.map");
+    let mut timer = StageTimer::start();
     let mut stats = CompileStats::default();
-    let mut timer = Timer {
-        start: Instant::now(),
-        last: Instant::now(),
-    };
-    let map = map_file::parse(text).map_err(|source| CompileError::Map {
-        path: path.into(),
-        source,
-    })?;
+    let map = parse(text, path)?;
     timer.lap(&mut stats, "parse");
     let mut textures = TextureSizes::default();
     for d in &options.wad_dirs {
@@ -828,7 +77,73 @@ pub fn compile_map_text(
         .leak_file
         .clone()
         .unwrap_or_else(|| std::env::temp_dir().join("lanthorn-memory.pts"));
-    compile_map(&map, &textures, options, path, &leak_file, timer, stats)
+    let materials = Materials::new(&textures, sources::load_palette(path, options));
+    compile_map(&map, materials, options, path, &leak_file, timer, stats)
+}
+
+fn parse(text: &str, path: &Path) -> Result<MapFile, CompileError> {
+    map_file::parse(text).map_err(|error| CompileError::Map {
+        path: path.into(),
+        error,
+    })
+}
+
+/// The stages after parsing; `timer`/`stats` carry the stages already run.
+fn compile_map(
+    map: &MapFile,
+    mut materials: Materials,
+    options: &CompileOptions,
+    path: &Path,
+    leak_file: &Path,
+    mut timer: StageTimer,
+    mut stats: CompileStats,
+) -> Result<(Level, CompileStats), CompileError> {
+    let brushes = EntityBrushes::build(map, path, &mut stats);
+    timer.lap(&mut stats, "brushes");
+    let fragments = drafts::world_fragments(&brushes);
+    timer.lap(&mut stats, "csg");
+    let mut tree = cells::cell_tree(&brushes, &fragments, options.max_cell_size);
+    timer.lap(&mut stats, "bsp");
+    tree.make_portals();
+    timer.lap(&mut stats, "portals");
+    let from = tree.flood_outside();
+    timer.lap(&mut stats, "flood");
+    cells::check_leaks(map, &tree, &from, path, leak_file, &timer, &mut stats)?;
+    let mut draft = Draft::default();
+    cells::add_cells_and_portals(&mut tree, &mut draft.level);
+    timer.lap(&mut stats, "cells");
+    draft.cell_surfaces =
+        drafts::world_surfaces(fragments, &brushes, &tree, options, &mut materials);
+    draft.objects = drafts::objects(map, &brushes, options, &mut materials);
+    draft.level.materials = materials.list;
+    draft.level.bsp = cells::bsp_of(&tree);
+    draft.level.entities = map
+        .entities
+        .iter()
+        .map(|e| Entity {
+            pairs: e.pairs.clone(),
+        })
+        .collect();
+    draft.level.sky = sky(map, &draft.level);
+    timer.lap(&mut stats, "drafts");
+    let level = finish(draft, options, &mut timer, &mut stats);
+    Ok((level, stats))
+}
+
+/// The sky: a sky material if a face uses one, and the worldspawn's cubemap (`sky` or
+/// `skyname`) if it names one.
+fn sky(map: &MapFile, level: &Level) -> Option<Sky> {
+    let material = level
+        .materials
+        .iter()
+        .position(|m| m.flags & material_flags::SKY != 0)
+        .map(|m| m as u32);
+    let cubemap = map
+        .entities
+        .first()
+        .and_then(|e| e.get("sky").or(e.get("skyname")))
+        .map(String::from);
+    (material.is_some() || cubemap.is_some()).then_some(Sky { material, cubemap })
 }
 
 #[cfg(test)]
@@ -1190,7 +505,7 @@ mod realdata {
                 .map(|s| &level.surfaces[s as usize])
                 .collect()
         };
-        if let Some((si, a, b, p)) = surfaces::find_tjunction(&world, 0.02) {
+        if let Some((si, a, b, p)) = crate::level::tjunctions::find_tjunction(&world, 0.02) {
             for (i, s) in world.iter().enumerate() {
                 if s.vertices.iter().any(|v| v.position.distance(p) < 0.05) || i == si {
                     let m = &level.materials[s.material as usize].name;

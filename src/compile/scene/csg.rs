@@ -6,7 +6,7 @@
 use glam::DVec3;
 
 use crate::compile::polyhedron::{PFace, PlanePool, Poly};
-use crate::compile::surfaces::Grid;
+use crate::compile::grid::Grid;
 use crate::level::Medium;
 use crate::geom::{DPlane, DPolygon};
 

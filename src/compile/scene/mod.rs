@@ -1,134 +1,64 @@
-//! Lanthorn scene source (`.ron`): an ordered list of CSG operations over space that starts
-//! solid, plus entities, sky, terrain and outdoor regions. See README.md for an example.
+//! The scene front end (`.ron`, ordered CSG): check the operations, apply them to space that
+//! starts solid, merge the regions, turn open regions into cells and their contacts into
+//! portals and surface drafts, and build a k-d tree for point location; the back half does
+//! the rest.
 
+mod cells;
 pub mod csg;
+mod kd_tree;
+mod scene_file;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Instant;
 
 use glam::{DVec3, Vec3};
-use serde::{Deserialize, Serialize};
 
 use self::csg::Op;
-use crate::compile::map::map_file::{tex_vecs, TexProjection};
-use crate::compile::map::{CompileError, CompileOptions, CompileStats};
-use crate::compile::surfaces::{self, SurfaceSpec};
-use crate::level::*;
-use crate::geom::{Aabb, DPlane};
+use super::draft::{flat_color, Draft};
+use super::finish::finish;
+use super::stats::StageTimer;
+use super::{CompileError, CompileOptions, CompileStats};
+use crate::compile::polyhedron::PlanePool;
+use crate::compile::map::map_file::MAX_COORD;
+use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SceneMedium {
-    Solid,
-    Air,
-    Water,
-    Slime,
-    Lava,
-}
+pub use self::kd_tree::kd_tree;
+pub use self::scene_file::{parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTerrain};
 
-impl SceneMedium {
-    fn medium(self) -> Medium {
-        match self {
-            SceneMedium::Solid => Medium::Solid,
-            SceneMedium::Air => Medium::Air,
-            SceneMedium::Water => Medium::Water,
-            SceneMedium::Slime => Medium::Slime,
-            SceneMedium::Lava => Medium::Lava,
-        }
-    }
-}
-
-/// A convex brush.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum SceneBrush {
-    Box {
-        min: (f64, f64, f64),
-        max: (f64, f64, f64),
+/// What is wrong with a scene: where (line and column, or operation and field) and what.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SceneError {
+    #[error("line {line}, column {column}: {msg}")]
+    Parse {
+        line: usize,
+        column: usize,
+        msg: String,
     },
-    /// Outward planes `normal · p = dist`; inside where `normal · p <= dist` for all.
-    Planes(Vec<ScenePlane>),
+    #[error("operation {index}, {field}: {msg}")]
+    Operation {
+        index: usize,
+        field: &'static str,
+        msg: String,
+    },
+    #[error("the scene has no operations (every brush was empty or unbounded): add at least one")]
+    NoOperations,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScenePlane {
-    pub normal: (f64, f64, f64),
-    pub dist: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SceneOp {
-    pub brush: SceneBrush,
-    pub medium: SceneMedium,
-    /// Only these media change ("air becomes water"); absent = everything.
-    #[serde(default)]
-    pub only: Option<Vec<SceneMedium>>,
-    /// Texture of the surfaces this operation's medium shows (walls it builds, liquid tops).
-    #[serde(default)]
-    pub material: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SceneTerrain {
-    pub heightmap: String,
-    pub origin: (f32, f32, f32),
-    pub horizontal_scale: f32,
-    pub vertical_scale: f32,
-}
-
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-pub struct Scene {
-    pub ops: Vec<SceneOp>,
-    /// Entities as key/value pairs (`classname`, `origin` "x y z", ...).
-    #[serde(default)]
-    pub entities: Vec<Vec<(String, String)>>,
-    /// Cubemap skybox name.
-    #[serde(default)]
-    pub sky: Option<String>,
-    #[serde(default)]
-    pub terrain: Option<SceneTerrain>,
-    /// Boxes of open space that are outdoor (open to the terrain and sky): cells whose centre
-    /// lies inside one are flagged `OUTDOOR`.
-    #[serde(default)]
-    pub outdoor: Vec<SceneBrush>,
-}
-
-fn brush_planes(b: &SceneBrush) -> Vec<DPlane> {
-    match b {
-        SceneBrush::Box { min, max } => csg::box_planes(
-            DVec3::new(min.0, min.1, min.2),
-            DVec3::new(max.0, max.1, max.2),
-        ),
-        SceneBrush::Planes(v) => v
-            .iter()
-            .map(|p| {
-                let n = DVec3::new(p.normal.0, p.normal.1, p.normal.2);
-                let len = n.length();
-                DPlane::new(n / len, p.dist / len)
-            })
-            .collect(),
-    }
-}
-
-pub fn parse(text: &str) -> Result<Scene, String> {
-    ron::from_str(text).map_err(|e| e.to_string())
-}
-
-pub fn compile_scene_file(
+/// Compiles a `.ron` scene file.
+pub(crate) fn compile_scene_file(
     path: &Path,
     options: &CompileOptions,
 ) -> Result<(Level, CompileStats), CompileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CompileError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| CompileError::Io {
         path: path.into(),
-        source,
+        error,
     })?;
-    let scene = parse(&text).map_err(|msg| CompileError::Scene {
+    let in_file = |error| CompileError::Scene {
         path: path.into(),
-        msg,
-    })?;
-    compile_scene(&scene, options).map_err(|msg| CompileError::Scene {
-        path: path.into(),
-        msg,
-    })
+        error,
+    };
+    let scene = parse(&text).map_err(in_file)?;
+    compile_scene(&scene, options).map_err(in_file)
 }
 
 /// Compiles a scene: ordered CSG → regions; open regions → cells; contacts between open
@@ -137,278 +67,101 @@ pub fn compile_scene_file(
 pub fn compile_scene(
     scene: &Scene,
     options: &CompileOptions,
-) -> Result<(Level, CompileStats), String> {
-    let start = Instant::now();
-    let mut last = start;
+) -> Result<(Level, CompileStats), SceneError> {
+    let mut timer = StageTimer::start();
     let mut stats = CompileStats::default();
-    let mut lap = |stats: &mut CompileStats, name: &str| {
-        let now = Instant::now();
-        stats.stages.push((name.into(), (now - last).as_secs_f64()));
-        last = now;
-    };
-    let mut level = Level::default();
-    let mut materials: HashMap<String, u32> = HashMap::new();
-    let mut material = |name: &str, level: &mut Level| -> u32 {
-        *materials.entry(name.to_string()).or_insert_with(|| {
-            level.materials.push(Material {
-                name: name.into(),
-                width: 64,
-                height: 64,
-                color: crate::compile::map::flat_color(name),
-                flags: if name.starts_with('*') {
-                    material_flags::LIQUID
-                } else {
-                    0
-                },
-                ..Default::default()
-            });
-            level.materials.len() as u32 - 1
-        })
-    };
+    let mut materials = SceneMaterials::default();
+    let (ops, min, max) = operations(scene, &mut materials, &mut stats)?;
+    let mut regions = csg::apply(&ops, min, max);
+    let before = regions.regions.len();
+    timer.lap(&mut stats, "csg");
+    csg::merge_regions(&mut regions);
+    log::info!("scene: {before} regions, {} after merging", regions.regions.len());
+    timer.lap(&mut stats, "merge");
+    let mut draft = Draft::default();
+    let mut cells = cells::add_cells(scene, &regions, &mut draft.level);
+    cells.luxel_size = options.luxel_size;
+    cells.open_sky = scene.terrain.is_none().then(|| materials.sky());
+    if scene.terrain.is_some() && cells.outdoor.contains(&true) {
+        cells.outside = Some(cells::add_outside_cell(&regions, &mut draft.level));
+    }
+    let (surfaces, open_faces) = cells.add_contacts(&regions, &mut draft.level);
+    draft.cell_surfaces = surfaces;
+    log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
+    timer.lap(&mut stats, "portals");
+    draft.level.bsp = kd_tree(&draft.level.cells);
+    add_world(scene, cells.open_sky, &mut draft.level);
+    if materials.list.is_empty() {
+        materials.id("wall");
+    }
+    draft.level.materials = materials.list;
+    timer.lap(&mut stats, "drafts");
+    let level = finish(draft, options, &mut timer, &mut stats);
+    Ok((level, stats))
+}
+
+/// Each operation as CSG: its planes checked (finite, within the world), its material made;
+/// an empty or unbounded brush is skipped with a warning. Returns the ops and their bounds
+/// with a margin.
+fn operations(
+    scene: &Scene,
+    materials: &mut SceneMaterials,
+    stats: &mut CompileStats,
+) -> Result<(Vec<Op>, DVec3, DVec3), SceneError> {
     let mut ops = Vec::new();
     let mut min = DVec3::splat(f64::INFINITY);
     let mut max = DVec3::splat(f64::NEG_INFINITY);
-    for (i, o) in scene.ops.iter().enumerate() {
-        let planes = brush_planes(&o.brush);
+    for (index, o) in scene.ops.iter().enumerate() {
+        let brush_error = |msg: String| SceneError::Operation {
+            index,
+            field: "brush",
+            msg,
+        };
+        let planes = scene_file::brush_planes(&o.brush);
         if planes
             .iter()
             .any(|p| !p.normal.is_finite() || !p.dist.is_finite())
         {
-            return Err(format!("operation {i}: a plane is not finite"));
+            return Err(brush_error(
+                "a plane is not finite (or its normal is zero)".into(),
+            ));
         }
-        let mut pool = crate::compile::polyhedron::PlanePool::default();
-        let Some(poly) = csg::poly_from_planes(&mut pool, &planes) else {
+        let Some(poly) = csg::poly_from_planes(&mut PlanePool::default(), &planes) else {
             stats.warnings.push(format!(
-                "operation {i}: the brush is empty or unbounded; skipped"
+                "operation {index}: the brush is empty or unbounded; skipped"
             ));
             stats.failed_brushes += 1;
             continue;
         };
-        if poly
-            .min
-            .abs()
-            .max_element()
-            .max(poly.max.abs().max_element())
-            > crate::compile::map::map_file::MAX_COORD
-        {
-            return Err(format!(
-                "operation {i}: the brush reaches beyond ±{}",
-                crate::compile::map::map_file::MAX_COORD
-            ));
+        if poly.min.abs().max_element().max(poly.max.abs().max_element()) > MAX_COORD {
+            return Err(brush_error(format!(
+                "the brush reaches beyond ±{MAX_COORD}"
+            )));
         }
         min = min.min(poly.min);
         max = max.max(poly.max);
-        let default_tex = if o.medium.medium().is_liquid() {
-            "*water"
-        } else {
-            "wall"
-        };
-        let m = material(o.material.as_deref().unwrap_or(default_tex), &mut level);
+        let medium = o.medium.medium();
+        let default_material = if medium.is_liquid() { "*water" } else { "wall" };
         ops.push(Op {
             planes,
-            medium: o.medium.medium(),
+            medium,
             only: o
                 .only
                 .as_ref()
                 .map(|v| v.iter().map(|m| m.medium()).collect()),
-            material: m,
+            material: materials.id(o.material.as_deref().unwrap_or(default_material)),
         });
         stats.brushes += 1;
     }
     if ops.is_empty() {
-        return Err("the scene has no operations".into());
+        return Err(SceneError::NoOperations);
     }
-    let (min, max) = (min - DVec3::splat(16.0), max + DVec3::splat(16.0));
-    let mut regions = csg::apply(&ops, min, max);
-    let before = regions.regions.len();
-    lap(&mut stats, "csg");
-    csg::merge_regions(&mut regions);
-    log::info!(
-        "scene: {before} regions, {} after merging",
-        regions.regions.len()
-    );
-    lap(&mut stats, "merge");
-    // Cells: open regions.
-    let mut cell_of = vec![None; regions.regions.len()];
-    let mut outdoor_cell = Vec::new();
-    for (i, r) in regions.regions.iter().enumerate() {
-        if !r.medium.is_open() {
-            continue;
-        }
-        cell_of[i] = Some(level.cells.len() as u32);
-        let centre = r.poly.center();
-        let outdoor = scene
-            .outdoor
-            .iter()
-            .any(|b| brush_planes(b).iter().all(|p| p.distance(centre) <= 0.0));
-        outdoor_cell.push(outdoor);
-        level.cells.push(Cell {
-            planes: r
-                .poly
-                .inward_planes(&regions.pool)
-                .iter()
-                .map(|p| p.to_f32())
-                .collect(),
-            aabb: Aabb::new(r.poly.min.as_vec3(), r.poly.max.as_vec3()),
-            medium: r.medium,
-            flags: if outdoor { cell_flags::OUTDOOR } else { 0 },
-            portals: Vec::new(),
-            surfaces: Vec::new(),
-        });
-    }
-    // An outdoor cell is open where nothing was built next to it (the initial solid): with a
-    // terrain those faces get no surface, so the terrain pass shows terrain and sky through
-    // them; without one they become sky. Built solid (a wall brush) keeps its surfaces.
-    let open_sky = scene.terrain.is_none().then(|| {
-        let m = material("sky", &mut level);
-        level.materials[m as usize].flags |= material_flags::SKY;
-        level.materials[m as usize].color = [0.45, 0.6, 0.8];
-        m
-    });
-    let is_open = |cell: u32, solid: &csg::Region| outdoor_cell[cell as usize] && !solid.written;
-    let mut open_faces = 0usize;
-    // With a terrain, the open world beyond those faces is one more cell (OUTSIDE), joined to
-    // every open face by a portal: outdoor regions see each other across the sky.
-    let outside = (scene.terrain.is_some() && outdoor_cell.contains(&true)).then(|| {
-        let id = level.cells.len() as u32;
-        let planes = csg::box_planes(regions.min, regions.max)
-            .iter()
-            .map(|p| p.flipped().to_f32())
-            .collect();
-        level.cells.push(Cell {
-            planes,
-            aabb: Aabb::new(regions.min.as_vec3(), regions.max.as_vec3()),
-            medium: Medium::Air,
-            flags: cell_flags::OUTDOOR | cell_flags::OUTSIDE,
-            portals: Vec::new(),
-            surfaces: Vec::new(),
-        });
-        id
-    });
-    // A portal from outdoor cell `cell` through an open face into OUTSIDE: `points` wound
-    // counter-clockwise seen from OUTSIDE, `plane` facing it.
-    let open_portal = |level: &mut Level, cell: u32, points: &[DVec3], plane: DPlane| {
-        let Some(out) = outside else { return };
-        let id = level.portals.len() as u32;
-        level.portals.push(Portal {
-            polygon: points.iter().map(|p| p.as_vec3()).collect(),
-            plane: plane.to_f32(),
-            front: out,
-            back: cell,
-            transform: None,
-            flags: 0,
-        });
-        level.cells[cell as usize].portals.push(id);
-        level.cells[out as usize].portals.push(id);
-    };
-    // Portals and surfaces from contacts.
-    let contacts = csg::contacts(&regions);
-    let mut polys: Vec<(Vec<DVec3>, DVec3, u32, u32, u32)> = Vec::new(); // points, normal, material, flags, cell
-    for c in &contacts {
-        let (ra, rb) = (&regions.regions[c.a], &regions.regions[c.b]);
-        let n = regions.pool.get(c.plane).normal; // outward from a, towards b
-        match (cell_of[c.a], cell_of[c.b]) {
-            (Some(a), Some(b)) => {
-                let id = level.portals.len() as u32;
-                let liquid = ra.medium != rb.medium;
-                level.portals.push(Portal {
-                    polygon: c.winding.points.iter().map(|p| p.as_vec3()).collect(),
-                    plane: regions.pool.get(c.plane).to_f32(),
-                    front: b,
-                    back: a,
-                    transform: None,
-                    flags: if liquid {
-                        portal_flags::LIQUID_SURFACE
-                    } else {
-                        0
-                    },
-                });
-                level.cells[a as usize].portals.push(id);
-                level.cells[b as usize].portals.push(id);
-                if liquid {
-                    // The liquid's surface, seen from both sides.
-                    let (liq, _) = if ra.medium.is_liquid() {
-                        (ra, rb)
-                    } else {
-                        (rb, ra)
-                    };
-                    let flags = surface_flags::LIQUID;
-                    polys.push((c.winding.points.clone(), n, liq.material, flags, b));
-                    let mut rev = c.winding.points.clone();
-                    rev.reverse();
-                    polys.push((rev, -n, liq.material, flags, a));
-                }
-            }
-            (Some(a), None) => {
-                // Solid b seen from open a: faces -n, wound the other way.
-                let mut rev = c.winding.points.clone();
-                rev.reverse();
-                if !is_open(a, rb) {
-                    polys.push((rev, -n, rb.material, 0, a));
-                } else if let Some(sky) = open_sky {
-                    polys.push((rev, -n, sky, surface_flags::SKY, a));
-                } else {
-                    open_portal(&mut level, a, &c.winding.points, *regions.pool.get(c.plane));
-                }
-                open_faces += is_open(a, rb) as usize;
-            }
-            (None, Some(b)) => {
-                if !is_open(b, ra) {
-                    polys.push((c.winding.points.clone(), n, ra.material, 0, b));
-                } else if let Some(sky) = open_sky {
-                    polys.push((c.winding.points.clone(), n, sky, surface_flags::SKY, b));
-                } else {
-                    let mut rev = c.winding.points.clone();
-                    rev.reverse();
-                    open_portal(&mut level, b, &rev, regions.pool.get(c.plane).flipped());
-                }
-                open_faces += is_open(b, ra) as usize;
-            }
-            (None, None) => {}
-        }
-    }
-    log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
-    lap(&mut stats, "portals");
-    let mut pts: Vec<Vec<DVec3>> = polys.iter().map(|p| p.0.clone()).collect();
-    let inserted = surfaces::fix_tjunctions(&mut pts, 0.05);
-    for ((pp, (_, normal, mat, flags, cell)), ins) in pts.iter().zip(&polys).zip(&inserted) {
-        let spec = SurfaceSpec {
-            tex: tex_vecs(
-                &TexProjection::Standard {
-                    offset: [0.0, 0.0],
-                    rotation: 0.0,
-                    scale: [1.0, 1.0],
-                },
-                *normal,
-            ),
-            tex_size: (64, 64),
-            material: *mat,
-            flags: *flags,
-            luxel: if flags & (surface_flags::LIQUID | surface_flags::SKY) != 0 {
-                None
-            } else {
-                Some(options.luxel_size)
-            },
-        };
-        let s = surfaces::make_surface(pp, ins, *normal, &spec);
-        if s.indices.is_empty() {
-            continue;
-        }
-        let c = &mut level.cells[*cell as usize];
-        c.surfaces.push(level.surfaces.len() as u32);
-        if flags & surface_flags::SKY != 0 {
-            c.flags |= cell_flags::SKY_VISIBLE;
-        }
-        level.surfaces.push(s);
-    }
-    lap(&mut stats, "surfaces");
-    let (w, h) = surfaces::pack_lightmaps(&mut level.surfaces, 1024);
-    level.lightmaps = Lightmaps {
-        width: w,
-        height: h,
-        texels: vec![128; (w * h * 3) as usize], // unbaked: full light after the ×2 overbright
-    };
-    level.bsp = kd_tree(&level.cells);
+    let margin = DVec3::splat(16.0);
+    Ok((ops, min - margin, max + margin))
+}
+
+/// Entities, the sky and the terrain of the scene.
+fn add_world(scene: &Scene, open_sky: Option<u32>, level: &mut Level) {
     level.entities = scene
         .entities
         .iter()
@@ -426,101 +179,53 @@ pub fn compile_scene(
         horizontal_scale: t.horizontal_scale,
         vertical_scale: t.vertical_scale,
     });
-    if level.materials.is_empty() {
-        material("wall", &mut level);
-    }
-    lap(&mut stats, "finish");
-    if options.light {
-        crate::compile::map::light_level(&mut level, &mut stats);
-        lap(&mut stats, "light");
-    }
-    stats.cells = level.cells.len();
-    stats.outdoor_cells = crate::compile::map::outdoor_cells(&level);
-    stats.portals = level.portals.len();
-    stats.surfaces = level.surfaces.len();
-    stats.triangles = level.triangle_count();
-    stats.materials = level.materials.len();
-    stats.bsp_nodes = level.bsp.nodes.len();
-    stats.bsp_leaves = level.bsp.leaves.len();
-    stats.seconds = start.elapsed().as_secs_f64();
-    Ok((level, stats))
 }
 
-/// A BSP over cells by axial planes (median of cell centres on the longest axis); a cell
-/// crossing a plane is listed on both sides, so a leaf may hold several cells.
-pub fn kd_tree(cells: &[Cell]) -> Bsp {
-    let mut bsp = Bsp::default();
-    if cells.is_empty() {
-        return bsp;
-    }
-    // The OUTSIDE stand-in overlaps everything: point location must never find it.
-    let all: Vec<u32> = (0..cells.len() as u32)
-        .filter(|&i| cells[i as usize].flags & cell_flags::OUTSIDE == 0)
-        .collect();
-    if all.is_empty() {
-        return bsp;
-    }
-    let root = kd_node(cells, all, &mut bsp, 0);
-    bsp.root = Some(root);
-    bsp
+/// A scene's materials by name: untextured, drawn in a colour derived from the name.
+#[derive(Default)]
+struct SceneMaterials {
+    ids: HashMap<String, u32>,
+    list: Vec<Material>,
 }
 
-fn kd_node(cells: &[Cell], ids: Vec<u32>, bsp: &mut Bsp, depth: u32) -> BspChild {
-    let mut b = Aabb::EMPTY;
-    for &i in &ids {
-        b = b.union(&cells[i as usize].aabb);
+impl SceneMaterials {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        self.list.push(Material {
+            name: name.into(),
+            width: 64,
+            height: 64,
+            color: flat_color(name),
+            flags: if name.starts_with('*') {
+                material_flags::LIQUID
+            } else {
+                0
+            },
+            ..Default::default()
+        });
+        let id = self.list.len() as u32 - 1;
+        self.ids.insert(name.to_string(), id);
+        id
     }
-    let leaf = |bsp: &mut Bsp, ids: Vec<u32>| {
-        bsp.leaves.push(BspLeaf { cells: ids });
-        BspChild::Leaf(bsp.leaves.len() as u32 - 1)
-    };
-    if ids.len() <= 2 || depth > 40 {
-        return leaf(bsp, ids);
+
+    /// The sky shown through outdoor cells' open faces in a scene without a terrain.
+    fn sky(&mut self) -> u32 {
+        let m = self.id("sky");
+        let material = &mut self.list[m as usize];
+        material.flags |= material_flags::SKY;
+        material.color = [0.45, 0.6, 0.8];
+        m
     }
-    let size = b.size();
-    let axis = if size.x >= size.y && size.x >= size.z {
-        0
-    } else if size.y >= size.z {
-        1
-    } else {
-        2
-    };
-    let mut centres: Vec<f32> = ids
-        .iter()
-        .map(|&i| cells[i as usize].aabb.center()[axis])
-        .collect();
-    centres.sort_by(f32::total_cmp);
-    let at = centres[centres.len() / 2];
-    let front: Vec<u32> = ids
-        .iter()
-        .copied()
-        .filter(|&i| cells[i as usize].aabb.max[axis] > at)
-        .collect();
-    let back: Vec<u32> = ids
-        .iter()
-        .copied()
-        .filter(|&i| cells[i as usize].aabb.min[axis] < at)
-        .collect();
-    if front.len() == ids.len() || back.len() == ids.len() {
-        return leaf(bsp, ids);
-    }
-    let mut n = Vec3::ZERO;
-    n[axis] = 1.0;
-    let id = bsp.nodes.len() as u32;
-    bsp.nodes.push(BspNode {
-        plane: crate::geom::Plane::new(n, at),
-        children: [BspChild::Leaf(0), BspChild::Leaf(0)],
-        aabb: b,
-    });
-    let f = kd_node(cells, front, bsp, depth + 1);
-    let k = kd_node(cells, back, bsp, depth + 1);
-    bsp.nodes[id as usize].children = [f, k];
-    BspChild::Node(id)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::scene_file::brush_planes;
     use super::*;
+    use crate::geom::DPlane;
+    use crate::level::*;
 
     pub(crate) const EXAMPLE: &str = r#"Scene(
     ops: [
@@ -590,7 +295,7 @@ mod tests {
         crate::compile::map::tests::check_portals_and_locate(&level);
         // T-junctions repaired over all surfaces.
         assert_eq!(
-            surfaces::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
+            crate::level::tjunctions::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
             None
         );
     }
@@ -821,11 +526,12 @@ mod tests {
         let s = parse("Scene(ops: [(brush: Planes([(normal: (1,0,0), dist: 5)]), medium: Air)])")
             .unwrap();
         let e = compile_scene(&s, &CompileOptions::default()).unwrap_err();
-        assert!(e.contains("no operations"), "{e}");
+        assert!(e.to_string().contains("no operations"), "{e}");
         let s = parse("Scene(ops: [(brush: Box(min: (0,0,0), max: (1e300,1,1)), medium: Air)])")
             .unwrap();
         assert!(compile_scene(&s, &CompileOptions::default())
             .unwrap_err()
+            .to_string()
             .contains("beyond"));
     }
 }

@@ -41,10 +41,10 @@ use crate::light::atlas::{self, AtlasError, LuxelBlock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Q1Error {
-    #[error("{path}: cannot read the file: {source}")]
+    #[error("{path}: cannot read the file: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{file}: only {len} bytes, a BSP29 header needs {need}: the file is truncated or not a Quake .bsp")]
     Truncated {
@@ -71,8 +71,8 @@ pub enum Q1Error {
         line: usize,
         detail: String,
     },
-    #[error("{file}: lightmap atlas: {source}")]
-    Atlas { file: String, source: AtlasError },
+    #[error("{file}: lightmap atlas: {error}")]
+    Atlas { file: String, error: AtlasError },
 }
 
 impl Q1Error {
@@ -104,9 +104,9 @@ pub fn default_palette() -> Option<&'static [u8; 768]> {
 
 /// Loads a `.bsp` file (see the module docs for where the palette comes from).
 pub fn load(path: &Path) -> Result<Level, Q1Error> {
-    let bytes = std::fs::read(path).map_err(|source| Q1Error::Io {
+    let bytes = std::fs::read(path).map_err(|error| Q1Error::Io {
         path: path.into(),
-        source,
+        error,
     })?;
     let mut near = None;
     let mut dir = path.parent();
@@ -228,9 +228,9 @@ pub fn from_bytes_with_palette(
             rgb,
         })
         .collect();
-    let (lightmaps, rects) = atlas::pack(&luxel_blocks).map_err(|source| Q1Error::Atlas {
+    let (lightmaps, rects) = atlas::pack(&luxel_blocks).map_err(|error| Q1Error::Atlas {
         file: file.into(),
-        source,
+        error,
     })?;
     for ((i, ..), r) in blocks.iter().zip(rects) {
         surfaces[*i].lightmap = Some(r);
@@ -308,7 +308,7 @@ pub fn from_bytes_with_palette(
         let ids: Vec<u32> = (world.first_face as u32..(world.first_face + world.num_faces) as u32)
             .filter(|&i| (i as usize) < surfaces.len())
             .collect();
-        let added = crate::compile::surfaces::repair_tjunctions(&mut surfaces, &ids);
+        let added = crate::level::tjunctions::repair_tjunctions(&mut surfaces, &ids);
         log::debug!("{added} T-junction vertices inserted");
     }
 

@@ -1,0 +1,169 @@
+//! From the brush BSP to the level's cells: the structural brushes' tree, the leak check
+//! (an entity in a leaf the outside floods), open leaves as cells, leaf portals as portals,
+//! and the tree kept for point location.
+
+use std::path::Path;
+
+use glam::DVec3;
+
+use super::entity_brushes::{EntityBrushes, Group};
+use super::faces::Fragment;
+use super::map_file::MapFile;
+use super::tree::{self, Child, LeafContents, Tree};
+use crate::compile::stats::StageTimer;
+use crate::compile::{CompileError, CompileStats};
+use crate::geom::Aabb;
+use crate::level::{portal_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Portal};
+
+/// The BSP over the structural brushes (world, not detail, solid or liquid); sides that show
+/// a visible fragment are preferred as splitters.
+pub(super) fn cell_tree(brushes: &EntityBrushes, fragments: &[Fragment], max_cell_size: f64) -> Tree {
+    let structural: Vec<usize> = (0..brushes.brushes.len())
+        .filter(|&i| {
+            let b = &brushes.brushes[i];
+            brushes.groups[i] == Group::World
+                && !b.detail
+                && (b.contents.is_solid() || b.contents.is_liquid())
+        })
+        .collect();
+    let mut visible: Vec<Vec<bool>> = brushes
+        .brushes
+        .iter()
+        .map(|b| vec![false; b.sides.len()])
+        .collect();
+    for f in fragments {
+        visible[f.brush][f.side] = true;
+    }
+    let refs: Vec<_> = structural.iter().map(|&i| &brushes.brushes[i]).collect();
+    tree::build_tree_with(&refs, max_cell_size, &|b, s| visible[structural[b]][s])
+}
+
+/// Fails with a leak when a point entity stands in a leaf the outside floods, after writing
+/// the path from it to the void to `leak_file`.
+pub(super) fn check_leaks(
+    map: &MapFile,
+    tree: &Tree,
+    from: &[Option<u32>],
+    path: &Path,
+    leak_file: &Path,
+    timer: &StageTimer,
+    stats: &mut CompileStats,
+) -> Result<(), CompileError> {
+    for e in map.entities.iter().skip(1) {
+        let Some(p) = e.get("origin").and_then(parse_origin) else {
+            continue;
+        };
+        let Some(l) = tree.leaf_at_tie(p, false) else {
+            continue;
+        };
+        if !(tree.is_open(l) && tree.leaves[l as usize].outside) {
+            continue;
+        }
+        let text: String = tree
+            .leak_path(p, from)
+            .iter()
+            .map(|p| format!("{} {} {}\n", p.x, p.y, p.z))
+            .collect();
+        stats.leak = true;
+        stats.bsp_nodes = tree.nodes.len();
+        stats.bsp_leaves = tree.leaves.len();
+        stats.seconds = timer.total();
+        crate::level::file::write_atomically(leak_file, text.as_bytes())?;
+        return Err(CompileError::Leak {
+            path: path.into(),
+            classname: e.classname().to_string(),
+            position: [p.x, p.y, p.z],
+            pointfile: leak_file.into(),
+            stats: Box::new(std::mem::take(stats)),
+        });
+    }
+    Ok(())
+}
+
+fn parse_origin(text: &str) -> Option<DVec3> {
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    (v.len() == 3).then(|| DVec3::new(v[0], v[1], v[2]))
+}
+
+/// Open leaves the outside does not reach become cells (numbered into `tree`); portals
+/// between two cells become the level's portals (liquid surfaces where the media differ).
+pub(super) fn add_cells_and_portals(tree: &mut Tree, level: &mut Level) {
+    let mut next = 0u32;
+    for l in tree.leaves.iter_mut() {
+        if matches!(l.contents, LeafContents::Open(_)) && !l.outside {
+            l.cell = Some(next);
+            next += 1;
+        }
+    }
+    for l in tree.leaves.iter().filter(|l| l.cell.is_some()) {
+        let LeafContents::Open(medium) = l.contents else {
+            unreachable!("only open leaves are numbered")
+        };
+        level.cells.push(Cell {
+            planes: l
+                .volume
+                .inward_planes(&tree.pool)
+                .iter()
+                .map(|p| p.to_f32())
+                .collect(),
+            aabb: Aabb::new(l.volume.min.as_vec3(), l.volume.max.as_vec3()),
+            medium,
+            flags: 0,
+            portals: Vec::new(),
+            surfaces: Vec::new(),
+        });
+    }
+    for p in &tree.portals {
+        let (Some(a), Some(b)) = (
+            tree.leaves[p.leaves[0] as usize].cell,
+            tree.leaves[p.leaves[1] as usize].cell,
+        ) else {
+            continue;
+        };
+        let id = level.portals.len() as u32;
+        let liquid = level.cells[a as usize].medium != level.cells[b as usize].medium;
+        level.portals.push(Portal {
+            polygon: p.winding.points.iter().map(|v| v.as_vec3()).collect(),
+            plane: tree.pool.get(p.plane).to_f32(),
+            front: a,
+            back: b,
+            transform: None,
+            flags: if liquid { portal_flags::LIQUID_SURFACE } else { 0 },
+        });
+        level.cells[a as usize].portals.push(id);
+        level.cells[b as usize].portals.push(id);
+    }
+}
+
+/// The brush BSP as the level's point-location tree: each leaf lists its cell, if any.
+pub(super) fn bsp_of(tree: &Tree) -> Bsp {
+    Bsp {
+        nodes: tree
+            .nodes
+            .iter()
+            .map(|n| BspNode {
+                plane: tree.pool.get(n.plane).to_f32(),
+                children: n.children.map(bsp_child),
+                aabb: Aabb::new(n.min.as_vec3(), n.max.as_vec3()),
+            })
+            .collect(),
+        leaves: tree
+            .leaves
+            .iter()
+            .map(|l| BspLeaf {
+                cells: l.cell.into_iter().collect(),
+            })
+            .collect(),
+        root: tree.root.map(bsp_child),
+    }
+}
+
+fn bsp_child(c: Child) -> BspChild {
+    match c {
+        Child::Node(n) => BspChild::Node(n),
+        Child::Leaf(l) => BspChild::Leaf(l),
+    }
+}
