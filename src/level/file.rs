@@ -118,8 +118,34 @@ impl W {
 /// The file image of a level (header included).
 pub fn to_bytes(level: &Level) -> Vec<u8> {
     let mut w = W(Vec::with_capacity(1 << 16));
-    w.len(level.cells.len());
-    for c in &level.cells {
+    // Sections in the order of `Level`'s fields.
+    write_cells(&mut w, &level.cells);
+    write_portals(&mut w, &level.portals);
+    write_surfaces(&mut w, &level.surfaces);
+    write_bsp(&mut w, &level.bsp);
+    write_materials(&mut w, &level.materials);
+    write_lightmaps(&mut w, &level.lightmaps);
+    write_objects(&mut w, &level.objects);
+    write_entities(&mut w, &level.entities);
+    write_sky(&mut w, level.sky.as_ref());
+    write_terrain(&mut w, level.terrain.as_ref());
+    write_pvs(&mut w, level.pvs.as_ref());
+    with_header(&w.0)
+}
+
+/// Magic, version and payload length, then the payload.
+fn with_header(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 20);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+fn write_cells(w: &mut W, cells: &[Cell]) {
+    w.len(cells.len());
+    for c in cells {
         w.len(c.planes.len());
         for p in &c.planes {
             w.plane(p);
@@ -130,8 +156,11 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
         w.u32s(&c.portals);
         w.u32s(&c.surfaces);
     }
-    w.len(level.portals.len());
-    for p in &level.portals {
+}
+
+fn write_portals(w: &mut W, portals: &[Portal]) {
+    w.len(portals.len());
+    for p in portals {
         w.len(p.polygon.len());
         for &v in &p.polygon {
             w.vec3(v);
@@ -150,8 +179,11 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
         }
         w.u32(p.flags);
     }
-    w.len(level.surfaces.len());
-    for s in &level.surfaces {
+}
+
+fn write_surfaces(w: &mut W, surfaces: &[Surface]) {
+    w.len(surfaces.len());
+    for s in surfaces {
         w.len(s.vertices.len());
         for v in &s.vertices {
             w.vec3(v.position);
@@ -173,27 +205,32 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
         }
         w.u32(s.flags);
     }
-    // BSP
-    w.len(level.bsp.nodes.len());
-    for n in &level.bsp.nodes {
+}
+
+fn write_bsp(w: &mut W, bsp: &Bsp) {
+    w.len(bsp.nodes.len());
+    for n in &bsp.nodes {
         w.plane(&n.plane);
         w.child(n.children[0]);
         w.child(n.children[1]);
         w.aabb(&n.aabb);
     }
-    w.len(level.bsp.leaves.len());
-    for l in &level.bsp.leaves {
+    w.len(bsp.leaves.len());
+    for l in &bsp.leaves {
         w.u32s(&l.cells);
     }
-    match level.bsp.root {
+    match bsp.root {
         None => w.u8(0),
         Some(c) => {
             w.u8(1);
             w.child(c);
         }
     }
-    w.len(level.materials.len());
-    for m in &level.materials {
+}
+
+fn write_materials(w: &mut W, materials: &[Material]) {
+    w.len(materials.len());
+    for m in materials {
         w.str(&m.name);
         w.u32(m.width);
         w.u32(m.height);
@@ -204,11 +241,17 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
         }
         w.u32(m.flags);
     }
-    w.u32(level.lightmaps.width);
-    w.u32(level.lightmaps.height);
-    w.bytes(&level.lightmaps.texels);
-    w.len(level.objects.len());
-    for o in &level.objects {
+}
+
+fn write_lightmaps(w: &mut W, lightmaps: &Lightmaps) {
+    w.u32(lightmaps.width);
+    w.u32(lightmaps.height);
+    w.bytes(&lightmaps.texels);
+}
+
+fn write_objects(w: &mut W, objects: &[Object]) {
+    w.len(objects.len());
+    for o in objects {
         w.str(&o.name);
         w.u32s(&o.surfaces);
         w.aabb(&o.bounds);
@@ -221,15 +264,21 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
             }
         }
     }
-    w.len(level.entities.len());
-    for e in &level.entities {
+}
+
+fn write_entities(w: &mut W, entities: &[Entity]) {
+    w.len(entities.len());
+    for e in entities {
         w.len(e.pairs.len());
         for (k, v) in &e.pairs {
             w.str(k);
             w.str(v);
         }
     }
-    match &level.sky {
+}
+
+fn write_sky(w: &mut W, sky: Option<&Sky>) {
+    match sky {
         None => w.u8(0),
         Some(s) => {
             w.u8(1);
@@ -249,7 +298,10 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
             }
         }
     }
-    match &level.terrain {
+}
+
+fn write_terrain(w: &mut W, terrain: Option<&TerrainRef>) {
+    match terrain {
         None => w.u8(0),
         Some(t) => {
             w.u8(1);
@@ -259,7 +311,10 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
             w.f32(t.vertical_scale);
         }
     }
-    match &level.pvs {
+}
+
+fn write_pvs(w: &mut W, pvs: Option<&Pvs>) {
+    match pvs {
         None => w.u8(0),
         Some(p) => {
             w.u8(1);
@@ -267,13 +322,6 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
             w.bytes(&p.rows);
         }
     }
-    let payload = w.0;
-    let mut out = Vec::with_capacity(payload.len() + 20);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
-    out
 }
 
 /// Writes the level to `path` through a temporary file in the same folder and a rename, so a
@@ -444,6 +492,45 @@ impl<'a> R<'a> {
 
 /// Parses and validates a file image.
 pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
+    let mut r = read_header(bytes)?;
+    // Sections in file order, which is the order of `Level`'s fields.
+    let cells = read_cells(&mut r)?;
+    let portals = read_portals(&mut r)?;
+    let surfaces = read_surfaces(&mut r)?;
+    let bsp = read_bsp(&mut r)?;
+    let materials = read_materials(&mut r)?;
+    let lightmaps = read_lightmaps(&mut r)?;
+    let objects = read_objects(&mut r)?;
+    let entities = read_entities(&mut r)?;
+    let sky = read_sky(&mut r)?;
+    let terrain = read_terrain(&mut r)?;
+    let pvs = read_pvs(&mut r)?;
+    if r.pos != bytes.len() {
+        return Err(LvlError::Invalid(format!(
+            "{} bytes left over after the last section",
+            bytes.len() - r.pos
+        )));
+    }
+    let level = Level {
+        cells,
+        portals,
+        surfaces,
+        bsp,
+        materials,
+        lightmaps,
+        objects,
+        entities,
+        sky,
+        terrain,
+        pvs,
+    };
+    validate(&level).map_err(LvlError::Invalid)?;
+    Ok(level)
+}
+
+/// Checks the magic, the version and that the payload length matches the bytes that follow;
+/// returns a reader at the first section.
+fn read_header(bytes: &[u8]) -> Res<R<'_>> {
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(LvlError::BadMagic);
     }
@@ -471,9 +558,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             left - len
         )));
     }
-    let mut level = Level::default();
+    Ok(r)
+}
 
+fn read_cells(r: &mut R) -> Res<Vec<Cell>> {
     let n = r.count(4 * 6 + 1 + 4 + 12, "cells")?;
+    let mut cells = Vec::new();
     for _ in 0..n {
         let np = r.count(16, "cell planes")?;
         let planes = (0..np)
@@ -486,7 +576,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
         let flags = r.u32("cell flags")?;
         let portals = r.u32s("cell portals")?;
         let surfaces = r.u32s("cell surfaces")?;
-        level.cells.push(Cell {
+        cells.push(Cell {
             planes,
             aabb,
             medium,
@@ -495,7 +585,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             surfaces,
         });
     }
+    Ok(cells)
+}
+
+fn read_portals(r: &mut R) -> Res<Vec<Portal>> {
     let n = r.count(4 + 16 + 8 + 1 + 4, "portals")?;
+    let mut portals = Vec::new();
     for _ in 0..n {
         let nv = r.count(12, "portal polygon")?;
         let polygon = (0..nv)
@@ -514,7 +609,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             None
         };
         let flags = r.u32("portal flags")?;
-        level.portals.push(Portal {
+        portals.push(Portal {
             polygon,
             plane,
             front,
@@ -523,7 +618,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             flags,
         });
     }
+    Ok(portals)
+}
+
+fn read_surfaces(r: &mut R) -> Res<Vec<Surface>> {
     let n = r.count(4 + 4 + 12 + 4 + 1 + 4, "surfaces")?;
+    let mut surfaces = Vec::new();
     for _ in 0..n {
         let nv = r.count(28, "surface vertices")?;
         let mut vertices = Vec::with_capacity(nv);
@@ -548,7 +648,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             None
         };
         let flags = r.u32("surface flags")?;
-        level.surfaces.push(Surface {
+        surfaces.push(Surface {
             vertices,
             indices,
             normal,
@@ -557,12 +657,17 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             flags,
         });
     }
+    Ok(surfaces)
+}
+
+fn read_bsp(r: &mut R) -> Res<Bsp> {
+    let mut bsp = Bsp::default();
     let n = r.count(16 + 10 + 24, "BSP nodes")?;
     for _ in 0..n {
         let plane = r.plane("BSP node plane")?;
         let children = [r.child("BSP node child")?, r.child("BSP node child")?];
         let aabb = r.aabb("BSP node box")?;
-        level.bsp.nodes.push(BspNode {
+        bsp.nodes.push(BspNode {
             plane,
             children,
             aabb,
@@ -570,16 +675,21 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
     }
     let n = r.count(4, "BSP leaves")?;
     for _ in 0..n {
-        level.bsp.leaves.push(BspLeaf {
+        bsp.leaves.push(BspLeaf {
             cells: r.u32s("BSP leaf cells")?,
         });
     }
-    level.bsp.root = if r.flag("BSP root")? {
+    bsp.root = if r.flag("BSP root")? {
         Some(r.child("BSP root")?)
     } else {
         None
     };
+    Ok(bsp)
+}
+
+fn read_materials(r: &mut R) -> Res<Vec<Material>> {
     let n = r.count(4 + 8 + 2 + 12 + 4, "materials")?;
+    let mut materials = Vec::new();
     for _ in 0..n {
         let name = r.str("material name")?;
         let width = r.u32("material width")?;
@@ -592,7 +702,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             r.f32("material colour")?,
         ];
         let flags = r.u32("material flags")?;
-        level.materials.push(Material {
+        materials.push(Material {
             name,
             width,
             height,
@@ -602,10 +712,23 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             flags,
         });
     }
-    level.lightmaps.width = r.u32("lightmap atlas width")?;
-    level.lightmaps.height = r.u32("lightmap atlas height")?;
-    level.lightmaps.texels = r.bytes("lightmap atlas texels")?;
+    Ok(materials)
+}
+
+fn read_lightmaps(r: &mut R) -> Res<Lightmaps> {
+    let width = r.u32("lightmap atlas width")?;
+    let height = r.u32("lightmap atlas height")?;
+    let texels = r.bytes("lightmap atlas texels")?;
+    Ok(Lightmaps {
+        width,
+        height,
+        texels,
+    })
+}
+
+fn read_objects(r: &mut R) -> Res<Vec<Object>> {
     let n = r.count(4 + 4 + 24 + 12 + 1, "objects")?;
+    let mut objects = Vec::new();
     for _ in 0..n {
         let name = r.str("object name")?;
         let surfaces = r.u32s("object surfaces")?;
@@ -616,7 +739,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
         } else {
             None
         };
-        level.objects.push(Object {
+        objects.push(Object {
             name,
             surfaces,
             bounds,
@@ -624,67 +747,84 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
             entity,
         });
     }
+    Ok(objects)
+}
+
+fn read_entities(r: &mut R) -> Res<Vec<Entity>> {
     let n = r.count(4, "entities")?;
+    let mut entities = Vec::new();
     for _ in 0..n {
         let np = r.count(8, "entity pairs")?;
         let mut pairs = Vec::with_capacity(np);
         for _ in 0..np {
             pairs.push((r.str("entity key")?, r.str("entity value")?));
         }
-        level.entities.push(Entity { pairs });
+        entities.push(Entity { pairs });
     }
-    if r.flag("sky")? {
-        let material = if r.flag("sky material")? {
-            Some(r.u32("sky material")?)
-        } else {
-            None
-        };
-        let cubemap = if r.flag("sky cubemap")? {
-            Some(r.str("sky cubemap")?)
-        } else {
-            None
-        };
-        level.sky = Some(Sky { material, cubemap });
+    Ok(entities)
+}
+
+fn read_sky(r: &mut R) -> Res<Option<Sky>> {
+    if !r.flag("sky")? {
+        return Ok(None);
     }
-    if r.flag("terrain")? {
-        level.terrain = Some(TerrainRef {
-            heightmap: r.str("terrain heightmap")?,
-            origin: r.vec3("terrain origin")?,
-            horizontal_scale: r.f32("terrain scale")?,
-            vertical_scale: r.f32("terrain scale")?,
-        });
+    let material = if r.flag("sky material")? {
+        Some(r.u32("sky material")?)
+    } else {
+        None
+    };
+    let cubemap = if r.flag("sky cubemap")? {
+        Some(r.str("sky cubemap")?)
+    } else {
+        None
+    };
+    Ok(Some(Sky { material, cubemap }))
+}
+
+fn read_terrain(r: &mut R) -> Res<Option<TerrainRef>> {
+    if !r.flag("terrain")? {
+        return Ok(None);
     }
-    if r.flag("pvs")? {
-        let row_bytes = r.u64("pvs row size")?;
-        let row_bytes = usize::try_from(row_bytes)
-            .ok()
-            .filter(|&b| b <= bytes.len())
-            .ok_or_else(|| {
-                LvlError::Invalid(format!("pvs row size {row_bytes} is larger than the file"))
-            })?;
-        level.pvs = Some(Pvs {
-            row_bytes,
-            rows: r.bytes("pvs rows")?,
-        });
+    Ok(Some(TerrainRef {
+        heightmap: r.str("terrain heightmap")?,
+        origin: r.vec3("terrain origin")?,
+        horizontal_scale: r.f32("terrain scale")?,
+        vertical_scale: r.f32("terrain scale")?,
+    }))
+}
+
+fn read_pvs(r: &mut R) -> Res<Option<Pvs>> {
+    if !r.flag("pvs")? {
+        return Ok(None);
     }
-    if r.pos != bytes.len() {
-        return Err(LvlError::Invalid(format!(
-            "{} bytes left over after the last section",
-            bytes.len() - r.pos
-        )));
-    }
-    validate(&level).map_err(LvlError::Invalid)?;
-    Ok(level)
+    let row_bytes = r.u64("pvs row size")?;
+    let row_bytes = usize::try_from(row_bytes)
+        .ok()
+        .filter(|&b| b <= r.b.len())
+        .ok_or_else(|| {
+            LvlError::Invalid(format!("pvs row size {row_bytes} is larger than the file"))
+        })?;
+    Ok(Some(Pvs {
+        row_bytes,
+        rows: r.bytes("pvs rows")?,
+    }))
 }
 
 /// Checks every index and size of a level: what loading a `.lvl` guarantees to consumers.
 pub fn validate(level: &Level) -> Result<(), String> {
-    let (nc, np, ns, nm) = (
-        level.cells.len(),
-        level.portals.len(),
-        level.surfaces.len(),
-        level.materials.len(),
-    );
+    validate_cells(level)?;
+    validate_portals(level)?;
+    validate_lightmap_atlas(&level.lightmaps)?;
+    validate_surfaces(level)?;
+    validate_materials(&level.materials)?;
+    validate_bsp(&level.bsp, level.cells.len())?;
+    validate_objects(level)?;
+    validate_sky(level)?;
+    validate_pvs(level)
+}
+
+fn validate_cells(level: &Level) -> Result<(), String> {
+    let (np, ns) = (level.portals.len(), level.surfaces.len());
     for (i, c) in level.cells.iter().enumerate() {
         if let Some(p) = c.portals.iter().find(|&&p| p as usize >= np) {
             return Err(format!(
@@ -697,6 +837,11 @@ pub fn validate(level: &Level) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+fn validate_portals(level: &Level) -> Result<(), String> {
+    let nc = level.cells.len();
     for (i, p) in level.portals.iter().enumerate() {
         if p.front as usize >= nc || p.back as usize >= nc {
             return Err(format!(
@@ -705,14 +850,24 @@ pub fn validate(level: &Level) -> Result<(), String> {
             ));
         }
     }
-    let (aw, ah) = (level.lightmaps.width as u64, level.lightmaps.height as u64);
-    if level.lightmaps.texels.len() as u64 != aw * ah * 3 {
+    Ok(())
+}
+
+fn validate_lightmap_atlas(lightmaps: &Lightmaps) -> Result<(), String> {
+    let (aw, ah) = (lightmaps.width as u64, lightmaps.height as u64);
+    if lightmaps.texels.len() as u64 != aw * ah * 3 {
         return Err(format!(
             "lightmap atlas {aw}x{ah} needs {} RGB bytes, has {}",
             aw * ah * 3,
-            level.lightmaps.texels.len()
+            lightmaps.texels.len()
         ));
     }
+    Ok(())
+}
+
+fn validate_surfaces(level: &Level) -> Result<(), String> {
+    let nm = level.materials.len();
+    let (aw, ah) = (level.lightmaps.width as u64, level.lightmaps.height as u64);
     for (i, s) in level.surfaces.iter().enumerate() {
         if s.material as usize >= nm {
             return Err(format!(
@@ -741,7 +896,11 @@ pub fn validate(level: &Level) -> Result<(), String> {
             }
         }
     }
-    for (i, m) in level.materials.iter().enumerate() {
+    Ok(())
+}
+
+fn validate_materials(materials: &[Material]) -> Result<(), String> {
+    for (i, m) in materials.iter().enumerate() {
         let texels = m.width as u64 * m.height as u64;
         if let Some(t) = &m.texels {
             if t.len() as u64 != texels * 4 {
@@ -763,8 +922,27 @@ pub fn validate(level: &Level) -> Result<(), String> {
             }
         }
     }
-    // BSP: children in range, and the nodes form a tree (each node reached once from the root).
-    let (nn, nl) = (level.bsp.nodes.len(), level.bsp.leaves.len());
+    Ok(())
+}
+
+/// BSP: children in range, the nodes form a tree (each node reached once from the root), and
+/// the leaves list existing cells.
+fn validate_bsp(bsp: &Bsp, nc: usize) -> Result<(), String> {
+    validate_bsp_parents(bsp)?;
+    validate_bsp_reachable(bsp)?;
+    for (i, l) in bsp.leaves.iter().enumerate() {
+        if let Some(c) = l.cells.iter().find(|&&c| c as usize >= nc) {
+            return Err(format!(
+                "BSP leaf {i} lists cell {c} but there are {nc} cells"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every child (root included) names an existing node or leaf, and no node has two parents.
+fn validate_bsp_parents(bsp: &Bsp) -> Result<(), String> {
+    let (nn, nl) = (bsp.nodes.len(), bsp.leaves.len());
     let check_child = |c: BspChild, what: &str| -> Result<(), String> {
         match c {
             BspChild::Node(n) if n as usize >= nn => {
@@ -777,13 +955,13 @@ pub fn validate(level: &Level) -> Result<(), String> {
         }
     };
     let mut referenced = vec![false; nn];
-    if let Some(root) = level.bsp.root {
+    if let Some(root) = bsp.root {
         check_child(root, "the BSP root")?;
         if let BspChild::Node(n) = root {
             referenced[n as usize] = true;
         }
     }
-    for (i, n) in level.bsp.nodes.iter().enumerate() {
+    for (i, n) in bsp.nodes.iter().enumerate() {
         for c in n.children {
             check_child(c, &format!("a child of BSP node {i}"))?;
             if let BspChild::Node(k) = c {
@@ -793,16 +971,22 @@ pub fn validate(level: &Level) -> Result<(), String> {
             }
         }
     }
+    Ok(())
+}
+
+/// Every node is reachable from the root; needs [`validate_bsp_parents`] to have passed.
+fn validate_bsp_reachable(bsp: &Bsp) -> Result<(), String> {
+    let nn = bsp.nodes.len();
     // With every node having at most one parent, a cycle would leave its nodes unreachable.
     let mut seen = 0usize;
-    let mut stack: Vec<BspChild> = level.bsp.root.into_iter().collect();
+    let mut stack: Vec<BspChild> = bsp.root.into_iter().collect();
     while let Some(c) = stack.pop() {
         if let BspChild::Node(n) = c {
             seen += 1;
             if seen > nn {
                 return Err("the BSP has a cycle".into());
             }
-            stack.extend(level.bsp.nodes[n as usize].children);
+            stack.extend(bsp.nodes[n as usize].children);
         }
     }
     if seen != nn {
@@ -811,13 +995,11 @@ pub fn validate(level: &Level) -> Result<(), String> {
             nn - seen
         ));
     }
-    for (i, l) in level.bsp.leaves.iter().enumerate() {
-        if let Some(c) = l.cells.iter().find(|&&c| c as usize >= nc) {
-            return Err(format!(
-                "BSP leaf {i} lists cell {c} but there are {nc} cells"
-            ));
-        }
-    }
+    Ok(())
+}
+
+fn validate_objects(level: &Level) -> Result<(), String> {
+    let ns = level.surfaces.len();
     for (i, o) in level.objects.iter().enumerate() {
         if let Some(s) = o.surfaces.iter().find(|&&s| s as usize >= ns) {
             return Err(format!(
@@ -833,6 +1015,11 @@ pub fn validate(level: &Level) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+fn validate_sky(level: &Level) -> Result<(), String> {
+    let nm = level.materials.len();
     if let Some(m) = level
         .sky
         .as_ref()
@@ -843,6 +1030,11 @@ pub fn validate(level: &Level) -> Result<(), String> {
             "the sky uses material {m} but there are {nm} materials"
         ));
     }
+    Ok(())
+}
+
+fn validate_pvs(level: &Level) -> Result<(), String> {
+    let nc = level.cells.len();
     if let Some(p) = &level.pvs {
         if p.rows.len() as u64 != p.row_bytes as u64 * nc as u64
             || (p.row_bytes as u64) * 8 < nc as u64

@@ -4,8 +4,8 @@
 use glam::{Vec2, Vec3};
 
 use crate::level::{
-    cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, Cell, Entity, Level,
-    Material, Medium, Sky, Surface, Vertex,
+    cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Entity,
+    Level, Material, Medium, Portal, Sky, Surface, Vertex,
 };
 use crate::geom::{Aabb, Plane};
 use crate::light::direct::{bake, BakeOptions, PointLight};
@@ -59,17 +59,70 @@ pub fn portals_scene() -> Level {
 
 fn build(portals: bool) -> Level {
     let mut level = Level::default();
-    level.materials = vec![
+    level.materials = yard_materials();
+    add_yard_surfaces(&mut level);
+    level.cells.push(Cell {
+        planes: box_planes(MIN, MAX),
+        aabb: Aabb::new(MIN, MAX),
+        medium: Medium::Air,
+        flags: cell_flags::SKY_VISIBLE | cell_flags::OUTDOOR,
+        portals: vec![],
+        surfaces: (0..level.surfaces.len() as u32).collect(),
+    });
+    level.bsp = Bsp {
+        nodes: vec![],
+        leaves: vec![BspLeaf { cells: vec![0] }],
+        root: Some(BspChild::Leaf(0)),
+    };
+    // A generated dusk skybox; the two-layer sky material is the fallback.
+    level.sky = Some(Sky {
+        material: Some(SKY),
+        cubemap: Some("procedural:dusk".into()),
+    });
+    level.entities = yard_entities();
+    let mut lights = yard_lights();
+    if portals {
+        add_mirror_and_teleporter(&mut level, &mut lights);
+    }
+    add_light_entities(&mut level, &lights);
+    bake(
+        &mut level,
+        &lights,
+        &BakeOptions {
+            luxel_size: 8.0,
+            ambient: 0.12,
+        },
+    );
+    level
+}
+
+fn yard_materials() -> Vec<Material> {
+    let mut materials = vec![
         procedural("floor", 128, floor_texel),
         procedural("wall", 128, brick_texel),
         procedural("crate", 64, crate_texel),
         sky_material(),
     ];
-    level.materials[SKY as usize].flags = material_flags::SKY;
+    materials[SKY as usize].flags = material_flags::SKY;
+    materials
+}
 
-    // The yard: floor and walls face inward; the ceiling is sky.
-    let (a, b) = (MIN, MAX);
-    let quads = [
+/// The yard's floor, sky and walls (surfaces 0 to 5), then the boxes' faces.
+fn add_yard_surfaces(level: &mut Level) {
+    for (q, m) in yard_faces(MIN, MAX) {
+        level.surfaces.push(quad(q, m, &level.materials));
+    }
+    for (lo, hi, m) in BOXES {
+        for q in box_faces(lo, hi) {
+            level.surfaces.push(quad(q, m, &level.materials));
+        }
+    }
+    level.surfaces[1].flags |= surface_flags::SKY;
+}
+
+/// The yard between `a` and `b`: floor and walls face inward; the ceiling is sky.
+fn yard_faces(a: Vec3, b: Vec3) -> [([Vec3; 4], u32); 6] {
+    [
         // floor (+Z)
         (
             [
@@ -127,44 +180,23 @@ fn build(portals: bool) -> Level {
             ],
             WALL,
         ),
-    ];
-    for (q, m) in quads {
-        level.surfaces.push(quad(q, m, &level.materials));
-    }
-    for (lo, hi, m) in BOXES {
-        for q in box_faces(lo, hi) {
-            level.surfaces.push(quad(q, m, &level.materials));
-        }
-    }
-    level.surfaces[1].flags |= surface_flags::SKY;
+    ]
+}
 
-    let planes = vec![
+/// The six inward-facing planes of the box between `a` and `b`.
+fn box_planes(a: Vec3, b: Vec3) -> Vec<Plane> {
+    vec![
         Plane::new(Vec3::X, a.x),
         Plane::new(-Vec3::X, -b.x),
         Plane::new(Vec3::Y, a.y),
         Plane::new(-Vec3::Y, -b.y),
         Plane::new(Vec3::Z, a.z),
         Plane::new(-Vec3::Z, -b.z),
-    ];
-    level.cells.push(Cell {
-        planes,
-        aabb: Aabb::new(a, b),
-        medium: Medium::Air,
-        flags: cell_flags::SKY_VISIBLE | cell_flags::OUTDOOR,
-        portals: vec![],
-        surfaces: (0..level.surfaces.len() as u32).collect(),
-    });
-    level.bsp = Bsp {
-        nodes: vec![],
-        leaves: vec![BspLeaf { cells: vec![0] }],
-        root: Some(BspChild::Leaf(0)),
-    };
-    // A generated dusk skybox; the two-layer sky material is the fallback.
-    level.sky = Some(Sky {
-        material: Some(SKY),
-        cubemap: Some("procedural:dusk".into()),
-    });
-    level.entities = vec![
+    ]
+}
+
+fn yard_entities() -> Vec<Entity> {
+    vec![
         entity(&[
             ("classname", "worldspawn"),
             ("message", "Lanthorn built-in yard"),
@@ -174,8 +206,11 @@ fn build(portals: bool) -> Level {
             ("origin", "-440 -300 0"),
             ("angle", "35"),
         ]),
-    ];
-    let mut lights = vec![
+    ]
+}
+
+fn yard_lights() -> Vec<PointLight> {
+    vec![
         PointLight {
             position: Vec3::new(-200.0, 0.0, 260.0),
             radius: 700.0,
@@ -186,11 +221,12 @@ fn build(portals: bool) -> Level {
             radius: 500.0,
             color: Vec3::new(0.5, 0.6, 1.0),
         },
-    ];
-    if portals {
-        add_mirror_and_teleporter(&mut level, &mut lights);
-    }
-    for l in &lights {
+    ]
+}
+
+/// One `light` entity per baked light.
+fn add_light_entities(level: &mut Level, lights: &[PointLight]) {
+    for l in lights {
         let o = format!("{} {} {}", l.position.x, l.position.y, l.position.z);
         level.entities.push(entity(&[
             ("classname", "light"),
@@ -198,15 +234,6 @@ fn build(portals: bool) -> Level {
             ("light", "300"),
         ]));
     }
-    bake(
-        &mut level,
-        &lights,
-        &BakeOptions {
-            luxel_size: 8.0,
-            ambient: 0.12,
-        },
-    );
-    level
 }
 
 /// Mirror hole in the east wall (y, z ranges) and teleporter hole in the west wall.
@@ -244,10 +271,35 @@ fn wall_around_hole(
 }
 
 fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
-    use crate::level::{portal_flags, BspNode, Portal};
+    cut_wall_holes(level);
+    add_green_room(level);
+    // Holes meet their neighbours in T-junctions: share the vertices.
+    let all: Vec<u32> = (0..level.surfaces.len() as u32).collect();
+    crate::level::tjunctions::repair_tjunctions(&mut level.surfaces, &all);
+    add_mirror(level);
+    add_teleporter(level);
+    let (_, rb) = room_box();
+    level.bsp = Bsp {
+        nodes: vec![BspNode {
+            plane: Plane::new(Vec3::X, 1000.0),
+            children: [BspChild::Leaf(1), BspChild::Leaf(0)],
+            aabb: Aabb::new(MIN, rb),
+        }],
+        leaves: vec![BspLeaf { cells: vec![0] }, BspLeaf { cells: vec![1] }],
+        root: Some(BspChild::Node(0)),
+    };
+    // The green room's light.
+    lights.push(PointLight {
+        position: v3(2192.0, 0.0, 200.0),
+        radius: 500.0,
+        color: Vec3::new(1.0, 1.0, 1.0),
+    });
+}
+
+/// The east wall (x = b.x, surface 3) gets the mirror's hole and the west wall (x = a.x,
+/// surface 2) the teleporter's; the extra pieces around the holes join the yard cell.
+fn cut_wall_holes(level: &mut Level) {
     let (a, b) = (MIN, MAX);
-    let wall_mat = WALL;
-    // East wall (x = b.x, surface 3) and west wall (x = a.x, surface 2) get holes.
     let east = wall_around_hole(
         &|y, z| v3(b.x, y, z),
         [a.y, b.y],
@@ -267,7 +319,7 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
     let mut new_walls: Vec<Surface> = east
         .into_iter()
         .chain(west)
-        .map(|q| quad(q, wall_mat, &level.materials))
+        .map(|q| quad(q, WALL, &level.materials))
         .collect();
     level.surfaces[3] = new_walls.remove(0);
     level.surfaces[2] = new_walls.remove(0);
@@ -276,8 +328,16 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
     level.cells[0]
         .surfaces
         .extend(first_new..level.surfaces.len() as u32);
+}
 
-    // The green room, cell 1.
+/// The green room's corners.
+fn room_box() -> (Vec3, Vec3) {
+    let [rx, ry, rz] = ROOM;
+    (v3(rx[0], ry[0], rz[0]), v3(rx[1], ry[1], rz[1]))
+}
+
+/// The green room, cell 1, with its own material.
+fn add_green_room(level: &mut Level) {
     level.materials.push(Material {
         name: "green".into(),
         width: 64,
@@ -288,135 +348,134 @@ fn add_mirror_and_teleporter(level: &mut Level, lights: &mut Vec<PointLight>) {
         flags: 0,
     });
     let green = level.materials.len() as u32 - 1;
-    let [rx, ry, rz] = ROOM;
-    let (ra, rb) = (v3(rx[0], ry[0], rz[0]), v3(rx[1], ry[1], rz[1]));
-    let mut room_quads = vec![
-        [
-            v3(ra.x, ra.y, ra.z),
-            v3(rb.x, ra.y, ra.z),
-            v3(rb.x, rb.y, ra.z),
-            v3(ra.x, rb.y, ra.z),
-        ],
-        [
-            v3(ra.x, ra.y, rb.z),
-            v3(ra.x, rb.y, rb.z),
-            v3(rb.x, rb.y, rb.z),
-            v3(rb.x, ra.y, rb.z),
-        ],
-        [
-            v3(ra.x, ra.y, ra.z),
-            v3(ra.x, rb.y, ra.z),
-            v3(ra.x, rb.y, rb.z),
-            v3(ra.x, ra.y, rb.z),
-        ],
-        [
-            v3(ra.x, ra.y, ra.z),
-            v3(ra.x, ra.y, rb.z),
-            v3(rb.x, ra.y, rb.z),
-            v3(rb.x, ra.y, ra.z),
-        ],
-        [
-            v3(ra.x, rb.y, ra.z),
-            v3(rb.x, rb.y, ra.z),
-            v3(rb.x, rb.y, rb.z),
-            v3(ra.x, rb.y, rb.z),
-        ],
-    ];
-    room_quads.extend(wall_around_hole(
-        &|y, z| v3(rb.x, y, z),
-        ry,
-        rz,
-        TELEPORTER.0,
-        TELEPORTER.1,
-        false,
-    ));
+    let (ra, rb) = room_box();
     let first_room = level.surfaces.len() as u32;
-    for q in room_quads {
+    for q in room_quads(ra, rb) {
         level.surfaces.push(quad(q, green, &level.materials));
     }
     let room_surfaces: Vec<u32> = (first_room..level.surfaces.len() as u32).collect();
     level.cells.push(Cell {
-        planes: vec![
-            Plane::new(Vec3::X, ra.x),
-            Plane::new(-Vec3::X, -rb.x),
-            Plane::new(Vec3::Y, ra.y),
-            Plane::new(-Vec3::Y, -rb.y),
-            Plane::new(Vec3::Z, ra.z),
-            Plane::new(-Vec3::Z, -rb.z),
-        ],
+        planes: box_planes(ra, rb),
         aabb: Aabb::new(ra, rb),
         medium: Medium::Air,
         flags: 0,
         portals: vec![],
         surfaces: room_surfaces,
     });
-    // Holes meet their neighbours in T-junctions: share the vertices.
-    let all: Vec<u32> = (0..level.surfaces.len() as u32).collect();
-    crate::level::tjunctions::repair_tjunctions(&mut level.surfaces, &all);
+}
 
-    let rect = |x: f32, y: [f32; 2], z: [f32; 2]| {
-        vec![
-            v3(x, y[0], z[0]),
-            v3(x, y[1], z[0]),
-            v3(x, y[1], z[1]),
-            v3(x, y[0], z[1]),
-        ]
-    };
-    // Mirror: reflection across x = b.x; the yard on both sides.
+/// The room's floor, ceiling and west, south and north walls, facing inward, then the pieces of
+/// its east wall around the teleporter.
+fn room_quads(ra: Vec3, rb: Vec3) -> Vec<[Vec3; 4]> {
+    let mut quads = vec![
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(rb.x, ra.y, ra.z),
+            v3(rb.x, rb.y, ra.z),
+            v3(ra.x, rb.y, ra.z),
+        ],
+        [
+            v3(ra.x, ra.y, rb.z),
+            v3(ra.x, rb.y, rb.z),
+            v3(rb.x, rb.y, rb.z),
+            v3(rb.x, ra.y, rb.z),
+        ],
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(ra.x, rb.y, ra.z),
+            v3(ra.x, rb.y, rb.z),
+            v3(ra.x, ra.y, rb.z),
+        ],
+        [
+            v3(ra.x, ra.y, ra.z),
+            v3(ra.x, ra.y, rb.z),
+            v3(rb.x, ra.y, rb.z),
+            v3(rb.x, ra.y, ra.z),
+        ],
+        [
+            v3(ra.x, rb.y, ra.z),
+            v3(rb.x, rb.y, ra.z),
+            v3(rb.x, rb.y, rb.z),
+            v3(ra.x, rb.y, rb.z),
+        ],
+    ];
+    quads.extend(wall_around_hole(
+        &|y, z| v3(rb.x, y, z),
+        [ra.y, rb.y],
+        [ra.z, rb.z],
+        TELEPORTER.0,
+        TELEPORTER.1,
+        false,
+    ));
+    quads
+}
+
+/// A hole's rectangle in the wall at `x`: the polygon of the portal that fills it.
+fn hole_polygon(x: f32, y: [f32; 2], z: [f32; 2]) -> Vec<Vec3> {
+    vec![
+        v3(x, y[0], z[0]),
+        v3(x, y[1], z[0]),
+        v3(x, y[1], z[1]),
+        v3(x, y[0], z[1]),
+    ]
+}
+
+/// Adds a portal and lists it in the cells on both its sides (once when they are the same).
+fn link_portal(level: &mut Level, p: Portal) {
+    let id = level.portals.len() as u32;
+    level.cells[p.front as usize].portals.push(id);
+    if p.back != p.front {
+        level.cells[p.back as usize].portals.push(id);
+    }
+    level.portals.push(p);
+}
+
+/// Mirror: reflection across x = b.x; the yard on both sides.
+fn add_mirror(level: &mut Level) {
+    let b = MAX;
     let reflect = glam::Mat4::from_translation(v3(2.0 * b.x, 0.0, 0.0))
         * glam::Mat4::from_scale(v3(-1.0, 1.0, 1.0));
-    // Teleporter: the room's east wall appears in the yard's west wall.
-    let shift = rb.x - a.x;
-    let to_yard = glam::Mat4::from_translation(v3(-shift, 0.0, 0.0));
-    let portals = [
+    link_portal(
+        level,
         Portal {
-            polygon: rect(b.x, MIRROR.0, MIRROR.1),
+            polygon: hole_polygon(b.x, MIRROR.0, MIRROR.1),
             plane: Plane::new(-Vec3::X, -b.x),
             front: 0,
             back: 0,
             transform: Some(reflect.to_cols_array()),
             flags: 0,
         },
+    );
+}
+
+/// Teleporter: the room's east wall appears in the yard's west wall; one portal each way.
+fn add_teleporter(level: &mut Level) {
+    let a = MIN;
+    let (_, rb) = room_box();
+    let shift = rb.x - a.x;
+    let to_yard = glam::Mat4::from_translation(v3(-shift, 0.0, 0.0));
+    link_portal(
+        level,
         Portal {
-            polygon: rect(a.x, TELEPORTER.0, TELEPORTER.1),
+            polygon: hole_polygon(a.x, TELEPORTER.0, TELEPORTER.1),
             plane: Plane::new(Vec3::X, a.x),
             front: 0,
             back: 1,
             transform: Some(to_yard.to_cols_array()),
             flags: 0,
         },
+    );
+    link_portal(
+        level,
         Portal {
-            polygon: rect(rb.x, TELEPORTER.0, TELEPORTER.1),
+            polygon: hole_polygon(rb.x, TELEPORTER.0, TELEPORTER.1),
             plane: Plane::new(-Vec3::X, -rb.x),
             front: 1,
             back: 0,
             transform: Some(to_yard.inverse().to_cols_array()),
             flags: 0,
         },
-    ];
-    let _ = portal_flags::CLOSED;
-    for p in portals {
-        let id = level.portals.len() as u32;
-        level.cells[p.front as usize].portals.push(id);
-        if p.back != p.front {
-            level.cells[p.back as usize].portals.push(id);
-        }
-        level.portals.push(p);
-    }
-    level.bsp = Bsp {
-        nodes: vec![BspNode {
-            plane: Plane::new(Vec3::X, 1000.0),
-            children: [BspChild::Leaf(1), BspChild::Leaf(0)],
-            aabb: Aabb::new(a, rb),
-        }],
-        leaves: vec![BspLeaf { cells: vec![0] }, BspLeaf { cells: vec![1] }],
-        root: Some(BspChild::Node(0)),
-    };
-    lights.push(PointLight {
-        position: v3(2192.0, 0.0, 200.0),
-        radius: 500.0,
-        color: Vec3::new(1.0, 1.0, 1.0),
-    });
+    );
 }
 
 fn v3(x: f32, y: f32, z: f32) -> Vec3 {

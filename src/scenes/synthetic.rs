@@ -139,157 +139,203 @@ pub fn maze(spec: &MazeSpec) -> Level {
         flat("maze_wall", [0.55, 0.5, 0.45]),
         flat("maze_ceiling", [0.3, 0.32, 0.36]),
     ];
-    let r = spec.room;
-    let h = spec.height;
-    let (dw, dh) = (spec.door_width, spec.door_height);
     level.cells.reserve(nx * ny);
     for y in 0..ny {
         for x in 0..nx {
-            let min = Vec3::new(x as f32 * r, y as f32 * r, 0.0);
-            let max = Vec3::new((x + 1) as f32 * r, (y + 1) as f32 * r, h);
-            level.cells.push(Cell {
-                planes: vec![
-                    Plane::new(Vec3::X, min.x),
-                    Plane::new(-Vec3::X, -max.x),
-                    Plane::new(Vec3::Y, min.y),
-                    Plane::new(-Vec3::Y, -max.y),
-                    Plane::new(Vec3::Z, min.z),
-                    Plane::new(-Vec3::Z, -max.z),
-                ],
-                aabb: Aabb::new(min, max),
-                medium: Medium::Air,
-                flags: 0,
-                portals: vec![],
-                surfaces: vec![],
-            });
+            level.cells.push(room_cell(spec, x, y));
         }
     }
-    // Portals: doorway rectangles centred on the shared wall.
-    for y in 0..ny {
-        for x in 0..nx {
-            let c = y * nx + x;
-            if east[c] {
-                let px = (x + 1) as f32 * r;
-                let cy = (y as f32 + 0.5) * r;
-                // Plane normal −X: the front (positive) side is the west room `c`.
-                let polygon = vec![
-                    Vec3::new(px, cy - dw / 2.0, 0.0),
-                    Vec3::new(px, cy - dw / 2.0, dh),
-                    Vec3::new(px, cy + dw / 2.0, dh),
-                    Vec3::new(px, cy + dw / 2.0, 0.0),
-                ];
-                add_portal(
-                    &mut level,
-                    polygon,
-                    Plane::new(-Vec3::X, -px),
-                    c as u32,
-                    (c + 1) as u32,
-                );
-            }
-            if north[c] {
-                let py = (y + 1) as f32 * r;
-                let cx = (x as f32 + 0.5) * r;
-                let polygon = vec![
-                    Vec3::new(cx - dw / 2.0, py, 0.0),
-                    Vec3::new(cx + dw / 2.0, py, 0.0),
-                    Vec3::new(cx + dw / 2.0, py, dh),
-                    Vec3::new(cx - dw / 2.0, py, dh),
-                ];
-                add_portal(
-                    &mut level,
-                    polygon,
-                    Plane::new(-Vec3::Y, -py),
-                    c as u32,
-                    (c + nx) as u32,
-                );
-            }
-        }
-    }
+    add_doorways(&mut level, spec, &east, &north);
     if spec.surfaces {
         for y in 0..ny {
             for x in 0..nx {
-                let c = y * nx + x;
-                let min = Vec2::new(x as f32 * r, y as f32 * r);
-                let max = min + Vec2::splat(r);
-                let add = |level: &mut Level, q: Vec<Vec3>, m: u32| {
-                    let id = level.surfaces.len() as u32;
-                    level.surfaces.push(polygon_surface(q, m));
-                    level.cells[c].surfaces.push(id);
-                };
-                let west_open = x > 0 && east[c - 1];
-                let east_open = x + 1 < nx && east[c];
-                let south_open = y > 0 && north[c - nx];
-                let north_open = y + 1 < ny && north[c];
-                // The outline runs counter-clockwise seen from above; doorways split the walls
-                // without T-junctions: the floor and ceiling outlines carry the jambs' vertices.
-                let corners = [
-                    v(min.x, min.y, 0.0),
-                    v(max.x, min.y, 0.0),
-                    v(max.x, max.y, 0.0),
-                    v(min.x, max.y, 0.0),
-                ];
-                let open = [south_open, east_open, north_open, west_open];
-                // Jamb coordinates from the wall's centre, so the rooms on both sides of a wall
-                // compute bit-identical vertices (shared edges must match exactly).
-                let (cx, cy) = ((x as f32 + 0.5) * r, (y as f32 + 0.5) * r);
-                let (lo_x, hi_x) = (cx - dw / 2.0, cx + dw / 2.0);
-                let (lo_y, hi_y) = (cy - dw / 2.0, cy + dw / 2.0);
-                let jamb = |i: usize| match i {
-                    0 => (v(lo_x, min.y, 0.0), v(hi_x, min.y, 0.0)),
-                    1 => (v(max.x, lo_y, 0.0), v(max.x, hi_y, 0.0)),
-                    2 => (v(hi_x, max.y, 0.0), v(lo_x, max.y, 0.0)),
-                    _ => (v(min.x, hi_y, 0.0), v(min.x, lo_y, 0.0)),
-                };
-                let mut outline = Vec::new();
-                for i in 0..4 {
-                    outline.push(corners[i]);
-                    if open[i] {
-                        let (j0, j1) = jamb(i);
-                        outline.extend([j0, j1]);
-                    }
-                }
-                let up = |p: Vec3, z: f32| p + Vec3::Z * z;
-                // Listed along the outline these face outward: reversed they face the room.
-                let wall = |level: &mut Level, mut q: Vec<Vec3>| {
-                    q.reverse();
-                    add(level, q, 1)
-                };
-                add(&mut level, outline.clone(), 0);
-                add(
-                    &mut level,
-                    outline.iter().rev().map(|p| up(*p, h)).collect(),
-                    2,
-                );
-                for i in 0..4 {
-                    let (p0, p1) = (corners[i], corners[(i + 1) % 4]);
-                    if open[i] {
-                        let (j0, j1) = jamb(i);
-                        wall(&mut level, vec![p0, j0, up(j0, dh), up(j0, h), up(p0, h)]);
-                        wall(&mut level, vec![j1, p1, up(p1, h), up(j1, h), up(j1, dh)]);
-                        wall(
-                            &mut level,
-                            vec![up(j0, dh), up(j1, dh), up(j1, h), up(j0, h)],
-                        );
-                    } else {
-                        wall(&mut level, vec![p0, p1, up(p1, h), up(p0, h)]);
-                    }
-                }
+                let open = room_doorways(spec, x, y, &east, &north);
+                add_room_surfaces(&mut level, spec, x, y, open);
             }
         }
     }
     level.bsp = grid_bsp(spec);
-    level.entities.push(crate::level::Entity {
-        pairs: vec![("classname".into(), "worldspawn".into())],
-    });
-    let start = format!("{} {} 40", r * 0.5, r * 0.5);
-    level.entities.push(crate::level::Entity {
-        pairs: vec![
-            ("classname".into(), "info_player_start".into()),
-            ("origin".into(), start),
-            ("angle".into(), "45".into()),
-        ],
-    });
+    level.entities = maze_entities(spec);
     level
+}
+
+/// The empty cell of room (x, y).
+fn room_cell(spec: &MazeSpec, x: usize, y: usize) -> Cell {
+    let (r, h) = (spec.room, spec.height);
+    let min = Vec3::new(x as f32 * r, y as f32 * r, 0.0);
+    let max = Vec3::new((x + 1) as f32 * r, (y + 1) as f32 * r, h);
+    Cell {
+        planes: vec![
+            Plane::new(Vec3::X, min.x),
+            Plane::new(-Vec3::X, -max.x),
+            Plane::new(Vec3::Y, min.y),
+            Plane::new(-Vec3::Y, -max.y),
+            Plane::new(Vec3::Z, min.z),
+            Plane::new(-Vec3::Z, -max.z),
+        ],
+        aabb: Aabb::new(min, max),
+        medium: Medium::Air,
+        flags: 0,
+        portals: vec![],
+        surfaces: vec![],
+    }
+}
+
+/// Portals: doorway rectangles centred on the shared wall.
+fn add_doorways(level: &mut Level, spec: &MazeSpec, east: &[bool], north: &[bool]) {
+    let (nx, ny) = (spec.nx as usize, spec.ny as usize);
+    for y in 0..ny {
+        for x in 0..nx {
+            let c = y * nx + x;
+            if east[c] {
+                add_east_doorway(level, spec, x, y);
+            }
+            if north[c] {
+                add_north_doorway(level, spec, x, y);
+            }
+        }
+    }
+}
+
+/// The doorway between room (x, y) and its east neighbour.
+fn add_east_doorway(level: &mut Level, spec: &MazeSpec, x: usize, y: usize) {
+    let c = y * spec.nx as usize + x;
+    let (r, dw, dh) = (spec.room, spec.door_width, spec.door_height);
+    let px = (x + 1) as f32 * r;
+    let cy = (y as f32 + 0.5) * r;
+    // Plane normal −X: the front (positive) side is the west room `c`.
+    let polygon = vec![
+        Vec3::new(px, cy - dw / 2.0, 0.0),
+        Vec3::new(px, cy - dw / 2.0, dh),
+        Vec3::new(px, cy + dw / 2.0, dh),
+        Vec3::new(px, cy + dw / 2.0, 0.0),
+    ];
+    add_portal(
+        level,
+        polygon,
+        Plane::new(-Vec3::X, -px),
+        c as u32,
+        (c + 1) as u32,
+    );
+}
+
+/// The doorway between room (x, y) and its north neighbour.
+fn add_north_doorway(level: &mut Level, spec: &MazeSpec, x: usize, y: usize) {
+    let nx = spec.nx as usize;
+    let c = y * nx + x;
+    let (r, dw, dh) = (spec.room, spec.door_width, spec.door_height);
+    let py = (y + 1) as f32 * r;
+    let cx = (x as f32 + 0.5) * r;
+    let polygon = vec![
+        Vec3::new(cx - dw / 2.0, py, 0.0),
+        Vec3::new(cx + dw / 2.0, py, 0.0),
+        Vec3::new(cx + dw / 2.0, py, dh),
+        Vec3::new(cx - dw / 2.0, py, dh),
+    ];
+    add_portal(
+        level,
+        polygon,
+        Plane::new(-Vec3::Y, -py),
+        c as u32,
+        (c + nx) as u32,
+    );
+}
+
+/// Which walls of room (x, y) have a doorway: [south, east, north, west].
+fn room_doorways(spec: &MazeSpec, x: usize, y: usize, east: &[bool], north: &[bool]) -> [bool; 4] {
+    let (nx, ny) = (spec.nx as usize, spec.ny as usize);
+    let c = y * nx + x;
+    let west_open = x > 0 && east[c - 1];
+    let east_open = x + 1 < nx && east[c];
+    let south_open = y > 0 && north[c - nx];
+    let north_open = y + 1 < ny && north[c];
+    [south_open, east_open, north_open, west_open]
+}
+
+/// Room (x, y)'s floor corners counter-clockwise seen from above, south-west first, and the
+/// doorway jambs of the walls that start at them ([south, east, north, west]), in that winding.
+fn room_corners_and_jambs(spec: &MazeSpec, x: usize, y: usize) -> ([Vec3; 4], [(Vec3, Vec3); 4]) {
+    let (r, dw) = (spec.room, spec.door_width);
+    let min = Vec2::new(x as f32 * r, y as f32 * r);
+    let max = min + Vec2::splat(r);
+    let corners = [
+        v(min.x, min.y, 0.0),
+        v(max.x, min.y, 0.0),
+        v(max.x, max.y, 0.0),
+        v(min.x, max.y, 0.0),
+    ];
+    // Jamb coordinates from the wall's centre, so the rooms on both sides of a wall
+    // compute bit-identical vertices (shared edges must match exactly).
+    let (cx, cy) = ((x as f32 + 0.5) * r, (y as f32 + 0.5) * r);
+    let (lo_x, hi_x) = (cx - dw / 2.0, cx + dw / 2.0);
+    let (lo_y, hi_y) = (cy - dw / 2.0, cy + dw / 2.0);
+    let jambs = [
+        (v(lo_x, min.y, 0.0), v(hi_x, min.y, 0.0)),
+        (v(max.x, lo_y, 0.0), v(max.x, hi_y, 0.0)),
+        (v(hi_x, max.y, 0.0), v(lo_x, max.y, 0.0)),
+        (v(min.x, hi_y, 0.0), v(min.x, lo_y, 0.0)),
+    ];
+    (corners, jambs)
+}
+
+/// Floor, ceiling and walls of room (x, y), facing into it and listed in its cell; `open` says
+/// which walls have a doorway ([south, east, north, west]).
+fn add_room_surfaces(level: &mut Level, spec: &MazeSpec, x: usize, y: usize, open: [bool; 4]) {
+    let c = y * spec.nx as usize + x;
+    let (h, dh) = (spec.height, spec.door_height);
+    let add = |level: &mut Level, q: Vec<Vec3>, m: u32| {
+        let id = level.surfaces.len() as u32;
+        level.surfaces.push(polygon_surface(q, m));
+        level.cells[c].surfaces.push(id);
+    };
+    let (corners, jambs) = room_corners_and_jambs(spec, x, y);
+    // The outline runs counter-clockwise seen from above; doorways split the walls
+    // without T-junctions: the floor and ceiling outlines carry the jambs' vertices.
+    let mut outline = Vec::new();
+    for i in 0..4 {
+        outline.push(corners[i]);
+        if open[i] {
+            let (j0, j1) = jambs[i];
+            outline.extend([j0, j1]);
+        }
+    }
+    let up = |p: Vec3, z: f32| p + Vec3::Z * z;
+    // Listed along the outline these face outward: reversed they face the room.
+    let wall = |level: &mut Level, mut q: Vec<Vec3>| {
+        q.reverse();
+        add(level, q, 1)
+    };
+    add(level, outline.clone(), 0);
+    add(level, outline.iter().rev().map(|p| up(*p, h)).collect(), 2);
+    for i in 0..4 {
+        let (p0, p1) = (corners[i], corners[(i + 1) % 4]);
+        if open[i] {
+            let (j0, j1) = jambs[i];
+            wall(level, vec![p0, j0, up(j0, dh), up(j0, h), up(p0, h)]);
+            wall(level, vec![j1, p1, up(p1, h), up(j1, h), up(j1, dh)]);
+            wall(level, vec![up(j0, dh), up(j1, dh), up(j1, h), up(j0, h)]);
+        } else {
+            wall(level, vec![p0, p1, up(p1, h), up(p0, h)]);
+        }
+    }
+}
+
+/// Worldspawn, and the player start in room (0, 0).
+fn maze_entities(spec: &MazeSpec) -> Vec<crate::level::Entity> {
+    let r = spec.room;
+    let start = format!("{} {} 40", r * 0.5, r * 0.5);
+    vec![
+        crate::level::Entity {
+            pairs: vec![("classname".into(), "worldspawn".into())],
+        },
+        crate::level::Entity {
+            pairs: vec![
+                ("classname".into(), "info_player_start".into()),
+                ("origin".into(), start),
+                ("angle".into(), "45".into()),
+            ],
+        },
+    ]
 }
 
 fn add_portal(level: &mut Level, polygon: Vec<Vec3>, plane: Plane, front: u32, back: u32) {
