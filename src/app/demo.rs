@@ -15,7 +15,7 @@ use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::present::PresentPass;
-use crate::render::{FrameStats, Gpu, GpuOptions, Renderer};
+use crate::render::{FrameStats, Gpu, GpuOptions, Renderer, TerrainOverlay};
 use crate::vis::{CullMode, Culler, VisibleSet};
 
 pub struct DemoOptions {
@@ -214,32 +214,10 @@ impl Demo {
         if self.opts.stress_surface {
             self.stress_step();
         }
-        let now = Instant::now();
-        let dt = (now - self.last).as_secs_f32().min(0.1);
-        self.frame_ms = self.frame_ms * 0.9 + dt * 1000.0 * 0.1;
-        self.last = now;
-        fly::update(
-            &mut self.camera,
-            &self.keys,
-            self.mouse,
-            dt * self.fly_scale,
-        );
-        self.mouse = (0.0, 0.0);
+        self.fly_camera();
         let Some(r) = &mut self.running else { return };
-        let frame = match r.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return,
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                r.surface.configure(&r.gpu.device, &r.config);
-                return;
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                r.recreate_surface();
-                return;
-            }
-            #[allow(unreachable_patterns)]
-            _ => return,
+        let Some(frame) = r.acquire_frame() else {
+            return;
         };
         let view = frame.texture.create_view(&Default::default());
         let aspect = r.config.width as f32 / r.config.height as f32;
@@ -261,24 +239,95 @@ impl Demo {
 
         // egui
         let raw = r.egui_state.take_egui_input(&r.window);
-        let info = r.gpu.describe();
-        let (frame_ms, prev) = (self.frame_ms, &self.stats);
-        let cam = self.camera;
+        let status = PanelStatus {
+            frame_ms: self.frame_ms,
+            adapter: r.gpu.describe(),
+            prev: &self.stats,
+            camera: self.camera,
+            cells_visible: visible.cells.len(),
+            cells_total: self.opts.level.cells.len(),
+            has_pvs: self.opts.level.pvs.is_some(),
+            has_terrain: r.renderer.terrain.is_some(),
+            can_wire: r.gpu.features.polygon_mode_line,
+        };
+        let show = self.show_panel;
         let settings = &mut self.settings;
         let culler = &mut self.culler;
-        let cells_visible = visible.cells.len();
-        let cells_total = self.opts.level.cells.len();
-        let has_pvs = self.opts.level.pvs.is_some();
-        let show = self.show_panel;
-        let has_terrain = r.renderer.terrain.is_some();
-        let can_wire = r.gpu.features.polygon_mode_line;
         let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
-            if !show {
-                return;
+            if show {
+                status.show(ctx, settings, culler);
             }
-            egui::Window::new("Lanthorn").default_pos([8.0, 8.0]).show(ctx, |ui| {
-                ui.label(format!("{:.1} fps, {:.2} ms", 1000.0 / frame_ms.max(0.001), frame_ms));
-                ui.label(format!("adapter: {info}"));
+        });
+        let extra = r.encode_present_and_egui(&mut enc, &view, out);
+        r.gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
+        if let Some(timer) = r.renderer.timer() {
+            stats.gpu_ms = timer.read(&r.gpu);
+        }
+        r.window.pre_present_notify();
+        r.gpu.queue.present(frame);
+        self.stats = stats;
+        self.frames += 1;
+        if self.opts.frames.is_some_and(|n| self.frames >= n) {
+            self.save_screenshot();
+            el.exit();
+        }
+    }
+
+    /// Advances the frame clock and flies the camera by this frame's keys and mouse motion.
+    fn fly_camera(&mut self) {
+        let now = Instant::now();
+        let dt = (now - self.last).as_secs_f32().min(0.1);
+        self.frame_ms = self.frame_ms * 0.9 + dt * 1000.0 * 0.1;
+        self.last = now;
+        fly::update(
+            &mut self.camera,
+            &self.keys,
+            self.mouse,
+            dt * self.fly_scale,
+        );
+        self.mouse = (0.0, 0.0);
+    }
+
+    /// `--screenshot`: the last frame to a PNG.
+    fn save_screenshot(&mut self) {
+        let (Some(r), Some(path)) = (&self.running, &self.opts.screenshot) else {
+            return;
+        };
+        let img = r.renderer.read_color(&r.gpu);
+        if let Err(e) = super::capture::save_png(&img, path) {
+            self.error = Some(e);
+        } else {
+            println!("saved {}", path.display());
+        }
+    }
+}
+
+/// What the panel shows of the last frame.
+struct PanelStatus<'a> {
+    frame_ms: f32,
+    adapter: String,
+    prev: &'a FrameStats,
+    camera: CameraSpec,
+    cells_visible: usize,
+    cells_total: usize,
+    has_pvs: bool,
+    has_terrain: bool,
+    can_wire: bool,
+}
+
+impl PanelStatus<'_> {
+    /// The "Lanthorn" panel: frame and culling counters, culling mode and frame settings.
+    fn show(&self, ctx: &egui::Context, settings: &mut FrameSettings, culler: &mut Culler) {
+        let (frame_ms, prev, cam) = (self.frame_ms, self.prev, self.camera);
+        egui::Window::new("Lanthorn")
+            .default_pos([8.0, 8.0])
+            .show(ctx, |ui| {
+                ui.label(format!(
+                    "{:.1} fps, {:.2} ms",
+                    1000.0 / frame_ms.max(0.001),
+                    frame_ms
+                ));
+                ui.label(format!("adapter: {}", self.adapter));
                 ui.label(format!(
                     "world: {} draw calls, {} sub-draws, {} triangles",
                     prev.world.draw_calls, prev.world.sub_draws, prev.world.triangles
@@ -291,14 +340,21 @@ impl Demo {
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
                 ui.label(format!(
-                    "cells {cells_visible} / {cells_total} visible, culling {:.1} µs, eye cell {:?}",
+                    "cells {} / {} visible, culling {:.1} µs, eye cell {:?}",
+                    self.cells_visible,
+                    self.cells_total,
                     culler.micros,
                     culler.tracker.cell()
                 ));
                 ui.horizontal(|ui| {
                     ui.label("cull:");
-                    for mode in [CullMode::Portal, CullMode::Pvs, CullMode::Frustum, CullMode::None] {
-                        if mode == CullMode::Pvs && !has_pvs {
+                    for mode in [
+                        CullMode::Portal,
+                        CullMode::Pvs,
+                        CullMode::Frustum,
+                        CullMode::None,
+                    ] {
+                        if mode == CullMode::Pvs && !self.has_pvs {
                             continue;
                         }
                         ui.radio_value(&mut culler.mode, mode, mode.name());
@@ -306,87 +362,37 @@ impl Demo {
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
-                if has_terrain {
-                    let t = &prev.terrain;
-                    ui.label(format!(
-                        "terrain: {} draw calls, {} triangles, levels {}..{}, select {:.0} µs, {} B uploaded",
-                        t.draw_calls, t.triangles, t.first_level, t.first_level + t.levels_drawn,
-                        t.select_us, t.upload_bytes
-                    ));
-                    let o = &mut settings.terrain;
-                    ui.horizontal(|ui| {
-                        ui.checkbox(&mut o.level_colors, "level colours");
-                        ui.add_enabled(can_wire, egui::Checkbox::new(&mut o.wireframe, "wireframe"));
-                        ui.checkbox(&mut o.tile_bounds, "tile bounds");
-                        ui.checkbox(&mut o.culled_tiles, "culled tiles");
-                        ui.checkbox(&mut o.freeze_culling, "freeze culling");
-                    });
+                if self.has_terrain {
+                    self.terrain_section(ui, &mut settings.terrain);
                 }
-                ui.label("WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit");
+                ui.label(
+                    "WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit",
+                );
             });
-        });
-        r.egui_state
-            .handle_platform_output(&r.window, out.platform_output);
-        let ppp = out.pixels_per_point;
-        let jobs = r.egui_state.egui_ctx().tessellate(out.shapes, ppp);
-        for (id, deltas) in &out.textures_delta.set {
-            for delta in deltas {
-                r.egui_renderer
-                    .update_texture(&r.gpu.device, &r.gpu.queue, *id, delta);
-            }
-        }
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [r.config.width, r.config.height],
-            pixels_per_point: ppp,
-        };
-        let extra =
-            r.egui_renderer
-                .update_buffers(&r.gpu.device, &r.gpu.queue, &mut enc, &jobs, &screen);
-        {
-            let mut pass = enc
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("present + egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
-            r.present.record(&mut pass);
-            r.egui_renderer.render(&mut pass, &jobs, &screen);
-        }
-        for id in &out.textures_delta.free {
-            r.egui_renderer.free_texture(id);
-        }
-        r.gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
-        if let Some(timer) = r.renderer.timer() {
-            stats.gpu_ms = timer.read(&r.gpu);
-        }
-        r.window.pre_present_notify();
-        r.gpu.queue.present(frame);
-        self.stats = stats;
-        self.frames += 1;
+    }
 
-        if self.opts.frames.is_some_and(|n| self.frames >= n) {
-            if let Some(path) = &self.opts.screenshot {
-                let img = r.renderer.read_color(&r.gpu);
-                if let Err(e) = super::capture::save_png(&img, path) {
-                    self.error = Some(e);
-                } else {
-                    println!("saved {}", path.display());
-                }
-            }
-            el.exit();
-        }
+    /// The terrain's counters and debug overlays.
+    fn terrain_section(&self, ui: &mut egui::Ui, o: &mut TerrainOverlay) {
+        let t = &self.prev.terrain;
+        ui.label(format!(
+            "terrain: {} draw calls, {} triangles, levels {}..{}, select {:.0} µs, {} B uploaded",
+            t.draw_calls,
+            t.triangles,
+            t.first_level,
+            t.first_level + t.levels_drawn,
+            t.select_us,
+            t.upload_bytes
+        ));
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut o.level_colors, "level colours");
+            ui.add_enabled(
+                self.can_wire,
+                egui::Checkbox::new(&mut o.wireframe, "wireframe"),
+            );
+            ui.checkbox(&mut o.tile_bounds, "tile bounds");
+            ui.checkbox(&mut o.culled_tiles, "culled tiles");
+            ui.checkbox(&mut o.freeze_culling, "freeze culling");
+        });
     }
 }
 
@@ -400,6 +406,83 @@ impl Running {
             }
             Err(e) => log::error!("surface lost and not recreated: {e}"),
         }
+    }
+
+    /// This frame's surface texture; `None` (after reconfiguring or recreating the surface
+    /// where that helps) when there is none to draw into.
+    fn acquire_frame(&mut self) -> Option<wgpu::SurfaceTexture> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Some(f),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => None,
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                None
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                self.recreate_surface();
+                None
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// Uploads egui's output and records the blit of the frame with egui on top into `view`.
+    /// Returns egui's own command buffers, to submit before `enc`.
+    fn encode_present_and_egui(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        out: egui::FullOutput,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.egui_state
+            .handle_platform_output(&self.window, out.platform_output);
+        let ppp = out.pixels_per_point;
+        let jobs = self.egui_state.egui_ctx().tessellate(out.shapes, ppp);
+        for (id, deltas) in &out.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        let extra = self.egui_renderer.update_buffers(
+            &self.gpu.device,
+            &self.gpu.queue,
+            enc,
+            &jobs,
+            &screen,
+        );
+        {
+            let mut pass = enc
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("present + egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            self.present.record(&mut pass);
+            self.egui_renderer.render(&mut pass, &jobs, &screen);
+        }
+        for id in &out.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        extra
     }
 }
 

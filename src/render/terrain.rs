@@ -292,131 +292,20 @@ impl TerrainPass {
         color_format: wgpu::TextureFormat,
     ) -> TerrainPass {
         let device = &gpu.device;
-        // All five meshes in one vertex and one index buffer.
-        let mut vertices: Vec<[i32; 2]> = Vec::new();
-        let mut indices: Vec<u32> = Vec::new();
-        let mut kinds = [KindRange::default(); 5];
-        for kind in MeshKind::ALL {
-            let m = meshes.get(kind);
-            kinds[kind as usize] = KindRange {
-                base_vertex: vertices.len() as u32,
-                vertex_count: m.vertices.len() as u32,
-                first_index: indices.len() as u32,
-                index_count: m.indices.len() as u32,
-            };
-            vertices.extend_from_slice(&m.vertices);
-            indices.extend_from_slice(&m.indices);
-        }
-        let mesh_vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain mesh vertices"),
-            contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let mesh_indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain mesh indices"),
-            contents: bytemuck::cast_slice(&indices),
-            usage: wgpu::BufferUsages::INDEX,
-        });
-        // Per level at most 16 tiles, 4 filler arms, a trim, a seam and the cross.
-        let max_instances = 24 * cfg.levels as u64;
-        let instances = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain instances"),
-            size: max_instances * std::mem::size_of::<Instance>() as u64,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain frame"),
-            size: std::mem::size_of::<crate::terrain::FrameUniform>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let view_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain view"),
-            size: std::mem::size_of::<TerrainView>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let mesh = create_mesh_buffers(device, meshes);
+        let instances = create_instance_buffer(device, cfg);
+        let frame_buffer = create_uniform_buffer(
+            device,
+            "terrain frame",
+            std::mem::size_of::<crate::terrain::FrameUniform>(),
+        );
+        let view_buffer =
+            create_uniform_buffer(device, "terrain view", std::mem::size_of::<TerrainView>());
         let window = cfg.window_size();
-        let heights = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain height windows"),
-            size: wgpu::Extent3d {
-                width: window,
-                height: window,
-                depth_or_array_layers: cfg.levels,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::R32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_DST
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let heights_view = heights.create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
-        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("terrain"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX),
-                uniform_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2Array,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::Cube,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 4,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
-        });
-        let sky_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("terrain sky"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
-        // Until a level's skybox is set: a black placeholder cube, unused (flags.z = 0).
-        let placeholder = device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: Some("terrain sky placeholder"),
-                size: wgpu::Extent3d {
-                    width: 1,
-                    height: 1,
-                    depth_or_array_layers: 6,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
-            })
-            .create_view(&wgpu::TextureViewDescriptor {
-                dimension: Some(wgpu::TextureViewDimension::Cube),
-                ..Default::default()
-            });
+        let (heights, heights_view) = create_height_windows(device, window, cfg.levels);
+        let bgl = create_bind_group_layout(device);
+        let sky_sampler = create_sky_sampler(device);
+        let placeholder = create_placeholder_sky(device);
         let bind_group = terrain_bind_group(
             device,
             &bgl,
@@ -434,121 +323,24 @@ impl TerrainPass {
             label: Some("terrain.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shaders::terrain(gpu.features.clip_distances).into()),
         });
-        let surface = |label, fs, cull, mode, bias| {
-            surface_pipeline(
-                device,
-                &layout,
-                &module,
-                SurfaceDesc {
-                    label,
-                    vs: "vs_main",
-                    fs,
-                    buffers: &mesh_buffers(),
-                    cull,
-                    mode,
-                    depth_write: mode == wgpu::PolygonMode::Fill,
-                    bias,
-                    format: color_format,
-                },
-            )
-        };
-        let fill = surface(
-            "terrain",
-            "fs_main",
-            Some(wgpu::Face::Back),
-            wgpu::PolygonMode::Fill,
-            Default::default(),
-        );
-        // The seam's triangles have zero area on the grid and either winding.
-        let seam = surface(
-            "terrain seam",
-            "fs_main",
-            None,
-            wgpu::PolygonMode::Fill,
-            Default::default(),
-        );
-        let wire = gpu.features.polygon_mode_line.then(|| {
-            surface(
-                "terrain wireframe",
-                "fs_wire",
-                None,
-                wgpu::PolygonMode::Line,
-                // Reverse-Z: a positive bias pulls the lines towards the eye.
-                wgpu::DepthBiasState {
-                    constant: 2,
-                    slope_scale: 1.0,
-                    clamp: 0.0,
-                },
-            )
-        });
-        let sky = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("terrain sky"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_sky"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: Some(depth_state(false, Default::default())),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_sky"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
-        let lines = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("terrain debug boxes"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_lines"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<LineVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &line_attrs,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
-            },
-            depth_stencil: Some(depth_state(false, Default::default())),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_lines"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipelines = create_pipelines(gpu, &layout, &module, color_format);
         let gpu_bytes = (window as usize).pow(2) * 4 * cfg.levels as usize
-            + vertices.len() * 8
-            + indices.len() * 4
+            + mesh.bytes
             + instances.size() as usize;
         TerrainPass {
-            fill,
-            seam,
-            wire,
-            sky,
-            lines,
+            fill: pipelines.fill,
+            seam: pipelines.seam,
+            wire: pipelines.wire,
+            sky: pipelines.sky,
+            lines: pipelines.lines,
             points: OnceCell::new(),
             reference: OnceCell::new(),
             layout,
             module,
             color_format,
-            mesh_vertices,
-            mesh_indices,
-            kinds,
+            mesh_vertices: mesh.vertices,
+            mesh_indices: mesh.indices,
+            kinds: mesh.kinds,
             instances,
             instance_count: 0,
             frame_buffer,
@@ -868,6 +660,307 @@ impl TerrainPass {
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..index_count, 0, 0..1);
     }
+}
+
+/// The five static meshes in one vertex and one index buffer.
+struct MeshBuffers {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    kinds: [KindRange; 5],
+    /// Bytes of vertex and index data.
+    bytes: usize,
+}
+
+fn create_mesh_buffers(device: &wgpu::Device, meshes: &ClipmapMeshes) -> MeshBuffers {
+    let mut vertices: Vec<[i32; 2]> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut kinds = [KindRange::default(); 5];
+    for kind in MeshKind::ALL {
+        let m = meshes.get(kind);
+        kinds[kind as usize] = KindRange {
+            base_vertex: vertices.len() as u32,
+            vertex_count: m.vertices.len() as u32,
+            first_index: indices.len() as u32,
+            index_count: m.indices.len() as u32,
+        };
+        vertices.extend_from_slice(&m.vertices);
+        indices.extend_from_slice(&m.indices);
+    }
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain mesh vertices"),
+        contents: bytemuck::cast_slice(&vertices),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain mesh indices"),
+        contents: bytemuck::cast_slice(&indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    MeshBuffers {
+        vertices: vertex_buffer,
+        indices: index_buffer,
+        kinds,
+        bytes: vertices.len() * 8 + indices.len() * 4,
+    }
+}
+
+/// The per-frame instance records, sized for the largest selection.
+fn create_instance_buffer(device: &wgpu::Device, cfg: &ClipmapConfig) -> wgpu::Buffer {
+    // Per level at most 16 tiles, 4 filler arms, a trim, a seam and the cross.
+    let max_instances = 24 * cfg.levels as u64;
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("terrain instances"),
+        size: max_instances * std::mem::size_of::<Instance>() as u64,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+fn create_uniform_buffer(device: &wgpu::Device, label: &str, size: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// The per-level height windows: one `window`² R32Float layer per level, and its array view.
+fn create_height_windows(
+    device: &wgpu::Device,
+    window: u32,
+    levels: u32,
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let heights = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("terrain height windows"),
+        size: wgpu::Extent3d {
+            width: window,
+            height: window,
+            depth_or_array_layers: levels,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::R32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::COPY_DST
+            | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = heights.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    (heights, view)
+}
+
+/// The layout of [`terrain_bind_group`].
+fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("terrain"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX),
+            uniform_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::Cube,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 4,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+        ],
+    })
+}
+
+fn create_sky_sampler(device: &wgpu::Device) -> wgpu::Sampler {
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("terrain sky"),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    })
+}
+
+/// Until a level's skybox is set: a black placeholder cube, unused (flags.z = 0).
+fn create_placeholder_sky(device: &wgpu::Device) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain sky placeholder"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 6,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        })
+}
+
+/// The pipelines made up front (the point and reference pipelines are made on first use).
+struct TerrainPipelines {
+    fill: wgpu::RenderPipeline,
+    seam: wgpu::RenderPipeline,
+    wire: Option<wgpu::RenderPipeline>,
+    sky: wgpu::RenderPipeline,
+    lines: wgpu::RenderPipeline,
+}
+
+fn create_pipelines(
+    gpu: &Gpu,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> TerrainPipelines {
+    let device = &gpu.device;
+    let surface = |label, fs, cull, mode, bias| {
+        surface_pipeline(
+            device,
+            layout,
+            module,
+            SurfaceDesc {
+                label,
+                vs: "vs_main",
+                fs,
+                buffers: &mesh_buffers(),
+                cull,
+                mode,
+                depth_write: mode == wgpu::PolygonMode::Fill,
+                bias,
+                format: color_format,
+            },
+        )
+    };
+    let fill = surface(
+        "terrain",
+        "fs_main",
+        Some(wgpu::Face::Back),
+        wgpu::PolygonMode::Fill,
+        Default::default(),
+    );
+    // The seam's triangles have zero area on the grid and either winding.
+    let seam = surface(
+        "terrain seam",
+        "fs_main",
+        None,
+        wgpu::PolygonMode::Fill,
+        Default::default(),
+    );
+    let wire = gpu.features.polygon_mode_line.then(|| {
+        surface(
+            "terrain wireframe",
+            "fs_wire",
+            None,
+            wgpu::PolygonMode::Line,
+            // Reverse-Z: a positive bias pulls the lines towards the eye.
+            wgpu::DepthBiasState {
+                constant: 2,
+                slope_scale: 1.0,
+                clamp: 0.0,
+            },
+        )
+    });
+    TerrainPipelines {
+        fill,
+        seam,
+        wire,
+        sky: create_sky_pipeline(device, layout, module, color_format),
+        lines: create_debug_box_pipeline(device, layout, module, color_format),
+    }
+}
+
+/// The sky: a full-screen triangle at the far depth.
+fn create_sky_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("terrain sky"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_sky"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(depth_state(false, Default::default())),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_sky"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The debug boxes: a line list of [`LineVertex`].
+fn create_debug_box_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("terrain debug boxes"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_lines"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<LineVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &line_attrs,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::LineList,
+            ..Default::default()
+        },
+        depth_stencil: Some(depth_state(false, Default::default())),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_lines"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 /// A colour attachment cleared to NaN (pixels no vertex wrote stay recognisable).

@@ -258,16 +258,7 @@ impl WorldPass {
         let device = &gpu.device;
         let materials = MaterialArray::create(gpu, &level.materials);
         let mesh = WorldMesh::build(level, &materials.layers);
-        let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("world vertices"),
-            contents: nonempty_bytes(bytemuck::cast_slice(&mesh.vertices)),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("world indices"),
-            contents: nonempty_bytes(bytemuck::cast_slice(&mesh.indices)),
-            usage: wgpu::BufferUsages::INDEX,
-        });
+        let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
         let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world frame"),
             size: std::mem::size_of::<FrameUniform>() as u64,
@@ -277,19 +268,7 @@ impl WorldPass {
         let liquid_count = mesh.liquid_ranges.len();
         let max_records =
             (level.cells.len() + level.objects.len() + liquid_count).max(MAX_RECORDS_MIN);
-        let records = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("world draw records"),
-            size: (max_records * std::mem::size_of::<DrawRecord>()) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let indirect = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("world indirect draws"),
-            size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>())
-                as u64,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let (records, indirect) = create_draw_buffers(device, max_records);
         let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps);
         let (skybox, skybox_active) = super::materials::skybox_texture(
             gpu,
@@ -299,67 +278,18 @@ impl WorldPass {
             dimension: Some(wgpu::TextureViewDimension::Cube),
             ..Default::default()
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("world"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                texture_entry(2, wgpu::TextureViewDimension::D2),
-                sampler_entry(3),
-                texture_entry(4, wgpu::TextureViewDimension::D2Array),
-                sampler_entry(5),
-                texture_entry(6, wgpu::TextureViewDimension::Cube),
-            ],
-        });
-        let lightmap_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("lightmap"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
-        let make_bind_group = |material_sampler: &wgpu::Sampler| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("world"),
-                layout: &layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: frame_buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: records.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::TextureView(
-                            &lightmap.create_view(&wgpu::TextureViewDescriptor::default()),
-                        ),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: wgpu::BindingResource::Sampler(&lightmap_sampler),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::TextureView(&materials.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: wgpu::BindingResource::Sampler(material_sampler),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 6,
-                        resource: wgpu::BindingResource::TextureView(&skybox_view),
-                    },
-                ],
-            })
-        };
-        // [nearest, linear] texture filtering.
-        let bind_groups = [
-            make_bind_group(&materials.samplers[0]),
-            make_bind_group(&materials.samplers[1]),
-        ];
+        let layout = create_bind_group_layout(device);
+        let bind_groups = create_bind_groups(
+            device,
+            &layout,
+            &BindGroupResources {
+                frame: &frame_buffer,
+                records: &records,
+                lightmap: &lightmap,
+                materials: &materials,
+                skybox: &skybox_view,
+            },
+        );
         let source = shaders::world(gpu.features.clip_distances);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("world.wgsl"),
@@ -370,17 +300,7 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines: [wgpu::RenderPipeline; 9] = std::array::from_fn(|i| {
-            make_pipeline(
-                device,
-                &pipeline_layout,
-                &module,
-                SurfaceKind::ALL[i % 3],
-                Some(color_format),
-                ViewClass::ALL[i / 3],
-                false,
-            )
-        });
+        let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
         let object_origins = level
             .objects
             .iter()
@@ -424,6 +344,33 @@ impl WorldPass {
 
     /// Writes this frame's uniforms, per-draw records and indirect commands.
     pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera, visible: &VisibleSet, params: [f32; 4]) {
+        self.write_frame_uniform(gpu, camera, visible, params);
+        let liquid_base = self.collect_draw_records(visible);
+        let capacity = (self.records.size() as usize) / std::mem::size_of::<DrawRecord>();
+        let records = &mut self.scratch.records;
+        records.truncate(capacity);
+        if !records.is_empty() {
+            gpu.queue
+                .write_buffer(&self.records, 0, bytemuck::cast_slice(records));
+        }
+        let mut stats = self.build_batches(visible, liquid_base);
+        stats.views = 1 + visible.views.len() as u32;
+        if self.use_indirect && !self.commands.is_empty() {
+            gpu.queue
+                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&self.commands));
+        }
+        self.stats = stats;
+    }
+
+    /// The frame uniform: the camera, `params` (w: the skybox is shown) and every view's
+    /// transform and clip plane.
+    fn write_frame_uniform(
+        &self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        params: [f32; 4],
+    ) {
         let params = [
             params[0],
             params[1],
@@ -442,11 +389,6 @@ impl WorldPass {
                 eye: v.eye.extend(1.0).to_array(),
             };
         }
-        let class = |view: u32| match visible.views.get((view as usize).wrapping_sub(1)) {
-            _ if view == 0 => ViewClass::Camera,
-            Some(v) if v.mirrored => ViewClass::Mirrored,
-            _ => ViewClass::Portal,
-        };
         let frame = FrameUniform {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
@@ -455,9 +397,12 @@ impl WorldPass {
         };
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+    }
 
-        // Records: one per visible cell, then objects, then liquid surfaces (the union of the
-        // octagons of the visible cells that list each).
+    /// Records: one per visible cell, then objects, then liquid surfaces (the union of the
+    /// octagons of the visible cells that list each). Returns the index of the first liquid
+    /// record.
+    fn collect_draw_records(&mut self, visible: &VisibleSet) -> usize {
         let scratch = &mut self.scratch;
         scratch.records.clear();
         scratch.items.clear();
@@ -481,9 +426,27 @@ impl WorldPass {
                 origin: self.object_origins[o.object as usize],
             });
         }
+        self.collect_camera_liquids(visible);
+        let scratch = &mut self.scratch;
+        let liquid_base = scratch.records.len();
+        for &l in &scratch.liquids {
+            scratch.records.push(DrawRecord {
+                octagon: scratch.liquid_octagon[l as usize],
+                view: 0,
+                cell: u32::MAX,
+                _pad: [0; 2],
+                origin: [0.0; 4],
+            });
+        }
+        liquid_base
+    }
+
+    /// Liquids of the camera's view once each, into `scratch.liquids`, with the union of their
+    /// cells' octagons; views through portals draw their cells' own.
+    fn collect_camera_liquids(&mut self, visible: &VisibleSet) {
+        let scratch = &mut self.scratch;
         scratch.frame = scratch.frame.wrapping_add(1).max(1);
         scratch.liquids.clear();
-        // Liquids of the camera's view once each; views through portals draw their cells' own.
         for c in visible.cells.iter().filter(|c| c.view == 0) {
             for &l in &self.mesh.cell_liquids[c.cell as usize] {
                 let li = l as usize;
@@ -496,87 +459,30 @@ impl WorldPass {
                 }
             }
         }
-        let liquid_base = scratch.records.len();
-        for &l in &scratch.liquids {
-            scratch.records.push(DrawRecord {
-                octagon: scratch.liquid_octagon[l as usize],
-                view: 0,
-                cell: u32::MAX,
-                _pad: [0; 2],
-                origin: [0.0; 4],
-            });
-        }
-        let capacity = (self.records.size() as usize) / std::mem::size_of::<DrawRecord>();
-        scratch.records.truncate(capacity);
-        if !scratch.records.is_empty() {
-            gpu.queue
-                .write_buffer(&self.records, 0, bytemuck::cast_slice(&scratch.records));
-        }
+    }
 
+    /// Batches: (view class, pipeline); portal views test their clip plane, mirrored views
+    /// wind the other way. Fills `commands` and `batches`; returns the counts.
+    fn build_batches(&mut self, visible: &VisibleSet, liquid_base: usize) -> WorldStats {
         self.commands.clear();
         let mut stats = WorldStats::default();
-        let n_records = scratch.records.len();
-        // Batches: (view class, pipeline); portal views test their clip plane, mirrored views
-        // wind the other way.
+        let mut sub_draws = SubDraws {
+            commands: &mut self.commands,
+            records: self.scratch.records.len(),
+            triangles: 0,
+        };
         for view_class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
-                let first = self.commands.len() as u32;
-                let mut push =
-                    |r: IndexRange,
-                     slot: usize,
-                     commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>| {
-                        if r.count == 0 || slot >= n_records {
-                            return;
-                        }
-                        stats.triangles += r.count as u64 / 3;
-                        commands.push(wgpu::util::DrawIndexedIndirectArgs {
-                            index_count: r.count,
-                            instance_count: 1,
-                            first_index: r.first,
-                            base_vertex: 0,
-                            first_instance: slot as u32,
-                        });
-                    };
-                for (slot, item) in scratch.items.iter().enumerate() {
-                    let view = match *item {
-                        Item::Cell(_, v) => v,
-                        Item::Object(_) => 0,
-                    };
-                    if class(view) != view_class {
-                        continue;
-                    }
-                    match *item {
-                        Item::Cell(c, v) if kind == SurfaceKind::Liquid && v > 0 => {
-                            for &l in &self.mesh.cell_liquids[c as usize] {
-                                push(
-                                    self.mesh.liquid_ranges[l as usize],
-                                    slot,
-                                    &mut self.commands,
-                                );
-                            }
-                        }
-                        Item::Cell(c, _) => push(
-                            self.mesh.cell_ranges[kind as usize][c as usize],
-                            slot,
-                            &mut self.commands,
-                        ),
-                        Item::Object(o) => push(
-                            self.mesh.object_ranges[kind as usize][o as usize],
-                            slot,
-                            &mut self.commands,
-                        ),
-                    }
-                }
-                if kind == SurfaceKind::Liquid && view_class == ViewClass::Camera {
-                    for (i, &l) in scratch.liquids.iter().enumerate() {
-                        push(
-                            self.mesh.liquid_ranges[l as usize],
-                            liquid_base + i,
-                            &mut self.commands,
-                        );
-                    }
-                }
-                let count = self.commands.len() as u32 - first;
+                let first = sub_draws.commands.len() as u32;
+                batch_sub_draws(
+                    &mut sub_draws,
+                    &self.mesh,
+                    &self.scratch,
+                    visible,
+                    (view_class, kind),
+                    liquid_base,
+                );
+                let count = sub_draws.commands.len() as u32 - first;
                 self.batches[view_class as usize * 3 + kind as usize] = (first, count);
                 stats.sub_draws += count;
                 if count > 0 {
@@ -584,12 +490,8 @@ impl WorldPass {
                 }
             }
         }
-        stats.views = 1 + visible.views.len() as u32;
-        if self.use_indirect && !self.commands.is_empty() {
-            gpu.queue
-                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&self.commands));
-        }
-        self.stats = stats;
+        stats.triangles = sub_draws.triangles;
+        stats
     }
 
     /// Records the prepared draws into `pass`.
@@ -695,6 +597,216 @@ enum ViewClass {
 
 impl ViewClass {
     const ALL: [ViewClass; 3] = [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
+}
+
+/// The indexed sub-draws of this frame, as they are appended.
+struct SubDraws<'a> {
+    commands: &'a mut Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    /// Records written this frame: slots beyond did not fit the buffer and are not drawn.
+    records: usize,
+    triangles: u64,
+}
+
+impl SubDraws<'_> {
+    /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty).
+    fn push(&mut self, r: IndexRange, slot: usize) {
+        if r.count == 0 || slot >= self.records {
+            return;
+        }
+        self.triangles += r.count as u64 / 3;
+        self.commands.push(wgpu::util::DrawIndexedIndirectArgs {
+            index_count: r.count,
+            instance_count: 1,
+            first_index: r.first,
+            base_vertex: 0,
+            first_instance: slot as u32,
+        });
+    }
+}
+
+/// Which pipeline class draws the items of `view` (0: the camera's own).
+fn view_class(visible: &VisibleSet, view: u32) -> ViewClass {
+    match visible.views.get((view as usize).wrapping_sub(1)) {
+        _ if view == 0 => ViewClass::Camera,
+        Some(v) if v.mirrored => ViewClass::Mirrored,
+        _ => ViewClass::Portal,
+    }
+}
+
+/// The sub-draws of one batch: every item of the view class with its indices of `kind`.
+fn batch_sub_draws(
+    out: &mut SubDraws<'_>,
+    mesh: &WorldMesh,
+    scratch: &Scratch,
+    visible: &VisibleSet,
+    (class, kind): (ViewClass, SurfaceKind),
+    liquid_base: usize,
+) {
+    for (slot, item) in scratch.items.iter().enumerate() {
+        let view = match *item {
+            Item::Cell(_, v) => v,
+            Item::Object(_) => 0,
+        };
+        if view_class(visible, view) != class {
+            continue;
+        }
+        match *item {
+            Item::Cell(c, v) if kind == SurfaceKind::Liquid && v > 0 => {
+                for &l in &mesh.cell_liquids[c as usize] {
+                    out.push(mesh.liquid_ranges[l as usize], slot);
+                }
+            }
+            Item::Cell(c, _) => out.push(mesh.cell_ranges[kind as usize][c as usize], slot),
+            Item::Object(o) => out.push(mesh.object_ranges[kind as usize][o as usize], slot),
+        }
+    }
+    if kind == SurfaceKind::Liquid && class == ViewClass::Camera {
+        for (i, &l) in scratch.liquids.iter().enumerate() {
+            out.push(mesh.liquid_ranges[l as usize], liquid_base + i);
+        }
+    }
+}
+
+fn create_mesh_buffers(device: &wgpu::Device, mesh: &WorldMesh) -> (wgpu::Buffer, wgpu::Buffer) {
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("world vertices"),
+        contents: nonempty_bytes(bytemuck::cast_slice(&mesh.vertices)),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("world indices"),
+        contents: nonempty_bytes(bytemuck::cast_slice(&mesh.indices)),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    (vertex_buffer, index_buffer)
+}
+
+/// The per-draw records (storage) and the indirect commands, for `max_records` records.
+fn create_draw_buffers(device: &wgpu::Device, max_records: usize) -> (wgpu::Buffer, wgpu::Buffer) {
+    let records = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("world draw records"),
+        size: (max_records * std::mem::size_of::<DrawRecord>()) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let indirect = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("world indirect draws"),
+        size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()) as u64,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    (records, indirect)
+}
+
+fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("world"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            texture_entry(2, wgpu::TextureViewDimension::D2),
+            sampler_entry(3),
+            texture_entry(4, wgpu::TextureViewDimension::D2Array),
+            sampler_entry(5),
+            texture_entry(6, wgpu::TextureViewDimension::Cube),
+        ],
+    })
+}
+
+/// What the world bind groups bind.
+struct BindGroupResources<'a> {
+    frame: &'a wgpu::Buffer,
+    records: &'a wgpu::Buffer,
+    lightmap: &'a wgpu::Texture,
+    materials: &'a MaterialArray,
+    skybox: &'a wgpu::TextureView,
+}
+
+/// [nearest, linear] texture filtering.
+fn create_bind_groups(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    res: &BindGroupResources<'_>,
+) -> [wgpu::BindGroup; 2] {
+    let lightmap_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("lightmap"),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    });
+    let make_bind_group = |material_sampler: &wgpu::Sampler| {
+        world_bind_group(device, layout, res, &lightmap_sampler, material_sampler)
+    };
+    [
+        make_bind_group(&res.materials.samplers[0]),
+        make_bind_group(&res.materials.samplers[1]),
+    ]
+}
+
+fn world_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    res: &BindGroupResources<'_>,
+    lightmap_sampler: &wgpu::Sampler,
+    material_sampler: &wgpu::Sampler,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("world"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: res.frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: res.records.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(
+                    &res.lightmap
+                        .create_view(&wgpu::TextureViewDescriptor::default()),
+                ),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::Sampler(lightmap_sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::TextureView(&res.materials.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: wgpu::BindingResource::Sampler(material_sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 6,
+                resource: wgpu::BindingResource::TextureView(res.skybox),
+            },
+        ],
+    })
+}
+
+/// The colour pipelines, indexed like `WorldPass::pipelines`.
+fn create_color_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 9] {
+    std::array::from_fn(|i| {
+        make_pipeline(
+            device,
+            layout,
+            module,
+            SurfaceKind::ALL[i % 3],
+            Some(color_format),
+            ViewClass::ALL[i / 3],
+            false,
+        )
+    })
 }
 
 /// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint).

@@ -480,33 +480,77 @@ impl ClipmapSelector {
         pyramid: &mut MinMaxPyramid,
     ) -> &Selection {
         let cfg = self.cfg;
-        let t = cfg.tile_quads();
         let cam = camera.position.as_dvec3();
         let cam2 = cam.truncate();
-        let global = *self.global_z.get_or_insert_with(|| {
-            if let Some(b) = hm.analytic_bound(-(1 << 40), -(1 << 40), 1 << 40, 1 << 40) {
-                return b;
+        let global = *self
+            .global_z
+            .get_or_insert_with(|| global_height_range(hm, pyramid));
+        let planes = self.culling_planes(camera);
+        let first = self.first_level_with_hysteresis(hm, cam);
+
+        let sel = &mut self.selection;
+        sel.frame = FrameUniform::new(&cfg, cam);
+        sel.levels.clear();
+        sel.culled.clear();
+        sel.first_level = first;
+        sel.stats = SelectStats {
+            levels: cfg.levels - first,
+            ..Default::default()
+        };
+        for v in self.per_kind.iter_mut() {
+            v.clear();
+        }
+        let mut pieces = PieceCuller {
+            t: cfg.tile_quads(),
+            cam,
+            planes,
+            global,
+            hm,
+            pyramid,
+            sel,
+            per_kind: &mut self.per_kind,
+        };
+        for l in 0..cfg.levels {
+            let p = cfg.placement(cam2, l);
+            pieces.sel.levels.push(p);
+            if l < first {
+                continue;
             }
-            let (w, h) = hm.size();
-            pyramid.bounds_samples(hm, 0, 0, w as i64 - 1, h as i64 - 1)
-        });
-        // Camera-relative planes keep precision far from the origin.
+            let pre = if self.cull {
+                pieces.classify_level(&p)
+            } else {
+                Class::Inside
+            };
+            pieces.select_ring_tiles(&p, l > first, pre);
+            pieces.select_filler_arms(&p, pre);
+            if l == first {
+                pieces.select_centre_cross(&p, pre);
+            }
+            pieces.select_trim_and_seam(&p, pre);
+        }
+        self.gather_instances();
+        &self.selection
+    }
+
+    /// Camera-relative planes of the frustum through the screen region (they keep precision
+    /// far from the origin).
+    fn culling_planes(&self, camera: &Camera) -> BoxPlanes {
         let mut rel_cam = *camera;
         rel_cam.position = Vec3::ZERO;
         let screen = self.screen.tightened();
-        let planes = BoxPlanes::new(&if self.screen.is_empty() {
+        BoxPlanes::new(&if self.screen.is_empty() {
             rel_cam.frustum_planes()
         } else {
             rel_cam.screen_frustum_planes(
                 glam::Vec2::new(screen.min[0].max(-1.0), screen.min[1].max(-1.0)),
                 glam::Vec2::new(screen.max[0].min(1.0), screen.max[1].min(1.0)),
             )
-        });
+        })
+    }
 
-        let sel = &mut self.selection;
-        sel.frame = FrameUniform::new(&cfg, cam);
-        sel.levels.clear();
-        sel.culled.clear();
+    /// The finest level drawn for the camera's height above the ground below it.
+    fn first_level_with_hysteresis(&mut self, hm: &Heightmap, cam: DVec3) -> u32 {
+        let cfg = &self.cfg;
         let ground = hm.sample(
             (cam.x / hm.horizontal_scale).round() as i64,
             (cam.y / hm.horizontal_scale).round() as i64,
@@ -522,176 +566,12 @@ impl ClipmapSelector {
             }
         }
         self.prev_first = Some(first);
-        sel.first_level = first;
-        sel.stats = SelectStats {
-            levels: cfg.levels - first,
-            ..Default::default()
-        };
-        for v in self.per_kind.iter_mut() {
-            v.clear();
-        }
+        first
+    }
 
-        let push = |kind: MeshKind,
-                    inst: Instance,
-                    spacing: f64,
-                    sel: &mut Selection,
-                    per_kind: &mut [Vec<Instance>; 5],
-                    pyramid: &mut MinMaxPyramid,
-                    pre: Class| {
-            sel.stats.pieces_total += 1;
-            if kind == MeshKind::Tile {
-                sel.stats.tiles_total += 1;
-            }
-            let visible = if pre != Class::Straddles {
-                pre == Class::Inside
-            } else {
-                let (a, b) = instance_rect(kind, t, &inst);
-                let min = DVec2::new(a[0] as f64, a[1] as f64) * spacing;
-                let max = DVec2::new(b[0] as f64, b[1] as f64) * spacing;
-                let rmin = (min - cam2).as_vec2();
-                let rmax = (max - cam2).as_vec2();
-                let z = |(lo, hi): (f32, f32)| (lo - cam.z as f32, hi - cam.z as f32);
-                match classify(&planes, rmin, rmax, z(global)) {
-                    Class::Outside => false,
-                    Class::Inside => true,
-                    Class::Straddles => {
-                        sel.stats.pyramid_queries += 1;
-                        // One level cell of margin: the morph averages neighbours.
-                        let m = DVec2::splat(spacing);
-                        let zr =
-                            pyramid.bounds_world(hm, (min - m).to_array(), (max + m).to_array());
-                        classify(&planes, rmin, rmax, z(zr)) != Class::Outside
-                    }
-                }
-            };
-            if visible {
-                per_kind[kind as usize].push(inst);
-            } else {
-                sel.stats.pieces_culled += 1;
-                if kind == MeshKind::Tile {
-                    sel.stats.tiles_culled += 1;
-                }
-                sel.culled.push((kind, inst));
-            }
-        };
-
-        for l in 0..cfg.levels {
-            let p = cfg.placement(cam2, l);
-            sel.levels.push(p);
-            let s = p.spacing;
-            if l < first {
-                continue;
-            }
-            // The whole level at once first (global heights): most levels are all in or all out.
-            let pre = if self.cull {
-                let t1 = 2 * t as i64 + 2;
-                let lo = DVec2::new((p.cell[0] - t1) as f64, (p.cell[1] - t1) as f64) * s - cam2;
-                let hi =
-                    DVec2::new((p.cell[0] + t1 + 1) as f64, (p.cell[1] + t1 + 1) as f64) * s - cam2;
-                let z = (global.0 - cam.z as f32, global.1 - cam.z as f32);
-                classify(&planes, lo.as_vec2(), hi.as_vec2(), z)
-            } else {
-                Class::Inside
-            };
-            let lu = l;
-            let (t64, c) = (t as i64, p.cell);
-            let b = [c[0] - 2 * t64, c[1] - 2 * t64];
-            for ty in 0..4i64 {
-                for tx in 0..4i64 {
-                    if l > first && (1..=2).contains(&tx) && (1..=2).contains(&ty) {
-                        continue;
-                    }
-                    let o = [
-                        (b[0] + tx * t64 + (tx >= 2) as i64) as i32,
-                        (b[1] + ty * t64 + (ty >= 2) as i64) as i32,
-                    ];
-                    push(
-                        MeshKind::Tile,
-                        Instance {
-                            offset: o,
-                            level: lu,
-                            rotation: 0,
-                        },
-                        s,
-                        sel,
-                        &mut self.per_kind,
-                        pyramid,
-                        pre,
-                    );
-                }
-            }
-            // Outer filler arms: right, top, left, bottom of the centre quad `c`.
-            let arms: [(u32, [i64; 2]); 4] = [
-                (0, [c[0] + t64 + 1, c[1]]),
-                (1, [c[0], c[1] + t64 + 1]),
-                (2, [c[0] - 2 * t64, c[1]]),
-                (3, [c[0], c[1] - 2 * t64]),
-            ];
-            for (r, m) in arms {
-                let o = place(MeshKind::Filler, t, r, m);
-                push(
-                    MeshKind::Filler,
-                    Instance {
-                        offset: o,
-                        level: lu,
-                        rotation: r,
-                    },
-                    s,
-                    sel,
-                    &mut self.per_kind,
-                    pyramid,
-                    pre,
-                );
-            }
-            if l == first {
-                let o = [c[0] as i32, c[1] as i32];
-                push(
-                    MeshKind::Cross,
-                    Instance {
-                        offset: o,
-                        level: l,
-                        rotation: 0,
-                    },
-                    s,
-                    sel,
-                    &mut self.per_kind,
-                    pyramid,
-                    pre,
-                );
-            }
-            if let Some(r) = p.trim_rotation {
-                let h = 2 * t64 + 1;
-                let o = [(p.origin[0] + h) as i32, (p.origin[1] + h) as i32];
-                push(
-                    MeshKind::Trim,
-                    Instance {
-                        offset: o,
-                        level: lu,
-                        rotation: r,
-                    },
-                    s,
-                    sel,
-                    &mut self.per_kind,
-                    pyramid,
-                    pre,
-                );
-                let o = [p.origin[0] as i32, p.origin[1] as i32];
-                push(
-                    MeshKind::Seam,
-                    Instance {
-                        offset: o,
-                        level: lu,
-                        rotation: 0,
-                    },
-                    s,
-                    sel,
-                    &mut self.per_kind,
-                    pyramid,
-                    pre,
-                );
-            }
-        }
-
+    /// The surviving instances into `selection.instances`, grouped by kind, and their triangles.
+    fn gather_instances(&mut self) {
+        let sel = &mut self.selection;
         sel.instances.clear();
         for k in MeshKind::ALL {
             let start = sel.instances.len() as u32;
@@ -700,7 +580,156 @@ impl ClipmapSelector {
             sel.stats.triangles +=
                 self.triangles[k as usize] * self.per_kind[k as usize].len() as u64;
         }
-        sel
+    }
+}
+
+/// The heightmap's whole height range (analytic where the heightmap knows it).
+fn global_height_range(hm: &Heightmap, pyramid: &mut MinMaxPyramid) -> (f32, f32) {
+    if let Some(b) = hm.analytic_bound(-(1 << 40), -(1 << 40), 1 << 40, 1 << 40) {
+        return b;
+    }
+    let (w, h) = hm.size();
+    pyramid.bounds_samples(hm, 0, 0, w as i64 - 1, h as i64 - 1)
+}
+
+/// One selection's pieces on their way through frustum culling: into `per_kind` when visible,
+/// into `sel.culled` when not.
+struct PieceCuller<'a> {
+    /// Quads per tile.
+    t: i32,
+    cam: DVec3,
+    planes: BoxPlanes,
+    /// The heightmap's whole height range.
+    global: (f32, f32),
+    hm: &'a Heightmap,
+    pyramid: &'a mut MinMaxPyramid,
+    sel: &'a mut Selection,
+    per_kind: &'a mut [Vec<Instance>; 5],
+}
+
+impl PieceCuller<'_> {
+    /// The whole level at once first (global heights): most levels are all in or all out.
+    fn classify_level(&self, p: &LevelPlacement) -> Class {
+        let (s, cam2) = (p.spacing, self.cam.truncate());
+        let t1 = 2 * self.t as i64 + 2;
+        let lo = DVec2::new((p.cell[0] - t1) as f64, (p.cell[1] - t1) as f64) * s - cam2;
+        let hi = DVec2::new((p.cell[0] + t1 + 1) as f64, (p.cell[1] + t1 + 1) as f64) * s - cam2;
+        let z = (
+            self.global.0 - self.cam.z as f32,
+            self.global.1 - self.cam.z as f32,
+        );
+        classify(&self.planes, lo.as_vec2(), hi.as_vec2(), z)
+    }
+
+    /// The 4×4 tiles around the camera's cell; `ring_only` (levels coarser than the first)
+    /// skips the inner 2×2, where the finer level is.
+    fn select_ring_tiles(&mut self, p: &LevelPlacement, ring_only: bool, pre: Class) {
+        let (t64, c) = (self.t as i64, p.cell);
+        let b = [c[0] - 2 * t64, c[1] - 2 * t64];
+        for ty in 0..4i64 {
+            for tx in 0..4i64 {
+                if ring_only && (1..=2).contains(&tx) && (1..=2).contains(&ty) {
+                    continue;
+                }
+                let o = [
+                    (b[0] + tx * t64 + (tx >= 2) as i64) as i32,
+                    (b[1] + ty * t64 + (ty >= 2) as i64) as i32,
+                ];
+                self.push(MeshKind::Tile, o, 0, p, pre);
+            }
+        }
+    }
+
+    /// Outer filler arms: right, top, left, bottom of the centre quad `c`.
+    fn select_filler_arms(&mut self, p: &LevelPlacement, pre: Class) {
+        let (t64, c) = (self.t as i64, p.cell);
+        let arms: [(u32, [i64; 2]); 4] = [
+            (0, [c[0] + t64 + 1, c[1]]),
+            (1, [c[0], c[1] + t64 + 1]),
+            (2, [c[0] - 2 * t64, c[1]]),
+            (3, [c[0], c[1] - 2 * t64]),
+        ];
+        for (r, m) in arms {
+            let o = place(MeshKind::Filler, self.t, r, m);
+            self.push(MeshKind::Filler, o, r, p, pre);
+        }
+    }
+
+    /// The finest level's centre cross.
+    fn select_centre_cross(&mut self, p: &LevelPlacement, pre: Class) {
+        let o = [p.cell[0] as i32, p.cell[1] as i32];
+        self.push(MeshKind::Cross, o, 0, p, pre);
+    }
+
+    /// The L-shaped trim and the seam (none on the coarsest level).
+    fn select_trim_and_seam(&mut self, p: &LevelPlacement, pre: Class) {
+        let Some(r) = p.trim_rotation else { return };
+        let h = 2 * self.t as i64 + 1;
+        let o = [(p.origin[0] + h) as i32, (p.origin[1] + h) as i32];
+        self.push(MeshKind::Trim, o, r, p, pre);
+        let o = [p.origin[0] as i32, p.origin[1] as i32];
+        self.push(MeshKind::Seam, o, 0, p, pre);
+    }
+
+    /// One piece of level `p`, kept or culled; `pre` is the level's own class.
+    fn push(
+        &mut self,
+        kind: MeshKind,
+        offset: [i32; 2],
+        rotation: u32,
+        p: &LevelPlacement,
+        pre: Class,
+    ) {
+        let inst = Instance {
+            offset,
+            level: p.level,
+            rotation,
+        };
+        let stats = &mut self.sel.stats;
+        stats.pieces_total += 1;
+        if kind == MeshKind::Tile {
+            stats.tiles_total += 1;
+        }
+        let visible = if pre != Class::Straddles {
+            pre == Class::Inside
+        } else {
+            self.is_visible(kind, &inst, p.spacing)
+        };
+        if visible {
+            self.per_kind[kind as usize].push(inst);
+        } else {
+            let stats = &mut self.sel.stats;
+            stats.pieces_culled += 1;
+            if kind == MeshKind::Tile {
+                stats.tiles_culled += 1;
+            }
+            self.sel.culled.push((kind, inst));
+        }
+    }
+
+    /// The piece's box against the frustum: with the global height range, then, if that
+    /// straddles, with the pyramid's range under the piece.
+    fn is_visible(&mut self, kind: MeshKind, inst: &Instance, spacing: f64) -> bool {
+        let (cam, cam2) = (self.cam, self.cam.truncate());
+        let (a, b) = instance_rect(kind, self.t, inst);
+        let min = DVec2::new(a[0] as f64, a[1] as f64) * spacing;
+        let max = DVec2::new(b[0] as f64, b[1] as f64) * spacing;
+        let rmin = (min - cam2).as_vec2();
+        let rmax = (max - cam2).as_vec2();
+        let z = |(lo, hi): (f32, f32)| (lo - cam.z as f32, hi - cam.z as f32);
+        match classify(&self.planes, rmin, rmax, z(self.global)) {
+            Class::Outside => false,
+            Class::Inside => true,
+            Class::Straddles => {
+                self.sel.stats.pyramid_queries += 1;
+                // One level cell of margin: the morph averages neighbours.
+                let m = DVec2::splat(spacing);
+                let zr =
+                    self.pyramid
+                        .bounds_world(self.hm, (min - m).to_array(), (max + m).to_array());
+                classify(&self.planes, rmin, rmax, z(zr)) != Class::Outside
+            }
+        }
     }
 }
 
