@@ -4,6 +4,8 @@
 //! `level`, `light`, `import`, `vis`, `terrain`) knows nothing of wgpu, winit or egui; only
 //! `render` and `app` do.
 
+#![warn(unreachable_pub)]
+
 pub mod compile;
 pub mod geom;
 pub mod import;

@@ -4,8 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::map::map_file::MapError;
-use super::scene::SceneError;
+use super::{MapError, SceneError};
 use super::stats::CompileStats;
 use crate::level::LvlError;
 

@@ -7,18 +7,20 @@ mod draft;
 mod error;
 mod finish;
 mod grid;
-pub mod map;
-pub mod polyhedron;
+mod map;
+mod polyhedron;
 pub mod scene;
 mod stats;
-pub mod surfaces;
+mod surfaces;
 
 use std::path::{Path, PathBuf};
 
 use crate::level::Level;
 
 pub use error::CompileError;
+pub use scene::SceneError;
 pub use map::compile_map_text;
+pub use map::map_file::MapError;
 pub use stats::{outdoor_cells, CompileStats};
 
 #[derive(Clone, Debug)]

@@ -1,6 +1,6 @@
 //! Lightmap baking and atlas packing.
 
 pub mod atlas;
-pub mod bvh;
+mod bvh;
 pub mod direct;
 pub mod entities;

@@ -2,15 +2,15 @@
 //! entity's brushes, clip the world's faces (CSG), build the brush BSP and its portals, flood
 //! from the outside to find leaks, and emit cells, portals and surface drafts for the back half.
 
-pub mod brush;
+mod brush;
 mod cells;
 mod drafts;
 mod entity_brushes;
 mod faces;
-pub mod map_file;
+pub(super) mod map_file;
 mod sources;
-pub mod tree;
-pub mod wad;
+mod tree;
+mod wad;
 
 use std::path::Path;
 

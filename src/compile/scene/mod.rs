@@ -4,7 +4,7 @@
 //! the rest.
 
 mod cells;
-pub mod csg;
+mod csg;
 mod kd_tree;
 mod scene_file;
 

@@ -19,13 +19,13 @@
 //! Every lump offset and length and every index is checked: bad input gives a [`Q1Error`]
 //! naming the file, the lump and the record, never a panic.
 
-pub mod entities;
-pub mod faces;
-pub mod lumps;
-pub mod portals;
-pub mod textures;
-pub mod tree;
-pub mod vis;
+mod entities;
+mod faces;
+mod lumps;
+mod portals;
+mod textures;
+mod tree;
+mod vis;
 
 #[cfg(test)]
 mod tests;
