@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use glam::DVec3;
 
 /// A uniform grid over boxes: candidates for overlap tests.
-pub struct Grid {
+pub(super) struct Grid {
     cell: f64,
     map: HashMap<(i32, i32, i32), Vec<u32>>,
 }
 
 impl Grid {
-    pub fn new(cell: f64) -> Grid {
+    pub(super) fn new(cell: f64) -> Grid {
         Grid {
             cell,
             map: HashMap::new(),
@@ -24,7 +24,7 @@ impl Grid {
         (lo, hi)
     }
 
-    pub fn insert(&mut self, id: u32, min: DVec3, max: DVec3) {
+    pub(super) fn insert(&mut self, id: u32, min: DVec3, max: DVec3) {
         let (lo, hi) = self.range(min, max);
         for x in lo.x..=hi.x {
             for y in lo.y..=hi.y {
@@ -36,7 +36,7 @@ impl Grid {
     }
 
     /// Ids whose cells overlap the box, sorted and unique.
-    pub fn query(&self, min: DVec3, max: DVec3, out: &mut Vec<u32>) {
+    pub(super) fn query(&self, min: DVec3, max: DVec3, out: &mut Vec<u32>) {
         out.clear();
         let (lo, hi) = self.range(min, max);
         for x in lo.x..=hi.x {

@@ -8,10 +8,10 @@ use glam::DVec3;
 use crate::geom::{DPlane, DPolygon};
 
 /// Half-size of the starting square for a side's polygon.
-pub const HUGE: f64 = 1.0e6;
+pub(super) const HUGE: f64 = 1.0e6;
 /// Snaps nearly axial normals to exact axes and distances to whole numbers when they are
 /// within a hair of one.
-pub fn snap_plane(mut p: DPlane) -> DPlane {
+pub(super) fn snap_plane(mut p: DPlane) -> DPlane {
     for k in 0..3 {
         if (p.normal[k].abs() - 1.0).abs() < 1e-9 {
             let s = p.normal[k].signum();
@@ -30,7 +30,7 @@ pub fn snap_plane(mut p: DPlane) -> DPlane {
 /// Planes shared by the BSP, in pairs: id `2k` is canonical (its largest normal component is
 /// positive), `2k + 1` is the same plane flipped.
 #[derive(Default, Clone, Debug)]
-pub struct PlanePool {
+pub(super) struct PlanePool {
     pub planes: Vec<DPlane>,
     map: HashMap<(i64, i64, i64, i64), u32>,
 }
@@ -46,7 +46,7 @@ fn key(p: &DPlane) -> (i64, i64, i64, i64) {
 }
 
 impl PlanePool {
-    pub fn id(&mut self, p: DPlane) -> u32 {
+    pub(super) fn id(&mut self, p: DPlane) -> u32 {
         let p = snap_plane(p);
         let k = p.normal.abs().max_element();
         let axis = (0..3).find(|&i| p.normal[i].abs() == k).unwrap();
@@ -65,22 +65,22 @@ impl PlanePool {
         id | flip
     }
 
-    pub fn get(&self, id: u32) -> &DPlane {
+    pub(super) fn get(&self, id: u32) -> &DPlane {
         &self.planes[id as usize]
     }
 
-    pub fn is_axial(&self, id: u32) -> bool {
+    pub(super) fn is_axial(&self, id: u32) -> bool {
         let n = self.planes[id as usize].normal;
         n.x.abs() == 1.0 || n.y.abs() == 1.0 || n.z.abs() == 1.0
     }
 }
 
 /// Classification tolerance for polyhedra against planes.
-pub const EPS: f64 = 1e-3;
+pub(super) const EPS: f64 = 1e-3;
 
 /// A face of a convex polyhedron: outward plane id in the pool.
 #[derive(Clone, Debug)]
-pub struct PFace {
+pub(super) struct PFace {
     pub plane: u32,
     pub winding: DPolygon,
     /// An original brush side that may still be chosen as a splitter.
@@ -92,14 +92,14 @@ pub struct PFace {
 
 /// A convex polyhedron as its faces.
 #[derive(Clone, Debug, Default)]
-pub struct Poly {
+pub(super) struct Poly {
     pub faces: Vec<PFace>,
     pub min: DVec3,
     pub max: DVec3,
 }
 
 impl Poly {
-    pub fn new(faces: Vec<PFace>) -> Poly {
+    pub(super) fn new(faces: Vec<PFace>) -> Poly {
         let mut min = DVec3::splat(f64::INFINITY);
         let mut max = DVec3::splat(f64::NEG_INFINITY);
         for p in faces.iter().flat_map(|f| f.winding.points.iter()) {
@@ -110,7 +110,7 @@ impl Poly {
     }
 
     /// Axis box as a polyhedron.
-    pub fn from_box(pool: &mut PlanePool, min: DVec3, max: DVec3) -> Poly {
+    pub(super) fn from_box(pool: &mut PlanePool, min: DVec3, max: DVec3) -> Poly {
         let mut planes = Vec::new();
         for k in 0..3 {
             let mut n = DVec3::ZERO;
@@ -139,7 +139,7 @@ impl Poly {
         Poly::new(faces)
     }
 
-    pub fn dist_range(&self, p: &DPlane) -> (f64, f64) {
+    pub(super) fn dist_range(&self, p: &DPlane) -> (f64, f64) {
         let mut lo = f64::INFINITY;
         let mut hi = f64::NEG_INFINITY;
         for q in self.faces.iter().flat_map(|f| f.winding.points.iter()) {
@@ -150,13 +150,13 @@ impl Poly {
         (lo, hi)
     }
 
-    pub fn center(&self) -> DVec3 {
+    pub(super) fn center(&self) -> DVec3 {
         (self.min + self.max) * 0.5
     }
 
     /// Splits by plane `pid`: (front, back). A side that would be a sliver is `None`, and the
     /// whole polyhedron goes to the other side.
-    pub fn split(&self, pool: &PlanePool, pid: u32) -> (Option<Poly>, Option<Poly>) {
+    pub(super) fn split(&self, pool: &PlanePool, pid: u32) -> (Option<Poly>, Option<Poly>) {
         let p = *pool.get(pid);
         let (lo, hi) = self.dist_range(&p);
         if hi <= EPS {
@@ -222,7 +222,7 @@ impl Poly {
     }
 
     /// Inward planes (for `Cell::planes`).
-    pub fn inward_planes(&self, pool: &PlanePool) -> Vec<DPlane> {
+    pub(super) fn inward_planes(&self, pool: &PlanePool) -> Vec<DPlane> {
         self.faces.iter().map(|f| *pool.get(f.plane ^ 1)).collect()
     }
 }

@@ -7,10 +7,10 @@ use crate::compile::map::map_file::TexVecs;
 use crate::level::{LightmapRect, Surface, Vertex};
 
 /// Largest lightmap rect side, in luxels.
-pub const MAX_LIGHTMAP: u32 = 1024;
+pub(super) const MAX_LIGHTMAP: u32 = 1024;
 
 /// Texture and lightmap settings for one surface.
-pub struct SurfaceSpec {
+pub(super) struct SurfaceSpec {
     pub tex: TexVecs,
     pub tex_size: (u32, u32),
     pub material: u32,
@@ -23,7 +23,7 @@ pub struct SurfaceSpec {
 /// `inserted` marks T-junction vertices (on a straight edge): the fan's apex is a corner whose
 /// neighbours are corners too, so no triangle is flat and no boundary edge skips a vertex;
 /// without such a corner the polygon is fanned from its centre.
-pub fn make_surface(
+pub(super) fn make_surface(
     points: &[DVec3],
     inserted: &[bool],
     normal: DVec3,

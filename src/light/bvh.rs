@@ -6,14 +6,14 @@ use glam::Vec3;
 
 /// A triangle as its first corner and two edges (what the Möller–Trumbore test wants).
 #[derive(Clone, Copy, Debug)]
-pub struct Triangle {
+pub(super) struct Triangle {
     pub a: Vec3,
     pub e1: Vec3,
     pub e2: Vec3,
 }
 
 impl Triangle {
-    pub fn new(a: Vec3, b: Vec3, c: Vec3) -> Triangle {
+    pub(super) fn new(a: Vec3, b: Vec3, c: Vec3) -> Triangle {
         Triangle {
             a,
             e1: b - a,
@@ -28,7 +28,7 @@ impl Triangle {
 
     /// Does the open segment `o → o + d` cross the triangle (ends excluded by a hair, so a
     /// luxel on a surface is not shadowed by that surface)?
-    pub fn hits_segment(&self, o: Vec3, d: Vec3) -> bool {
+    pub(super) fn hits_segment(&self, o: Vec3, d: Vec3) -> bool {
         let p = d.cross(self.e2);
         let det = self.e1.dot(p);
         if det.abs() < 1e-9 {
@@ -60,7 +60,7 @@ struct Node {
     count: u32,
 }
 
-pub struct Bvh {
+pub(super) struct Bvh {
     nodes: Vec<Node>,
     tris: Vec<Triangle>,
 }
@@ -68,7 +68,7 @@ pub struct Bvh {
 const LEAF_SIZE: usize = 4;
 
 impl Bvh {
-    pub fn new(mut tris: Vec<Triangle>) -> Bvh {
+    pub(super) fn new(mut tris: Vec<Triangle>) -> Bvh {
         let mut nodes = Vec::with_capacity(tris.len() / LEAF_SIZE * 2 + 1);
         if !tris.is_empty() {
             let n = tris.len();
@@ -77,16 +77,8 @@ impl Bvh {
         Bvh { nodes, tris }
     }
 
-    pub fn len(&self) -> usize {
-        self.tris.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tris.is_empty()
-    }
-
     /// Whether any triangle crosses the segment `o → o + d`.
-    pub fn occluded(&self, o: Vec3, d: Vec3) -> bool {
+    pub(super) fn occluded(&self, o: Vec3, d: Vec3) -> bool {
         if self.nodes.is_empty() {
             return false;
         }

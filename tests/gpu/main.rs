@@ -2,6 +2,8 @@
 //! Tests that need a GPU adapter or ../shared/realdata skip loudly when it is missing, and fail
 //! instead when `CI=true` or `LANTHORN_REQUIRE_GPU=1`, so CI never passes by skipping.
 
+#![warn(unreachable_pub)]
+
 mod cli;
 mod clipping;
 mod golden;

@@ -7,11 +7,11 @@ use crate::compile::polyhedron::{snap_plane, HUGE};
 use crate::geom::{DPlane, DPolygon};
 
 /// Distance under which a point counts as on a plane.
-pub const ON_EPS: f64 = 1e-3;
+pub(super) const ON_EPS: f64 = 1e-3;
 
 /// What a brush does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Contents {
+pub(super) enum Contents {
     Solid,
     /// Solid, and its sky-textured faces are sky surfaces.
     Sky,
@@ -25,13 +25,13 @@ pub enum Contents {
 }
 
 impl Contents {
-    pub fn is_solid(self) -> bool {
+    pub(super) fn is_solid(self) -> bool {
         matches!(self, Contents::Solid | Contents::Sky)
     }
-    pub fn is_liquid(self) -> bool {
+    pub(super) fn is_liquid(self) -> bool {
         matches!(self, Contents::Water | Contents::Slime | Contents::Lava)
     }
-    pub fn medium(self) -> crate::level::Medium {
+    pub(super) fn medium(self) -> crate::level::Medium {
         use crate::level::Medium;
         match self {
             Contents::Solid | Contents::Sky => Medium::Solid,
@@ -44,7 +44,7 @@ impl Contents {
 }
 
 /// Whether a texture draws nothing (tool textures).
-pub fn is_tool_texture(name: &str) -> bool {
+pub(super) fn is_tool_texture(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     matches!(
         n.as_str(),
@@ -52,12 +52,12 @@ pub fn is_tool_texture(name: &str) -> bool {
     ) || n.starts_with("*waterskip")
 }
 
-pub fn is_sky_texture(name: &str) -> bool {
+pub(super) fn is_sky_texture(name: &str) -> bool {
     name.len() >= 3 && name[..3].eq_ignore_ascii_case("sky")
 }
 
 /// Contents from a texture name alone (`None` for plain solid textures).
-pub fn texture_contents(name: &str) -> Option<Contents> {
+pub(super) fn texture_contents(name: &str) -> Option<Contents> {
     let n = name.to_ascii_lowercase();
     if n == "clip" {
         Some(Contents::Clip)
@@ -78,7 +78,7 @@ pub fn texture_contents(name: &str) -> Option<Contents> {
 
 /// One side of a built brush.
 #[derive(Clone, Debug)]
-pub struct Side {
+pub(super) struct Side {
     /// Outward plane.
     pub plane: DPlane,
     /// Index of the `.map` face it came from.
@@ -89,26 +89,31 @@ pub struct Side {
 
 /// A convex polyhedron built from a `.map` brush.
 #[derive(Clone, Debug)]
-pub struct Brush {
+pub(super) struct Brush {
     pub sides: Vec<Side>,
     pub min: DVec3,
     pub max: DVec3,
     pub contents: Contents,
-    /// Entity index in the map, brush index inside the entity, source line.
+    /// Entity index in the map, brush index inside the entity, source line: where an
+    /// author finds the brush (`index` and `line` are for reports that name it).
     pub entity: usize,
+    #[allow(dead_code, reason = "names the brush in reports")]
     pub index: usize,
+    #[allow(dead_code, reason = "names the brush in reports")]
     pub line: usize,
     /// func_detail: never splits cells.
     pub detail: bool,
 }
 
 impl Brush {
+    #[cfg(test)]
     /// Whether `p` lies inside (or within `eps` of) the brush.
-    pub fn contains(&self, p: DVec3, eps: f64) -> bool {
+    pub(super) fn contains(&self, p: DVec3, eps: f64) -> bool {
         self.sides.iter().all(|s| s.plane.distance(p) <= eps)
     }
 
-    pub fn volume(&self) -> f64 {
+    #[cfg(test)]
+    pub(super) fn volume(&self) -> f64 {
         // Sum of pyramids from an inside point.
         let c = self
             .sides
@@ -131,9 +136,7 @@ impl Brush {
 
 /// Why a brush could not be built.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum BrushError {
-    #[error("face {face}: the three plane points are collinear")]
-    Collinear { face: usize },
+pub(super) enum BrushError {
     #[error("fewer than 4 faces ({0})")]
     TooFewFaces(usize),
     #[error("the planes do not enclose a volume (only {0} sides are left after clipping)")]
@@ -143,7 +146,7 @@ pub enum BrushError {
 }
 
 /// The outward plane of a `.map` face: normal `(p0 - p1) × (p2 - p1)`.
-pub fn map_plane(points: &[DVec3; 3]) -> Option<DPlane> {
+pub(super) fn map_plane(points: &[DVec3; 3]) -> Option<DPlane> {
     let n = (points[0] - points[1]).cross(points[2] - points[1]);
     let len = n.length();
     if !(len > 1e-6 * (points[0] - points[1]).length().max(1.0)) {
@@ -154,7 +157,7 @@ pub fn map_plane(points: &[DVec3; 3]) -> Option<DPlane> {
 
 /// Builds a convex polyhedron from outward planes. Duplicate planes are merged; sides whose
 /// polygon clips away are dropped (redundant planes). `faces[i]` is the source face index.
-pub fn build(planes: &[(DPlane, usize)], world_limit: f64) -> Result<Vec<Side>, BrushError> {
+pub(super) fn build(planes: &[(DPlane, usize)], world_limit: f64) -> Result<Vec<Side>, BrushError> {
     if planes.len() < 4 {
         return Err(BrushError::TooFewFaces(planes.len()));
     }
@@ -205,7 +208,7 @@ pub fn build(planes: &[(DPlane, usize)], world_limit: f64) -> Result<Vec<Side>, 
     Ok(sides)
 }
 
-pub fn bounds(sides: &[Side]) -> (DVec3, DVec3) {
+pub(super) fn bounds(sides: &[Side]) -> (DVec3, DVec3) {
     let mut min = DVec3::splat(f64::INFINITY);
     let mut max = DVec3::splat(f64::NEG_INFINITY);
     for p in sides.iter().flat_map(|s| s.winding.points.iter()) {

@@ -12,7 +12,7 @@ use crate::geom::{DPlane, DPolygon};
 
 /// A visible piece of a brush side.
 #[derive(Clone, Debug)]
-pub struct Fragment {
+pub(super) struct Fragment {
     pub brush: usize,
     pub side: usize,
     pub winding: DPolygon,
@@ -78,7 +78,7 @@ fn clip_against(
 /// The CSG of `group` (indices into `brushes`): the visible pieces of each drawn side.
 /// Solid brushes hide faces inside them; liquids hide only other liquids' faces. Liquid faces
 /// are returned twice, once facing out and once reversed (seen from inside the liquid).
-pub fn csg_faces(
+pub(super) fn csg_faces(
     brushes: &[Brush],
     group: &[usize],
     draws: &dyn Fn(usize, usize) -> bool,
@@ -148,7 +148,7 @@ pub fn csg_faces(
 
 /// Merges two convex polygons (both counter-clockwise around `normal`) that share an edge,
 /// when their union is convex; collinear points at the joins are dropped.
-pub fn try_merge(p1: &[DVec3], p2: &[DVec3], normal: DVec3) -> Option<Vec<DVec3>> {
+pub(super) fn try_merge(p1: &[DVec3], p2: &[DVec3], normal: DVec3) -> Option<Vec<DVec3>> {
     let eq = |a: DVec3, b: DVec3| a.distance_squared(b) < 1e-6;
     let (n1, n2) = (p1.len(), p2.len());
     for i in 0..n1 {
@@ -185,7 +185,7 @@ pub fn try_merge(p1: &[DVec3], p2: &[DVec3], normal: DVec3) -> Option<Vec<DVec3>
 }
 
 /// Merges fragments of the same brush side (and facing) back together where convex.
-pub fn merge_fragments(frags: Vec<Fragment>) -> Vec<Fragment> {
+pub(super) fn merge_fragments(frags: Vec<Fragment>) -> Vec<Fragment> {
     let mut groups: HashMap<(usize, usize, bool), Vec<Fragment>> = HashMap::new();
     let mut order = Vec::new();
     for f in frags {

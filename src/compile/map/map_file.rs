@@ -4,7 +4,7 @@
 use glam::DVec3;
 
 /// Largest coordinate accepted in a `.map` (Quake's world is ±4096 with generous headroom).
-pub const MAX_COORD: f64 = 65536.0;
+pub(crate) const MAX_COORD: f64 = 65536.0;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {msg}")]
@@ -15,7 +15,7 @@ pub struct MapError {
 
 /// How a face's texture is projected.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TexProjection {
+pub(crate) enum TexProjection {
     /// id format: offset, rotation (degrees), scale; axes from the face normal.
     Standard {
         offset: [f64; 2],
@@ -32,7 +32,7 @@ pub enum TexProjection {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MapFace {
+pub(crate) struct MapFace {
     /// The three points as written; the plane's outward normal is `(p0 - p1) × (p2 - p1)`.
     pub points: [DVec3; 3],
     pub texture: String,
@@ -41,33 +41,33 @@ pub struct MapFace {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MapBrush {
+pub(crate) struct MapBrush {
     pub faces: Vec<MapFace>,
     /// Line of the opening brace.
     pub line: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct MapEntity {
+pub(crate) struct MapEntity {
     pub pairs: Vec<(String, String)>,
     pub brushes: Vec<MapBrush>,
     pub line: usize,
 }
 
 impl MapEntity {
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.pairs
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
-    pub fn classname(&self) -> &str {
+    pub(crate) fn classname(&self) -> &str {
         self.get("classname").unwrap_or("")
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct MapFile {
+pub(crate) struct MapFile {
     pub entities: Vec<MapEntity>,
 }
 
@@ -243,7 +243,7 @@ fn describe(t: &Tok) -> String {
 }
 
 /// Parses a `.map` file's text.
-pub fn parse(text: &str) -> Result<MapFile, MapError> {
+pub(crate) fn parse(text: &str) -> Result<MapFile, MapError> {
     let mut lx = Lexer {
         s: text.as_bytes(),
         pos: 0,
@@ -450,7 +450,7 @@ fn base_axes(normal: DVec3) -> (DVec3, DVec3) {
 
 /// Texture projection in texels: `s = p·s_axis + s_offset`, `t = p·t_axis + t_offset`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TexVecs {
+pub(crate) struct TexVecs {
     pub s: DVec3,
     pub s_offset: f64,
     pub t: DVec3,
@@ -458,13 +458,13 @@ pub struct TexVecs {
 }
 
 impl TexVecs {
-    pub fn st(&self, p: DVec3) -> (f64, f64) {
+    pub(crate) fn st(&self, p: DVec3) -> (f64, f64) {
         (p.dot(self.s) + self.s_offset, p.dot(self.t) + self.t_offset)
     }
 }
 
 /// The texel-space axes of a face with outward `normal`.
-pub fn tex_vecs(proj: &TexProjection, normal: DVec3) -> TexVecs {
+pub(crate) fn tex_vecs(proj: &TexProjection, normal: DVec3) -> TexVecs {
     let fix = |s: f64| if s.abs() < 1e-6 { 1.0 } else { s };
     match proj {
         TexProjection::Standard {

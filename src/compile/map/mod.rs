@@ -23,7 +23,7 @@ use super::finish::finish;
 use super::stats::StageTimer;
 use crate::level::{material_flags, Entity, Level, Sky};
 
-pub use super::{CompileError, CompileOptions, CompileStats};
+pub(super) use super::{CompileError, CompileOptions, CompileStats};
 
 // What the tests below share (they compile whole maps).
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::geom::{DPlane, DPolygon};
 
 /// What fills a BSP leaf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LeafContents {
+pub(super) enum LeafContents {
     Solid,
     Open(crate::level::Medium),
 }
@@ -29,13 +29,13 @@ fn priority(c: Contents) -> u8 {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Child {
+pub(super) enum Child {
     Node(u32),
     Leaf(u32),
 }
 
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(super) struct Node {
     pub plane: u32,
     /// [front, back].
     pub children: [Child; 2],
@@ -46,7 +46,7 @@ pub struct Node {
 }
 
 #[derive(Clone, Debug)]
-pub struct Leaf {
+pub(super) struct Leaf {
     pub contents: LeafContents,
     pub volume: Poly,
     /// Reached by the flood from outside the world.
@@ -58,7 +58,7 @@ pub struct Leaf {
 }
 
 #[derive(Clone, Debug)]
-pub struct LeafPortal {
+pub(super) struct LeafPortal {
     pub plane: u32,
     pub winding: DPolygon,
     /// Front leaf (positive side of the plane), back leaf.
@@ -67,7 +67,7 @@ pub struct LeafPortal {
 
 /// The cell tree.
 #[derive(Clone, Debug, Default)]
-pub struct Tree {
+pub(super) struct Tree {
     pub pool: PlanePool,
     pub nodes: Vec<Node>,
     pub leaves: Vec<Leaf>,
@@ -82,14 +82,15 @@ struct Frag {
     poly: Poly,
 }
 
+#[cfg(test)]
 /// Builds the tree over `brushes` (only those with `is_structural`), splitting open leaves
 /// larger than `max_cell_size`. Leaves the portals and flood to the following steps.
-pub fn build_tree(brushes: &[&Brush], max_cell_size: f64) -> Tree {
+pub(super) fn build_tree(brushes: &[&Brush], max_cell_size: f64) -> Tree {
     build_tree_with(brushes, max_cell_size, &|_, _| true)
 }
 
 /// As [`build_tree`]; `visible(brush, side)` says which sides show a surface (those split first).
-pub fn build_tree_with(
+pub(super) fn build_tree_with(
     brushes: &[&Brush],
     max_cell_size: f64,
     visible: &dyn Fn(usize, usize) -> bool,
@@ -331,19 +332,20 @@ fn split_big(tree: &mut Tree, contents: LeafContents, volume: Poly, max_cell: f6
 }
 
 impl Tree {
-    pub fn is_open(&self, leaf: u32) -> bool {
+    pub(super) fn is_open(&self, leaf: u32) -> bool {
         matches!(self.leaves[leaf as usize].contents, LeafContents::Open(_))
     }
 
+    #[cfg(test)]
     /// The leaf holding `p` (front side on ties).
-    pub fn leaf_at(&self, p: DVec3) -> Option<u32> {
+    pub(super) fn leaf_at(&self, p: DVec3) -> Option<u32> {
         self.leaf_at_tie(p, true)
     }
 
     /// The leaf holding `p`; a point exactly on a node plane goes to the front when
     /// `front_on_tie`, else to the back (Quake's rule, which qbsp's leak test uses: an entity
     /// placed exactly on a wall face counts as inside the wall).
-    pub fn leaf_at_tie(&self, p: DVec3, front_on_tie: bool) -> Option<u32> {
+    pub(super) fn leaf_at_tie(&self, p: DVec3, front_on_tie: bool) -> Option<u32> {
         let mut c = self.root?;
         loop {
             match c {
@@ -386,7 +388,7 @@ impl Tree {
     }
 
     /// Portals between open leaves: each node's polygon pushed down both subtrees.
-    pub fn make_portals(&mut self) {
+    pub(super) fn make_portals(&mut self) {
         let mut portals = Vec::new();
         for node in &self.nodes {
             let mut fronts = Vec::new();
@@ -414,7 +416,7 @@ impl Tree {
 
     /// Floods from open leaves on the root box's boundary; returns for every leaf the portal
     /// it was reached through (for leak paths) and marks `outside`.
-    pub fn flood_outside(&mut self) -> Vec<Option<u32>> {
+    pub(super) fn flood_outside(&mut self) -> Vec<Option<u32>> {
         let mut from = vec![None; self.leaves.len()];
         let mut queue = VecDeque::new();
         for (i, l) in self.leaves.iter_mut().enumerate() {
@@ -447,7 +449,7 @@ impl Tree {
 
     /// The path from a point in an outside leaf to the void: the point, portal centres, and
     /// the centre of the first outside leaf.
-    pub fn leak_path(&self, start: DVec3, from: &[Option<u32>]) -> Vec<DVec3> {
+    pub(super) fn leak_path(&self, start: DVec3, from: &[Option<u32>]) -> Vec<DVec3> {
         let mut pts = vec![start];
         let Some(mut l) = self.leaf_at_tie(start, false) else {
             return pts;
@@ -482,7 +484,7 @@ impl Tree {
 
     /// Leaves a polygon touches, without cutting it: spanning polygons go to both sides,
     /// polygons on a node plane go to the side they face (`normal`).
-    pub fn touching_leaves(&self, w: &DPolygon, normal: DVec3, out: &mut Vec<u32>) {
+    pub(super) fn touching_leaves(&self, w: &DPolygon, normal: DVec3, out: &mut Vec<u32>) {
         let mut stack: Vec<Child> = self.root.into_iter().collect();
         while let Some(c) = stack.pop() {
             match c {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// Texture sizes by lower-case name.
 #[derive(Clone, Debug, Default)]
-pub struct TextureSizes {
+pub(super) struct TextureSizes {
     pub sizes: HashMap<String, (u32, u32)>,
     /// Palette indices of the full-size mip level, where the wad holds them whole.
     pub indices: HashMap<String, Vec<u8>>,
@@ -14,7 +14,7 @@ pub struct TextureSizes {
 impl TextureSizes {
     /// Adds the miptex entries of a WAD2 image; names already present are kept (the first wad
     /// wins). Returns how many were added; a malformed wad is an error message.
-    pub fn add_wad(&mut self, bytes: &[u8]) -> Result<usize, String> {
+    pub(super) fn add_wad(&mut self, bytes: &[u8]) -> Result<usize, String> {
         let rd = |o: usize| -> Option<u32> {
             bytes
                 .get(o..o + 4)
@@ -64,7 +64,7 @@ impl TextureSizes {
         Ok(added)
     }
 
-    pub fn add_wad_file(&mut self, path: &Path) -> Result<usize, String> {
+    pub(super) fn add_wad_file(&mut self, path: &Path) -> Result<usize, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         self.add_wad(&bytes)
             .map_err(|e| format!("{}: {e}", path.display()))
@@ -72,7 +72,7 @@ impl TextureSizes {
 
     /// RGBA8 texels and the fullbright mask (palette entries 224–255) of a texture, decoded
     /// with a 768-byte Quake palette.
-    pub fn decode(&self, name: &str, palette: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    pub(super) fn decode(&self, name: &str, palette: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
         let px = self.indices.get(&name.to_ascii_lowercase())?;
         if palette.len() < 768 {
             return None;
@@ -87,7 +87,7 @@ impl TextureSizes {
         Some((rgba, bright))
     }
 
-    pub fn get(&self, name: &str) -> Option<(u32, u32)> {
+    pub(super) fn get(&self, name: &str) -> Option<(u32, u32)> {
         self.sizes.get(&name.to_ascii_lowercase()).copied()
     }
 }

@@ -13,7 +13,7 @@ use crate::geom::{DPlane, DPolygon};
 /// One operation: the convex brush (outward planes; inside where `n·p <= d` for all) and the
 /// medium it writes.
 #[derive(Clone, Debug)]
-pub struct Op {
+pub(super) struct Op {
     pub planes: Vec<DPlane>,
     pub medium: Medium,
     /// Only regions whose medium is in this set change; `None` = all.
@@ -23,7 +23,8 @@ pub struct Op {
 }
 
 impl Op {
-    pub fn boxed(min: DVec3, max: DVec3, medium: Medium) -> Op {
+    #[cfg(test)]
+    pub(super) fn boxed(min: DVec3, max: DVec3, medium: Medium) -> Op {
         Op {
             planes: box_planes(min, max),
             medium,
@@ -32,7 +33,8 @@ impl Op {
         }
     }
 
-    pub fn contains(&self, p: DVec3) -> bool {
+    #[cfg(test)]
+    pub(super) fn contains(&self, p: DVec3) -> bool {
         self.planes.iter().all(|pl| pl.distance(p) <= 0.0)
     }
 
@@ -43,7 +45,7 @@ impl Op {
     }
 }
 
-pub fn box_planes(min: DVec3, max: DVec3) -> Vec<DPlane> {
+pub(super) fn box_planes(min: DVec3, max: DVec3) -> Vec<DPlane> {
     let mut v = Vec::with_capacity(6);
     for k in 0..3 {
         let mut n = DVec3::ZERO;
@@ -56,7 +58,7 @@ pub fn box_planes(min: DVec3, max: DVec3) -> Vec<DPlane> {
 
 /// A convex region of one medium.
 #[derive(Clone, Debug)]
-pub struct Region {
+pub(super) struct Region {
     pub poly: Poly,
     pub medium: Medium,
     /// Material of the operation that last wrote it.
@@ -67,7 +69,7 @@ pub struct Region {
 }
 
 /// The result of the CSG: non-overlapping convex regions filling the world box.
-pub struct Regions {
+pub(super) struct Regions {
     pub pool: PlanePool,
     pub regions: Vec<Region>,
     pub min: DVec3,
@@ -75,7 +77,7 @@ pub struct Regions {
 }
 
 /// Builds a convex polyhedron from outward planes (`None` when empty or unbounded).
-pub fn poly_from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly> {
+pub(super) fn poly_from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly> {
     let mut faces = Vec::new();
     for (i, p) in planes.iter().enumerate() {
         let mut w = DPolygon::base_winding(p, 1e6);
@@ -100,7 +102,7 @@ pub fn poly_from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly>
 }
 
 /// Applies the operations in order to a world that starts solid inside the box `min..max`.
-pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
+pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
     let mut pool = PlanePool::default();
     let world = Poly::from_box(&mut pool, min, max);
     let mut slots: Vec<Option<Region>> = vec![Some(Region {
@@ -178,7 +180,7 @@ pub fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
 
 /// Where two regions touch: the shared polygon, on plane `plane` (outward from `a`).
 #[derive(Clone, Debug)]
-pub struct Contact {
+pub(super) struct Contact {
     pub a: usize,
     pub b: usize,
     pub plane: u32,
@@ -186,7 +188,7 @@ pub struct Contact {
 }
 
 /// Every face-to-face contact between regions (brute force over grid candidates).
-pub fn contacts(r: &Regions) -> Vec<Contact> {
+pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
     let mut grid = Grid::new(256.0);
     for (i, g) in r.regions.iter().enumerate() {
         grid.insert(i as u32, g.poly.min - DVec3::ONE, g.poly.max + DVec3::ONE);
@@ -263,7 +265,7 @@ fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
 /// Merges open regions of the same medium and material where two of them share a whole face
 /// and their union is convex (every vertex of each lies inside the other's remaining planes),
 /// until no merge is left: fewer, larger cells.
-pub fn merge_regions(r: &mut Regions) {
+pub(super) fn merge_regions(r: &mut Regions) {
     loop {
         let cs = contacts(r);
         let mut used = vec![false; r.regions.len()];
@@ -340,13 +342,15 @@ pub fn merge_regions(r: &mut Regions) {
     }
 }
 
+#[cfg(test)]
 /// The medium at `p` by applying the operations in order to one point (the oracle).
-pub fn medium_at(ops: &[Op], p: DVec3) -> Medium {
+pub(super) fn medium_at(ops: &[Op], p: DVec3) -> Medium {
     written_at(ops, p).0
 }
 
+#[cfg(test)]
 /// The medium at `p` and whether any operation wrote it (the oracle for `Region::written`).
-pub fn written_at(ops: &[Op], p: DVec3) -> (Medium, bool) {
+pub(super) fn written_at(ops: &[Op], p: DVec3) -> (Medium, bool) {
     let (mut m, mut written) = (Medium::Solid, false);
     for op in ops {
         if op.contains(p) && op.only.as_ref().is_none_or(|s| s.contains(&m)) {

@@ -75,7 +75,7 @@ impl<'a> Lexer<'a> {
 }
 
 /// Parses the entities lump (text up to the first NUL; bytes that are not UTF-8 are replaced).
-pub fn parse(lump: &[u8], file: &str) -> Result<Vec<Entity>, Q1Error> {
+pub(super) fn parse(lump: &[u8], file: &str) -> Result<Vec<Entity>, Q1Error> {
     let end = lump.iter().position(|&c| c == 0).unwrap_or(lump.len());
     let text = String::from_utf8_lossy(&lump[..end]);
     parse_text(&text).map_err(|(line, detail)| Q1Error::Entities {
@@ -85,7 +85,7 @@ pub fn parse(lump: &[u8], file: &str) -> Result<Vec<Entity>, Q1Error> {
     })
 }
 
-pub fn parse_text(text: &str) -> Result<Vec<Entity>, (usize, String)> {
+pub(super) fn parse_text(text: &str) -> Result<Vec<Entity>, (usize, String)> {
     let mut lx = Lexer {
         text,
         pos: 0,

@@ -10,13 +10,13 @@ use super::lumps::{Lumps, RawFace, RawTexinfo};
 use super::Q1Error;
 
 /// Texinfo flag: sky or liquid, no lightmap.
-pub const TEX_SPECIAL: i32 = 1;
+pub(super) const TEX_SPECIAL: i32 = 1;
 /// Largest lightmap side accepted, in luxels (Quake's own limit is 18; modern tools go higher).
-pub const MAX_LUXELS: i64 = 257;
+pub(super) const MAX_LUXELS: i64 = 257;
 
 /// A face's lightmap geometry, as Quake computes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Extents {
+pub(super) struct Extents {
     /// `floor(min_s / 16)` and `floor(min_t / 16)`.
     pub min_luxel: [i64; 2],
     /// Luxels per axis: `ceil(max / 16) - floor(min / 16) + 1`.
@@ -24,18 +24,18 @@ pub struct Extents {
 }
 
 impl Extents {
-    pub fn luxels(&self) -> usize {
+    pub(super) fn luxels(&self) -> usize {
         (self.size[0] * self.size[1]) as usize
     }
 }
 
 /// Texture-space (s, t) of a point, in double precision from the file's floats.
-pub fn st(ti: &RawTexinfo, p: DVec3) -> [f64; 2] {
+pub(super) fn st(ti: &RawTexinfo, p: DVec3) -> [f64; 2] {
     let f = |v: &[f32; 4]| p.x * v[0] as f64 + p.y * v[1] as f64 + p.z * v[2] as f64 + v[3] as f64;
     [f(&ti.vecs[0]), f(&ti.vecs[1])]
 }
 
-pub fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
+pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
     let mut mins = [f64::INFINITY; 2];
     let mut maxs = [f64::NEG_INFINITY; 2];
     for &p in points {
@@ -62,12 +62,12 @@ pub fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
 }
 
 /// Number of light styles stored for a face (styles up to the first 255).
-pub fn style_count(f: &RawFace) -> usize {
+pub(super) fn style_count(f: &RawFace) -> usize {
     f.styles.iter().take_while(|&&s| s != 255).count()
 }
 
 /// One face, resolved: its vertex loop (file order) and texinfo.
-pub struct FaceGeom {
+pub(super) struct FaceGeom {
     pub points: Vec<DVec3>,
     pub texinfo: RawTexinfo,
     pub material: u32,
@@ -75,7 +75,7 @@ pub struct FaceGeom {
 }
 
 /// Resolves face `i`'s indices (plane, texinfo, miptex, surfedges, edges, vertexes).
-pub fn face_geom(
+pub(super) fn face_geom(
     l: &Lumps,
     i: usize,
     num_materials: usize,
@@ -161,7 +161,7 @@ pub fn face_geom(
 
 /// A surface without its lightmap rect, and the luxels of its style-0 lightmap (grey, one
 /// byte per luxel) when it has one.
-pub struct BuiltFace {
+pub(super) struct BuiltFace {
     pub surface: Surface,
     pub luxels: Option<(u32, u32, Vec<u8>)>,
 }
@@ -171,7 +171,7 @@ pub struct BuiltFace {
 /// lighting lump. A normal face without light data (offset -1) gets a single black luxel
 /// (1×1 block, every `lightmap_uv` = (0.5, 0.5)): Quake shows such faces dark. A face whose
 /// light has no style-0 map gets black luxels of its full size.
-pub fn build(
+pub(super) fn build(
     l: &Lumps,
     i: usize,
     materials: &[Material],

@@ -3,10 +3,10 @@
 
 use super::Q1Error;
 
-pub const VERSION: i32 = 29;
+pub(super) const VERSION: i32 = 29;
 
 /// Lump numbers and names, in header order.
-pub const LUMP_NAMES: [&str; 15] = [
+pub(super) const LUMP_NAMES: [&str; 15] = [
     "entities",
     "planes",
     "textures",
@@ -23,36 +23,36 @@ pub const LUMP_NAMES: [&str; 15] = [
     "surfedges",
     "models",
 ];
-pub const ENTITIES: usize = 0;
-pub const PLANES: usize = 1;
-pub const TEXTURES: usize = 2;
-pub const VERTEXES: usize = 3;
-pub const VISIBILITY: usize = 4;
-pub const NODES: usize = 5;
-pub const TEXINFO: usize = 6;
-pub const FACES: usize = 7;
-pub const LIGHTING: usize = 8;
-pub const LEAFS: usize = 10;
-pub const MARKSURFACES: usize = 11;
-pub const EDGES: usize = 12;
-pub const SURFEDGES: usize = 13;
-pub const MODELS: usize = 14;
+pub(super) const ENTITIES: usize = 0;
+pub(super) const PLANES: usize = 1;
+pub(super) const TEXTURES: usize = 2;
+pub(super) const VERTEXES: usize = 3;
+pub(super) const VISIBILITY: usize = 4;
+pub(super) const NODES: usize = 5;
+pub(super) const TEXINFO: usize = 6;
+pub(super) const FACES: usize = 7;
+pub(super) const LIGHTING: usize = 8;
+pub(super) const LEAFS: usize = 10;
+pub(super) const MARKSURFACES: usize = 11;
+pub(super) const EDGES: usize = 12;
+pub(super) const SURFEDGES: usize = 13;
+pub(super) const MODELS: usize = 14;
 
-pub const HEADER_SIZE: usize = 4 + 15 * 8;
+pub(super) const HEADER_SIZE: usize = 4 + 15 * 8;
 
-pub fn i16_at(b: &[u8], o: usize) -> i16 {
+pub(super) fn i16_at(b: &[u8], o: usize) -> i16 {
     i16::from_le_bytes([b[o], b[o + 1]])
 }
-pub fn u16_at(b: &[u8], o: usize) -> u16 {
+pub(super) fn u16_at(b: &[u8], o: usize) -> u16 {
     u16::from_le_bytes([b[o], b[o + 1]])
 }
-pub fn i32_at(b: &[u8], o: usize) -> i32 {
+pub(super) fn i32_at(b: &[u8], o: usize) -> i32 {
     i32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
 }
-pub fn u32_at(b: &[u8], o: usize) -> u32 {
+pub(super) fn u32_at(b: &[u8], o: usize) -> u32 {
     u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
 }
-pub fn f32_at(b: &[u8], o: usize) -> f32 {
+pub(super) fn f32_at(b: &[u8], o: usize) -> f32 {
     f32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
 }
 fn vec3_at(b: &[u8], o: usize) -> [f32; 3] {
@@ -63,13 +63,13 @@ fn i16x3_at(b: &[u8], o: usize) -> [i16; 3] {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawPlane {
+pub(super) struct RawPlane {
     pub normal: [f32; 3],
     pub dist: f32,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawNode {
+pub(super) struct RawNode {
     pub plane: u32,
     /// >= 0: node index; < 0: leaf `-(c + 1)`.
     pub children: [i16; 2],
@@ -78,14 +78,14 @@ pub struct RawNode {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawTexinfo {
+pub(super) struct RawTexinfo {
     pub vecs: [[f32; 4]; 2],
     pub miptex: i32,
     pub flags: i32,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawFace {
+pub(super) struct RawFace {
     pub plane: u16,
     pub side: i16,
     pub first_edge: i32,
@@ -96,7 +96,7 @@ pub struct RawFace {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawLeaf {
+pub(super) struct RawLeaf {
     pub contents: i32,
     pub vis_ofs: i32,
     pub mins: [i16; 3],
@@ -106,7 +106,7 @@ pub struct RawLeaf {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RawModel {
+pub(super) struct RawModel {
     pub mins: [f32; 3],
     pub maxs: [f32; 3],
     pub head_node: i32,
@@ -116,7 +116,7 @@ pub struct RawModel {
 }
 
 /// The file split into its lumps, each parsed into records.
-pub struct Lumps<'a> {
+pub(super) struct Lumps<'a> {
     pub entities: &'a [u8],
     pub planes: Vec<RawPlane>,
     pub textures: &'a [u8],
@@ -134,7 +134,7 @@ pub struct Lumps<'a> {
 }
 
 /// Parses the header and every lump we use.
-pub fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error> {
+pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error> {
     if bytes.len() < HEADER_SIZE {
         return Err(Q1Error::Truncated {
             file: file.into(),

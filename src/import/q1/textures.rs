@@ -7,13 +7,13 @@ use super::lumps::{i32_at, u32_at};
 use super::Q1Error;
 
 /// Palette indices from here on are fullbright (drawn unlit).
-pub const FIRST_FULLBRIGHT: u8 = 224;
+pub(super) const FIRST_FULLBRIGHT: u8 = 224;
 /// Largest texture side accepted.
-pub const MAX_SIDE: u32 = 4096;
+pub(super) const MAX_SIDE: u32 = 4096;
 
 /// Material flags from a Quake texture name: `sky*` → SKY; `*…` → LIQUID, plus TRANSLUCENT for
 /// water-like liquids (`*water…`, `*…mwat…` murky water, `*tele…`), not for lava or slime.
-pub fn flags_for_name(name: &str) -> u32 {
+pub(super) fn flags_for_name(name: &str) -> u32 {
     let n = name.to_ascii_lowercase();
     if n.starts_with("sky") {
         material_flags::SKY
@@ -33,7 +33,7 @@ pub fn flags_for_name(name: &str) -> u32 {
 
 /// Decodes every texture of the lump. Entries the file marks missing (offset -1) become a
 /// 64×64 placeholder without texels named `missing<N>`.
-pub fn decode(
+pub(super) fn decode(
     lump: &[u8],
     palette: Option<&[u8; 768]>,
     file: &str,

@@ -10,14 +10,14 @@ use super::lumps::{Lumps, RawLeaf};
 use super::Q1Error;
 
 /// Deeper trees are rejected (the id maps stay far below this).
-pub const MAX_DEPTH: usize = 1024;
+pub(super) const MAX_DEPTH: usize = 1024;
 
-pub const CONTENTS_EMPTY: i32 = -1;
-pub const CONTENTS_SOLID: i32 = -2;
+#[cfg(test)]
+pub(super) const CONTENTS_SOLID: i32 = -2;
 
 /// The medium of a leaf's contents; `None` for solid. Sky counts as air, qbsp's current
 /// contents (-9..=-14) as water.
-pub fn medium_of(contents: i32) -> Option<Option<Medium>> {
+pub(super) fn medium_of(contents: i32) -> Option<Option<Medium>> {
     Some(match contents {
         -1 | -6 => Some(Medium::Air),
         -2 => None,
@@ -29,7 +29,7 @@ pub fn medium_of(contents: i32) -> Option<Option<Medium>> {
 }
 
 /// The validated tree of model 0, with nodes renumbered in depth-first pre-order.
-pub struct Tree {
+pub(super) struct Tree {
     pub bsp: Bsp,
     pub cells: Vec<Cell>,
     /// File leaf index → cell id.
@@ -40,7 +40,7 @@ pub struct Tree {
     pub parent: Vec<Option<(u32, u8)>>,
 }
 
-pub fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
+pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
     let head = l.models.first().map(|m| m.head_node).unwrap_or(-1);
     if head < 0 || head as usize >= l.nodes.len() {
         return Err(Q1Error::corrupt(

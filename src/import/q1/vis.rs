@@ -8,7 +8,7 @@ use super::Q1Error;
 
 /// Decompresses one row of `row_bytes` bytes starting at `ofs` (a zero byte is followed by a
 /// count of zero bytes). Runs past the row's end are cut off, as Quake tolerates them.
-pub fn decompress(vis: &[u8], ofs: usize, row_bytes: usize) -> Option<Vec<u8>> {
+pub(super) fn decompress(vis: &[u8], ofs: usize, row_bytes: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(row_bytes);
     let mut i = ofs;
     while out.len() < row_bytes {
@@ -28,7 +28,7 @@ pub fn decompress(vis: &[u8], ofs: usize, row_bytes: usize) -> Option<Vec<u8>> {
 
 /// The PVS by cell. Leaves with no row (offset -1, or no visibility lump) see everything,
 /// as in Quake. `None` when the file has no visibility data at all.
-pub fn build(
+pub(super) fn build(
     l: &Lumps,
     leaf_cell: &[Option<u32>],
     cell_leaf: &[u32],
