@@ -26,11 +26,13 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
         Some("builtin") => return Ok(crate::scenes::builtin::scene()),
         Some("builtin:portals") => return Ok(crate::scenes::builtin::portals_scene()),
         Some("builtin:maze") => {
-            return Ok(crate::scenes::synthetic::maze(&crate::scenes::synthetic::MazeSpec {
-                nx: 16,
-                ny: 16,
-                ..Default::default()
-            }))
+            return Ok(crate::scenes::synthetic::maze(
+                &crate::scenes::synthetic::MazeSpec {
+                    nx: 16,
+                    ny: 16,
+                    ..Default::default()
+                },
+            ))
         }
         _ => {}
     }

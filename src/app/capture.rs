@@ -78,3 +78,47 @@ pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
         anyhow::anyhow!("cannot write {}: {e}", path.display())
     })
 }
+
+/// `lanthorn capture`: renders `world` once and writes `output`, then prints what was drawn.
+pub fn run(
+    gpu: &Gpu,
+    world: super::World,
+    size: (u32, u32),
+    cull: CullMode,
+    settings: &FrameSettings,
+    output: &Path,
+) -> anyhow::Result<()> {
+    let has_terrain = world.terrain.is_some();
+    let (img, stats) = capture_with_terrain(
+        gpu,
+        &world.level,
+        world.terrain,
+        world.camera,
+        size,
+        cull,
+        settings,
+    );
+    save_png(&img, output)?;
+    println!(
+        "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
+        output.display(),
+        size.0,
+        size.1,
+        stats.world.draw_calls,
+        stats.world.sub_draws,
+        stats.world.triangles
+    );
+    if has_terrain {
+        let t = &stats.terrain;
+        println!(
+            "terrain: {} draw calls, {} instances, {} triangles, levels {}..{}, {} height bytes uploaded",
+            t.draw_calls,
+            t.instances,
+            t.triangles,
+            t.first_level,
+            t.first_level + t.levels_drawn,
+            t.upload_bytes
+        );
+    }
+    Ok(())
+}

@@ -67,3 +67,21 @@ pub fn print_table(v: &serde_json::Value) {
         }
     }
 }
+
+/// `lanthorn info [LEVEL]`: the level's report, or the adapter's.
+pub fn run_command(
+    level: Option<&std::path::Path>,
+    gpu: impl FnOnce() -> anyhow::Result<Gpu>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let v = match level {
+        Some(path) => level_report(&crate::load::load(path)?),
+        None => adapter_report(&gpu()?),
+    };
+    if json {
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        print_table(&v);
+    }
+    Ok(())
+}

@@ -2,11 +2,15 @@
 
 pub mod bench;
 pub mod capture;
+pub mod compile;
 pub mod demo;
 pub mod fly;
 pub mod info;
 pub mod terrain;
 pub mod vis_check;
+mod world;
+
+pub use world::{load_world, World};
 
 use std::path::{Path, PathBuf};
 

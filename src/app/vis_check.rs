@@ -279,3 +279,18 @@ impl VisCheckReport {
         }
     }
 }
+
+/// `lanthorn vis-check`: runs the check and prints the table (and the JSON line).
+pub fn run_command(
+    gpu: &Gpu,
+    level: &Level,
+    opts: &VisCheckOptions,
+    json: bool,
+) -> anyhow::Result<()> {
+    let report = run(gpu, level, opts)?;
+    report.print_table();
+    if json {
+        println!("{}", serde_json::to_string(&report.to_json())?);
+    }
+    Ok(())
+}

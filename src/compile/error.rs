@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use super::{MapError, SceneError};
 use super::stats::CompileStats;
+use super::{MapError, SceneError};
 use crate::level::LvlError;
 
 #[derive(Debug, thiserror::Error)]

@@ -99,7 +99,10 @@ fn luxel_blocks(level: &Level, light: bool, stats: &mut CompileStats) -> Vec<Opt
         return level
             .surfaces
             .iter()
-            .map(|s| s.lightmap.map(|r| vec![FULL_LIGHT; (r.width * r.height * 3) as usize]))
+            .map(|s| {
+                s.lightmap
+                    .map(|r| vec![FULL_LIGHT; (r.width * r.height * 3) as usize])
+            })
             .collect();
     }
     let (blocks, baked) = entities::bake(level, &lights);

@@ -52,4 +52,3 @@ impl Grid {
         out.dedup();
     }
 }
-

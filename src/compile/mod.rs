@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use crate::level::Level;
 
 pub use error::CompileError;
-pub use scene::SceneError;
 pub use map::compile_map_text;
 pub use map::map_file::MapError;
+pub use scene::SceneError;
 pub use stats::{outdoor_cells, CompileStats};
 
 #[derive(Clone, Debug)]
@@ -81,4 +81,3 @@ pub fn compile_to_file(
     crate::level::save(&level, output)?;
     Ok(stats)
 }
-

@@ -226,4 +226,3 @@ impl Poly {
         self.faces.iter().map(|f| *pool.get(f.plane ^ 1)).collect()
     }
 }
-

@@ -82,4 +82,3 @@ pub fn fix_tjunctions(polys: &mut [Vec<DVec3>], eps: f64) -> Vec<Vec<bool>> {
     }
     changed
 }
-

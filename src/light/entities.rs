@@ -387,7 +387,10 @@ pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<Vec<u8>>>, BakeS
     let mut blocks: Vec<Option<Vec<u8>>> = level
         .surfaces
         .iter()
-        .map(|s| s.lightmap.map(|r| vec![128; (r.width * r.height * 3) as usize]))
+        .map(|s| {
+            s.lightmap
+                .map(|r| vec![128; (r.width * r.height * 3) as usize])
+        })
         .collect();
     for (si, texels, rays) in results {
         let r = level.surfaces[si].lightmap.unwrap();

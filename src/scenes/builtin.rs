@@ -3,11 +3,11 @@
 
 use glam::{Vec2, Vec3};
 
+use crate::geom::{Aabb, Plane};
 use crate::level::{
     cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Entity,
     Level, Material, Medium, Portal, Sky, Surface, Vertex,
 };
-use crate::geom::{Aabb, Plane};
 use crate::light::direct::{bake, BakeOptions, PointLight};
 
 pub const MIN: Vec3 = Vec3::new(-512.0, -384.0, 0.0);

@@ -3,10 +3,10 @@
 
 use glam::{Vec2, Vec3};
 
+use crate::geom::{Aabb, Plane};
 use crate::level::{
     Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Material, Medium, Portal, Surface, Vertex,
 };
-use crate::geom::{Aabb, Plane};
 
 #[derive(Clone, Copy, Debug)]
 pub struct MazeSpec {

@@ -173,8 +173,8 @@ pub fn screen_octagon(view_proj: &glam::Mat4, b: &Aabb) -> Octagon {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenes::synthetic::{maze, MazeSpec};
     use crate::level::Object;
+    use crate::scenes::synthetic::{maze, MazeSpec};
 
     #[test]
     fn links_match_brute_force_overlap_and_follow_moves() {

@@ -11,18 +11,18 @@ use crate::support::gpu;
 
 /// Result of comparing two images.
 #[derive(Debug)]
-pub struct Diff {
+pub(crate) struct Diff {
     /// Mean absolute difference per channel, 0..255.
     pub mean: f64,
     /// Fraction of pixels whose largest channel difference exceeds `PIXEL_THRESHOLD`.
     pub bad_fraction: f64,
 }
 
-pub const PIXEL_THRESHOLD: u8 = 32;
-pub const MAX_MEAN: f64 = 1.5;
-pub const MAX_BAD_FRACTION: f64 = 0.005;
+pub(crate) const PIXEL_THRESHOLD: u8 = 32;
+pub(crate) const MAX_MEAN: f64 = 1.5;
+pub(crate) const MAX_BAD_FRACTION: f64 = 0.005;
 
-pub fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (Diff, image::RgbaImage) {
+pub(crate) fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (Diff, image::RgbaImage) {
     assert_eq!(a.dimensions(), b.dimensions(), "image sizes differ");
     let mut sum = 0u64;
     let mut bad = 0usize;
@@ -56,7 +56,7 @@ pub fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (Diff, image::RgbaIma
     )
 }
 
-pub fn passes(d: &Diff) -> bool {
+pub(crate) fn passes(d: &Diff) -> bool {
     d.mean <= MAX_MEAN && d.bad_fraction <= MAX_BAD_FRACTION
 }
 
@@ -67,7 +67,7 @@ fn golden_path(name: &str) -> PathBuf {
 }
 
 /// Compares `actual` with the reference `name`, or rewrites it under LANTHORN_UPDATE_GOLDEN=1.
-pub fn check_golden(name: &str, actual: &image::RgbaImage) {
+pub(crate) fn check_golden(name: &str, actual: &image::RgbaImage) {
     let path = golden_path(name);
     if std::env::var("LANTHORN_UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         actual.save(&path).expect("write golden");
@@ -100,7 +100,7 @@ pub fn check_golden(name: &str, actual: &image::RgbaImage) {
     }
 }
 
-pub const BUILTIN_CAMERA: CameraSpec = CameraSpec {
+pub(crate) const BUILTIN_CAMERA: CameraSpec = CameraSpec {
     position: Vec3::new(-440.0, -300.0, 120.0),
     yaw: 35.0,
     pitch: -12.0,
@@ -161,7 +161,7 @@ fn golden_comparison_catches_a_changed_scene() {
 }
 
 /// A real id map from ../shared/realdata, or a loud skip (a failure under CI).
-pub fn quake_level(name: &str) -> Option<lanthorn::level::Level> {
+pub(crate) fn quake_level(name: &str) -> Option<lanthorn::level::Level> {
     let path = lanthorn::realdata_dir()
         .join("quake/bsp")
         .join(format!("{name}.bsp"));

@@ -4,8 +4,8 @@
 
 use glam::{Vec2, Vec3};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
-use lanthorn::scenes::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
 use lanthorn::level::portal_flags;
+use lanthorn::scenes::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu;

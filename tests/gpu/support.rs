@@ -3,13 +3,13 @@ use std::sync::OnceLock;
 use lanthorn::render::{Gpu, GpuOptions, OptionalFeature};
 
 /// True when a missing GPU or missing real data must fail the test run.
-pub fn required() -> bool {
+pub(crate) fn required() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
         || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1")
 }
 
 /// Skips (returns None with a loud message) or fails, depending on `required()`.
-pub fn unavailable<T>(what: &str, why: &str) -> Option<T> {
+pub(crate) fn unavailable<T>(what: &str, why: &str) -> Option<T> {
     if required() {
         panic!("{what} is required (CI=true or LANTHORN_REQUIRE_GPU=1) but unavailable: {why}");
     }
@@ -27,14 +27,14 @@ fn make(disable: &[OptionalFeature]) -> Option<Gpu> {
 }
 
 /// The shared default device (all optional features the adapter grants).
-pub fn gpu() -> Option<&'static Gpu> {
+pub(crate) fn gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| make(&[])).as_ref()
 }
 
 /// A second shared device with clip distances switched off (the discard fallback) and
 /// indirect first instance off (direct draws).
-pub fn gpu_fallbacks() -> Option<&'static Gpu> {
+pub(crate) fn gpu_fallbacks() -> Option<&'static Gpu> {
     static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| {
         make(&[
@@ -46,7 +46,7 @@ pub fn gpu_fallbacks() -> Option<&'static Gpu> {
 }
 
 /// The README's example scene (a hall, a doorway, an outdoor terrace over a terrain), compiled.
-pub fn readme_scene() -> lanthorn::level::Level {
+pub(crate) fn readme_scene() -> lanthorn::level::Level {
     let readme = include_str!("../../README.md");
     let start = readme.find("```ron\n").expect("README has a ron example") + 7;
     let end = start + readme[start..].find("```").unwrap();

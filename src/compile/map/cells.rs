@@ -17,7 +17,11 @@ use crate::level::{portal_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Level, P
 
 /// The BSP over the structural brushes (world, not detail, solid or liquid); sides that show
 /// a visible fragment are preferred as splitters.
-pub(super) fn cell_tree(brushes: &EntityBrushes, fragments: &[Fragment], max_cell_size: f64) -> Tree {
+pub(super) fn cell_tree(
+    brushes: &EntityBrushes,
+    fragments: &[Fragment],
+    max_cell_size: f64,
+) -> Tree {
     let structural: Vec<usize> = (0..brushes.brushes.len())
         .filter(|&i| {
             let b = &brushes.brushes[i];
@@ -131,7 +135,11 @@ pub(super) fn add_cells_and_portals(tree: &mut Tree, level: &mut Level) {
             front: a,
             back: b,
             transform: None,
-            flags: if liquid { portal_flags::LIQUID_SURFACE } else { 0 },
+            flags: if liquid {
+                portal_flags::LIQUID_SURFACE
+            } else {
+                0
+            },
         });
         level.cells[a as usize].portals.push(id);
         level.cells[b as usize].portals.push(id);

@@ -103,7 +103,9 @@ impl SceneCells {
         for c in &csg::contacts(regions) {
             let (ra, rb) = (&regions.regions[c.a], &regions.regions[c.b]);
             match (self.cell_of[c.a], self.cell_of[c.b]) {
-                (Some(a), Some(b)) => self.add_portal(c, regions, (a, ra), (b, rb), level, &mut drafts),
+                (Some(a), Some(b)) => {
+                    self.add_portal(c, regions, (a, ra), (b, rb), level, &mut drafts)
+                }
                 // Solid b seen from open a: faces -n, wound the other way.
                 (Some(a), None) => {
                     open_faces += self.is_open(a, rb) as usize;
@@ -185,7 +187,14 @@ impl SceneCells {
         }
     }
 
-    fn draft(&self, points: Vec<DVec3>, normal: DVec3, material: u32, flags: u32, cell: u32) -> SurfaceDraft {
+    fn draft(
+        &self,
+        points: Vec<DVec3>,
+        normal: DVec3,
+        material: u32,
+        flags: u32,
+        cell: u32,
+    ) -> SurfaceDraft {
         let lit = flags & (surface_flags::LIQUID | surface_flags::SKY) == 0;
         let standard = TexProjection::Standard {
             offset: [0.0, 0.0],
@@ -208,7 +217,14 @@ impl SceneCells {
 }
 
 /// Adds a portal (`front` on the plane's positive side) and lists it in both cells.
-fn link_portal(level: &mut Level, points: &[DVec3], plane: DPlane, front: u32, back: u32, liquid: bool) {
+fn link_portal(
+    level: &mut Level,
+    points: &[DVec3],
+    plane: DPlane,
+    front: u32,
+    back: u32,
+    liquid: bool,
+) {
     let id = level.portals.len() as u32;
     level.portals.push(Portal {
         polygon: points.iter().map(|p| p.as_vec3()).collect(),
@@ -216,7 +232,11 @@ fn link_portal(level: &mut Level, points: &[DVec3], plane: DPlane, front: u32, b
         front,
         back,
         transform: None,
-        flags: if liquid { portal_flags::LIQUID_SURFACE } else { 0 },
+        flags: if liquid {
+            portal_flags::LIQUID_SURFACE
+        } else {
+            0
+        },
     });
     level.cells[back as usize].portals.push(id);
     level.cells[front as usize].portals.push(id);

@@ -5,10 +5,10 @@
 
 use glam::DVec3;
 
-use crate::compile::polyhedron::{PFace, PlanePool, Poly};
 use crate::compile::grid::Grid;
-use crate::level::Medium;
+use crate::compile::polyhedron::{PFace, PlanePool, Poly};
 use crate::geom::{DPlane, DPolygon};
+use crate::level::Medium;
 
 /// One operation: the convex brush (outward planes; inside where `n·p <= d` for all) and the
 /// medium it writes.

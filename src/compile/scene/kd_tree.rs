@@ -76,4 +76,3 @@ fn kd_node(cells: &[Cell], ids: Vec<u32>, bsp: &mut Bsp, depth: u32) -> BspChild
     bsp.nodes[id as usize].children = [f, k];
     BspChild::Node(id)
 }
-

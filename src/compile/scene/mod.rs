@@ -18,12 +18,14 @@ use super::draft::{flat_color, Draft};
 use super::finish::finish;
 use super::stats::StageTimer;
 use super::{CompileError, CompileOptions, CompileStats};
-use crate::compile::polyhedron::PlanePool;
 use crate::compile::map::map_file::MAX_COORD;
+use crate::compile::polyhedron::PlanePool;
 use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
 
 pub use self::kd_tree::kd_tree;
-pub use self::scene_file::{parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTerrain};
+pub use self::scene_file::{
+    parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTerrain,
+};
 
 /// What is wrong with a scene: where (line and column, or operation and field) and what.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -76,7 +78,10 @@ pub fn compile_scene(
     let before = regions.regions.len();
     timer.lap(&mut stats, "csg");
     csg::merge_regions(&mut regions);
-    log::info!("scene: {before} regions, {} after merging", regions.regions.len());
+    log::info!(
+        "scene: {before} regions, {} after merging",
+        regions.regions.len()
+    );
     timer.lap(&mut stats, "merge");
     let mut draft = Draft::default();
     let mut cells = cells::add_cells(scene, &regions, &mut draft.level);
@@ -133,7 +138,13 @@ fn operations(
             stats.failed_brushes += 1;
             continue;
         };
-        if poly.min.abs().max_element().max(poly.max.abs().max_element()) > MAX_COORD {
+        if poly
+            .min
+            .abs()
+            .max_element()
+            .max(poly.max.abs().max_element())
+            > MAX_COORD
+        {
             return Err(brush_error(format!(
                 "the brush reaches beyond ±{MAX_COORD}"
             )));
@@ -295,7 +306,10 @@ mod tests {
         crate::compile::map::tests::check_portals_and_locate(&level);
         // T-junctions repaired over all surfaces.
         assert_eq!(
-            crate::level::tjunctions::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
+            crate::level::tjunctions::find_tjunction(
+                &level.surfaces.iter().collect::<Vec<_>>(),
+                0.02
+            ),
             None
         );
     }

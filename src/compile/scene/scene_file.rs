@@ -109,4 +109,3 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
         msg: e.code.to_string(),
     })
 }
-

@@ -36,7 +36,10 @@ use std::sync::OnceLock;
 use glam::Vec3;
 
 use crate::geom::Aabb;
-use crate::level::{cell_flags, portal_flags, surface_flags, Level, Object, Sky};
+use crate::level::{
+    cell_flags, portal_flags, surface_flags, Cell, Entity, Level, Lightmaps, Material, Object,
+    Portal, Sky, Surface,
+};
 use crate::light::atlas::{self, AtlasError, LuxelBlock};
 
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +141,36 @@ pub fn from_bytes_with_palette(
     palette: Option<&[u8; 768]>,
 ) -> Result<Level, Q1Error> {
     let l = lumps::read(bytes, file)?;
+    check_numbers(&l, file)?;
+    check_models(&l, file)?;
+    let entities = entities::parse(l.entities, file)?;
+    let materials = textures::decode(l.textures, palette, file)?;
+    let mut tree = tree::build(&l, file)?;
+    let (mut surfaces, lightmaps) = surfaces_and_lightmaps(&l, &materials, file)?;
+    let mut cells = std::mem::take(&mut tree.cells);
+    list_cell_surfaces(&l, &tree, &mut cells, &surfaces, file)?;
+    let portals = portals_of(&l, &tree, &mut cells);
+    let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
+    repair_world_tjunctions(&l, &mut surfaces);
+    let objects = brush_models(&l, &surfaces, &entities);
+    let sky = sky(&materials, &entities);
+    Ok(Level {
+        cells,
+        portals,
+        surfaces,
+        bsp: tree.bsp,
+        materials,
+        lightmaps,
+        objects,
+        entities,
+        sky,
+        terrain: None,
+        pvs,
+    })
+}
+
+/// Planes, vertices and texture vectors must be finite (and planes unit length).
+fn check_numbers(l: &lumps::Lumps, file: &str) -> Result<(), Q1Error> {
     for (i, p) in l.planes.iter().enumerate() {
         let len = Vec3::from(p.normal).length();
         if !p.dist.is_finite() || !(len - 1.0).abs().lt(&0.01) {
@@ -177,6 +210,11 @@ pub fn from_bytes_with_palette(
             ));
         }
     }
+    Ok(())
+}
+
+/// Model 0 (the world) must exist and every model's faces must lie in the faces lump.
+fn check_models(l: &lumps::Lumps, file: &str) -> Result<(), Q1Error> {
     if l.models.is_empty() {
         return Err(Q1Error::corrupt(
             file,
@@ -201,16 +239,19 @@ pub fn from_bytes_with_palette(
             ));
         }
     }
+    Ok(())
+}
 
-    let entities = entities::parse(l.entities, file)?;
-    let materials = textures::decode(l.textures, palette, file)?;
-    let tree = tree::build(&l, file)?;
-
-    // Surfaces (one per face) and their lightmaps.
+/// One surface per face, and the faces' grey luxels packed into one RGB atlas.
+fn surfaces_and_lightmaps(
+    l: &lumps::Lumps,
+    materials: &[Material],
+    file: &str,
+) -> Result<(Vec<Surface>, Lightmaps), Q1Error> {
     let mut surfaces = Vec::with_capacity(l.faces.len());
     let mut blocks: Vec<(usize, u32, u32, Vec<u8>)> = Vec::new();
     for i in 0..l.faces.len() {
-        let f = faces::build(&l, i, &materials, file)?;
+        let f = faces::build(l, i, materials, file)?;
         if let Some((w, h, grey)) = f.luxels {
             let mut rgb = vec![0u8; grey.len() * 3];
             for (px, &g) in rgb.chunks_exact_mut(3).zip(&grey) {
@@ -235,9 +276,17 @@ pub fn from_bytes_with_palette(
     for ((i, ..), r) in blocks.iter().zip(rects) {
         surfaces[*i].lightmap = Some(r);
     }
+    Ok((surfaces, lightmaps))
+}
 
-    // Cells list the faces their leaves mark.
-    let mut cells = tree.cells;
+/// Cells list the faces their leaves mark.
+fn list_cell_surfaces(
+    l: &lumps::Lumps,
+    tree: &tree::Tree,
+    cells: &mut [Cell],
+    surfaces: &[Surface],
+    file: &str,
+) -> Result<(), Q1Error> {
     for (c, cell) in cells.iter_mut().enumerate() {
         let li = tree.cell_leaf[c] as usize;
         let lf = &l.leafs[li];
@@ -274,8 +323,12 @@ pub fn from_bytes_with_palette(
             cell.flags |= cell_flags::SKY_VISIBLE;
         }
     }
+    Ok(())
+}
 
-    // Portals.
+/// Portals between the cells, generated from the node planes; liquid surfaces where the
+/// media differ.
+fn portals_of(l: &lumps::Lumps, tree: &tree::Tree, cells: &mut [Cell]) -> Vec<Portal> {
     let w = &l.models[0];
     let extent = w
         .mins
@@ -299,23 +352,24 @@ pub fn from_bytes_with_palette(
         cells[p.front as usize].portals.push(i as u32);
         cells[p.back as usize].portals.push(i as u32);
     }
+    portals
+}
 
-    let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
-
-    // Quake's faces meet in T-junctions (its renderers sparkle there): insert the shared
-    // vertices so world surfaces are watertight. Brush models move, so only model 0's faces.
+/// Quake's faces meet in T-junctions (its renderers sparkle there): insert the shared
+/// vertices so world surfaces are watertight. Brush models move, so only model 0's faces.
+fn repair_world_tjunctions(l: &lumps::Lumps, surfaces: &mut [Surface]) {
     if let Some(world) = l.models.first() {
         let ids: Vec<u32> = (world.first_face as u32..(world.first_face + world.num_faces) as u32)
             .filter(|&i| (i as usize) < surfaces.len())
             .collect();
-        let added = crate::level::tjunctions::repair_tjunctions(&mut surfaces, &ids);
+        let added = crate::level::tjunctions::repair_tjunctions(surfaces, &ids);
         log::debug!("{added} T-junction vertices inserted");
     }
+}
 
-    // Brush models 1..N.
-    let all_surfaces = &surfaces;
-    let objects = l
-        .models
+/// Brush models 1..N as objects, bounded by their geometry.
+fn brush_models(l: &lumps::Lumps, all_surfaces: &[Surface], entities: &[Entity]) -> Vec<Object> {
+    l.models
         .iter()
         .enumerate()
         .skip(1)
@@ -345,9 +399,11 @@ pub fn from_bytes_with_palette(
                 name,
             }
         })
-        .collect();
+        .collect()
+}
 
-    let sky = materials
+fn sky(materials: &[Material], entities: &[Entity]) -> Option<Sky> {
+    materials
         .iter()
         .position(|m| m.flags & crate::level::material_flags::SKY != 0)
         .map(|i| Sky {
@@ -357,19 +413,5 @@ pub fn from_bytes_with_palette(
                 .first()
                 .and_then(|e| e.get("sky"))
                 .map(str::to_string),
-        });
-
-    Ok(Level {
-        cells,
-        portals,
-        surfaces,
-        bsp: tree.bsp,
-        materials,
-        lightmaps,
-        objects,
-        entities,
-        sky,
-        terrain: None,
-        pvs,
-    })
+        })
 }

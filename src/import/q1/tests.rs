@@ -843,7 +843,7 @@ mod synthetic {
 
     /// Planes: 0 x=0; 1..=5 bound the +x half (x<=64, y>=-64, y<=64, z>=-64, z<=64);
     /// 6 x>=-64 for the -x half (which reuses 2..=5).
-    pub fn bytes() -> Vec<u8> {
+    pub(super) fn bytes() -> Vec<u8> {
         let planes: Vec<u8> = [
             plane([1.0, 0.0, 0.0], 0.0),
             plane([-1.0, 0.0, 0.0], -64.0),
