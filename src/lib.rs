@@ -20,6 +20,8 @@ pub mod app;
 pub mod render;
 
 #[cfg(test)]
+mod layering;
+#[cfg(test)]
 mod testutil;
 
 /// Where the shared real data lives (../shared/realdata relative to the crate), overridable

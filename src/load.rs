@@ -1,22 +1,32 @@
+//! The one loader: any level file (or a built-in level) by its path. It sits above the model,
+//! the compilers, the Quake importer and the built-in levels, and is the only module that
+//! knows them all.
+
 use std::path::{Path, PathBuf};
 
-use crate::level::Level;
+use crate::compile::CompileError;
+use crate::import::q1::Q1Error;
+use crate::level::{Level, LvlError};
 
+/// Why a level did not load. The file's own error is kept as its type; every message names
+/// the file and says each text once.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(
         "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or builtin / builtin:maze / builtin:portals)"
     )]
     UnknownType { path: PathBuf },
-    #[error("{path}: loading {kind} levels is not implemented yet")]
-    NotYet { path: PathBuf, kind: &'static str },
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{0}")]
-    Other(String),
+    #[error(transparent)]
+    Lvl(#[from] LvlError),
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    #[error(transparent)]
+    Quake(#[from] Q1Error),
 }
 
 /// The one entry point that loads any level; dispatches on the file type. `builtin` (or no
@@ -41,10 +51,9 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("lvl") => crate::level::file::load_lvl(path)
-            .map_err(|e| LoadError::Other(format!("{}: {e}", path.display()))),
+        Some("lvl") => Ok(crate::level::file::load_lvl(path)?),
         Some("map") | Some("ron") => compile_cached(path),
-        Some("bsp") => crate::import::q1::load(path).map_err(|e| LoadError::Other(e.to_string())),
+        Some("bsp") => Ok(crate::import::q1::load(path)?),
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
 }
@@ -55,9 +64,9 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
 /// unchanged source is a plain `.lvl` read.
 fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     use std::hash::{Hash, Hasher};
-    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+    let meta = std::fs::metadata(path).map_err(|error| LoadError::Io {
         path: path.into(),
-        source,
+        error,
     })?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::fs::canonicalize(path)
@@ -77,8 +86,7 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     if let Ok(level) = crate::level::file::load_lvl(&cached) {
         return Ok(level);
     }
-    let (level, stats) = crate::compile::compile(path, &Default::default())
-        .map_err(|e| LoadError::Other(e.to_string()))?;
+    let (level, stats) = crate::compile::compile(path, &Default::default())?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         path.display(),
@@ -92,4 +100,176 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         }
     }
     Ok(level)
+}
+
+/// Every message says its text once: what `lanthorn` prints (`{:#}` of the error chain) is
+/// exactly the file, the place and the cause's own text.
+#[cfg(test)]
+mod messages {
+    use std::path::{Path, PathBuf};
+
+    use super::load;
+    use crate::compile::{compile, compile_to_file, CompileOptions};
+
+    fn printed(e: impl std::error::Error + Send + Sync + 'static) -> String {
+        format!("{:#}", anyhow::Error::from(e))
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lanthorn-messages-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    /// The operating system's own text for opening `path` (the oracle for I/O errors).
+    fn os_error(path: &Path) -> String {
+        std::fs::File::open(path).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_map_syntax_error_names_the_file_and_line_once() {
+        let map = scratch("syntax.map");
+        std::fs::write(
+            &map,
+            "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) wall 0 0 0 1 1\n\
+             ( 0 0 0 ( 1 0 0 ) ( 0 0 1 ) wall 0 0 0 1 1\n}\n}\n",
+        )
+        .unwrap();
+        let expected = format!(
+            "{}:5: expected ')' after a plane point, found '('",
+            map.display()
+        );
+        assert_eq!(printed(load(&map).unwrap_err()), expected);
+        assert_eq!(
+            printed(compile(&map, &CompileOptions::default()).unwrap_err()),
+            expected
+        );
+    }
+
+    #[test]
+    fn a_missing_file_says_the_os_error_once() {
+        for name in ["nope.map", "nope.ron", "nope.lvl"] {
+            let path = scratch(name);
+            let expected = format!("{}: {}", path.display(), os_error(&path));
+            assert_eq!(printed(load(&path).unwrap_err()), expected, "{name}");
+        }
+        let path = scratch("nope.bsp");
+        assert_eq!(
+            printed(load(&path).unwrap_err()),
+            format!(
+                "{}: cannot read the file: {}",
+                path.display(),
+                os_error(&path)
+            )
+        );
+    }
+
+    #[test]
+    fn a_bad_lvl_names_the_file_once() {
+        let path = scratch("junk.lvl");
+        std::fs::write(&path, b"junk\n").unwrap();
+        assert_eq!(
+            printed(load(&path).unwrap_err()),
+            format!(
+                "{}: not a Lanthorn level: bad magic (expected \"LNTHLVL\")",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn writing_into_a_missing_folder_says_the_os_error_once() {
+        let scene = scratch("room.ron");
+        std::fs::write(
+            &scene,
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
+        )
+        .unwrap();
+        let out = scratch("missing-folder/x.lvl");
+        let expected = format!("{}: {}", out.display(), os_error(&out));
+        let err = compile_to_file(&scene, &out, &CompileOptions::default()).unwrap_err();
+        assert_eq!(printed(err), expected);
+    }
+
+    #[test]
+    fn a_scene_error_names_the_file_the_operation_and_the_field() {
+        let scene = scratch("far.ron");
+        std::fs::write(
+            &scene,
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air),\n\
+             (brush: Box(min: (0,0,0), max: (1e300,1,1)), medium: Air)])",
+        )
+        .unwrap();
+        assert_eq!(
+            printed(load(&scene).unwrap_err()),
+            format!(
+                "{}: operation 1, brush: the brush reaches beyond ±65536",
+                scene.display()
+            )
+        );
+        std::fs::write(
+            &scene,
+            "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
+        )
+        .unwrap();
+        assert_eq!(
+            printed(load(&scene).unwrap_err()),
+            format!(
+                "{}: line 1, column 37: Unexpected missing field named `max` in `Box`",
+                scene.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_leak_is_said_once_by_the_compiler() {
+        let map = scratch("leaky.map");
+        std::fs::write(&map, crate::compile::room_map(Some(1))).unwrap();
+        let out = scratch("leaky.lvl");
+        let err = compile_to_file(&map, &out, &CompileOptions::default()).unwrap_err();
+        let text = printed(err);
+        assert!(
+            text.starts_with(&format!("{}: leak: entity ", map.display())),
+            "{text}"
+        );
+        assert_eq!(text.matches("no level was written").count(), 1, "{text}");
+        assert_eq!(text.matches("can reach the void").count(), 1, "{text}");
+    }
+}
+
+#[cfg(test)]
+mod caching {
+    use crate::compile::{compile, room_map, CompileOptions};
+
+    /// `load` compiles `.map` and `.ron` sources, and the cached second load is equal.
+    #[test]
+    fn load_compiles_sources_and_caches() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("room.map");
+        std::fs::write(&map, room_map(None)).unwrap();
+        let a = crate::load::load(&map).unwrap();
+        let b = crate::load::load(&map).unwrap();
+        assert!(!a.cells.is_empty());
+        assert_eq!(
+            crate::level::file::to_bytes(&a),
+            crate::level::file::to_bytes(&b)
+        );
+        let (direct, _) = compile(&map, &CompileOptions::default()).unwrap();
+        assert_eq!(direct.cells.len(), a.cells.len());
+        let ron = dir.join("scene.ron");
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
+        )
+        .unwrap();
+        assert_eq!(crate::load::load(&ron).unwrap().cells.len(), 1);
+        std::fs::write(
+            &ron,
+            "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
+        )
+        .unwrap();
+        assert!(crate::load::load(&ron).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

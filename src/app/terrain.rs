@@ -59,3 +59,29 @@ pub fn load(opts: &TerrainOptions) -> anyhow::Result<ClipmapTerrain> {
 pub fn start_camera(terrain: &ClipmapTerrain) -> CameraSpec {
     ClipmapTerrain::suggested_camera(&terrain.heightmap)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sidecar that is a folder: one message naming it, with the OS's text once.
+    #[test]
+    fn a_sidecar_that_is_a_folder_is_said_once() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-sidecar-{}", std::process::id()));
+        let png = dir.join("hills.png");
+        let sidecar = dir.join("hills.json");
+        std::fs::create_dir_all(&sidecar).unwrap();
+        image::GrayImage::new(4, 4).save(&png).unwrap();
+        let os = std::fs::read_to_string(&sidecar).unwrap_err().to_string();
+        let Err(err) = load(&TerrainOptions {
+            heightmap: HeightmapSpec::Png(png),
+            spacing: None,
+            vertical_scale: None,
+            levels: None,
+            grid: None,
+        }) else {
+            panic!("a folder is no sidecar")
+        };
+        assert_eq!(format!("{err:#}"), format!("{}: {os}", sidecar.display()));
+    }
+}

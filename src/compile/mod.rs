@@ -23,6 +23,10 @@ pub use map::map_file::MapError;
 pub use scene::SceneError;
 pub use stats::{outdoor_cells, CompileStats};
 
+/// A sealed two-room test map as `.map` text (`skip_wall`: leave one wall out, so it leaks).
+#[cfg(test)]
+pub(crate) use map::tests::room_map;
+
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// Open cells longer than this along an axis are split by axial planes (units).

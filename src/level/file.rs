@@ -1397,26 +1397,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod imported {
-    use super::*;
-
-    /// The Quake importer's levels pass the same checks and round-trip byte for byte.
-    #[test]
-    fn imported_bsp_levels_save_and_load() {
-        let dir = crate::realdata_dir().join("quake/bsp");
-        if !dir.join("e1m1.bsp").exists() {
-            crate::testutil::missing_realdata(&dir);
-            return;
-        }
-        for name in ["e1m1", "dm3"] {
-            let level = crate::import::q1::load(&dir.join(format!("{name}.bsp"))).unwrap();
-            validate(&level).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let bytes = to_bytes(&level);
-            let back = from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(to_bytes(&back), bytes, "{name}");
-            assert_eq!(back.cells.len(), level.cells.len());
-        }
-    }
-}

@@ -606,43 +606,6 @@ mod realdata {
 }
 
 #[cfg(test)]
-mod load_tests {
-    use super::*;
-
-    /// `level::load` compiles `.map` and `.ron` sources, and the cached second load is equal.
-    #[test]
-    fn load_compiles_sources_and_caches() {
-        let dir = std::env::temp_dir().join(format!("lanthorn-load-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let map = dir.join("room.map");
-        std::fs::write(&map, tests::room_map(None)).unwrap();
-        let a = crate::load::load(&map).unwrap();
-        let b = crate::load::load(&map).unwrap();
-        assert!(!a.cells.is_empty());
-        assert_eq!(
-            crate::level::file::to_bytes(&a),
-            crate::level::file::to_bytes(&b)
-        );
-        let (direct, _) = compile(&map, &CompileOptions::default()).unwrap();
-        assert_eq!(direct.cells.len(), a.cells.len());
-        let ron = dir.join("scene.ron");
-        std::fs::write(
-            &ron,
-            "Scene(ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air)])",
-        )
-        .unwrap();
-        assert_eq!(crate::load::load(&ron).unwrap().cells.len(), 1);
-        std::fs::write(
-            &ron,
-            "Scene(ops: [(brush: Box(min: (0,0,0)), medium: Air)])",
-        )
-        .unwrap();
-        assert!(crate::load::load(&ron).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
-#[cfg(test)]
 mod map_props {
     use super::*;
     use proptest::prelude::*;

@@ -415,3 +415,26 @@ fn sky(materials: &[Material], entities: &[Entity]) -> Option<Sky> {
                 .map(str::to_string),
         })
 }
+
+#[cfg(test)]
+mod lvl_round_trip {
+    use crate::level::file::{from_bytes, to_bytes, validate};
+
+    /// The Quake importer's levels pass the same checks and round-trip byte for byte.
+    #[test]
+    fn imported_bsp_levels_save_and_load() {
+        let dir = crate::realdata_dir().join("quake/bsp");
+        if !dir.join("e1m1.bsp").exists() {
+            crate::testutil::missing_realdata(&dir);
+            return;
+        }
+        for name in ["e1m1", "dm3"] {
+            let level = super::load(&dir.join(format!("{name}.bsp"))).unwrap();
+            validate(&level).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bytes = to_bytes(&level);
+            let back = from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(to_bytes(&back), bytes, "{name}");
+            assert_eq!(back.cells.len(), level.cells.len());
+        }
+    }
+}
