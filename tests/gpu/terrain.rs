@@ -2,6 +2,8 @@
 //! shader, a fresh full upload of the height windows, a golden image of ETOPO5, the draw-command
 //! bound, and a brute-force full-resolution mesh (screen-space error).
 
+#![allow(clippy::too_many_lines)] // scenario tests read best whole
+
 use glam::{DVec2, Vec3, Vec4};
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::Level;
