@@ -1,8 +1,9 @@
 //! Lanthorn: a portal-culling renderer for brush-built worlds with clipmap terrain.
 //!
-//! Data flow (DESIGN.md): compile → `level::Level` → `vis` → `render`. The CPU core (`geom`,
-//! `level`, `light`, `import`, `vis`, `terrain`) knows nothing of wgpu, winit or egui; only
-//! `render` and `app` do.
+//! Data flow (docs/ARCHITECTURE.md): `compile` / `import` / `scenes` → `level::Level` (one
+//! loader, `load`) → `vis` / `terrain` → `render` → `app`. The CPU core (everything above
+//! `render`) knows nothing of wgpu, winit or egui; only `render` and `app` do, and the test in
+//! `layering` keeps it so.
 
 #![warn(unreachable_pub)]
 
