@@ -407,6 +407,21 @@ fn key(name: &str) -> String {
         .replace("___", "_")
 }
 
+/// `lanthorn bench`: flies the path over `world` and prints the table (and the JSON line).
+pub fn run_command(
+    gpu: &Gpu,
+    world: super::World,
+    opts: &BenchOptions,
+    json: bool,
+) -> anyhow::Result<()> {
+    let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
+    report.print_table();
+    if json {
+        println!("{}", serde_json::to_string(&report.to_json())?);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,19 +478,4 @@ mod tests {
             .iter()
             .all(|c| (c.position - s.position).length() <= 192.01));
     }
-}
-
-/// `lanthorn bench`: flies the path over `world` and prints the table (and the JSON line).
-pub fn run_command(
-    gpu: &Gpu,
-    world: super::World,
-    opts: &BenchOptions,
-    json: bool,
-) -> anyhow::Result<()> {
-    let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
-    report.print_table();
-    if json {
-        println!("{}", serde_json::to_string(&report.to_json())?);
-    }
-    Ok(())
 }

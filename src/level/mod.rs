@@ -296,6 +296,15 @@ pub struct Level {
 }
 
 impl Level {
+    /// Adds a portal and lists it in the portals of both its cells; returns its id.
+    pub fn add_portal(&mut self, portal: Portal) -> u32 {
+        let id = self.portals.len() as u32;
+        self.cells[portal.front as usize].portals.push(id);
+        self.cells[portal.back as usize].portals.push(id);
+        self.portals.push(portal);
+        id
+    }
+
     /// Bounds of all cells (or of all surfaces when there are no cells).
     pub fn bounds(&self) -> Aabb {
         let mut b = Aabb::EMPTY;

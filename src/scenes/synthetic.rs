@@ -339,8 +339,7 @@ fn maze_entities(spec: &MazeSpec) -> Vec<crate::level::Entity> {
 }
 
 fn add_portal(level: &mut Level, polygon: Vec<Vec3>, plane: Plane, front: u32, back: u32) {
-    let id = level.portals.len() as u32;
-    level.portals.push(Portal {
+    level.add_portal(Portal {
         polygon,
         plane,
         front,
@@ -348,8 +347,6 @@ fn add_portal(level: &mut Level, polygon: Vec<Vec3>, plane: Plane, front: u32, b
         transform: None,
         flags: 0,
     });
-    level.cells[front as usize].portals.push(id);
-    level.cells[back as usize].portals.push(id);
 }
 
 fn v(x: f32, y: f32, z: f32) -> Vec3 {

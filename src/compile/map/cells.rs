@@ -127,9 +127,8 @@ pub(super) fn add_cells_and_portals(tree: &mut Tree, level: &mut Level) {
         ) else {
             continue;
         };
-        let id = level.portals.len() as u32;
         let liquid = level.cells[a as usize].medium != level.cells[b as usize].medium;
-        level.portals.push(Portal {
+        level.add_portal(Portal {
             polygon: p.winding.points.iter().map(|v| v.as_vec3()).collect(),
             plane: tree.pool.get(p.plane).to_f32(),
             front: a,
@@ -141,8 +140,6 @@ pub(super) fn add_cells_and_portals(tree: &mut Tree, level: &mut Level) {
                 0
             },
         });
-        level.cells[a as usize].portals.push(id);
-        level.cells[b as usize].portals.push(id);
     }
 }
 

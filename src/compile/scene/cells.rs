@@ -225,8 +225,7 @@ fn link_portal(
     back: u32,
     liquid: bool,
 ) {
-    let id = level.portals.len() as u32;
-    level.portals.push(Portal {
+    level.add_portal(Portal {
         polygon: points.iter().map(|p| p.as_vec3()).collect(),
         plane: plane.to_f32(),
         front,
@@ -238,6 +237,4 @@ fn link_portal(
             0
         },
     });
-    level.cells[back as usize].portals.push(id);
-    level.cells[front as usize].portals.push(id);
 }
