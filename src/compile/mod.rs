@@ -12,10 +12,14 @@ mod polyhedron;
 pub mod scene;
 mod stats;
 mod surfaces;
+mod texture;
 
 use std::path::{Path, PathBuf};
 
 use crate::level::Level;
+
+/// Largest coordinate accepted in a source (`.map` or scene) (Quake's world is ±4096 with generous headroom).
+pub(crate) const MAX_COORD: f64 = 65536.0;
 
 pub use error::CompileError;
 pub use map::compile_map_text;

@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec2};
 
-use crate::compile::map::map_file::TexVecs;
+use crate::compile::texture::TexVecs;
 use crate::level::{LightmapRect, Surface, Vertex};
 
 /// Largest lightmap rect side, in luxels.

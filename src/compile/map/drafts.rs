@@ -5,7 +5,7 @@ use glam::DVec3;
 
 use super::entity_brushes::{entity_group, EntityBrushes, Group};
 use super::faces::{csg_faces, merge_fragments, Fragment};
-use super::map_file::{self, MapFace, MapFile};
+use super::map_file::{MapFace, MapFile};
 use super::sources::Materials;
 use super::tree::Tree;
 use crate::compile::draft::{ObjectDraft, SurfaceDraft};
@@ -123,7 +123,7 @@ fn surface_spec(
         flags |= surface_flags::LIQUID;
     }
     SurfaceSpec {
-        tex: map_file::tex_vecs(&face.projection, normal),
+        tex: crate::compile::texture::tex_vecs(&face.projection, normal),
         tex_size: materials.texture_size(&face.texture),
         material,
         flags,

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::brush::{self, Brush, Contents};
-use super::map_file::{self, MapBrush, MapFace, MapFile};
+use super::map_file::{MapBrush, MapFace, MapFile};
 use crate::compile::CompileStats;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,7 @@ fn build_brush(
         };
         planes.push((p, fi));
     }
-    let sides = brush::build(&planes, map_file::MAX_COORD).map_err(|err| {
+    let sides = brush::build(&planes, crate::compile::MAX_COORD).map_err(|err| {
         format!(
             "line {}: entity {ei} ({class}) brush {bi}: {err}; brush skipped",
             mb.line

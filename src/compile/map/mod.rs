@@ -802,7 +802,7 @@ mod texinfo_oracle {
             let Some(plane) = brush::map_plane(&f.points) else {
                 continue;
             };
-            let tv = map_file::tex_vecs(&f.projection, plane.normal);
+            let tv = crate::compile::texture::tex_vecs(&f.projection, plane.normal);
             let name = f.texture.to_ascii_lowercase();
             total += 1;
             let close = |a: [f32; 4], v: DVec3, off: f64| {

@@ -9,8 +9,8 @@ use glam::DVec3;
 use super::csg::{self, Contact, Region, Regions};
 use super::scene_file::{brush_planes, Scene};
 use crate::compile::draft::SurfaceDraft;
-use crate::compile::map::map_file::{tex_vecs, TexProjection};
 use crate::compile::surfaces::SurfaceSpec;
+use crate::compile::texture::{tex_vecs, TexProjection};
 use crate::geom::{Aabb, DPlane};
 use crate::level::{cell_flags, portal_flags, surface_flags, Cell, Level, Medium, Portal};
 

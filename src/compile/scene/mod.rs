@@ -18,8 +18,8 @@ use super::draft::{flat_color, Draft};
 use super::finish::finish;
 use super::stats::StageTimer;
 use super::{CompileError, CompileOptions, CompileStats};
-use crate::compile::map::map_file::MAX_COORD;
 use crate::compile::polyhedron::PlanePool;
+use crate::compile::MAX_COORD;
 use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
 
 pub use self::kd_tree::kd_tree;
