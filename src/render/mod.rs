@@ -3,7 +3,6 @@
 
 pub mod frame;
 pub mod gpu;
-pub mod ids;
 pub mod materials;
 pub mod present;
 pub mod profiler;

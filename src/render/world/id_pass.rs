@@ -2,10 +2,13 @@
 //! covers it (0 = nothing). Liquids do not hide what is behind them, so they go to a second
 //! target, depth-tested against the solid surfaces.
 
-use super::gpu::Gpu;
-use super::target::read_ids;
-use super::world::{IdLayer, WorldPass};
-use super::DEPTH_FORMAT;
+use super::pipelines::make_pipeline;
+use super::draws::ViewClass;
+use super::mesh::SurfaceKind;
+use super::WorldPass;
+use crate::render::gpu::Gpu;
+use crate::render::target::read_ids;
+use crate::render::DEPTH_FORMAT;
 
 pub struct IdFrame {
     pub size: (u32, u32),
@@ -96,3 +99,68 @@ impl IdFrame {
         }
     }
 }
+
+/// Which surfaces the id pass draws: liquids do not hide what is behind them, so they get a
+/// target of their own (depth-tested against, but never writing, the opaque depth).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdLayer {
+    Solid,
+    Liquid,
+}
+
+impl WorldPass {
+    /// Records the prepared draws into an R32Uint id target (surface id + 1 per pixel).
+    pub fn record_ids(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::RenderPass<'_>,
+        layer: IdLayer,
+    ) {
+        let pipes = self.id_pipelines.get_or_init(|| {
+            [
+                make_pipeline(
+                    device,
+                    &self.pipeline_layout,
+                    &self.module,
+                    SurfaceKind::Opaque,
+                    None,
+                    ViewClass::Camera,
+                    self.back_faces_occlude,
+                ),
+                make_pipeline(
+                    device,
+                    &self.pipeline_layout,
+                    &self.module,
+                    SurfaceKind::Liquid,
+                    None,
+                    ViewClass::Camera,
+                    false,
+                ),
+            ]
+        });
+        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        let kinds: &[SurfaceKind] = match layer {
+            IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky],
+            IdLayer::Liquid => &[SurfaceKind::Liquid],
+        };
+        pass.set_pipeline(&pipes[if layer == IdLayer::Solid { 0 } else { 1 }]);
+        // The camera's and the unmirrored portal views' draws (ids take no winding flip).
+        for (class, &kind) in [ViewClass::Camera, ViewClass::Portal]
+            .iter()
+            .flat_map(|c| kinds.iter().map(move |k| (c, k)))
+        {
+            let list = self.draws.list();
+            let (first, count) = list.batches[*class as usize * 3 + kind as usize];
+            for c in &list.commands[first as usize..(first + count) as usize] {
+                pass.draw_indexed(
+                    c.first_index..c.first_index + c.index_count,
+                    0,
+                    c.first_instance..c.first_instance + 1,
+                );
+            }
+        }
+    }
+}
+

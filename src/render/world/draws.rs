@@ -1,0 +1,302 @@
+//! What the world pass draws for a visible set, built on the CPU with no GPU: one per-draw
+//! record per visible cell or object (and per camera-view liquid surface), one indexed sub-draw
+//! per record and pipeline, grouped into batches by view class and surface kind.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::mesh::{IndexRange, SurfaceKind, WorldMesh};
+use crate::geom::Octagon;
+use crate::vis::VisibleSet;
+
+/// The GPU per-draw record of DESIGN.md: octagon, view, cell; plus the object's translation.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct DrawRecord {
+    pub octagon: Octagon,
+    pub view: u32,
+    /// Cell id, or `u32::MAX - object` for objects.
+    pub cell: u32,
+    pub _pad: [u32; 2],
+    pub origin: [f32; 4],
+}
+
+/// What the world pass submitted in one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldStats {
+    /// GPU draw commands (a multi-draw counts as one).
+    pub draw_calls: u32,
+    /// Indirect (or direct) sub-draws.
+    pub sub_draws: u32,
+    /// Views drawn (1 + mirrors and teleporters seen).
+    pub views: u32,
+    pub triangles: u64,
+}
+
+/// One drawable this frame: a cell (and the view it is seen in) or an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Cell { cell: u32, view: u32 },
+    Object(u32),
+}
+
+/// Which views a pipeline draws. The camera's own view has no clip plane, so its fragment
+/// shader has no plane test: without a `discard` the depth test runs before shading (on
+/// lavapipe this halves the world pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ViewClass {
+    Camera = 0,
+    /// Through a teleporter: the portal plane clips.
+    Portal = 1,
+    /// Through a mirror: the portal plane clips and triangles wind the other way.
+    Mirrored = 2,
+}
+
+impl ViewClass {
+    pub(crate) const ALL: [ViewClass; 3] = [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
+}
+
+/// Batches in drawing order: view class × surface kind (`class * 3 + kind`).
+pub const BATCHES: usize = 9;
+
+/// What the world pass uploads and records for one frame.
+#[derive(Clone, Debug, Default)]
+pub struct DrawList {
+    /// Per-draw records; a sub-draw's `first_instance` is its record's index.
+    pub records: Vec<DrawRecord>,
+    /// Indexed sub-draws, batch after batch.
+    pub commands: Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    /// Per batch: (first command, count) into `commands`.
+    pub batches: [(u32, u32); BATCHES],
+    /// Sub-draws, views and triangles; `draw_calls` counts one per non-empty batch with
+    /// multi-draw, one per sub-draw without.
+    pub stats: WorldStats,
+}
+
+/// Builds draw lists, keeping its working memory between frames so a warm frame does not
+/// allocate.
+#[derive(Default)]
+pub(super) struct DrawBuilder {
+    items: Vec<Item>,
+    /// Camera-view liquid surfaces this frame, once each, with the union of their cells'
+    /// octagons (`liquid_stamp` marks the frame a surface was first seen in).
+    liquids: Vec<u32>,
+    liquid_stamp: Vec<u32>,
+    liquid_octagon: Vec<Octagon>,
+    frame: u32,
+    list: DrawList,
+}
+
+/// The draws of `visible` in a fresh builder (tests, tools; the pass keeps one builder).
+/// `object_origins[o]` is object `o`'s translation; at most `max_records` records are drawn.
+pub fn build_draws(
+    mesh: &WorldMesh,
+    visible: &VisibleSet,
+    object_origins: &[[f32; 4]],
+    max_records: usize,
+    multi_draw: bool,
+) -> DrawList {
+    DrawBuilder::default()
+        .build(mesh, visible, object_origins, max_records, multi_draw)
+        .clone()
+}
+
+impl DrawBuilder {
+    /// This frame's draws: records for the visible cells, then objects, then camera-view
+    /// liquids; sub-draws per batch (portal views test their clip plane, mirrored views wind
+    /// the other way). Records beyond `max_records` (the buffer's size) are not drawn.
+    pub(super) fn build(
+        &mut self,
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+        object_origins: &[[f32; 4]],
+        max_records: usize,
+        multi_draw: bool,
+    ) -> &DrawList {
+        let liquid_base = self.collect_records(mesh, visible, object_origins);
+        self.list.records.truncate(max_records);
+        self.build_batches(mesh, visible, liquid_base, multi_draw);
+        self.list.stats.views = 1 + visible.views.len() as u32;
+        &self.list
+    }
+
+    /// The list of the last `build`.
+    pub(super) fn list(&self) -> &DrawList {
+        &self.list
+    }
+
+    /// Records: one per visible cell, then objects, then liquid surfaces (the union of the
+    /// octagons of the visible cells that list each). Returns the index of the first liquid
+    /// record.
+    fn collect_records(
+        &mut self,
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+        object_origins: &[[f32; 4]],
+    ) -> usize {
+        let records = &mut self.list.records;
+        records.clear();
+        self.items.clear();
+        for c in &visible.cells {
+            self.items.push(Item::Cell {
+                cell: c.cell,
+                view: c.view,
+            });
+            records.push(DrawRecord {
+                octagon: c.octagon,
+                view: c.view,
+                cell: c.cell,
+                _pad: [0; 2],
+                origin: [0.0; 4],
+            });
+        }
+        for o in &visible.objects {
+            self.items.push(Item::Object(o.object));
+            records.push(DrawRecord {
+                octagon: o.octagon,
+                view: 0,
+                cell: u32::MAX - o.object,
+                _pad: [0; 2],
+                origin: object_origins
+                    .get(o.object as usize)
+                    .copied()
+                    .unwrap_or_default(),
+            });
+        }
+        self.collect_camera_liquids(mesh, visible);
+        let liquid_base = self.list.records.len();
+        for &l in &self.liquids {
+            self.list.records.push(DrawRecord {
+                octagon: self.liquid_octagon[l as usize],
+                view: 0,
+                cell: u32::MAX,
+                _pad: [0; 2],
+                origin: [0.0; 4],
+            });
+        }
+        liquid_base
+    }
+
+    /// Liquids of the camera's view once each, with the union of their cells' octagons; views
+    /// through portals draw their cells' own.
+    fn collect_camera_liquids(&mut self, mesh: &WorldMesh, visible: &VisibleSet) {
+        let n = mesh.liquid_ranges.len();
+        if self.liquid_stamp.len() != n {
+            self.liquid_stamp = vec![0; n];
+            self.liquid_octagon = vec![Octagon::EMPTY; n];
+        }
+        self.frame = self.frame.wrapping_add(1).max(1);
+        self.liquids.clear();
+        for c in visible.cells.iter().filter(|c| c.view == 0) {
+            for &l in &mesh.cell_liquids[c.cell as usize] {
+                let li = l as usize;
+                if self.liquid_stamp[li] != self.frame {
+                    self.liquid_stamp[li] = self.frame;
+                    self.liquid_octagon[li] = c.octagon;
+                    self.liquids.push(l);
+                } else {
+                    self.liquid_octagon[li] = self.liquid_octagon[li].union(&c.octagon);
+                }
+            }
+        }
+    }
+
+    fn build_batches(
+        &mut self,
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+        liquid_base: usize,
+        multi_draw: bool,
+    ) {
+        let list = &mut self.list;
+        list.commands.clear();
+        let mut stats = WorldStats::default();
+        let mut sub_draws = SubDraws {
+            commands: &mut list.commands,
+            records: list.records.len(),
+            triangles: 0,
+        };
+        for class in ViewClass::ALL {
+            for kind in SurfaceKind::ALL {
+                let first = sub_draws.commands.len() as u32;
+                for (slot, item) in self.items.iter().enumerate() {
+                    batch_item(&mut sub_draws, mesh, visible, (class, kind), *item, slot);
+                }
+                if kind == SurfaceKind::Liquid && class == ViewClass::Camera {
+                    for (i, &l) in self.liquids.iter().enumerate() {
+                        sub_draws.push(mesh.liquid_ranges[l as usize], liquid_base + i);
+                    }
+                }
+                let count = sub_draws.commands.len() as u32 - first;
+                list.batches[class as usize * 3 + kind as usize] = (first, count);
+                stats.sub_draws += count;
+                if count > 0 {
+                    stats.draw_calls += if multi_draw { 1 } else { count };
+                }
+            }
+        }
+        stats.triangles = sub_draws.triangles;
+        list.stats = stats;
+    }
+}
+
+/// The indexed sub-draws of this frame, as they are appended.
+struct SubDraws<'a> {
+    commands: &'a mut Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    /// Records written this frame: slots beyond did not fit the buffer and are not drawn.
+    records: usize,
+    triangles: u64,
+}
+
+impl SubDraws<'_> {
+    /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty).
+    fn push(&mut self, r: IndexRange, slot: usize) {
+        if r.count == 0 || slot >= self.records {
+            return;
+        }
+        self.triangles += r.count as u64 / 3;
+        self.commands.push(wgpu::util::DrawIndexedIndirectArgs {
+            index_count: r.count,
+            instance_count: 1,
+            first_index: r.first,
+            base_vertex: 0,
+            first_instance: slot as u32,
+        });
+    }
+}
+
+/// Which pipeline class draws the items of `view` (0: the camera's own).
+fn view_class(visible: &VisibleSet, view: u32) -> ViewClass {
+    match visible.views.get((view as usize).wrapping_sub(1)) {
+        _ if view == 0 => ViewClass::Camera,
+        Some(v) if v.mirrored => ViewClass::Mirrored,
+        _ => ViewClass::Portal,
+    }
+}
+
+/// The sub-draws of one item in batch (`class`, `kind`): its indices of that kind. Portal
+/// views draw their cells' liquids per cell; the camera's liquids come once each, after.
+fn batch_item(
+    out: &mut SubDraws<'_>,
+    mesh: &WorldMesh,
+    visible: &VisibleSet,
+    (class, kind): (ViewClass, SurfaceKind),
+    item: Item,
+    slot: usize,
+) {
+    let view = match item {
+        Item::Cell { view, .. } => view,
+        Item::Object(_) => 0,
+    };
+    if view_class(visible, view) != class {
+        return;
+    }
+    match item {
+        Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
+            for &l in &mesh.cell_liquids[cell as usize] {
+                out.push(mesh.liquid_ranges[l as usize], slot);
+            }
+        }
+        Item::Cell { cell, .. } => out.push(mesh.cell_ranges[kind as usize][cell as usize], slot),
+        Item::Object(o) => out.push(mesh.object_ranges[kind as usize][o as usize], slot),
+    }
+}

@@ -1,0 +1,259 @@
+//! The world pass: every world surface in one vertex and one index buffer, indices grouped by
+//! cell (a surface listed by several cells has its indices in each), one per-draw record per
+//! visible cell or object, one indexed indirect sub-draw per record, and one
+//! `multi_draw_indexed_indirect` per pipeline (opaque, sky, liquid).
+
+mod draws;
+mod id_pass;
+mod mesh;
+mod pipelines;
+
+use bytemuck::{Pod, Zeroable};
+
+use self::draws::DrawBuilder;
+use self::pipelines::{
+    create_bind_group_layout, create_bind_groups, create_color_pipelines, create_draw_buffers,
+    create_mesh_buffers, BindGroupResources,
+};
+use super::gpu::Gpu;
+use super::materials::MaterialArray;
+use super::shaders;
+use crate::geom::Camera;
+use crate::level::Level;
+use crate::vis::VisibleSet;
+
+pub use self::draws::{build_draws, DrawList, DrawRecord, WorldStats, BATCHES};
+pub use self::id_pass::{IdFrame, IdImages, IdLayer};
+pub use self::mesh::{IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
+pub(crate) use self::pipelines::{sampler_entry, texture_entry, uniform_entry};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct FrameUniform {
+    pub view_proj: [[f32; 4]; 4],
+    pub eye: [f32; 4],
+    /// x: seconds, y: lightmap scale, z: fullbright debug.
+    pub params: [f32; 4],
+    /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
+    pub views: [ViewUniform; MAX_VIEWS],
+}
+
+/// One view as the shader sees it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct ViewUniform {
+    pub view_proj: [[f32; 4]; 4],
+    /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
+    pub clip_plane: [f32; 4],
+    /// The eye in this view's space (sky directions).
+    pub eye: [f32; 4],
+}
+
+pub const MAX_VIEWS: usize = crate::vis::portal_flow::MAX_VIEWS;
+
+pub struct WorldPass {
+    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
+    pipelines: [wgpu::RenderPipeline; 9],
+    /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
+    id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    frame_buffer: wgpu::Buffer,
+    records: wgpu::Buffer,
+    indirect: wgpu::Buffer,
+    /// [nearest, linear] texture filtering.
+    bind_groups: [wgpu::BindGroup; 2],
+    /// Which of `bind_groups` draws.
+    pub linear_filtering: bool,
+    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
+    pub skybox_active: bool,
+    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
+    pub skybox_view: wgpu::TextureView,
+    /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
+    /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
+    /// faces seen from behind through cracks would only add noise).
+    back_faces_occlude: bool,
+    mesh: WorldMesh,
+    object_origins: Vec<[f32; 4]>,
+    use_indirect: bool,
+    /// Records that fit the records buffer.
+    max_records: usize,
+    /// This frame's draws (records, sub-draws per batch), built on the CPU.
+    draws: DrawBuilder,
+    pub stats: WorldStats,
+}
+
+const MAX_RECORDS_MIN: usize = 256;
+
+impl WorldPass {
+    pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
+        let device = &gpu.device;
+        let materials = MaterialArray::create(gpu, &level.materials);
+        let mesh = WorldMesh::build(level, &materials.layers);
+        let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
+        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("world frame"),
+            size: std::mem::size_of::<FrameUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let liquid_count = mesh.liquid_ranges.len();
+        let max_records =
+            (level.cells.len() + level.objects.len() + liquid_count).max(MAX_RECORDS_MIN);
+        let (records, indirect) = create_draw_buffers(device, max_records);
+        let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps);
+        let (skybox, skybox_active) = super::materials::skybox_texture(
+            gpu,
+            level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
+        );
+        let skybox_view = skybox.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        });
+        let layout = create_bind_group_layout(device);
+        let bind_groups = create_bind_groups(
+            device,
+            &layout,
+            &BindGroupResources {
+                frame: &frame_buffer,
+                records: &records,
+                lightmap: &lightmap,
+                materials: &materials,
+                skybox: &skybox_view,
+            },
+        );
+        let source = shaders::world(gpu.features.clip_distances);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("world.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("world"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
+        let object_origins = level
+            .objects
+            .iter()
+            .map(|o| o.origin.extend(0.0).to_array())
+            .collect();
+        WorldPass {
+            pipelines,
+            id_pipelines: std::cell::OnceCell::new(),
+            pipeline_layout,
+            module,
+            vertex_buffer,
+            index_buffer,
+            frame_buffer,
+            records,
+            indirect,
+            bind_groups,
+            linear_filtering: false,
+            skybox_active,
+            skybox_view,
+            back_faces_occlude: level
+                .cells
+                .iter()
+                .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
+            mesh,
+            object_origins,
+            use_indirect: gpu.features.indirect_first_instance,
+            max_records,
+            draws: DrawBuilder::default(),
+            stats: WorldStats::default(),
+        }
+    }
+
+    pub fn mesh(&self) -> &WorldMesh {
+        &self.mesh
+    }
+
+    /// Writes this frame's uniforms, and uploads the draw list `build_draws` makes for
+    /// `visible` (per-draw records and indirect commands).
+    pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera, visible: &VisibleSet, params: [f32; 4]) {
+        self.write_frame_uniform(gpu, camera, visible, params);
+        let list = self.draws.build(
+            &self.mesh,
+            visible,
+            &self.object_origins,
+            self.max_records,
+            self.use_indirect,
+        );
+        if !list.records.is_empty() {
+            gpu.queue
+                .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
+        }
+        if self.use_indirect && !list.commands.is_empty() {
+            gpu.queue
+                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&list.commands));
+        }
+        self.stats = list.stats;
+    }
+
+    /// The frame uniform: the camera, `params` (w: the skybox is shown) and every view's
+    /// transform and clip plane.
+    fn write_frame_uniform(
+        &self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        params: [f32; 4],
+    ) {
+        let params = [
+            params[0],
+            params[1],
+            params[2],
+            if self.skybox_active { 1.0 } else { 0.0 },
+        ];
+        let mut views = [ViewUniform {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            clip_plane: [0.0, 0.0, 0.0, 1.0],
+            eye: camera.position.extend(1.0).to_array(),
+        }; MAX_VIEWS];
+        for (i, v) in visible.views.iter().take(MAX_VIEWS - 1).enumerate() {
+            views[i + 1] = ViewUniform {
+                view_proj: v.view_proj.to_cols_array_2d(),
+                clip_plane: v.clip_plane.to_array(),
+                eye: v.eye.extend(1.0).to_array(),
+            };
+        }
+        let frame = FrameUniform {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            eye: camera.position.extend(1.0).to_array(),
+            params,
+            views,
+        };
+        gpu.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+    }
+
+    /// Records the prepared draws into `pass`.
+    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+        let list = self.draws.list();
+        for (batch, &(first, count)) in list.batches.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            pass.set_pipeline(&self.pipelines[batch]);
+            if self.use_indirect {
+                pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
+            } else {
+                for c in &list.commands[first as usize..(first + count) as usize] {
+                    pass.draw_indexed(
+                        c.first_index..c.first_index + c.index_count,
+                        0,
+                        c.first_instance..c.first_instance + 1,
+                    );
+                }
+            }
+        }
+    }
+}
+

@@ -1,0 +1,304 @@
+//! The world pass's GPU objects: mesh and draw buffers, bind groups, pipelines per view class
+//! and surface kind.
+
+use wgpu::util::DeviceExt;
+
+use super::draws::{DrawRecord, ViewClass};
+use super::mesh::{SurfaceKind, WorldMesh, WorldVertex};
+use crate::render::materials::MaterialArray;
+use crate::render::DEPTH_FORMAT;
+
+pub(super) fn create_mesh_buffers(device: &wgpu::Device, mesh: &WorldMesh) -> (wgpu::Buffer, wgpu::Buffer) {
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("world vertices"),
+        contents: nonempty_bytes(bytemuck::cast_slice(&mesh.vertices)),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("world indices"),
+        contents: nonempty_bytes(bytemuck::cast_slice(&mesh.indices)),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    (vertex_buffer, index_buffer)
+}
+
+/// The per-draw records (storage) and the indirect commands, for `max_records` records.
+pub(super) fn create_draw_buffers(device: &wgpu::Device, max_records: usize) -> (wgpu::Buffer, wgpu::Buffer) {
+    let records = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("world draw records"),
+        size: (max_records * std::mem::size_of::<DrawRecord>()) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let indirect = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("world indirect draws"),
+        size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()) as u64,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    (records, indirect)
+}
+
+pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("world"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            texture_entry(2, wgpu::TextureViewDimension::D2),
+            sampler_entry(3),
+            texture_entry(4, wgpu::TextureViewDimension::D2Array),
+            sampler_entry(5),
+            texture_entry(6, wgpu::TextureViewDimension::Cube),
+        ],
+    })
+}
+
+/// What the world bind groups bind.
+pub(super) struct BindGroupResources<'a> {
+    pub(super) frame: &'a wgpu::Buffer,
+    pub(super) records: &'a wgpu::Buffer,
+    pub(super) lightmap: &'a wgpu::Texture,
+    pub(super) materials: &'a MaterialArray,
+    pub(super) skybox: &'a wgpu::TextureView,
+}
+
+/// [nearest, linear] texture filtering.
+pub(super) fn create_bind_groups(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    res: &BindGroupResources<'_>,
+) -> [wgpu::BindGroup; 2] {
+    let lightmap_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("lightmap"),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    });
+    let make_bind_group = |material_sampler: &wgpu::Sampler| {
+        world_bind_group(device, layout, res, &lightmap_sampler, material_sampler)
+    };
+    [
+        make_bind_group(&res.materials.samplers[0]),
+        make_bind_group(&res.materials.samplers[1]),
+    ]
+}
+
+pub(super) fn world_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    res: &BindGroupResources<'_>,
+    lightmap_sampler: &wgpu::Sampler,
+    material_sampler: &wgpu::Sampler,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("world"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: res.frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: res.records.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(
+                    &res.lightmap
+                        .create_view(&wgpu::TextureViewDescriptor::default()),
+                ),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::Sampler(lightmap_sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::TextureView(&res.materials.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: wgpu::BindingResource::Sampler(material_sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 6,
+                resource: wgpu::BindingResource::TextureView(res.skybox),
+            },
+        ],
+    })
+}
+
+/// The colour pipelines, indexed like `WorldPass::pipelines`.
+pub(super) fn create_color_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 9] {
+    std::array::from_fn(|i| {
+        make_pipeline(
+            device,
+            layout,
+            module,
+            SurfaceKind::ALL[i % 3],
+            Some(color_format),
+            ViewClass::ALL[i / 3],
+            false,
+        )
+    })
+}
+
+/// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint).
+pub(super) fn make_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    kind: SurfaceKind,
+    color: Option<wgpu::TextureFormat>,
+    class: ViewClass,
+    back_faces: bool,
+) -> wgpu::RenderPipeline {
+    let mirrored = class == ViewClass::Mirrored;
+    let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
+    let translucent = kind == SurfaceKind::Liquid;
+    let (entry, target) = match color {
+        Some(format) => (
+            if class == ViewClass::Camera {
+                "fs_main"
+            } else {
+                "fs_portal_view"
+            },
+            wgpu::ColorTargetState {
+                format,
+                blend: translucent.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            },
+        ),
+        None => (
+            "fs_ids",
+            wgpu::ColorTargetState::from(wgpu::TextureFormat::R32Uint),
+        ),
+    };
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(match (kind, color.is_some()) {
+            (SurfaceKind::Opaque, true) => "world opaque",
+            (SurfaceKind::Sky, true) => "world sky",
+            (SurfaceKind::Liquid, true) => "world liquid",
+            (SurfaceKind::Liquid, false) => "world ids liquid",
+            (_, false) => "world ids",
+        }),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<WorldVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &attrs,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: if mirrored {
+                wgpu::FrontFace::Cw
+            } else {
+                wgpu::FrontFace::Ccw
+            },
+            // Liquids too: Quake stores a face for each side of a water surface. Ids of an
+            // outdoor level keep back faces as occluders (see `fs_ids`).
+            cull_mode: if back_faces {
+                None
+            } else {
+                Some(wgpu::Face::Back)
+            },
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            // Colour: liquids blend over what is behind and do not hide it. Ids: the nearest
+            // liquid wins (its pass runs last, after the solid depth is complete).
+            depth_write_enabled: Some(!translucent || color.is_none()),
+            // Reverse-Z; equal depths pass so a surface drawn once per cell stays visible.
+            depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            targets: &[Some(target)],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+pub(super) fn nonempty_bytes(b: &[u8]) -> &[u8] {
+    if b.is_empty() {
+        &[0u8; 16]
+    } else {
+        b
+    }
+}
+
+pub(crate) fn uniform_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+pub(crate) fn storage_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+pub(crate) fn texture_entry(
+    binding: u32,
+    dim: wgpu::TextureViewDimension,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: dim,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+pub(crate) fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    }
+}
