@@ -8,8 +8,8 @@ use glam::Vec3;
 use super::bench::quantile;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
-use crate::render::world::{IdFrame, IdImages};
 use crate::render::world::WorldPass;
+use crate::render::world::{IdFrame, IdImages};
 use crate::render::Gpu;
 use crate::vis::{CullMode, Culler, VisibleSet};
 

@@ -31,6 +31,7 @@ pub mod clipmap;
 pub mod heightmap;
 pub mod mesh;
 pub mod pyramid;
+pub mod shading;
 pub mod state;
 pub mod toroidal;
 pub mod vertex;
@@ -42,6 +43,7 @@ pub use clipmap::{
 pub use heightmap::{FractalNoise, Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
 pub use mesh::{ClipmapMeshes, Mesh};
 pub use pyramid::MinMaxPyramid;
+pub use shading::TerrainShading;
 pub use state::{fixed_flight, ClipmapTerrain, TerrainBenchStats, TerrainFrame};
 pub use toroidal::{HeightStreamer, HeightUpdates, UpdateRect, WindowTextureModel};
 pub use vertex::{DirectHeights, HeightFetch};

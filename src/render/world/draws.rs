@@ -52,7 +52,8 @@ pub(crate) enum ViewClass {
 }
 
 impl ViewClass {
-    pub(crate) const ALL: [ViewClass; 3] = [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
+    pub(crate) const ALL: [ViewClass; 3] =
+        [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
 }
 
 /// Batches in drawing order: view class × surface kind (`class * 3 + kind`).

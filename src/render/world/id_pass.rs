@@ -2,9 +2,9 @@
 //! covers it (0 = nothing). Liquids do not hide what is behind them, so they go to a second
 //! target, depth-tested against the solid surfaces.
 
-use super::pipelines::make_pipeline;
 use super::draws::ViewClass;
 use super::mesh::SurfaceKind;
+use super::pipelines::make_pipeline;
 use super::WorldPass;
 use crate::render::gpu::Gpu;
 use crate::render::target::read_ids;
@@ -163,4 +163,3 @@ impl WorldPass {
         }
     }
 }
-

@@ -141,4 +141,3 @@ impl WorldMesh {
         mesh
     }
 }
-

@@ -8,7 +8,10 @@ use super::mesh::{SurfaceKind, WorldMesh, WorldVertex};
 use crate::render::materials::MaterialArray;
 use crate::render::DEPTH_FORMAT;
 
-pub(super) fn create_mesh_buffers(device: &wgpu::Device, mesh: &WorldMesh) -> (wgpu::Buffer, wgpu::Buffer) {
+pub(super) fn create_mesh_buffers(
+    device: &wgpu::Device,
+    mesh: &WorldMesh,
+) -> (wgpu::Buffer, wgpu::Buffer) {
     let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("world vertices"),
         contents: nonempty_bytes(bytemuck::cast_slice(&mesh.vertices)),
@@ -23,7 +26,10 @@ pub(super) fn create_mesh_buffers(device: &wgpu::Device, mesh: &WorldMesh) -> (w
 }
 
 /// The per-draw records (storage) and the indirect commands, for `max_records` records.
-pub(super) fn create_draw_buffers(device: &wgpu::Device, max_records: usize) -> (wgpu::Buffer, wgpu::Buffer) {
+pub(super) fn create_draw_buffers(
+    device: &wgpu::Device,
+    max_records: usize,
+) -> (wgpu::Buffer, wgpu::Buffer) {
     let records = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("world draw records"),
         size: (max_records * std::mem::size_of::<DrawRecord>()) as u64,

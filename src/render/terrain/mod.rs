@@ -1,0 +1,202 @@
+//! The terrain pass: the geometry-clipmap rings of [`crate::terrain::ClipmapTerrain`] drawn with
+//! one static mesh per kind (tile, filler, trim, seam, centre cross), instanced: at most five mesh
+//! draws plus the sky, whatever the level count.
+//!
+//! - `create`: the meshes go up once into one vertex and one index buffer; the per-level height
+//!   windows live in one R32Float 2D texture array (one `window_size`² layer per level, addressed
+//!   toroidally by the vertex shader).
+//! - `prepare` (per frame): the 48-byte [`FrameUniform`](crate::terrain::FrameUniform), the
+//!   instance records of the selection, the view/shading uniform, and the height updates —
+//!   `queue.write_texture` per [`UpdateRect`](crate::terrain::UpdateRect), i.e. only the rows and
+//!   columns that entered a window.
+//! - `record`: one instanced `draw_indexed` per non-empty mesh kind (the seam with no culling),
+//!   the optional wireframe overlay, the sky (a full-screen triangle at the far depth) and the
+//!   optional debug boxes.
+//!
+//! Positions are camera-relative: the vertex shader works relative to the selection camera
+//! (`FrameUniform::camera_offset`), multiplies by `projection × view_rotation` and never sees a
+//! large world coordinate, so a planet-sized heightmap keeps its precision; depth is reverse-Z.
+//!
+//! [`Terrain`] ties a [`ClipmapTerrain`] (selection, streaming) to its [`TerrainPass`]; the
+//! [`super::Renderer`] owns one when a terrain is loaded.
+
+mod debug;
+mod hooks;
+mod pass;
+
+use std::time::Instant;
+
+use glam::{DVec2, Vec3};
+
+use self::debug::{tile_boxes, LineVertex};
+use super::gpu::Gpu;
+use crate::geom::Camera;
+use crate::terrain::{ClipmapTerrain, HeightUpdates, TerrainFrame, TerrainShading};
+
+pub use self::hooks::{ReferenceVertex, VertexReadback};
+pub use self::pass::{TerrainPass, TerrainView};
+
+/// Debug overlays of the terrain (the demo panel's checkboxes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TerrainOverlay {
+    /// Tint every level with its own colour (blended across the morph band).
+    pub level_colors: bool,
+    /// Triangle edges on top of the surface (needs POLYGON_MODE_LINE; silently off without it).
+    pub wireframe: bool,
+    /// Boxes around the drawn tiles (x/y of the tile, z from the min/max pyramid).
+    pub tile_bounds: bool,
+    /// Boxes (red) around the tiles frustum culling removed.
+    pub culled_tiles: bool,
+    /// Keep selecting for the camera of the frame this was switched on, so the culled tiles
+    /// and the ring layout can be inspected from elsewhere.
+    pub freeze_culling: bool,
+}
+
+/// What the terrain cost and submitted in one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TerrainStats {
+    /// CPU: ring selection (with frustum culling), µs.
+    pub select_us: f64,
+    /// CPU: producing the height rows/columns that entered the windows, µs.
+    pub stream_us: f64,
+    /// CPU: writing uniforms, instances and height updates to the queue, µs.
+    pub upload_us: f64,
+    pub first_level: u32,
+    pub levels_drawn: u32,
+    pub instances: u32,
+    pub pieces_culled: u32,
+    pub triangles: u64,
+    /// Draw commands of the terrain itself: one per non-empty mesh kind plus the sky (≤ 6).
+    pub draw_calls: u32,
+    /// Extra draw commands of the debug overlays (wireframe, boxes).
+    pub overlay_draw_calls: u32,
+    /// Height bytes written to the texture array this frame.
+    pub upload_bytes: usize,
+    pub upload_rects: usize,
+    /// GPU memory held by the pass (height windows, meshes, instance buffer), independent of
+    /// the heightmap's size.
+    pub gpu_bytes: usize,
+}
+
+/// A loaded terrain: the CPU clipmap state and its GPU pass. Per frame [`Terrain::prepare`]
+/// selects, streams and uploads; [`Terrain::record`] draws.
+pub struct Terrain {
+    pub clipmap: ClipmapTerrain,
+    pub pass: TerrainPass,
+    updates: HeightUpdates,
+    frozen: Option<Camera>,
+    lines: Vec<LineVertex>,
+    pub stats: TerrainStats,
+    /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
+    pub origin: Vec3,
+    /// The screen region it is seen through: the union of the visible outdoor cells' octagons
+    /// (full screen when there is no level around it).
+    pub octagon: crate::geom::Octagon,
+}
+
+impl Terrain {
+    pub fn new(gpu: &Gpu, clipmap: ClipmapTerrain, color_format: wgpu::TextureFormat) -> Terrain {
+        let shading = TerrainShading::for_heightmap(&clipmap.heightmap, clipmap.config());
+        let pass = TerrainPass::create(
+            gpu,
+            clipmap.config(),
+            &clipmap.meshes,
+            shading,
+            color_format,
+        );
+        Terrain {
+            clipmap,
+            pass,
+            updates: HeightUpdates::default(),
+            frozen: None,
+            lines: Vec::new(),
+            stats: TerrainStats::default(),
+            origin: Vec3::ZERO,
+            octagon: crate::geom::Octagon::FULL,
+        }
+    }
+
+    /// Selects the rings for `camera` (or the frozen camera), streams the new height rows and
+    /// columns, builds the overlay boxes and writes everything to the GPU.
+    pub fn prepare(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        overlay: &TerrainOverlay,
+    ) -> TerrainStats {
+        // The terrain lives at `origin` in the level: select and draw in its own frame.
+        let local = Camera {
+            position: camera.position - self.origin,
+            ..*camera
+        };
+        let camera = &local;
+        self.pass.view_octagon = self.octagon;
+        if overlay.freeze_culling {
+            self.frozen.get_or_insert(*camera);
+        } else {
+            self.frozen = None;
+        }
+        let sel_cam = self.frozen.unwrap_or(*camera);
+        let c = &mut self.clipmap;
+        // Cull to the frustum behind the outdoor cells' octagon (a frozen camera: all of it).
+        c.selector.screen = if self.frozen.is_some() {
+            crate::geom::Octagon::FULL
+        } else {
+            self.octagon
+        };
+        let t = Instant::now();
+        let selection = c.selector.select(&sel_cam, &c.heightmap, &mut c.pyramid);
+        let select_us = t.elapsed().as_secs_f64() * 1e6;
+        let t = Instant::now();
+        self.updates.clear();
+        let p = sel_cam.position.as_dvec3();
+        c.streamer.update_from(
+            &c.heightmap,
+            DVec2::new(p.x, p.y),
+            selection.first_level,
+            &mut self.updates,
+        );
+        let stream_us = t.elapsed().as_secs_f64() * 1e6;
+        let t = Instant::now();
+        self.lines.clear();
+        let cfg = c.streamer.cfg;
+        let (heightmap, pyramid) = (&c.heightmap, &mut c.pyramid);
+        let eye = camera.position.as_dvec3();
+        tile_boxes(
+            overlay,
+            selection,
+            (&cfg, heightmap, pyramid),
+            eye,
+            &mut self.lines,
+        );
+        let frame = TerrainFrame {
+            selection,
+            updates: &self.updates,
+        };
+        let frozen = self.frozen.as_ref();
+        let bytes = self
+            .pass
+            .prepare(gpu, camera, frozen, &frame, overlay, &self.lines);
+        let upload_us = t.elapsed().as_secs_f64() * 1e6;
+        self.stats = TerrainStats {
+            select_us,
+            stream_us,
+            upload_us,
+            first_level: selection.first_level,
+            levels_drawn: selection.stats.levels,
+            instances: selection.instances.len() as u32,
+            pieces_culled: selection.stats.pieces_culled,
+            triangles: selection.stats.triangles,
+            draw_calls: self.pass.draw_calls(),
+            overlay_draw_calls: self.pass.overlay_draw_calls(),
+            upload_bytes: bytes,
+            upload_rects: self.updates.rects.len(),
+            gpu_bytes: self.pass.gpu_bytes(),
+        };
+        self.stats
+    }
+
+    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.pass.record(pass);
+    }
+}
