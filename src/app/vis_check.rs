@@ -8,6 +8,8 @@ use glam::Vec3;
 use super::bench::quantile;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
+use crate::render::frame::FrameSettings;
+use crate::render::pass::{FrameInputs, Pass};
 use crate::render::world::WorldPass;
 use crate::render::world::{IdFrame, IdImages};
 use crate::render::Gpu;
@@ -152,8 +154,9 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             pitch: (rng.f() - 0.5) * 60.0,
         };
         let cam = Camera::new(spec, aspect);
-        let params = [0.0, 2.0, 0.0, 0.0];
-        world.prepare(gpu, &cam, &VisibleSet::everything(level), params);
+        let settings = FrameSettings::default();
+        let everything = VisibleSet::everything(level);
+        world.prepare(gpu, &frame_inputs(&cam, &everything, &settings));
         let truth = frame.render(gpu, &world);
         let seen = visible_ids(&truth, n);
         let visible_tris: u64 = seen
@@ -182,7 +185,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
                 .zip(&submitted)
                 .filter(|(s, sub)| **s && !**sub)
                 .count() as u64;
-            world.prepare(gpu, &cam, &vis, params);
+            world.prepare(gpu, &frame_inputs(&cam, &vis, &settings));
             let submitted_tris = world.stats.triangles;
             let img = frame.render(gpu, &world);
             let differing = img
@@ -293,4 +296,18 @@ pub fn run_command(
         println!("{}", serde_json::to_string(&report.to_json())?);
     }
     Ok(())
+}
+
+/// The world pass's inputs for one view: default settings, no terrain.
+fn frame_inputs<'a>(
+    camera: &'a Camera,
+    visible: &'a VisibleSet,
+    settings: &'a FrameSettings,
+) -> FrameInputs<'a> {
+    FrameInputs {
+        camera,
+        visible,
+        settings,
+        terrain_octagon: None,
+    }
 }

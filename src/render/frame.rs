@@ -3,9 +3,10 @@
 use std::time::Instant;
 
 use super::gpu::Gpu;
+use super::pass::{run_pass, Attachment, FrameInputs, Pass, PassStats, PassTarget};
 use super::profiler::GpuTimer;
 use super::target::{self, FrameTarget};
-use super::terrain::{Terrain, TerrainOverlay, TerrainStats};
+use super::terrain::{Terrain, TerrainOverlay, TerrainPlacement, TerrainStats};
 use super::world::{WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
@@ -49,6 +50,8 @@ impl Default for FrameSettings {
     }
 }
 
+/// The passes of a frame, in order, into one offscreen target: the world (clears colour and
+/// depth), then the terrain (keeps both) when there is one.
 pub struct Renderer {
     pub target: FrameTarget,
     pub world: WorldPass,
@@ -64,6 +67,25 @@ pub struct Renderer {
     terrain_origin: glam::Vec3,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
     sun_direction: Option<glam::Vec3>,
+}
+
+/// The frame target with its clear colour, as the passes see it.
+struct FrameAttachments<'a> {
+    target: &'a FrameTarget,
+    clear: wgpu::Color,
+}
+
+impl PassTarget for FrameAttachments<'_> {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
+        match attachment {
+            Attachment::FrameDepth => &self.target.depth_view,
+            _ => &self.target.color_view,
+        }
+    }
+
+    fn clear_color(&self, _: Attachment) -> wgpu::Color {
+        self.clear
+    }
 }
 
 impl Renderer {
@@ -95,17 +117,20 @@ impl Renderer {
         }
     }
 
-    /// Adds (or replaces) the clipmap terrain drawn with the world.
+    /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
+    /// says: its origin, the level's sun and skybox.
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
-        let mut terrain = Terrain::new(gpu, clipmap, target::COLOR_FORMAT);
-        terrain.origin = self.terrain_origin;
-        if self.world.skybox_active {
-            terrain.pass.set_skybox(gpu, &self.world.skybox_view);
-        }
-        if let Some(d) = self.sun_direction {
-            terrain.pass.shading.sun = -d;
-        }
-        self.terrain = Some(terrain);
+        let placement = TerrainPlacement {
+            origin: self.terrain_origin,
+            sun_direction: self.sun_direction,
+            skybox: self.world.skybox_active.then_some(&self.world.skybox_view),
+        };
+        self.terrain = Some(Terrain::in_level(
+            gpu,
+            clipmap,
+            target::COLOR_FORMAT,
+            &placement,
+        ));
     }
 
     /// The screen region the terrain shows through: the union of the octagons of the visible
@@ -132,7 +157,7 @@ impl Renderer {
         }
     }
 
-    /// Prepares and records the world into the offscreen target. The caller may add passes
+    /// Prepares and records every pass into the offscreen target. The caller may add passes
     /// (present, egui) to `enc` before submitting.
     pub fn encode(
         &mut self,
@@ -143,92 +168,34 @@ impl Renderer {
         settings: &FrameSettings,
         stats: &mut FrameStats,
     ) {
-        let t = Instant::now();
-        let params = [
-            settings.time,
-            settings.light_scale,
-            if settings.fullbright { 1.0 } else { 0.0 },
-            0.0,
-        ];
-        self.world.linear_filtering = settings.linear_filtering;
-        self.world.prepare(gpu, camera, visible, params);
-        stats
-            .cpu_ms
-            .push(("world prepare", t.elapsed().as_secs_f64() * 1e3));
-        let t = Instant::now();
+        let inputs = FrameInputs {
+            camera,
+            visible,
+            settings,
+            terrain_octagon: self.terrain_octagon(visible),
+        };
+        let target = FrameAttachments {
+            target: &self.target,
+            clear: self.clear_color,
+        };
         if let Some(timer) = &mut self.timer {
             timer.begin_frame();
         }
-        {
-            let timestamp_writes = self.timer.as_mut().and_then(|t| t.pass("world"));
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("world"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &self.target.color_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(self.clear_color),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.target.depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            self.world.record(&mut pass);
+        let mut passes: Vec<&mut dyn Pass> = vec![&mut self.world];
+        if let Some(terrain) = &mut self.terrain {
+            passes.push(terrain);
         }
-        let world_record_ms = t.elapsed().as_secs_f64() * 1e3;
-        // ---- terrain (render::terrain): a second pass into the same colour + depth ----
-        let terrain_octagon = self.terrain_octagon(visible);
-        if let (Some(terrain), Some(octagon)) = (&mut self.terrain, terrain_octagon) {
-            terrain.octagon = octagon;
-            let t = Instant::now();
-            stats.terrain = terrain.prepare(gpu, camera, &settings.terrain);
-            stats
-                .cpu_ms
-                .push(("terrain prepare", t.elapsed().as_secs_f64() * 1e3));
-            let timestamp_writes = self.timer.as_mut().and_then(|t| t.pass("terrain"));
-            let keep = wgpu::Operations {
-                load: wgpu::LoadOp::Load,
-                store: wgpu::StoreOp::Store,
-            };
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("terrain"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &self.target.color_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: keep,
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.target.depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            terrain.record(&mut pass);
+        for pass in passes {
+            let timer = self.timer.as_mut();
+            match run_pass(gpu, enc, pass, &inputs, &target, timer, &mut stats.cpu_ms) {
+                PassStats::World(s) => stats.world = s,
+                PassStats::Terrain(s) => stats.terrain = s,
+                PassStats::Skipped | PassStats::Recorded => {}
+            }
         }
-        // ---- end terrain ----
         if let Some(timer) = &self.timer {
             timer.resolve(enc);
         }
-        stats.cpu_ms.push(("world record", world_record_ms));
-        stats.world = self.world.stats;
     }
 
     /// Renders one frame headless, submits it and waits for the GPU; fills GPU times.

@@ -1,9 +1,11 @@
-//! Everything that touches wgpu. Every pass has the same shape: `create` (pipelines and static
-//! buffers), `prepare` (per-frame uploads), `record` (commands into a render pass).
+//! Everything that touches wgpu. Every pass has the shape of `pass::Pass`: created with what its
+//! level fixes, `prepare` (per-frame uploads from one `FrameInputs`), `record` (commands into a
+//! render pass begun on the attachments it declares).
 
 pub mod frame;
 pub mod gpu;
 pub mod materials;
+pub mod pass;
 pub mod present;
 pub mod profiler;
 pub mod shaders;

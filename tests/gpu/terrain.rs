@@ -5,7 +5,7 @@
 #![allow(clippy::too_many_lines)] // scenario tests read best whole
 
 use glam::{DVec2, Vec3, Vec4};
-use lanthorn::geom::{Camera, CameraSpec};
+use lanthorn::geom::{Camera, CameraSpec, Octagon};
 use lanthorn::level::Level;
 use lanthorn::render::frame::FrameSettings;
 use lanthorn::render::target::COLOR_FORMAT;
@@ -90,15 +90,15 @@ fn terrain_gpu_displacement_and_morph_match_cpu_reference() {
         // then look from a point 500 units away.
         let mut eye = *cam;
         let overlay = TerrainOverlay::default();
-        terrain.prepare(gpu, cam, &overlay);
+        terrain.select_and_upload(gpu, cam, &overlay, Octagon::FULL);
         if ci == cams.len() - 1 {
             let frozen = TerrainOverlay {
                 freeze_culling: true,
                 ..Default::default()
             };
-            terrain.prepare(gpu, cam, &frozen);
+            terrain.select_and_upload(gpu, cam, &frozen, Octagon::FULL);
             eye.position += Vec3::new(500.0, -250.0, 120.0);
-            terrain.prepare(gpu, &eye, &frozen);
+            terrain.select_and_upload(gpu, &eye, &frozen, Octagon::FULL);
         }
         let sel = terrain.clipmap.selector.selection().clone();
         let rb = terrain.pass.read_vertex_positions(gpu);
@@ -194,7 +194,7 @@ fn terrain_gpu_toroidal_windows_equal_fresh_upload_after_random_flight() {
             -20.0,
             1.5,
         );
-        let s = terrain.prepare(gpu, &cam, &TerrainOverlay::default());
+        let s = terrain.select_and_upload(gpu, &cam, &TerrainOverlay::default(), Octagon::FULL);
         first_levels.insert(s.first_level);
         if i > 0 && s.upload_bytes > 0 {
             frames_with_updates += 1;

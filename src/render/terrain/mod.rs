@@ -30,7 +30,8 @@ use glam::{DVec2, Vec3};
 
 use self::debug::{tile_boxes, LineVertex};
 use super::gpu::Gpu;
-use crate::geom::Camera;
+use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
+use crate::geom::{Camera, Octagon};
 use crate::terrain::{ClipmapTerrain, HeightUpdates, TerrainFrame, TerrainShading};
 
 pub use self::hooks::{ReferenceVertex, VertexReadback};
@@ -88,10 +89,19 @@ pub struct Terrain {
     lines: Vec<LineVertex>,
     pub stats: TerrainStats,
     /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
+    origin: Vec3,
+}
+
+/// What a level fixes about the terrain under it, given when the terrain is created.
+#[derive(Clone, Copy, Default)]
+pub struct TerrainPlacement<'a> {
+    /// Where the terrain's sample (0, 0) sits in the level (`TerrainRef.origin`).
     pub origin: Vec3,
-    /// The screen region it is seen through: the union of the visible outdoor cells' octagons
-    /// (full screen when there is no level around it).
-    pub octagon: crate::geom::Octagon,
+    /// The direction the level's sunlight travels (`_sun_mangle`): the terrain is lit from the
+    /// same side.
+    pub sun_direction: Option<Vec3>,
+    /// The level's cubemap skybox (a `Cube` view): the terrain's sky and fog show it.
+    pub skybox: Option<&'a wgpu::TextureView>,
 }
 
 impl Terrain {
@@ -112,17 +122,36 @@ impl Terrain {
             lines: Vec::new(),
             stats: TerrainStats::default(),
             origin: Vec3::ZERO,
-            octagon: crate::geom::Octagon::FULL,
         }
     }
 
-    /// Selects the rings for `camera` (or the frozen camera), streams the new height rows and
-    /// columns, builds the overlay boxes and writes everything to the GPU.
-    pub fn prepare(
+    /// A terrain placed in a level: its origin, the level's sun and skybox.
+    pub fn in_level(
+        gpu: &Gpu,
+        clipmap: ClipmapTerrain,
+        color_format: wgpu::TextureFormat,
+        placement: &TerrainPlacement,
+    ) -> Terrain {
+        let mut terrain = Terrain::new(gpu, clipmap, color_format);
+        terrain.origin = placement.origin;
+        if let Some(skybox) = placement.skybox {
+            terrain.pass.set_skybox(gpu, skybox);
+        }
+        if let Some(d) = placement.sun_direction {
+            terrain.pass.shading.sun = -d;
+        }
+        terrain
+    }
+
+    /// Selects the rings for `camera` (or the frozen camera) as seen through `octagon`,
+    /// streams the new height rows and columns, builds the overlay boxes and writes everything
+    /// to the GPU.
+    pub fn select_and_upload(
         &mut self,
         gpu: &Gpu,
         camera: &Camera,
         overlay: &TerrainOverlay,
+        octagon: Octagon,
     ) -> TerrainStats {
         // The terrain lives at `origin` in the level: select and draw in its own frame.
         let local = Camera {
@@ -130,7 +159,7 @@ impl Terrain {
             ..*camera
         };
         let camera = &local;
-        self.pass.view_octagon = self.octagon;
+        self.pass.view_octagon = octagon;
         if overlay.freeze_culling {
             self.frozen.get_or_insert(*camera);
         } else {
@@ -140,9 +169,9 @@ impl Terrain {
         let c = &mut self.clipmap;
         // Cull to the frustum behind the outdoor cells' octagon (a frozen camera: all of it).
         c.selector.screen = if self.frozen.is_some() {
-            crate::geom::Octagon::FULL
+            Octagon::FULL
         } else {
-            self.octagon
+            octagon
         };
         let t = Instant::now();
         let selection = c.selector.select(&sel_cam, &c.heightmap, &mut c.pyramid);
@@ -195,8 +224,35 @@ impl Terrain {
         };
         self.stats
     }
+}
 
-    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+/// The terrain draws into the frame after the world, where the world left no depth.
+impl Pass for Terrain {
+    fn scope(&self) -> Scope {
+        Scope {
+            name: "terrain",
+            prepare: "terrain prepare",
+            record: "terrain record",
+        }
+    }
+
+    fn attachments(&self) -> PassAttachments {
+        PassAttachments {
+            color: (Attachment::FrameColor, Load::Keep),
+            depth: Some((Attachment::FrameDepth, Load::Keep)),
+        }
+    }
+
+    /// Skipped when no outdoor cell is visible (`FrameInputs::terrain_octagon` is `None`).
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
+        let Some(octagon) = inputs.terrain_octagon else {
+            return PassStats::Skipped;
+        };
+        let overlay = &inputs.settings.terrain;
+        PassStats::Terrain(self.select_and_upload(gpu, inputs.camera, overlay, octagon))
+    }
+
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.pass.record(pass);
     }
 }

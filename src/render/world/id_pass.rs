@@ -7,14 +7,20 @@ use super::mesh::SurfaceKind;
 use super::pipelines::make_pipeline;
 use super::WorldPass;
 use crate::render::gpu::Gpu;
+use crate::render::pass::{
+    begin, Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, PassTarget, Scope,
+};
 use crate::render::target::read_ids;
 use crate::render::DEPTH_FORMAT;
 
+/// The id targets of one frame: solid ids, liquid ids and the depth both test against.
 pub struct IdFrame {
     pub size: (u32, u32),
     solid: wgpu::Texture,
     liquid: wgpu::Texture,
-    depth: wgpu::Texture,
+    solid_view: wgpu::TextureView,
+    liquid_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
 }
 
 /// The two id images of one frame, row-major, top row first.
@@ -42,61 +48,105 @@ impl IdFrame {
             })
         };
         let ids = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let solid = tex("ids solid", wgpu::TextureFormat::R32Uint, ids);
+        let liquid = tex("ids liquid", wgpu::TextureFormat::R32Uint, ids);
+        let depth = tex(
+            "ids depth",
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
         IdFrame {
             size,
-            solid: tex("ids solid", wgpu::TextureFormat::R32Uint, ids),
-            liquid: tex("ids liquid", wgpu::TextureFormat::R32Uint, ids),
-            depth: tex(
-                "ids depth",
-                DEPTH_FORMAT,
-                wgpu::TextureUsages::RENDER_ATTACHMENT,
-            ),
+            solid_view: solid.create_view(&Default::default()),
+            liquid_view: liquid.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            solid,
+            liquid,
         }
     }
 
-    /// Draws what `world` has prepared (its visible set and octagons) as ids, and reads back.
+    /// Draws what `world` has prepared (its visible set and octagons) as ids — the solid
+    /// pass, then the liquid pass — submits, and reads both images back.
     pub fn render(&self, gpu: &Gpu, world: &WorldPass) -> IdImages {
-        let depth_view = self.depth.create_view(&Default::default());
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        for (layer, texture) in [
-            (IdLayer::Solid, &self.solid),
-            (IdLayer::Liquid, &self.liquid),
-        ] {
-            let view = texture.create_view(&Default::default());
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("ids"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: if layer == IdLayer::Solid {
-                            wgpu::LoadOp::Clear(0.0)
-                        } else {
-                            wgpu::LoadOp::Load
-                        },
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            world.record_ids(&gpu.device, &mut pass, layer);
+        for layer in [IdLayer::Solid, IdLayer::Liquid] {
+            let pass = IdPass {
+                world,
+                layer,
+                device: &gpu.device,
+            };
+            let scope = pass.scope();
+            let mut render_pass = begin(&mut enc, scope.name, &pass.attachments(), self, None);
+            pass.record(&mut render_pass);
         }
         gpu.queue.submit([enc.finish()]);
         IdImages {
             solid: read_ids(gpu, &self.solid),
             liquid: read_ids(gpu, &self.liquid),
         }
+    }
+}
+
+impl PassTarget for IdFrame {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
+        match attachment {
+            Attachment::LiquidIds => &self.liquid_view,
+            Attachment::IdDepth | Attachment::FrameDepth => &self.depth_view,
+            _ => &self.solid_view,
+        }
+    }
+
+    /// 0: no surface.
+    fn clear_color(&self, _: Attachment) -> wgpu::Color {
+        wgpu::Color::TRANSPARENT
+    }
+}
+
+/// One id layer of what the world pass prepared, drawn into the id frame.
+struct IdPass<'a> {
+    world: &'a WorldPass,
+    layer: IdLayer,
+    /// The id pipelines are made on first use.
+    device: &'a wgpu::Device,
+}
+
+impl Pass for IdPass<'_> {
+    fn scope(&self) -> Scope {
+        match self.layer {
+            IdLayer::Solid => Scope {
+                name: "ids solid",
+                prepare: "ids solid prepare",
+                record: "ids solid record",
+            },
+            IdLayer::Liquid => Scope {
+                name: "ids liquid",
+                prepare: "ids liquid prepare",
+                record: "ids liquid record",
+            },
+        }
+    }
+
+    /// The solid layer starts the depth; the liquids test against it.
+    fn attachments(&self) -> PassAttachments {
+        match self.layer {
+            IdLayer::Solid => PassAttachments {
+                color: (Attachment::SolidIds, Load::Clear),
+                depth: Some((Attachment::IdDepth, Load::Clear)),
+            },
+            IdLayer::Liquid => PassAttachments {
+                color: (Attachment::LiquidIds, Load::Clear),
+                depth: Some((Attachment::IdDepth, Load::Keep)),
+            },
+        }
+    }
+
+    /// The world pass prepared the draws.
+    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> PassStats {
+        PassStats::Recorded
+    }
+
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.world.record_ids(self.device, pass, self.layer);
     }
 }
 

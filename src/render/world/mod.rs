@@ -17,6 +17,7 @@ use self::pipelines::{
 };
 use super::gpu::Gpu;
 use super::materials::MaterialArray;
+use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
 use super::shaders;
 use crate::geom::Camera;
 use crate::level::Level;
@@ -65,8 +66,8 @@ pub struct WorldPass {
     indirect: wgpu::Buffer,
     /// [nearest, linear] texture filtering.
     bind_groups: [wgpu::BindGroup; 2],
-    /// Which of `bind_groups` draws.
-    pub linear_filtering: bool,
+    /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
+    linear_filtering: bool,
     /// The level names a cubemap skybox and it loaded: sky surfaces show it.
     pub skybox_active: bool,
     /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
@@ -173,7 +174,13 @@ impl WorldPass {
 
     /// Writes this frame's uniforms, and uploads the draw list `build_draws` makes for
     /// `visible` (per-draw records and indirect commands).
-    pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera, visible: &VisibleSet, params: [f32; 4]) {
+    fn prepare_frame(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        params: [f32; 4],
+    ) {
         self.write_frame_uniform(gpu, camera, visible, params);
         let list = self.draws.build(
             &self.mesh,
@@ -229,9 +236,40 @@ impl WorldPass {
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
     }
+}
 
-    /// Records the prepared draws into `pass`.
-    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+/// The world pass clears the frame: it draws first.
+impl Pass for WorldPass {
+    fn scope(&self) -> Scope {
+        Scope {
+            name: "world",
+            prepare: "world prepare",
+            record: "world record",
+        }
+    }
+
+    fn attachments(&self) -> PassAttachments {
+        PassAttachments {
+            color: (Attachment::FrameColor, Load::Clear),
+            depth: Some((Attachment::FrameDepth, Load::Clear)),
+        }
+    }
+
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
+        let s = inputs.settings;
+        let params = [
+            s.time,
+            s.light_scale,
+            if s.fullbright { 1.0 } else { 0.0 },
+            0.0,
+        ];
+        self.linear_filtering = s.linear_filtering;
+        self.prepare_frame(gpu, inputs.camera, inputs.visible, params);
+        PassStats::World(self.stats)
+    }
+
+    /// Records the prepared draws.
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);

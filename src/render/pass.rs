@@ -1,0 +1,170 @@
+//! The shape every render pass has. A pass is created with everything its level fixes
+//! (meshes, materials, sun, skybox, terrain origin); per frame it is handed one `FrameInputs`,
+//! uploads what it needs in `prepare`, and records commands into a render pass begun on the
+//! attachments it declares — it never begins a pass, submits or picks a target itself.
+
+use super::frame::FrameSettings;
+use super::gpu::Gpu;
+use super::profiler::GpuTimer;
+use super::terrain::TerrainStats;
+use super::world::WorldStats;
+use crate::geom::{Camera, Octagon};
+use crate::vis::VisibleSet;
+
+/// What one frame hands every pass.
+#[derive(Clone, Copy)]
+pub struct FrameInputs<'a> {
+    pub camera: &'a Camera,
+    /// Cells (per view) and objects with their octagons; `views` are mirrors and teleporters.
+    pub visible: &'a VisibleSet,
+    /// Time, light scale, fullbright, filtering, terrain overlays.
+    pub settings: &'a FrameSettings,
+    /// Where the terrain shows this frame (the union of the visible outdoor cells' octagons,
+    /// or the full screen); `None`: it does not.
+    pub terrain_octagon: Option<Octagon>,
+}
+
+/// An attachment by what it holds; a target hands out the view for each role it owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attachment {
+    /// The frame's colour (the window, `capture` and the tests read it).
+    FrameColor,
+    /// The frame's reverse-Z depth.
+    FrameDepth,
+    /// Surface ids (R32Uint) of the solid surfaces, and of the liquids.
+    SolidIds,
+    LiquidIds,
+    /// The depth the id passes test against.
+    IdDepth,
+}
+
+/// Whether a pass starts its attachment afresh (at the target's clear value) or draws over
+/// what the passes before it left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    Clear,
+    Keep,
+}
+
+/// The colour and depth attachments a pass draws into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassAttachments {
+    pub color: (Attachment, Load),
+    pub depth: Option<(Attachment, Load)>,
+}
+
+/// What a pass submitted this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PassStats {
+    /// Nothing to draw this frame (the pass is not recorded).
+    Skipped,
+    World(WorldStats),
+    Terrain(TerrainStats),
+    /// Draws without counts of their own (id frames).
+    Recorded,
+}
+
+/// A pass's names: its GPU scope (GPU timings in the panel, `gpu_NAME_ms` in the bench JSON,
+/// trace and capture markers) and its two CPU stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope {
+    pub name: &'static str,
+    pub prepare: &'static str,
+    pub record: &'static str,
+}
+
+pub trait Pass {
+    fn scope(&self) -> Scope;
+    fn attachments(&self) -> PassAttachments;
+    /// Per-frame uploads (uniforms, draw records, indirect commands, streamed data).
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats;
+    /// Commands into a render pass begun on `attachments()`.
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>);
+}
+
+/// Where passes draw: the views of the attachments a target owns, and their clear values.
+pub trait PassTarget {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView;
+    fn clear_color(&self, attachment: Attachment) -> wgpu::Color;
+}
+
+/// CPU milliseconds per stage (`Scope::prepare`, `Scope::record`), in order.
+pub type CpuStages = Vec<(&'static str, f64)>;
+
+/// Prepares `pass` and, unless it has nothing to draw, records it on its attachments of
+/// `target` (GPU-timed under its scope when `timer` is given).
+pub fn run_pass(
+    gpu: &Gpu,
+    enc: &mut wgpu::CommandEncoder,
+    pass: &mut dyn Pass,
+    inputs: &FrameInputs,
+    target: &dyn PassTarget,
+    timer: Option<&mut GpuTimer>,
+    cpu: &mut CpuStages,
+) -> PassStats {
+    let scope = pass.scope();
+    let t = std::time::Instant::now();
+    let stats = pass.prepare(gpu, inputs);
+    cpu.push((scope.prepare, t.elapsed().as_secs_f64() * 1e3));
+    if stats == PassStats::Skipped {
+        return stats;
+    }
+    let t = std::time::Instant::now();
+    let timestamp_writes = timer.and_then(|t| t.pass(scope.name));
+    let mut render_pass = begin(
+        enc,
+        scope.name,
+        &pass.attachments(),
+        target,
+        timestamp_writes,
+    );
+    pass.record(&mut render_pass);
+    drop(render_pass);
+    cpu.push((scope.record, t.elapsed().as_secs_f64() * 1e3));
+    stats
+}
+
+/// Begins a render pass on `attachments` of `target`.
+pub fn begin<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    attachments: &PassAttachments,
+    target: &dyn PassTarget,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
+    let (color, color_load) = attachments.color;
+    let depth_stencil_attachment =
+        attachments
+            .depth
+            .map(|(depth, load)| wgpu::RenderPassDepthStencilAttachment {
+                view: target.view(depth),
+                depth_ops: Some(wgpu::Operations {
+                    // Reverse-Z: cleared to 0, nearer is larger.
+                    load: match load {
+                        Load::Clear => wgpu::LoadOp::Clear(0.0),
+                        Load::Keep => wgpu::LoadOp::Load,
+                    },
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            });
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: target.view(color),
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: match color_load {
+                    Load::Clear => wgpu::LoadOp::Clear(target.clear_color(color)),
+                    Load::Keep => wgpu::LoadOp::Load,
+                },
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment,
+        timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
