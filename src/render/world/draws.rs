@@ -301,3 +301,223 @@ fn batch_item(
         Item::Object(o) => out.push(mesh.object_ranges[kind as usize][o as usize], slot),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use glam::{Mat4, Vec3, Vec4};
+
+    use super::*;
+    use crate::level::{surface_flags, Cell, Level, Object, Surface, Vertex};
+    use crate::vis::{View, VisibleCell, VisibleObject};
+
+    /// A quad (two triangles) with the given surface flags.
+    fn quad(flags: u32) -> Surface {
+        let v = |x: f32, y: f32| Vertex {
+            position: Vec3::new(x, y, 0.0),
+            ..Default::default()
+        };
+        Surface {
+            vertices: vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)],
+            indices: vec![0, 1, 2, 0, 2, 3],
+            flags,
+            ..Default::default()
+        }
+    }
+
+    /// Three cells in a row and a door: cell 0 has a wall (surface 0) and a sky (1); cells 1
+    /// and 2 have walls (2, 4) and share a pool's surface (3); the door is surface 5.
+    fn three_cells() -> Level {
+        let cell = |surfaces: Vec<u32>| Cell {
+            surfaces,
+            ..Default::default()
+        };
+        Level {
+            surfaces: vec![
+                quad(0),
+                quad(surface_flags::SKY),
+                quad(0),
+                quad(surface_flags::LIQUID),
+                quad(0),
+                quad(0),
+            ],
+            cells: vec![cell(vec![0, 1]), cell(vec![2, 3]), cell(vec![4, 3])],
+            objects: vec![Object {
+                surfaces: vec![5],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn octagon(x0: f32, x1: f32) -> Octagon {
+        Octagon {
+            min: [x0, -0.5, x0 - 0.5, x0 - 0.5],
+            max: [x1, 0.5, x1 + 0.5, x1 + 0.5],
+        }
+    }
+
+    fn seen(cell: u32, octagon: Octagon, view: u32) -> VisibleCell {
+        VisibleCell {
+            cell,
+            octagon,
+            view,
+        }
+    }
+
+    /// Each command as (record slot, the surfaces its indices belong to): read back through
+    /// the vertices, not the mesh's range bookkeeping.
+    fn drawn(mesh: &WorldMesh, list: &DrawList, batch: usize) -> Vec<(u32, BTreeSet<u32>)> {
+        let (first, count) = list.batches[batch];
+        list.commands[first as usize..(first + count) as usize]
+            .iter()
+            .map(|c| {
+                let range = c.first_index as usize..(c.first_index + c.index_count) as usize;
+                let surfaces = mesh.indices[range]
+                    .iter()
+                    .map(|&i| mesh.vertices[i as usize].surface)
+                    .collect();
+                (c.first_instance, surfaces)
+            })
+            .collect()
+    }
+
+    fn set(s: &[u32]) -> BTreeSet<u32> {
+        s.iter().copied().collect()
+    }
+
+    const CAMERA_OPAQUE: usize = 0;
+    const CAMERA_SKY: usize = 1;
+    const CAMERA_LIQUID: usize = 2;
+    const PORTAL_OPAQUE: usize = 3;
+    const PORTAL_LIQUID: usize = 5;
+    const MIRRORED_OPAQUE: usize = 6;
+
+    #[test]
+    fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
+        let level = three_cells();
+        let mesh = WorldMesh::build(&level, &[]);
+        let (a, b, c) = (octagon(-0.2, 0.4), octagon(-0.9, -0.1), octagon(0.1, 0.3));
+        let visible = VisibleSet {
+            cells: vec![seen(2, a, 0), seen(1, b, 0)],
+            objects: vec![VisibleObject {
+                object: 0,
+                octagon: c,
+            }],
+            ..Default::default()
+        };
+        let origin = [[1.0, 2.0, 3.0, 0.0]];
+        let list = build_draws(&mesh, &visible, &origin, 256, true);
+        let record = |octagon, cell, origin| DrawRecord {
+            octagon,
+            view: 0,
+            cell,
+            _pad: [0; 2],
+            origin,
+        };
+        assert_eq!(
+            list.records,
+            [
+                record(a, 2, [0.0; 4]),
+                record(b, 1, [0.0; 4]),
+                record(c, u32::MAX, origin[0]),
+                // The pool, once, seen through both cells that list it.
+                record(a.union(&b), u32::MAX, [0.0; 4]),
+            ]
+        );
+        // Front to back: cell 2's wall, cell 1's wall, then the door; no sky is visible.
+        assert_eq!(
+            drawn(&mesh, &list, CAMERA_OPAQUE),
+            [(0, set(&[4])), (1, set(&[2])), (2, set(&[5]))]
+        );
+        assert!(drawn(&mesh, &list, CAMERA_SKY).is_empty());
+        assert_eq!(drawn(&mesh, &list, CAMERA_LIQUID), [(3, set(&[3]))]);
+        for batch in 3..BATCHES {
+            assert!(drawn(&mesh, &list, batch).is_empty(), "batch {batch}");
+        }
+        assert_eq!(
+            list.stats,
+            WorldStats {
+                draw_calls: 2,
+                sub_draws: 4,
+                views: 1,
+                triangles: 8,
+            }
+        );
+        // Without multi-draw every sub-draw is its own draw command.
+        let direct = build_draws(&mesh, &visible, &origin, 256, false);
+        assert_eq!(direct.stats.draw_calls, 4);
+        assert_eq!(direct.commands.len(), list.commands.len());
+    }
+
+    #[test]
+    fn portal_views_draw_their_own_liquids_and_mirrors_their_own_batch() {
+        let level = three_cells();
+        let mesh = WorldMesh::build(&level, &[]);
+        let view = |mirrored| View {
+            view_proj: Mat4::IDENTITY,
+            eye: Vec3::ZERO,
+            clip_plane: Vec4::Z,
+            mirrored,
+        };
+        let full = Octagon::FULL;
+        let visible = VisibleSet {
+            cells: vec![seen(0, full, 0), seen(1, full, 1), seen(2, full, 2)],
+            views: vec![view(false), view(true)],
+            ..Default::default()
+        };
+        let list = build_draws(&mesh, &visible, &[], 256, true);
+        let views: Vec<u32> = list.records.iter().map(|r| r.view).collect();
+        assert_eq!(views, [0, 1, 2], "no camera-view liquid record");
+        assert_eq!(drawn(&mesh, &list, CAMERA_OPAQUE), [(0, set(&[0]))]);
+        assert_eq!(drawn(&mesh, &list, CAMERA_SKY), [(0, set(&[1]))]);
+        assert!(drawn(&mesh, &list, CAMERA_LIQUID).is_empty());
+        assert_eq!(drawn(&mesh, &list, PORTAL_OPAQUE), [(1, set(&[2]))]);
+        // Through the teleporter the pool is drawn with its cell's record.
+        assert_eq!(drawn(&mesh, &list, PORTAL_LIQUID), [(1, set(&[3]))]);
+        assert_eq!(drawn(&mesh, &list, MIRRORED_OPAQUE), [(2, set(&[4]))]);
+        assert_eq!(list.stats.views, 3);
+    }
+
+    #[test]
+    fn records_beyond_the_buffer_are_not_drawn() {
+        let level = three_cells();
+        let mesh = WorldMesh::build(&level, &[]);
+        let visible = VisibleSet::everything(&level);
+        let all = build_draws(&mesh, &visible, &[[0.0; 4]], 256, true);
+        assert_eq!(all.records.len(), 5, "3 cells, the door, the pool");
+        let cut = build_draws(&mesh, &visible, &[[0.0; 4]], 2, true);
+        assert_eq!(cut.records, all.records[..2]);
+        assert!(cut.commands.iter().all(|c| c.first_instance < 2));
+        assert_eq!(
+            drawn(&mesh, &cut, CAMERA_OPAQUE),
+            [(0, set(&[0])), (1, set(&[2]))]
+        );
+        assert_eq!(drawn(&mesh, &cut, CAMERA_SKY), [(0, set(&[1]))]);
+    }
+
+    /// A builder reused across frames gives what a fresh one gives (its stamps and scratch
+    /// never leak between frames).
+    #[test]
+    fn a_warm_builder_matches_a_fresh_one() {
+        let level = three_cells();
+        let mesh = WorldMesh::build(&level, &[]);
+        let frames = [
+            VisibleSet::everything(&level),
+            VisibleSet {
+                cells: vec![seen(2, octagon(0.0, 0.5), 0)],
+                ..Default::default()
+            },
+            VisibleSet::everything(&level),
+        ];
+        let mut warm = DrawBuilder::default();
+        for visible in &frames {
+            let fresh = build_draws(&mesh, visible, &[[0.0; 4]], 256, true);
+            let got = warm.build(&mesh, visible, &[[0.0; 4]], 256, true);
+            assert_eq!(got.records, fresh.records);
+            assert_eq!(got.batches, fresh.batches);
+            assert_eq!(got.stats, fresh.stats);
+        }
+    }
+}
