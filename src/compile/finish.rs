@@ -41,13 +41,12 @@ pub(crate) fn finish(
 /// Triangulates polygons whose T-junctions are fixed among each other; empty ones are dropped.
 fn triangulate(drafts: &[SurfaceDraft]) -> Vec<Option<Surface>> {
     let mut polys: Vec<Vec<DVec3>> = drafts.iter().map(|d| d.points.clone()).collect();
-    let inserted = fix_tjunctions(&mut polys, 0.05);
+    fix_tjunctions(&mut polys, 0.05);
     drafts
         .iter()
         .zip(&polys)
-        .zip(&inserted)
-        .map(|((d, points), inserted)| {
-            let s = make_surface(points, inserted, d.normal, &d.spec);
+        .map(|(d, points)| {
+            let s = make_surface(points, d.normal, &d.spec);
             (!s.indices.is_empty()).then_some(s)
         })
         .collect()

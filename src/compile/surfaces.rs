@@ -4,6 +4,7 @@
 use glam::{DVec3, Vec2};
 
 use crate::compile::texture::TexVecs;
+use crate::geom::triangulate;
 use crate::level::{LightmapRect, Surface, Vertex};
 
 /// Largest lightmap rect side, in luxels.
@@ -19,18 +20,11 @@ pub(super) struct SurfaceSpec {
     pub luxel: Option<f64>,
 }
 
-/// Builds a triangulated surface from a convex polygon (counter-clockwise seen from the front).
-/// `inserted` marks T-junction vertices (on a straight edge): the fan's apex is a corner whose
-/// neighbours are corners too, so no triangle is flat and no boundary edge skips a vertex;
-/// without such a corner the polygon is fanned from its centre.
-pub(super) fn make_surface(
-    points: &[DVec3],
-    inserted: &[bool],
-    normal: DVec3,
-    spec: &SurfaceSpec,
-) -> Surface {
-    let n = points.len();
-    if n < 3 || inserted.len() != n {
+/// Builds a triangulated surface from a convex polygon (counter-clockwise seen from the front),
+/// fanned without flat triangles (`geom::triangulate`): T-junction vertices on its straight
+/// sides are kept as vertices, so no boundary edge skips one.
+pub(super) fn make_surface(points: &[DVec3], normal: DVec3, spec: &SurfaceSpec) -> Surface {
+    if points.len() < 3 {
         return Surface {
             normal: normal.as_vec3(),
             material: spec.material,
@@ -38,32 +32,11 @@ pub(super) fn make_surface(
             ..Default::default()
         };
     }
-    let apex = if inserted.iter().any(|&i| i) {
-        (0..n).find(|&a| !inserted[a] && !inserted[(a + 1) % n] && !inserted[(a + n - 1) % n])
-    } else {
-        Some(0)
-    };
-    let mut pts: Vec<DVec3> = match apex {
-        Some(a) => (0..n).map(|k| points[(a + k) % n]).collect(),
-        None => points.to_vec(),
-    };
-    let mut indices = Vec::new();
-    if apex.is_none() {
-        let c = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
-        let ci = pts.len() as u32;
-        pts.push(c);
-        for i in 0..ci {
-            let j = (i + 1) % ci;
-            if tri_area(pts[ci as usize], pts[i as usize], pts[j as usize]) > 1e-6 {
-                indices.extend_from_slice(&[ci, i, j]);
-            }
-        }
-    } else {
-        for i in 1..pts.len() as u32 - 1 {
-            if tri_area(pts[0], pts[i as usize], pts[i as usize + 1]) > 1e-6 {
-                indices.extend_from_slice(&[0, i, i + 1]);
-            }
-        }
+    let fan = triangulate::fan(points);
+    let indices = triangulate::fan_indices(points, fan);
+    let mut pts = points.to_vec();
+    if fan == triangulate::Fan::Centre {
+        pts.push(triangulate::centre(points));
     }
     let st: Vec<(f64, f64)> = pts.iter().map(|&p| spec.tex.st(p)).collect();
     let (w, h) = (spec.tex_size.0.max(1) as f64, spec.tex_size.1.max(1) as f64);
@@ -116,10 +89,6 @@ pub(super) fn make_surface(
     }
 }
 
-fn tri_area(a: DVec3, b: DVec3, c: DVec3) -> f64 {
-    (b - a).cross(c - a).length() * 0.5
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,7 +125,7 @@ mod tests {
         };
         let before: Vec<Surface> = polys
             .iter()
-            .map(|p| make_surface(p, &[false; 4], DVec3::Z, &spec))
+            .map(|p| make_surface(p, DVec3::Z, &spec))
             .collect();
         assert!(find_tjunction(&before.iter().collect::<Vec<_>>(), 0.01).is_some());
         let changed = fix_tjunctions(&mut polys, 0.05);
@@ -166,7 +135,7 @@ mod tests {
         let after: Vec<Surface> = polys
             .iter()
             .zip(&changed)
-            .map(|(p, c)| make_surface(p, c, DVec3::Z, &spec))
+            .map(|(p, _)| make_surface(p, DVec3::Z, &spec))
             .collect();
         assert_eq!(
             find_tjunction(&after.iter().collect::<Vec<_>>(), 0.01),

@@ -7,6 +7,7 @@ pub mod octagon;
 pub mod plane;
 pub mod polygon;
 pub mod tjunctions;
+pub mod triangulate;
 
 pub use aabb::Aabb;
 pub use camera::{Camera, CameraSpec};

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use glam::{DVec3, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 
-use super::Surface;
-use crate::geom::fix_tjunctions;
+use super::{Surface, Vertex};
+use crate::geom::{fix_tjunctions, triangulate};
 
 /// Boundary edges of a triangulated surface: those used by exactly one triangle.
 fn boundary_edges(s: &Surface) -> Vec<(u32, u32)> {
@@ -63,84 +63,97 @@ pub fn find_tjunction(surfaces: &[&Surface], eps: f32) -> Option<(usize, Vec3, V
 }
 
 /// Repairs T-junctions between already built planar surfaces (e.g. imported Quake faces):
-/// each surface's outline (its vertices in order) gets the vertices of the others that lie on
-/// its edges, with texture and lightmap coordinates interpolated along the edge (exact: both
-/// are affine on a plane), and is triangulated again. Returns how many vertices were inserted.
+/// each surface's outline (its boundary vertices in order; a fan centre is not on it) gets the
+/// vertices of the others that lie on its edges, with texture and lightmap coordinates
+/// interpolated along the edge (exact: both are affine on a plane), and is triangulated again
+/// without flat triangles. Returns how many vertices were inserted.
 pub fn repair_tjunctions(surfaces: &mut [Surface], ids: &[u32]) -> usize {
-    let mut polys: Vec<Vec<DVec3>> = ids
+    let outlines: Vec<Vec<Vertex>> = ids
         .iter()
-        .map(|&i| {
-            surfaces[i as usize]
-                .vertices
-                .iter()
-                .map(|v| v.position.as_dvec3())
-                .collect()
-        })
+        .map(|&i| outline(&surfaces[i as usize]))
+        .collect();
+    let mut polys: Vec<Vec<DVec3>> = outlines
+        .iter()
+        .map(|o| o.iter().map(|v| v.position.as_dvec3()).collect())
         .collect();
     let inserted = fix_tjunctions(&mut polys, 0.05);
     let mut total = 0;
     for (k, &i) in ids.iter().enumerate() {
-        let flags = &inserted[k];
-        let added = flags.iter().filter(|f| **f).count();
+        let added = inserted[k].iter().filter(|f| **f).count();
         if added == 0 {
             continue;
         }
         total += added;
-        let old = std::mem::take(&mut surfaces[i as usize].vertices);
-        let n_old = old.len();
-        let mut vertices = Vec::with_capacity(polys[k].len());
-        let mut orig = 0usize; // index of the last original vertex passed
-        for (p, &is_new) in polys[k].iter().zip(flags) {
-            if !is_new {
-                orig = old
-                    .iter()
-                    .position(|v| v.position.as_dvec3() == *p)
-                    .unwrap_or(0);
-                vertices.push(old[orig]);
-            } else {
-                let (a, b) = (old[orig], old[(orig + 1) % n_old]);
-                let (pa, pb) = (a.position.as_dvec3(), b.position.as_dvec3());
-                let t =
-                    ((*p - pa).dot(pb - pa) / (pb - pa).length_squared()).clamp(0.0, 1.0) as f32;
-                vertices.push(crate::level::Vertex {
-                    position: p.as_vec3(),
-                    uv: a.uv + (b.uv - a.uv) * t,
-                    lightmap_uv: a.lightmap_uv + (b.lightmap_uv - a.lightmap_uv) * t,
-                });
-            }
-        }
-        // Fan from a corner whose neighbours are corners (no flat triangles); otherwise from
-        // an added centre vertex (its coordinates are the average: affine maps keep centroids).
-        let n = vertices.len();
-        let apex = (0..n).find(|&j| !flags[j] && !flags[(j + 1) % n] && !flags[(j + n - 1) % n]);
-        let mut indices = Vec::with_capacity(3 * n);
-        match apex {
-            Some(a) => {
-                for j in 1..n - 1 {
-                    indices.extend_from_slice(&[
-                        a as u32,
-                        ((a + j) % n) as u32,
-                        ((a + j + 1) % n) as u32,
-                    ]);
-                }
-            }
-            None => {
-                let c = n as u32;
-                let inv = 1.0 / n as f32;
-                let centre = crate::level::Vertex {
-                    position: vertices.iter().map(|v| v.position).sum::<glam::Vec3>() * inv,
-                    uv: vertices.iter().map(|v| v.uv).sum::<glam::Vec2>() * inv,
-                    lightmap_uv: vertices.iter().map(|v| v.lightmap_uv).sum::<glam::Vec2>() * inv,
-                };
-                for j in 0..n {
-                    indices.extend_from_slice(&[c, j as u32, ((j + 1) % n) as u32]);
-                }
-                vertices.push(centre);
-            }
-        }
+        let vertices = with_inserted(&outlines[k], &polys[k], &inserted[k]);
+        let (vertices, indices) = fan_surface(vertices, &polys[k]);
         let s = &mut surfaces[i as usize];
         s.vertices = vertices;
         s.indices = indices;
     }
     total
+}
+
+/// A surface's outline: its vertices that lie on a boundary edge, in vertex order (a fan
+/// centre, appended after the outline, lies on none).
+pub(crate) fn outline(s: &Surface) -> Vec<Vertex> {
+    let mut on_boundary = vec![false; s.vertices.len()];
+    for (a, b) in boundary_edges(s) {
+        on_boundary[a as usize] = true;
+        on_boundary[b as usize] = true;
+    }
+    s.vertices
+        .iter()
+        .zip(&on_boundary)
+        .filter(|(_, &b)| b)
+        .map(|(v, _)| *v)
+        .collect()
+}
+
+/// The outline with the inserted points (`inserted[j]` marks `points[j]`), their texture and
+/// lightmap coordinates interpolated along the edge they split.
+fn with_inserted(old: &[Vertex], points: &[DVec3], inserted: &[bool]) -> Vec<Vertex> {
+    let mut vertices = Vec::with_capacity(points.len());
+    let mut orig = 0usize; // index of the last original vertex passed
+    for (p, &is_new) in points.iter().zip(inserted) {
+        if !is_new {
+            orig = old
+                .iter()
+                .position(|v| v.position.as_dvec3() == *p)
+                .unwrap_or(0);
+            vertices.push(old[orig]);
+            continue;
+        }
+        let (a, b) = (old[orig], old[(orig + 1) % old.len()]);
+        let (pa, pb) = (a.position.as_dvec3(), b.position.as_dvec3());
+        let t = ((*p - pa).dot(pb - pa) / (pb - pa).length_squared()).clamp(0.0, 1.0) as f32;
+        vertices.push(Vertex {
+            position: p.as_vec3(),
+            uv: a.uv + (b.uv - a.uv) * t,
+            lightmap_uv: a.lightmap_uv + (b.lightmap_uv - a.lightmap_uv) * t,
+        });
+    }
+    vertices
+}
+
+/// Triangles of a convex outline with no flat one: a fan from a corner that makes none, or
+/// from an added centre vertex.
+pub fn fan_surface(mut vertices: Vec<Vertex>, points: &[DVec3]) -> (Vec<Vertex>, Vec<u32>) {
+    let fan = triangulate::fan(points);
+    let indices = triangulate::fan_indices(points, fan);
+    if fan == triangulate::Fan::Centre {
+        let centre = centre_vertex(&vertices);
+        vertices.push(centre);
+    }
+    (vertices, indices)
+}
+
+/// The average of a planar surface's vertices: positions, texture and lightmap coordinates
+/// are affine on the plane, so the average of each is exact at the centre.
+pub fn centre_vertex(vertices: &[Vertex]) -> Vertex {
+    let inv = 1.0 / vertices.len().max(1) as f32;
+    Vertex {
+        position: vertices.iter().map(|v| v.position).sum::<Vec3>() * inv,
+        uv: vertices.iter().map(|v| v.uv).sum::<Vec2>() * inv,
+        lightmap_uv: vertices.iter().map(|v| v.lightmap_uv).sum::<Vec2>() * inv,
+    }
 }

@@ -597,6 +597,13 @@ mod realdata {
                     if let Err(e) = crate::level::file::validate(&level) {
                         failures.push(format!("{}: {e}", p.display()));
                     }
+                    // No flat triangles, and each surface's triangles cover its outline.
+                    for (i, s) in level.surfaces.iter().enumerate() {
+                        if let Some(why) = crate::testutil::bad_triangulation(s) {
+                            failures.push(format!("{}: surface {i}: {why}", p.display()));
+                            break;
+                        }
+                    }
                 }
                 Err(e) => failures.push(e.to_string()),
             }

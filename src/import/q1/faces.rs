@@ -267,10 +267,9 @@ pub(super) fn build(
             }
         })
         .collect();
-    let mut indices = Vec::with_capacity(vertices.len().saturating_sub(2) * 3);
-    for k in 1..vertices.len().saturating_sub(1) as u32 {
-        indices.extend_from_slice(&[0, k, k + 1]);
-    }
+    // Quake's outlines carry the T-junction vertices id's qbsp inserted: fan from a corner that
+    // makes no flat triangle (or from the centre).
+    let (vertices, indices) = crate::level::tjunctions::fan_surface(vertices, &points);
     Ok(BuiltFace {
         surface: Surface {
             vertices,

@@ -162,6 +162,37 @@ fn every_id_map_imports_with_sane_counts() {
     }
 }
 
+/// Every face of every id map is triangulated without flat triangles and its triangles cover
+/// exactly its outline (Quake's outlines carry collinear T-junction vertices: a fan from
+/// vertex 0 made 13 % of the triangles flat).
+#[test]
+fn every_face_is_triangulated_without_flat_triangles() {
+    if !require_realdata("quake/bsp") {
+        return;
+    }
+    for m in maps() {
+        let bad: Vec<String> = m
+            .level
+            .surfaces
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                Some(format!(
+                    "face {i}: {}",
+                    crate::testutil::bad_triangulation(s)?
+                ))
+            })
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{}: {} faces, first {:?}",
+            m.name,
+            bad.len(),
+            &bad[..bad.len().min(3)]
+        );
+    }
+}
+
 #[test]
 fn surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects() {
     if !require_realdata("surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects") {
