@@ -367,12 +367,18 @@ fn repair_world_tjunctions(l: &lumps::Lumps, surfaces: &mut [Surface]) {
     }
 }
 
-/// Brush models 1..N as objects, bounded by their geometry.
+/// Brush models 1..N as objects, bounded by their geometry — but not the triggers': Quake's
+/// game code clears a trigger's model when it spawns (`InitTrigger`), so it is never drawn.
 fn brush_models(l: &lumps::Lumps, all_surfaces: &[Surface], entities: &[Entity]) -> Vec<Object> {
+    let entity_of = |name: &str| entities.iter().position(|e| e.get("model") == Some(name));
+    let drawn = |name: &str| {
+        entity_of(name).is_none_or(|e| !entities[e].classname().starts_with("trigger_"))
+    };
     l.models
         .iter()
         .enumerate()
         .skip(1)
+        .filter(|(i, _)| drawn(&format!("*{i}")))
         .map(|(i, m)| {
             let name = format!("*{i}");
             let (mn, mx) = (Vec3::from(m.mins), Vec3::from(m.maxs));
@@ -392,10 +398,7 @@ fn brush_models(l: &lumps::Lumps, all_surfaces: &[Surface], entities: &[Entity])
                 surfaces,
                 bounds,
                 origin: Vec3::ZERO,
-                entity: entities
-                    .iter()
-                    .position(|e| e.get("model") == Some(name.as_str()))
-                    .map(|e| e as u32),
+                entity: entity_of(&name).map(|e| e as u32),
                 name,
             }
         })

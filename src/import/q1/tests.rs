@@ -101,7 +101,17 @@ fn every_id_map_imports_with_sane_counts() {
             m.ms
         );
         assert_eq!(l.surfaces.len(), lu.faces.len());
-        assert_eq!(l.objects.len(), lu.models.len() - 1);
+        // Every brush model but the world and the triggers' (Quake never draws those).
+        let triggers = l
+            .entities
+            .iter()
+            .filter(|e| e.classname().starts_with("trigger_") && e.get("model").is_some())
+            .count();
+        assert!(triggers > 0, "{}: every id map has triggers", m.name);
+        assert_eq!(l.objects.len(), lu.models.len() - 1 - triggers, "{}", m.name);
+        assert!(l.objects.iter().all(|o| o
+            .entity
+            .is_none_or(|e| !l.entities[e as usize].classname().starts_with("trigger_"))));
         assert!(l.cells.len() > 100 && l.cells.len() < lu.leafs.len());
         assert!(
             l.portals.len() > l.cells.len(),
