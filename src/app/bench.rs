@@ -54,9 +54,11 @@ fn circle_path(start: CameraSpec, frames: u32, radius: f32) -> Vec<CameraSpec> {
 }
 
 /// A walk through the level for levels with cells: depth-first from the start's cell through
-/// portals (bigger cells first), waypoints at portal centres and cell centres, so the eye stays
-/// inside open cells; the camera moves 8 units per frame and looks where it goes. Falls back to
-/// `camera_path` for levels without cells or when the start is in solid.
+/// portals (bigger cells first), waypoints at portal centres and at a point inside each cell.
+/// A cell is convex and the portal centres lie on its boundary, so every segment stays inside
+/// open cells (a cell's box centre need not be in the cell: imported leaves are slanted); the
+/// camera moves 8 units per frame and looks where it goes. Falls back to `camera_path` for
+/// levels without cells or when the start is in solid.
 pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSpec> {
     let Some(first) = level.locate(start.position) else {
         return camera_path(start, frames);
@@ -66,7 +68,9 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
     let mut points = vec![start.position];
     let mut length = 0.0;
     let mut visited = vec![false; level.cells.len()];
-    let mut stack = vec![first];
+    // Cells on the way down, with the points either side of the portal we entered through
+    // (parent side, child side): backtracking goes back through it.
+    let mut stack: Vec<(u32, Option<[Vec3; 2]>)> = vec![(first, None)];
     visited[first as usize] = true;
     let centre = |poly: &[Vec3]| poly.iter().copied().sum::<Vec3>() / poly.len().max(1) as f32;
     let push = |points: &mut Vec<Vec3>, p: Vec3, length: &mut f32| {
@@ -74,7 +78,7 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
         points.push(p);
     };
     while length < needed {
-        let Some(&cell) = stack.last() else { break };
+        let Some(&(cell, _)) = stack.last() else { break };
         let c = &level.cells[cell as usize];
         let next = c
             .portals
@@ -98,22 +102,24 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
         match next {
             Some((portal, other)) => {
                 visited[other as usize] = true;
-                push(&mut points, centre(&portal.polygon), &mut length);
-                push(
-                    &mut points,
-                    level.cells[other as usize].aabb.center(),
-                    &mut length,
-                );
-                stack.push(other);
+                // Through the portal's centre, a unit either side of it (on the plane itself
+                // a point may locate into the solid beside the portal).
+                let (c, n) = (centre(&portal.polygon), portal.plane.normal);
+                let into_cell = if portal.front == cell { n } else { -n };
+                let crossing = [c + into_cell, c - into_cell];
+                for p in crossing {
+                    push(&mut points, p, &mut length);
+                }
+                push(&mut points, inside(level, other), &mut length);
+                stack.push((other, Some(crossing)));
             }
             None => {
-                stack.pop();
-                if let Some(&back) = stack.last() {
-                    push(
-                        &mut points,
-                        level.cells[back as usize].aabb.center(),
-                        &mut length,
-                    );
+                let (_, crossing) = stack.pop().unwrap();
+                if let (Some(&(back, _)), Some([parent_side, child_side])) = (stack.last(), crossing)
+                {
+                    push(&mut points, child_side, &mut length);
+                    push(&mut points, parent_side, &mut length);
+                    push(&mut points, inside(level, back), &mut length);
                 }
             }
         }
@@ -162,6 +168,31 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
     out
 }
 
+/// A point inside `cell`: its box centre when that is in the cell with a unit to spare, else the
+/// average of its portals' centres (on its boundary, so their average is inside a convex cell),
+/// pulled toward the box centre as far as the cell allows.
+fn inside(level: &Level, cell: u32) -> Vec3 {
+    let c = &level.cells[cell as usize];
+    let centre = c.aabb.center();
+    if c.contains(centre, -1.0) {
+        return centre;
+    }
+    let portals: Vec<Vec3> = c
+        .portals
+        .iter()
+        .map(|&p| {
+            let poly = &level.portals[p as usize].polygon;
+            poly.iter().copied().sum::<Vec3>() / poly.len().max(1) as f32
+        })
+        .collect();
+    let boundary = portals.iter().copied().sum::<Vec3>() / portals.len().max(1) as f32;
+    [0.5, 0.25, 0.125, 0.0625]
+        .iter()
+        .map(|&t| boundary.lerp(centre, t))
+        .find(|&p| c.contains(p, -1.0))
+        .unwrap_or(boundary)
+}
+
 /// Per-frame figures, after warm-up.
 #[derive(Clone, Debug, Default)]
 pub struct BenchReport {
@@ -180,6 +211,8 @@ pub struct BenchReport {
     pub terrain: Vec<TerrainStats>,
     /// Units the camera moved since the previous frame.
     pub camera_moved: Vec<f64>,
+    /// Frames whose eye was in no cell (culled by the frustum fallback): 0 on a walk.
+    pub frames_eye_outside: u32,
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
@@ -240,6 +273,7 @@ pub fn run_with_terrain(
         report.camera_moved.push(moved);
         report.cull_us.push(culler.micros);
         report.cells_visible.push(visible.cells.len() as f64);
+        report.frames_eye_outside += visible.eye_outside as u32;
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
         report.triangles.push(stats.world.triangles);
@@ -278,6 +312,7 @@ impl BenchReport {
         let tris: Vec<f64> = self.triangles.iter().map(|t| *t as f64).collect();
         let mut j = serde_json::json!({
             "frames": self.frame_ms.len(),
+            "frames_eye_outside": self.frames_eye_outside,
             "frame_ms_median": quantile(&self.frame_ms, 0.5),
             "frame_ms_p95": quantile(&self.frame_ms, 0.95),
             "draw_calls_max": self.draw_calls.iter().copied().max().unwrap_or(0),
@@ -433,6 +468,30 @@ mod tests {
         assert_eq!(quantile(&v, 0.95), 95.0);
         assert_eq!(quantile(&[3.0], 0.95), 3.0);
         assert_eq!(quantile(&[], 0.5), 0.0);
+    }
+
+    /// On real levels the walk's every frame is in a cell (its waypoints used to be cell box
+    /// centres, which lie in solid for slanted leaves: most frames were the eye-outside
+    /// fallback).
+    #[test]
+    fn the_walk_stays_in_cells_of_real_levels() {
+        let q = crate::realdata_dir().join("quake");
+        if !q.join("bsp/e1m1.bsp").exists() {
+            crate::testutil::missing_realdata(&q);
+            return;
+        }
+        for path in ["bsp/e1m1.bsp", "maps/e1m1.map", "bsp/dm3.bsp"] {
+            let level = crate::load::load(&q.join(path)).unwrap();
+            let start = crate::app::start_camera(&level, None);
+            let walk = level_path(&level, start, 600);
+            let outside: Vec<usize> = (0..walk.len())
+                .filter(|&i| level.locate(walk[i].position).is_none())
+                .collect();
+            assert!(outside.is_empty(), "{path}: frames {outside:?} in solid");
+            let cells: std::collections::HashSet<u32> =
+                walk.iter().filter_map(|c| level.locate(c.position)).collect();
+            assert!(cells.len() > 20, "{path}: the walk visits only {} cells", cells.len());
+        }
     }
 
     #[test]
