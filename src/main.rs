@@ -177,10 +177,18 @@ struct BenchArgs {
     level: Option<PathBuf>,
     #[arg(long, allow_hyphen_values = true)]
     camera: Option<CameraSpec>,
-    #[arg(long, default_value_t = 200)]
-    frames: u32,
+    /// Frames to render (default 200; with --path, the path's length ÷ its speed).
+    #[arg(long)]
+    frames: Option<u32>,
     #[arg(long, default_value_t = 10)]
     warmup: u32,
+    /// Replay a camera path: {"speed": 8, "keys": [{"pos": [x, y, z], "yaw": 90, "pitch": 0}, …]}
+    /// (linear between keys, yaw the short way round; one key holds the camera still).
+    #[arg(long, value_name = "FILE.json")]
+    path: Option<PathBuf>,
+    /// Accept path keys in solid (in no cell of the level).
+    #[arg(long)]
+    allow_solid: bool,
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
     /// Print one JSON object on the last line of stdout.
@@ -286,13 +294,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(a) => {
             let world =
                 app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+            let path = a
+                .path
+                .as_deref()
+                .map(|p| app::path::CameraPath::load(p, Some(&world.level), a.allow_solid))
+                .transpose()?;
+            let frames = a
+                .frames
+                .or(path.as_ref().map(|p| p.frames()))
+                .unwrap_or(200)
+                .max(1);
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             let opts = app::bench::BenchOptions {
-                frames: a.frames.max(1),
+                frames,
                 warmup: a.warmup,
                 size: a.size,
                 cull: a.cull.cull,
                 settings: a.cull.settings(),
+                path: path.map(|p| p.cameras(frames)),
             };
             app::bench::run_command(&gpu, world, &opts, a.json)
         }

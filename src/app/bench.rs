@@ -18,6 +18,8 @@ pub struct BenchOptions {
     pub size: (u32, u32),
     pub cull: CullMode,
     pub settings: FrameSettings,
+    /// A camera path to replay (`--path`) instead of the automatic walk.
+    pub path: Option<Vec<CameraSpec>>,
 }
 
 impl Default for BenchOptions {
@@ -28,6 +30,7 @@ impl Default for BenchOptions {
             size: (1280, 720),
             cull: CullMode::Portal,
             settings: FrameSettings::default(),
+            path: None,
         }
     }
 }
@@ -78,7 +81,9 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
         points.push(p);
     };
     while length < needed {
-        let Some(&(cell, _)) = stack.last() else { break };
+        let Some(&(cell, _)) = stack.last() else {
+            break;
+        };
         let c = &level.cells[cell as usize];
         let next = c
             .portals
@@ -115,7 +120,8 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
             }
             None => {
                 let (_, crossing) = stack.pop().unwrap();
-                if let (Some(&(back, _)), Some([parent_side, child_side])) = (stack.last(), crossing)
+                if let (Some(&(back, _)), Some([parent_side, child_side])) =
+                    (stack.last(), crossing)
                 {
                     push(&mut points, child_side, &mut length);
                     push(&mut points, parent_side, &mut length);
@@ -234,6 +240,7 @@ pub fn run_with_terrain(
     // A terrain alone: the fixed flight over it; a level (with or without its terrain): a walk
     // through its cells.
     let path = match &terrain {
+        _ if opts.path.is_some() => opts.path.clone().unwrap_or_default(),
         Some(t) if level.cells.is_empty() => {
             crate::terrain::fixed_flight(&t.heightmap, opts.frames.max(1) as usize)
         }
@@ -488,9 +495,15 @@ mod tests {
                 .filter(|&i| level.locate(walk[i].position).is_none())
                 .collect();
             assert!(outside.is_empty(), "{path}: frames {outside:?} in solid");
-            let cells: std::collections::HashSet<u32> =
-                walk.iter().filter_map(|c| level.locate(c.position)).collect();
-            assert!(cells.len() > 20, "{path}: the walk visits only {} cells", cells.len());
+            let cells: std::collections::HashSet<u32> = walk
+                .iter()
+                .filter_map(|c| level.locate(c.position))
+                .collect();
+            assert!(
+                cells.len() > 20,
+                "{path}: the walk visits only {} cells",
+                cells.len()
+            );
         }
     }
 

@@ -6,6 +6,7 @@ pub mod compile;
 pub mod demo;
 pub mod fly;
 pub mod info;
+pub mod path;
 pub mod terrain;
 pub mod vis_check;
 mod world;

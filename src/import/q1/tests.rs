@@ -108,7 +108,12 @@ fn every_id_map_imports_with_sane_counts() {
             .filter(|e| e.classname().starts_with("trigger_") && e.get("model").is_some())
             .count();
         assert!(triggers > 0, "{}: every id map has triggers", m.name);
-        assert_eq!(l.objects.len(), lu.models.len() - 1 - triggers, "{}", m.name);
+        assert_eq!(
+            l.objects.len(),
+            lu.models.len() - 1 - triggers,
+            "{}",
+            m.name
+        );
         assert!(l.objects.iter().all(|o| o
             .entity
             .is_none_or(|e| !l.entities[e as usize].classname().starts_with("trigger_"))));

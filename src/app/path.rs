@@ -1,0 +1,276 @@
+//! Camera paths (`bench --path FILE.json`): keys in Lanthorn's conventions (Z up, yaw in
+//! degrees from +X, pitch positive up), replayed at `speed` world units per frame, positions
+//! interpolated linearly along the polyline of keys and yaw along the shortest arc. A path of
+//! one key holds the camera still.
+//!
+//! ```json
+//! {"speed": 8, "keys": [{"pos": [480, -352, 110], "yaw": 90, "pitch": 0}, {"pos": [480, 0, 110], "yaw": 90, "pitch": -10}]}
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use crate::geom::CameraSpec;
+use crate::level::Level;
+
+/// One key of a path.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathKey {
+    pub pos: [f32; 3],
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+/// A camera path as written in its file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CameraPath {
+    /// World units per frame along the polyline.
+    pub speed: f32,
+    pub keys: Vec<PathKey>,
+}
+
+/// What is wrong with a path file; each names the file (and the key or the place).
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("{path}: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {msg} (a path is {{\"speed\": 8, \"keys\": [{{\"pos\": [x, y, z], \"yaw\": 90, \"pitch\": 0}}, …]}})")]
+    Json {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        msg: String,
+    },
+    #[error("{path}: the path has no keys: add at least one {{\"pos\": [x, y, z], \"yaw\": …, \"pitch\": …}}")]
+    Empty { path: PathBuf },
+    #[error("{path}: speed {speed} must be a positive number of units per frame")]
+    Speed { path: PathBuf, speed: f32 },
+    #[error("{path}: key {index}: {field} is not a finite number")]
+    NotFinite {
+        path: PathBuf,
+        index: usize,
+        field: &'static str,
+    },
+    #[error(
+        "{path}: key {index} at ({:.0} {:.0} {:.0}) is in solid (in no cell of the level): move it, or pass --allow-solid",
+        pos[0], pos[1], pos[2]
+    )]
+    InSolid {
+        path: PathBuf,
+        index: usize,
+        pos: [f32; 3],
+    },
+}
+
+impl CameraPath {
+    /// Reads and checks a path file; with a level, every key must be in one of its cells
+    /// unless `allow_solid`.
+    pub fn load(
+        path: &Path,
+        level: Option<&Level>,
+        allow_solid: bool,
+    ) -> Result<CameraPath, PathError> {
+        let text = std::fs::read_to_string(path).map_err(|error| PathError::Io {
+            path: path.into(),
+            error,
+        })?;
+        let camera_path = CameraPath::parse(&text, path)?;
+        if let (Some(level), false) = (level, allow_solid) {
+            camera_path.check_cells(level, path)?;
+        }
+        Ok(camera_path)
+    }
+
+    /// Parses and checks path text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<CameraPath, PathError> {
+        let p: CameraPath = serde_json::from_str(text).map_err(|e| PathError::Json {
+            path: path.into(),
+            line: e.line(),
+            column: e.column(),
+            // serde_json's text ends with the place, which the message says first.
+            msg: e
+                .to_string()
+                .split(" at line ")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        })?;
+        if p.keys.is_empty() {
+            return Err(PathError::Empty { path: path.into() });
+        }
+        if !(p.speed.is_finite() && p.speed > 0.0) {
+            return Err(PathError::Speed {
+                path: path.into(),
+                speed: p.speed,
+            });
+        }
+        for (index, k) in p.keys.iter().enumerate() {
+            let fields = [
+                ("pos", k.pos.iter().all(|v| v.is_finite())),
+                ("yaw", k.yaw.is_finite()),
+                ("pitch", k.pitch.is_finite()),
+            ];
+            if let Some((field, _)) = fields.iter().find(|(_, ok)| !ok) {
+                return Err(PathError::NotFinite {
+                    path: path.into(),
+                    index,
+                    field,
+                });
+            }
+        }
+        Ok(p)
+    }
+
+    fn check_cells(&self, level: &Level, path: &Path) -> Result<(), PathError> {
+        if level.cells.is_empty() {
+            return Ok(());
+        }
+        match self
+            .keys
+            .iter()
+            .position(|k| level.locate(Vec3::from(k.pos)).is_none())
+        {
+            Some(index) => Err(PathError::InSolid {
+                path: path.into(),
+                index,
+                pos: self.keys[index].pos,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The polyline's length in world units.
+    pub fn length(&self) -> f32 {
+        self.keys
+            .windows(2)
+            .map(|w| Vec3::from(w[0].pos).distance(Vec3::from(w[1].pos)))
+            .sum()
+    }
+
+    /// Frames to replay the whole path (at least one; one for a still camera).
+    pub fn frames(&self) -> u32 {
+        ((self.length() / self.speed).ceil() as u32).max(1)
+    }
+
+    /// `frames` cameras `speed` units apart along the path, the last held at its end.
+    pub fn cameras(&self, frames: u32) -> Vec<CameraSpec> {
+        (0..frames)
+            .map(|i| self.at(i as f32 * self.speed))
+            .collect()
+    }
+
+    /// The camera `distance` units along the path (clamped to its ends).
+    pub fn at(&self, distance: f32) -> CameraSpec {
+        let mut left = distance.max(0.0);
+        for w in self.keys.windows(2) {
+            let (a, b) = (Vec3::from(w[0].pos), Vec3::from(w[1].pos));
+            let len = a.distance(b);
+            if left <= len && len > 0.0 {
+                return lerp_key(&w[0], &w[1], left / len);
+            }
+            left -= len;
+        }
+        let last = self.keys.last().expect("a checked path has keys");
+        lerp_key(last, last, 0.0)
+    }
+}
+
+/// Between two keys: position and pitch linearly, yaw along the shorter way round.
+fn lerp_key(a: &PathKey, b: &PathKey, t: f32) -> CameraSpec {
+    let turn = (b.yaw - a.yaw + 540.0).rem_euclid(360.0) - 180.0;
+    CameraSpec {
+        position: Vec3::from(a.pos).lerp(Vec3::from(b.pos), t),
+        yaw: a.yaw + turn * t,
+        pitch: a.pitch + (b.pitch - a.pitch) * t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<CameraPath, PathError> {
+        CameraPath::parse(text, Path::new("walk.json"))
+    }
+
+    #[test]
+    fn positions_are_spaced_by_speed_and_yaw_turns_the_short_way() {
+        let p = parse(
+            r#"{"speed": 10, "keys": [
+                {"pos": [0, 0, 0], "yaw": 350, "pitch": 0},
+                {"pos": [30, 0, 0], "yaw": 20, "pitch": -30},
+                {"pos": [30, 40, 0], "yaw": 20, "pitch": -30}]}"#,
+        )
+        .unwrap();
+        assert_eq!(p.length(), 70.0);
+        assert_eq!(p.frames(), 7);
+        let cams = p.cameras(9);
+        let xs: Vec<[f32; 3]> = cams.iter().map(|c| c.position.to_array()).collect();
+        assert_eq!(xs[1], [10.0, 0.0, 0.0]);
+        assert_eq!(xs[4], [30.0, 10.0, 0.0]);
+        // Held at the end past the path's length.
+        assert_eq!(xs[8], [30.0, 40.0, 0.0]);
+        // 350° → 20° is +30° through 0, not −330°.
+        assert!((cams[1].yaw - 360.0).abs() < 1e-4, "{}", cams[1].yaw);
+        assert!((cams[1].pitch + 10.0).abs() < 1e-4);
+        // One key: a still camera.
+        let still =
+            parse(r#"{"speed": 8, "keys": [{"pos": [1, 2, 3], "yaw": 90, "pitch": 5}]}"#).unwrap();
+        assert_eq!(still.frames(), 1);
+        assert!(still
+            .cameras(5)
+            .iter()
+            .all(|c| c.position == Vec3::new(1.0, 2.0, 3.0)));
+    }
+
+    #[test]
+    fn bad_paths_name_the_file_and_the_key() {
+        let msg = |t: &str| parse(t).unwrap_err().to_string();
+        assert!(
+            msg("{\"speed\": 8,\n \"keys\": [}").starts_with("walk.json:2:"),
+            "{}",
+            msg("{\"speed\": 8,\n \"keys\": [}")
+        );
+        assert_eq!(
+            msg(r#"{"speed": 8, "keys": []}"#),
+            "walk.json: the path has no keys: add at least one {\"pos\": [x, y, z], \"yaw\": …, \"pitch\": …}"
+        );
+        assert!(
+            msg(r#"{"speed": 0, "keys": [{"pos": [0,0,0], "yaw": 0, "pitch": 0}]}"#)
+                .contains("speed 0")
+        );
+        assert_eq!(
+            msg(
+                r#"{"speed": 8, "keys": [{"pos": [0,0,0], "yaw": 0, "pitch": 0}, {"pos": [0,0,1e39], "yaw": 0, "pitch": 0}]}"#
+            ),
+            "walk.json: key 1: pos is not a finite number"
+        );
+        let yard = crate::scenes::builtin::scene();
+        let p = parse(r#"{"speed": 8, "keys": [{"pos": [0,0,64], "yaw": 0, "pitch": 0}, {"pos": [99999,0,0], "yaw": 0, "pitch": 0}]}"#)
+            .unwrap();
+        let inside = yard.cells[0].aabb.center();
+        let p = CameraPath {
+            keys: vec![
+                PathKey {
+                    pos: inside.to_array(),
+                    ..p.keys[0]
+                },
+                p.keys[1],
+            ],
+            ..p
+        };
+        let err = p
+            .check_cells(&yard, Path::new("walk.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("walk.json: key 1 at (99999 0 0) is in solid"),
+            "{err}"
+        );
+    }
+}
