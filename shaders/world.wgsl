@@ -1,9 +1,12 @@
 // World pass: lightmapped, textured brush surfaces, one indirect sub-draw per visible cell.
 // Every sub-draw reads its per-draw record (octagon, view, cell) through `instance_index`
 // (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
-// a fragment discard where CLIP_DISTANCES is off (the build substitutes CLIP_MODE).
+// a fragment discard where clip distances are unavailable.
 
 //!CLIP_DISTANCES_ENABLE
+
+//!include octagon.inc.wgsl
+//!include srgb.inc.wgsl
 
 // A view: the camera (0), or the view through a mirror or teleporter portal.
 struct View {
@@ -80,14 +83,6 @@ const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 
-// The 8 octagon clip distances; non-negative inside. Same formula as geom::Octagon::clip_distances.
-fn octagon_distances(c: vec4<f32>, r: DrawRecord) -> array<f32, 8> {
-    let a = vec4<f32>(c.x, c.y, c.x + c.y, c.x - c.y);
-    let lo = a - r.oct_min * c.w;
-    let hi = r.oct_max * c.w - a;
-    return array<f32, 8>(lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
-}
-
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
     var out: VertexOut;
@@ -107,12 +102,10 @@ fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
     return out;
 }
 
-// Fallback for adapters without clip distances: the same test per fragment, in NDC.
-fn outside_octagon(clip: vec4<f32>, slot: u32) -> bool {
+// Outside the octagon of the fragment's draw record (the discard fallback).
+fn outside_record(clip: vec4<f32>, slot: u32) -> bool {
     let r = records[slot];
-    let ndc = clip.xy / clip.w;
-    let a = vec4<f32>(ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y);
-    return any(a < r.oct_min) || any(a > r.oct_max);
+    return outside_octagon(clip.xy / clip.w, r.oct_min, r.oct_max);
 }
 
 fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
@@ -134,11 +127,6 @@ fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     let front = textureSampleLevel(materials, material_sampler, front_uv, layer, 0.0).rgb;
     let front_alpha = select(1.0, 0.0, dot(front, vec3<f32>(1.0)) < 0.02);
     return mix(back, front, front_alpha);
-}
-
-fn to_linear(c: vec3<f32>) -> vec3<f32> {
-    let x = clamp(c, vec3<f32>(0.0), vec3<f32>(1.0));
-    return select(pow((x + 0.055) / 1.055, vec3<f32>(2.4)), x / 12.92, x <= vec3<f32>(0.04045));
 }
 
 // The camera's view: no clip plane, and no discard (with clip distances) so the depth test
@@ -191,7 +179,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
     let alpha = select(1.0, 0.6, liquid);
-    return vec4<f32>(to_linear(color), alpha);
+    return vec4<f32>(srgb_to_linear(color), alpha);
 }
 
 // The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing). In an

@@ -34,10 +34,10 @@
 
 use glam::Vec3;
 
-/// WGSL twin of this module (struct layouts, rotation, toroidal fetch, morph, normals). Include
-/// it in the terrain shader; `terrain_vertex(...)` returns the camera-relative position exactly
-/// as [`vertex_position`] does.
-pub const VERTEX_WGSL: &str = include_str!("terrain_vertex.wgsl");
+/// WGSL twin of this module (struct layouts, rotation, toroidal fetch, morph, normals):
+/// `shaders/terrain_vertex.inc.wgsl`, which the terrain shader includes; `terrain_vertex(...)`
+/// returns the camera-relative position exactly as [`vertex_position`] does.
+pub const VERTEX_WGSL: &str = include_str!("../../shaders/terrain_vertex.inc.wgsl");
 
 use super::{ClipmapConfig, FrameUniform, Heightmap, Instance, WindowTextureModel};
 
