@@ -31,8 +31,7 @@ struct DrawRecord {
     oct_max: vec4<f32>,
     view: u32,
     cell: u32,
-    _pad0: u32,
-    _pad1: u32,
+    _pad: vec2<u32>,
     // Object translation (zero for cells).
     origin: vec4<f32>,
 };

@@ -6,6 +6,8 @@ pub mod gpu;
 pub mod materials;
 pub mod present;
 pub mod profiler;
+#[cfg(test)]
+mod shader_layout;
 pub mod shaders;
 pub mod target;
 pub mod terrain;

@@ -173,14 +173,15 @@ pub fn blit() -> String {
     build("blit.wgsl", &[]).expect("shaders/blit.wgsl: an include is missing or a marker left")
 }
 
-/// Every shader variant the program can build, by name, for validation.
+/// Every shader variant the program can build, for validation; a name starts with the file the
+/// variant is built from.
 pub fn all_variants() -> Vec<(String, String)> {
     vec![
-        ("world (clip distances)".into(), world(true)),
-        ("world (discard)".into(), world(false)),
-        ("blit".into(), blit()),
-        ("terrain (clip distances)".into(), terrain(true)),
-        ("terrain (discard)".into(), terrain(false)),
+        ("world.wgsl (clip distances)".into(), world(true)),
+        ("world.wgsl (discard)".into(), world(false)),
+        ("blit.wgsl".into(), blit()),
+        ("terrain.wgsl (clip distances)".into(), terrain(true)),
+        ("terrain.wgsl (discard)".into(), terrain(false)),
     ]
 }
 

@@ -1231,7 +1231,8 @@ fn terrain_facade_on_etopo5_wraps_at_the_date_line() {
 
 #[test]
 fn terrain_vertex_wgsl_validates_with_naga() {
-    // The WGSL twin of the CPU reference parses and validates inside a vertex entry point.
+    // The WGSL twin of the CPU reference parses and validates on its own, inside a vertex entry
+    // point.
     let src = format!(
         "{}\n{}",
         vertex::VERTEX_WGSL,
@@ -1258,21 +1259,7 @@ struct Out { @builtin(position) pos: vec4<f32>, @location(0) n: vec3<f32> }
     )
     .validate(&module)
     .unwrap_or_else(|e| panic!("{e:?}"));
-    // The uniform's WGSL layout is the Rust struct's.
-    let ty = module
-        .types
-        .iter()
-        .find(|(_, t)| t.name.as_deref() == Some("TerrainFrame"))
-        .unwrap()
-        .1;
-    match &ty.inner {
-        naga::TypeInner::Struct { members, span } => {
-            assert_eq!(*span as usize, std::mem::size_of::<FrameUniform>());
-            let offs: Vec<u32> = members.iter().map(|m| m.offset).collect();
-            assert_eq!(offs, vec![0, 8, 12, 16, 32, 36, 40, 44]);
-        }
-        _ => panic!("not a struct"),
-    }
+    // Its struct layouts against the Rust twins: render::shader_layout.
 }
 
 #[test]

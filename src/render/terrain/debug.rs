@@ -15,6 +15,12 @@ pub struct LineVertex {
     pub color: [u8; 4],
 }
 
+impl LineVertex {
+    /// The vertex buffer's attributes (WGSL `LineIn`).
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+        wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+}
+
 /// The 12 edges of a world box as eye-relative line vertices.
 pub(super) fn box_lines(
     out: &mut Vec<LineVertex>,

@@ -28,13 +28,16 @@ use std::time::Instant;
 
 use glam::{DVec2, Vec3};
 
-use self::debug::{tile_boxes, LineVertex};
+use self::debug::tile_boxes;
 use super::gpu::Gpu;
 use crate::geom::Camera;
 use crate::terrain::{ClipmapTerrain, HeightUpdates, TerrainFrame, TerrainShading};
 
+pub(crate) use self::debug::LineVertex;
 pub use self::hooks::{ReferenceVertex, VertexReadback};
 pub use self::pass::{TerrainPass, TerrainView};
+#[cfg(test)]
+pub(crate) use self::pass::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 
 /// Debug overlays of the terrain (the demo panel's checkboxes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -37,7 +37,7 @@ pub struct TerrainView {
     pub oct_max: [f32; 4],
 }
 
-pub(super) const OVERLAY_LEVEL_COLORS: u32 = 1;
+pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
 
 /// Where one mesh kind sits in the shared vertex/index buffers.
 #[derive(Clone, Copy, Debug, Default)]
@@ -611,7 +611,6 @@ pub(super) fn create_debug_box_pipeline(
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
-    let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("terrain debug boxes"),
         layout: Some(layout),
@@ -622,7 +621,7 @@ pub(super) fn create_debug_box_pipeline(
             buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: std::mem::size_of::<LineVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &line_attrs,
+                attributes: &LineVertex::ATTRIBUTES,
             })],
         },
         primitive: wgpu::PrimitiveState {
@@ -732,10 +731,12 @@ pub(super) fn view_uniform(
     }
 }
 
+/// The instance buffer's attributes (the instance half of WGSL `MeshIn`).
+pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![1 => Sint32x2, 2 => Uint32, 3 => Uint32];
+
 pub(super) fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
     const LOCAL: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Sint32x2];
-    const INSTANCE: [wgpu::VertexAttribute; 3] =
-        wgpu::vertex_attr_array![1 => Sint32x2, 2 => Uint32, 3 => Uint32];
     [
         Some(wgpu::VertexBufferLayout {
             array_stride: 8,
@@ -745,7 +746,7 @@ pub(super) fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
         Some(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<Instance>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &INSTANCE,
+            attributes: &INSTANCE_ATTRIBUTES,
         }),
     ]
 }
