@@ -57,7 +57,7 @@ struct TerrainView {
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
 // One vertex of a static mesh (per-vertex buffer) and its instance (per-instance buffer,
-// terrain::Instance).
+// terrain::TerrainInstance).
 struct MeshIn {
     @location(0) local: vec2<i32>,
     @location(1) offset: vec2<i32>,
@@ -260,7 +260,7 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
 
 // ---- debug lines ----
 
-struct LineIn {
+struct LineVertex {
     // eye-relative
     @location(0) position: vec3<f32>,
     @location(1) color: vec4<f32>,
@@ -272,7 +272,7 @@ struct LineOut {
 };
 
 @vertex
-fn vs_lines(l: LineIn) -> LineOut {
+fn vs_lines(l: LineVertex) -> LineOut {
     var out: LineOut;
     out.clip = view.view_proj * vec4<f32>(l.position, 1.0);
     out.color = l.color;
@@ -326,7 +326,7 @@ fn fs_points(in: PointOut) -> PointTargets {
 
 // ---- brute-force reference mesh (screen-space error oracle) ----
 
-struct ReferenceIn {
+struct ReferenceVertex {
     // eye-relative position
     @location(0) rel: vec3<f32>,
     @location(1) height: f32,
@@ -334,7 +334,7 @@ struct ReferenceIn {
 };
 
 @vertex
-fn vs_reference(r: ReferenceIn) -> SurfaceOut {
+fn vs_reference(r: ReferenceVertex) -> SurfaceOut {
     var out: SurfaceOut;
     let rel = r.rel + vec3<f32>(0.0, 0.0, water_lift(r.height));
     out.clip = view.view_proj * vec4<f32>(rel, 1.0);

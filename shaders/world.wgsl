@@ -9,7 +9,7 @@
 //!include srgb.inc.wgsl
 
 // A view: the camera (0), or the view through a mirror or teleporter portal.
-struct View {
+struct WorldView {
     view_proj: mat4x4<f32>,
     // Fragments with dot(clip_plane, (p, 1)) < 0 lie on the near side of the portal: discarded.
     clip_plane: vec4<f32>,
@@ -17,13 +17,13 @@ struct View {
     eye: vec4<f32>,
 };
 
-struct Frame {
+struct WorldFrame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
     // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
     // w: 1 = sky surfaces show the cubemap skybox
     params: vec4<f32>,
-    views: array<View, 8>,
+    views: array<WorldView, 8>,
 };
 
 struct DrawRecord {
@@ -36,7 +36,7 @@ struct DrawRecord {
     origin: vec4<f32>,
 };
 
-@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(0) var<uniform> frame: WorldFrame;
 @group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
 @group(0) @binding(2) var lightmap: texture_2d<f32>;
 @group(0) @binding(3) var lightmap_sampler: sampler;
@@ -44,7 +44,7 @@ struct DrawRecord {
 @group(0) @binding(5) var material_sampler: sampler;
 @group(0) @binding(6) var skybox: texture_cube<f32>;
 
-struct VertexIn {
+struct WorldVertex {
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) lightmap_uv: vec2<f32>,
@@ -83,7 +83,7 @@ const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
+fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     var out: VertexOut;
     let record = records[slot];
     let world = v.position + record.origin.xyz;

@@ -11,9 +11,9 @@ use super::shaders::{all_variants, SOURCES};
 use super::terrain::{
     LineVertex, ReferenceVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS,
 };
-use super::world::{self, DrawRecord, WorldVertex, MAX_VIEWS, VERTEX_NO_LIGHTMAP};
+use super::world::{DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP};
 use crate::level::surface_flags;
-use crate::terrain::Instance;
+use crate::terrain::{TerrainFrame, TerrainInstance};
 
 /// One WGSL member and the Rust field (path) it is read from.
 struct Field {
@@ -34,10 +34,11 @@ fn size_of_field<T, F>(_: fn(&T) -> &F) -> usize {
     std::mem::size_of::<F>()
 }
 
-/// `twin!(RustType as "WgslStruct" { member, member = rust.field.path, … })`: each WGSL member
-/// is the Rust field of the same name unless a path is given.
+/// `twin!(RustType: member, member = rust.field.path, …)`: the WGSL struct of the same name,
+/// each member the Rust field of the same name unless a path is given; `RustType as "Name"`
+/// only where one WGSL struct is fed from several Rust types.
 macro_rules! twin {
-    ($ty:ty as $wgsl:literal { $($member:ident $(= $($path:ident).+)?),* $(,)? }) => {
+    (@make $ty:ty, $wgsl:expr, $($member:ident $(= $($path:ident).+)?),* $(,)?) => {
         Twin {
             rust: stringify!($ty),
             wgsl: $wgsl,
@@ -53,26 +54,26 @@ macro_rules! twin {
             size: size_of_field(|t: &$ty| &t.$($path).+),
         }
     };
+    ($ty:ident: $($fields:tt)*) => { twin!(@make $ty, stringify!($ty), $($fields)*) };
+    ($ty:ident as $wgsl:literal: $($fields:tt)*) => { twin!(@make $ty, $wgsl, $($fields)*) };
 }
 
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(world::FrameUniform as "Frame" { view_proj, eye, params, views }),
-        twin!(world::ViewUniform as "View" { view_proj, clip_plane, eye }),
-        twin!(DrawRecord as "DrawRecord" {
-            oct_min = octagon.min, oct_max = octagon.max, view, cell, _pad, origin
-        }),
-        twin!(crate::terrain::FrameUniform as "TerrainFrame" {
+        twin!(WorldFrame: view_proj, eye, params, views),
+        twin!(WorldView: view_proj, clip_plane, eye),
+        twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, _pad, origin),
+        twin!(TerrainFrame:
             anchor, window_size, levels, camera_offset, base_spacing, morph_start, morph_width,
             tile_quads
-        }),
-        twin!(TerrainView as "TerrainView" {
+        ),
+        twin!(TerrainView:
             view_proj, inv_view_proj, eye_offset, sun, sky_zenith, sky_horizon, bands, fog, misc,
             flags, oct_min, oct_max
-        }),
+        ),
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
-        twin!(Instance as "TerrainInstance" { offset, level, rotation }),
+        twin!(TerrainInstance: offset, level, rotation),
     ]
 }
 
@@ -81,19 +82,17 @@ fn buffer_twins() -> Vec<Twin> {
 fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
     vec![
         (
-            twin!(WorldVertex as "VertexIn" { position, uv, lightmap_uv, layer, flags, surface }),
+            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface),
             &WorldVertex::ATTRIBUTES,
         ),
+        (twin!(LineVertex: position, color), &LineVertex::ATTRIBUTES),
         (
-            twin!(LineVertex as "LineIn" { position, color }),
-            &LineVertex::ATTRIBUTES,
-        ),
-        (
-            twin!(ReferenceVertex as "ReferenceIn" { rel, height, normal }),
+            twin!(ReferenceVertex: rel, height, normal),
             &ReferenceVertex::ATTRIBUTES,
         ),
+        // The mesh vertex (location 0) is a bare `[i32; 2]`.
         (
-            twin!(Instance as "MeshIn" { offset, level, rotation }),
+            twin!(TerrainInstance as "MeshIn": offset, level, rotation),
             &INSTANCE_ATTRIBUTES,
         ),
     ]
@@ -111,7 +110,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
 
 /// Fixed-size WGSL arrays (struct, member) and the Rust length they repeat.
 fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
-    vec![("Frame", "views", MAX_VIEWS)]
+    vec![("WorldFrame", "views", MAX_VIEWS)]
 }
 
 fn parse(name: &str, source: &str) -> Module {

@@ -18,7 +18,7 @@ pub struct ReferenceVertex {
 }
 
 impl ReferenceVertex {
-    /// The vertex buffer's attributes (WGSL `ReferenceIn`).
+    /// The vertex buffer's attributes (of the WGSL `ReferenceVertex`).
     pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 3] =
         wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x3];
 }
