@@ -1,5 +1,7 @@
 // Presents the offscreen frame on the window surface: one full-screen triangle.
 
+//!include srgb.inc.wgsl
+
 @group(0) @binding(0) var frame_color: texture_2d<f32>;
 @group(0) @binding(1) var frame_sampler: sampler;
 
@@ -23,14 +25,8 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
 }
 
 // For non-sRGB surfaces (egui's preference): encode to sRGB by hand.
-fn encode_srgb(c: vec3<f32>) -> vec3<f32> {
-    let lo = c * 12.92;
-    let hi = 1.055 * pow(c, vec3<f32>(1.0 / 2.4)) - 0.055;
-    return select(hi, lo, c <= vec3<f32>(0.0031308));
-}
-
 @fragment
 fn fs_encode_srgb(in: VertexOut) -> @location(0) vec4<f32> {
     let c = textureSample(frame_color, frame_sampler, in.uv);
-    return vec4<f32>(encode_srgb(c.rgb), c.a);
+    return vec4<f32>(linear_to_srgb(c.rgb), c.a);
 }

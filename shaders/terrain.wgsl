@@ -1,7 +1,7 @@
 // Terrain pass: geometry-clipmap rings, instanced per mesh kind (tile, filler, trim, seam, cross).
-// `render::shaders::terrain()` prepends terrain::vertex::VERTEX_WGSL (TerrainFrame,
-// TerrainInstance, terrain_vertex, terrain_normal, terrain_morph_alpha, ...), the twin of the CPU
-// reference in src/terrain/vertex.rs.
+// It includes terrain_vertex.inc.wgsl (TerrainFrame, TerrainInstance, terrain_vertex,
+// terrain_normal, terrain_morph_alpha, ...), the twin of the CPU reference in
+// src/terrain/vertex.rs (`terrain::vertex::VERTEX_WGSL`).
 //
 // Positions are camera-relative all the way: terrain_vertex gives the position relative to the
 // selection camera, `view.eye_offset` moves it to the eye (non-zero only while culling is frozen
@@ -15,6 +15,12 @@
 //                          camera-relative position and clip position (GPU vs CPU reference)
 //   vs_reference           a full-resolution mesh with eye-relative positions and normals given as
 //                          vertex attributes (the brute-force oracle of the screen-space error test)
+
+//!CLIP_DISTANCES_ENABLE
+
+//!include terrain_vertex.inc.wgsl
+//!include octagon.inc.wgsl
+//!include srgb.inc.wgsl
 
 struct TerrainView {
     // projection × view rotation: eye-relative position → clip
@@ -42,12 +48,6 @@ struct TerrainView {
     oct_max: vec4<f32>,
 };
 
-// Outside the outdoor cells' octagon (NDC): not seen through any open-air portal.
-fn outside_octagon(ndc: vec2<f32>) -> bool {
-    let a = vec4<f32>(ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y);
-    return any(a < view.oct_min) || any(a > view.oct_max);
-}
-
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
 @group(0) @binding(1) var<uniform> view: TerrainView;
 @group(0) @binding(2) var heights: texture_2d_array<f32>;
@@ -57,7 +57,7 @@ fn outside_octagon(ndc: vec2<f32>) -> bool {
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
 // One vertex of a static mesh (per-vertex buffer) and its instance (per-instance buffer,
-// terrain::Instance).
+// terrain::TerrainInstance).
 struct MeshIn {
     @location(0) local: vec2<i32>,
     @location(1) offset: vec2<i32>,
@@ -89,15 +89,6 @@ struct SurfaceIn {
     @location(4) morph: f32,
     @location(5) ndc: vec4<f32>,
 };
-
-// The outdoor octagon as 8 clip distances (x − xmin·w, xmax·w − x, … for x, y, x+y, x−y): the
-// hardware clips the terrain to it, and early depth testing survives (no discard).
-fn octagon_distances(c: vec4<f32>) -> array<f32, 8> {
-    let a = vec4<f32>(c.x, c.y, c.x + c.y, c.x - c.y);
-    let lo = a - view.oct_min * c.w;
-    let hi = view.oct_max * c.w - a;
-    return array<f32, 8>(lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
-}
 
 struct Surface {
     rel: vec3<f32>,
@@ -159,9 +150,8 @@ fn sky_color(d: vec3<f32>) -> vec3<f32> {
         // The level's skybox; below the horizon its horizon ring, so the distance fades into
         // the sky behind it. Cube space is world space turned Y-up: (x, z, -y).
         let h = vec3<f32>(d.x, d.y, max(d.z, 0.0) + 1e-3);
-        let c = clamp(textureSampleLevel(skybox, sky_sampler, vec3<f32>(h.x, h.z, -h.y), 0.0).rgb, vec3<f32>(0.0), vec3<f32>(1.0));
         // Skybox texels are sRGB-encoded; this pass writes linear colour.
-        return select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
+        return srgb_to_linear(textureSampleLevel(skybox, sky_sampler, vec3<f32>(h.x, h.z, -h.y), 0.0).rgb);
     }
     return mix(view.sky_horizon.rgb, view.sky_zenith.rgb, pow(max(d.z, 0.0), 0.45));
 }
@@ -259,7 +249,8 @@ fn vs_sky(@builtin(vertex_index) i: u32) -> SkyOut {
 
 @fragment
 fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
-    if outside_octagon(in.ndc) {
+    // Outside the outdoor cells' octagon: not seen through any open-air portal.
+    if outside_octagon(in.ndc, view.oct_min, view.oct_max) {
         discard;
     }
     let q = view.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
@@ -269,7 +260,7 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
 
 // ---- debug lines ----
 
-struct LineIn {
+struct LineVertex {
     // eye-relative
     @location(0) position: vec3<f32>,
     @location(1) color: vec4<f32>,
@@ -281,7 +272,7 @@ struct LineOut {
 };
 
 @vertex
-fn vs_lines(l: LineIn) -> LineOut {
+fn vs_lines(l: LineVertex) -> LineOut {
     var out: LineOut;
     out.clip = view.view_proj * vec4<f32>(l.position, 1.0);
     out.color = l.color;
@@ -335,7 +326,7 @@ fn fs_points(in: PointOut) -> PointTargets {
 
 // ---- brute-force reference mesh (screen-space error oracle) ----
 
-struct ReferenceIn {
+struct ReferenceVertex {
     // eye-relative position
     @location(0) rel: vec3<f32>,
     @location(1) height: f32,
@@ -343,7 +334,7 @@ struct ReferenceIn {
 };
 
 @vertex
-fn vs_reference(r: ReferenceIn) -> SurfaceOut {
+fn vs_reference(r: ReferenceVertex) -> SurfaceOut {
     var out: SurfaceOut;
     let rel = r.rel + vec3<f32>(0.0, 0.0, water_lift(r.height));
     out.clip = view.view_proj * vec4<f32>(rel, 1.0);

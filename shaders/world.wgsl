@@ -1,12 +1,15 @@
 // World pass: lightmapped, textured brush surfaces, one indirect sub-draw per visible cell.
 // Every sub-draw reads its per-draw record (octagon, view, cell) through `instance_index`
 // (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
-// a fragment discard where CLIP_DISTANCES is off (the build substitutes CLIP_MODE).
+// a fragment discard where clip distances are unavailable.
 
 //!CLIP_DISTANCES_ENABLE
 
+//!include octagon.inc.wgsl
+//!include srgb.inc.wgsl
+
 // A view: the camera (0), or the view through a mirror or teleporter portal.
-struct View {
+struct WorldView {
     view_proj: mat4x4<f32>,
     // Fragments with dot(clip_plane, (p, 1)) < 0 lie on the near side of the portal: discarded.
     clip_plane: vec4<f32>,
@@ -14,13 +17,13 @@ struct View {
     eye: vec4<f32>,
 };
 
-struct Frame {
+struct WorldFrame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
     // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
     // w: 1 = sky surfaces show the cubemap skybox
     params: vec4<f32>,
-    views: array<View, 8>,
+    views: array<WorldView, 8>,
 };
 
 struct DrawRecord {
@@ -28,13 +31,12 @@ struct DrawRecord {
     oct_max: vec4<f32>,
     view: u32,
     cell: u32,
-    _pad0: u32,
-    _pad1: u32,
+    _pad: vec2<u32>,
     // Object translation (zero for cells).
     origin: vec4<f32>,
 };
 
-@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(0) var<uniform> frame: WorldFrame;
 @group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
 @group(0) @binding(2) var lightmap: texture_2d<f32>;
 @group(0) @binding(3) var lightmap_sampler: sampler;
@@ -42,7 +44,7 @@ struct DrawRecord {
 @group(0) @binding(5) var material_sampler: sampler;
 @group(0) @binding(6) var skybox: texture_cube<f32>;
 
-struct VertexIn {
+struct WorldVertex {
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) lightmap_uv: vec2<f32>,
@@ -80,16 +82,8 @@ const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 
-// The 8 octagon clip distances; non-negative inside. Same formula as geom::Octagon::clip_distances.
-fn octagon_distances(c: vec4<f32>, r: DrawRecord) -> array<f32, 8> {
-    let a = vec4<f32>(c.x, c.y, c.x + c.y, c.x - c.y);
-    let lo = a - r.oct_min * c.w;
-    let hi = r.oct_max * c.w - a;
-    return array<f32, 8>(lo.x, hi.x, lo.y, hi.y, lo.z, hi.z, lo.w, hi.w);
-}
-
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
+fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     var out: VertexOut;
     let record = records[slot];
     let world = v.position + record.origin.xyz;
@@ -107,12 +101,10 @@ fn vs_main(v: VertexIn, @builtin(instance_index) slot: u32) -> VertexOut {
     return out;
 }
 
-// Fallback for adapters without clip distances: the same test per fragment, in NDC.
-fn outside_octagon(clip: vec4<f32>, slot: u32) -> bool {
+// Outside the octagon of the fragment's draw record (the discard fallback).
+fn outside_record(clip: vec4<f32>, slot: u32) -> bool {
     let r = records[slot];
-    let ndc = clip.xy / clip.w;
-    let a = vec4<f32>(ndc.x, ndc.y, ndc.x + ndc.y, ndc.x - ndc.y);
-    return any(a < r.oct_min) || any(a > r.oct_max);
+    return outside_octagon(clip.xy / clip.w, r.oct_min, r.oct_max);
 }
 
 fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
@@ -134,11 +126,6 @@ fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     let front = textureSampleLevel(materials, material_sampler, front_uv, layer, 0.0).rgb;
     let front_alpha = select(1.0, 0.0, dot(front, vec3<f32>(1.0)) < 0.02);
     return mix(back, front, front_alpha);
-}
-
-fn to_linear(c: vec3<f32>) -> vec3<f32> {
-    let x = clamp(c, vec3<f32>(0.0), vec3<f32>(1.0));
-    return select(pow((x + 0.055) / 1.055, vec3<f32>(2.4)), x / 12.92, x <= vec3<f32>(0.04045));
 }
 
 // The camera's view: no clip plane, and no discard (with clip distances) so the depth test
@@ -191,7 +178,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
     let alpha = select(1.0, 0.6, liquid);
-    return vec4<f32>(to_linear(color), alpha);
+    return vec4<f32>(srgb_to_linear(color), alpha);
 }
 
 // The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing). In an

@@ -8,6 +8,8 @@ pub mod materials;
 pub mod pass;
 pub mod present;
 pub mod profiler;
+#[cfg(test)]
+mod shader_layout;
 pub mod shaders;
 pub mod target;
 pub mod terrain;

@@ -23,7 +23,7 @@ impl PresentPass {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("blit.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::BLIT.into()),
+            source: wgpu::ShaderSource::Wgsl(shaders::blit().into()),
         });
         let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("present"),

@@ -251,12 +251,12 @@ impl LevelPlacement {
 }
 
 /// One instance of a static mesh: 16 bytes, WGSL
-/// `struct Instance { offset: vec2<i32>, level: u32, rotation: u32 }`.
+/// `struct TerrainInstance { offset: vec2<i32>, level: u32, rotation: u32 }`.
 /// A local mesh vertex `v` lands on level grid point `offset + rotate(rotation, v)`, i.e. base
 /// grid point `(offset + rotate(rotation, v)) << level`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Pod, Zeroable)]
-pub struct Instance {
+pub struct TerrainInstance {
     /// Level-grid coordinates of the mesh's local origin.
     pub offset: [i32; 2],
     pub level: u32,
@@ -275,7 +275,7 @@ pub fn rotate(r: u32, v: [i32; 2]) -> [i32; 2] {
     }
 }
 
-impl Instance {
+impl TerrainInstance {
     /// Level-grid position of a local vertex.
     #[inline]
     pub fn grid_point(&self, v: [i32; 2]) -> [i32; 2] {
@@ -297,7 +297,7 @@ impl Instance {
 ///   tile_quads: u32 }`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub struct FrameUniform {
+pub struct TerrainFrame {
     /// `floor(camera.xy / base_spacing)`: base-grid point all positions are made relative to.
     pub anchor: [i32; 2],
     /// Texels per side of each height window layer (toroidal modulus).
@@ -313,7 +313,7 @@ pub struct FrameUniform {
     pub tile_quads: u32,
 }
 
-impl FrameUniform {
+impl TerrainFrame {
     pub fn new(cfg: &ClipmapConfig, camera: DVec3) -> Self {
         let b = cfg.base_spacing;
         let anchor = [(camera.x / b).floor() as i64, (camera.y / b).floor() as i64];
@@ -349,26 +349,26 @@ pub struct SelectStats {
 /// kind's slice — upload `instances` as-is and draw each kind with its instance range.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
-    pub frame: FrameUniform,
+    pub frame: TerrainFrame,
     /// The finest level drawn this frame (see `ClipmapConfig::active_height_factor`); it draws
     /// all 16 tiles and the centre cross. Windows of finer levels need no streaming.
     pub first_level: u32,
     pub levels: Vec<LevelPlacement>,
-    pub instances: Vec<Instance>,
+    pub instances: Vec<TerrainInstance>,
     pub ranges: [Range<u32>; 5],
     pub stats: SelectStats,
     /// Culled instances (for the "culled tiles" overlay), grouped the same way.
-    pub culled: Vec<(MeshKind, Instance)>,
+    pub culled: Vec<(MeshKind, TerrainInstance)>,
 }
 
-impl Default for FrameUniform {
+impl Default for TerrainFrame {
     fn default() -> Self {
         Self::zeroed()
     }
 }
 
 impl Selection {
-    pub fn of_kind(&self, kind: MeshKind) -> &[Instance] {
+    pub fn of_kind(&self, kind: MeshKind) -> &[TerrainInstance] {
         let r = &self.ranges[kind as usize];
         &self.instances[r.start as usize..r.end as usize]
     }
@@ -387,7 +387,7 @@ impl Selection {
 pub fn instance_aabb(
     cfg: &ClipmapConfig,
     kind: MeshKind,
-    inst: &Instance,
+    inst: &TerrainInstance,
     hm: &Heightmap,
     pyramid: &mut MinMaxPyramid,
 ) -> crate::geom::Aabb {
@@ -413,7 +413,7 @@ pub fn local_rect(kind: MeshKind, t: i32) -> ([i32; 2], [i32; 2]) {
 }
 
 /// Level-grid rectangle covered by an instance of `kind` (its bounding box).
-pub fn instance_rect(kind: MeshKind, t: i32, inst: &Instance) -> ([i64; 2], [i64; 2]) {
+pub fn instance_rect(kind: MeshKind, t: i32, inst: &TerrainInstance) -> ([i64; 2], [i64; 2]) {
     let (a, b) = local_rect(kind, t);
     let p = inst.grid_point(a);
     let q = inst.grid_point(b);
@@ -444,7 +444,7 @@ pub struct ClipmapSelector {
     /// cells' octagons: culling uses the frustum through its x/y bounds. Default: all of it.
     pub screen: Octagon,
     selection: Selection,
-    per_kind: [Vec<Instance>; 5],
+    per_kind: [Vec<TerrainInstance>; 5],
     triangles: [u64; 5],
     global_z: Option<(f32, f32)>,
     prev_first: Option<u32>,
@@ -489,7 +489,7 @@ impl ClipmapSelector {
         let first = self.first_level_with_hysteresis(hm, cam);
 
         let sel = &mut self.selection;
-        sel.frame = FrameUniform::new(&cfg, cam);
+        sel.frame = TerrainFrame::new(&cfg, cam);
         sel.levels.clear();
         sel.culled.clear();
         sel.first_level = first;
@@ -604,7 +604,7 @@ struct PieceCuller<'a> {
     hm: &'a Heightmap,
     pyramid: &'a mut MinMaxPyramid,
     sel: &'a mut Selection,
-    per_kind: &'a mut [Vec<Instance>; 5],
+    per_kind: &'a mut [Vec<TerrainInstance>; 5],
 }
 
 impl PieceCuller<'_> {
@@ -680,7 +680,7 @@ impl PieceCuller<'_> {
         p: &LevelPlacement,
         pre: Class,
     ) {
-        let inst = Instance {
+        let inst = TerrainInstance {
             offset,
             level: p.level,
             rotation,
@@ -709,7 +709,7 @@ impl PieceCuller<'_> {
 
     /// The piece's box against the frustum: with the global height range, then, if that
     /// straddles, with the pyramid's range under the piece.
-    fn is_visible(&mut self, kind: MeshKind, inst: &Instance, spacing: f64) -> bool {
+    fn is_visible(&mut self, kind: MeshKind, inst: &TerrainInstance, spacing: f64) -> bool {
         let (cam, cam2) = (self.cam, self.cam.truncate());
         let (a, b) = instance_rect(kind, self.t, inst);
         let min = DVec2::new(a[0] as f64, a[1] as f64) * spacing;

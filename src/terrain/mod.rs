@@ -7,7 +7,7 @@
 //! - [`ClipmapConfig`] / [`ClipmapSelector`]: per frame, from a [`crate::geom::Camera`], the
 //!   per-level placement and instance lists for the five static meshes ([`ClipmapMeshes`]):
 //!   tiles, filler arms, the L-shaped trim, the seam strip and the finest level's centre
-//!   cross — as Pod [`Instance`] records plus one Pod [`FrameUniform`].
+//!   cross — as Pod [`TerrainInstance`] records plus one Pod [`TerrainFrame`].
 //! - [`HeightStreamer`] + [`WindowTextureModel`]: the per-level toroidal height windows
 //!   (one layer of an N×N texture array per level); only new rows/columns are produced.
 //! - [`vertex`]: the CPU reference of the vertex shader (placement, toroidal fetch, morph).
@@ -16,9 +16,9 @@
 //! - static meshes ([`ClipmapMeshes`]): vertex `[i32; 2]` local grid coordinates (Sint32x2),
 //!   u32 (or u16) triangle-list indices, CCW seen from +Z; the seam's triangles have zero area
 //!   and either winding — draw the seam with `cull_mode: None`.
-//! - per frame: `Selection::instances` (16-byte [`Instance`] records grouped by kind,
+//! - per frame: `Selection::instances` (16-byte [`TerrainInstance`] records grouped by kind,
 //!   `Selection::draws()` gives ≤ 5 (kind, instance range) draws), the 48-byte
-//!   [`FrameUniform`], and [`HeightUpdates`] (rectangles + f32 data) written into an R32Float
+//!   [`TerrainFrame`], and [`HeightUpdates`] (rectangles + f32 data) written into an R32Float
 //!   2D texture array of `levels` layers × `window_size`² texels.
 //! - vertex shader: [`vertex::VERTEX_WGSL`] (`terrain_vertex`, `terrain_normal`), the twin of
 //!   [`vertex::vertex_position`]; use its exact formula (`hf + (hc − hf)·alpha`, not `mix`)
@@ -37,14 +37,14 @@ pub mod toroidal;
 pub mod vertex;
 
 pub use clipmap::{
-    ClipmapConfig, ClipmapSelector, FrameUniform, Instance, LevelPlacement, MeshKind, SelectStats,
-    Selection,
+    ClipmapConfig, ClipmapSelector, LevelPlacement, MeshKind, SelectStats, Selection, TerrainFrame,
+    TerrainInstance,
 };
 pub use heightmap::{FractalNoise, Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
 pub use mesh::{ClipmapMeshes, Mesh};
 pub use pyramid::MinMaxPyramid;
 pub use shading::TerrainShading;
-pub use state::{fixed_flight, ClipmapTerrain, TerrainBenchStats, TerrainFrame};
+pub use state::{fixed_flight, ClipmapFrame, ClipmapTerrain, TerrainBenchStats};
 pub use toroidal::{HeightStreamer, HeightUpdates, UpdateRect, WindowTextureModel};
 pub use vertex::{DirectHeights, HeightFetch};
 

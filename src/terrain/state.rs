@@ -23,7 +23,7 @@ pub struct ClipmapTerrain {
 }
 
 /// What one frame produced.
-pub struct TerrainFrame<'a> {
+pub struct ClipmapFrame<'a> {
     pub selection: &'a Selection,
     pub updates: &'a HeightUpdates,
 }
@@ -61,7 +61,7 @@ impl ClipmapTerrain {
 
     /// Select and stream for `camera`. The updates are the height writes since the previous
     /// frame (all layers on the first frame or after [`HeightStreamer::invalidate`]).
-    pub fn frame(&mut self, camera: &Camera) -> TerrainFrame<'_> {
+    pub fn frame(&mut self, camera: &Camera) -> ClipmapFrame<'_> {
         self.updates.clear();
         let p = camera.position.as_dvec3();
         let selection = self
@@ -74,7 +74,7 @@ impl ClipmapTerrain {
             first,
             &mut self.updates,
         );
-        TerrainFrame {
+        ClipmapFrame {
             selection,
             updates: &self.updates,
         }

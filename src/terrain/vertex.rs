@@ -1,5 +1,5 @@
 //! CPU reference of the terrain vertex shader. The GPU pass is tested against
-//! [`vertex_position`]: same inputs (the [`FrameUniform`], one [`Instance`], a local mesh
+//! [`vertex_position`]: same inputs (the [`TerrainFrame`], one [`TerrainInstance`], a local mesh
 //! vertex, the height windows), same f32 operations in the same order.
 //!
 //! ```text
@@ -34,12 +34,12 @@
 
 use glam::Vec3;
 
-/// WGSL twin of this module (struct layouts, rotation, toroidal fetch, morph, normals). Include
-/// it in the terrain shader; `terrain_vertex(...)` returns the camera-relative position exactly
-/// as [`vertex_position`] does.
-pub const VERTEX_WGSL: &str = include_str!("terrain_vertex.wgsl");
+/// WGSL twin of this module (struct layouts, rotation, toroidal fetch, morph, normals):
+/// `shaders/terrain_vertex.inc.wgsl`, which the terrain shader includes; `terrain_vertex(...)`
+/// returns the camera-relative position exactly as [`vertex_position`] does.
+pub const VERTEX_WGSL: &str = include_str!("../../shaders/terrain_vertex.inc.wgsl");
 
-use super::{ClipmapConfig, FrameUniform, Heightmap, Instance, WindowTextureModel};
+use super::{ClipmapConfig, Heightmap, TerrainFrame, TerrainInstance, WindowTextureModel};
 
 /// Where the shader's height fetch reads from.
 pub trait HeightFetch {
@@ -66,7 +66,7 @@ impl HeightFetch for DirectHeights<'_> {
 
 /// Morph alpha for a camera-relative xy at `level` (0 on the coarsest level).
 #[inline]
-pub fn morph_alpha(frame: &FrameUniform, level: u32, rel_xy: [f32; 2]) -> f32 {
+pub fn morph_alpha(frame: &TerrainFrame, level: u32, rel_xy: [f32; 2]) -> f32 {
     if level + 1 >= frame.levels {
         return 0.0;
     }
@@ -90,8 +90,8 @@ pub fn coarse_height(h: &impl HeightFetch, level: u32, g: [i64; 2]) -> f32 {
 /// Camera-relative position of local vertex `local` of `inst` — what the vertex shader
 /// computes before the view-rotation and projection.
 pub fn vertex_position(
-    frame: &FrameUniform,
-    inst: &Instance,
+    frame: &TerrainFrame,
+    inst: &TerrainInstance,
     local: [i32; 2],
     h: &impl HeightFetch,
 ) -> Vec3 {
@@ -116,8 +116,8 @@ pub fn vertex_position(
 /// World position (f64) of a vertex: camera-relative position plus the camera.
 pub fn vertex_world(
     cfg: &ClipmapConfig,
-    frame: &FrameUniform,
-    inst: &Instance,
+    frame: &TerrainFrame,
+    inst: &TerrainInstance,
     local: [i32; 2],
     h: &impl HeightFetch,
 ) -> glam::DVec3 {

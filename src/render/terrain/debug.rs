@@ -5,7 +5,9 @@ use glam::DVec3;
 
 use super::TerrainOverlay;
 use crate::terrain::clipmap::instance_aabb;
-use crate::terrain::{ClipmapConfig, Heightmap, Instance, MeshKind, MinMaxPyramid, Selection};
+use crate::terrain::{
+    ClipmapConfig, Heightmap, MeshKind, MinMaxPyramid, Selection, TerrainInstance,
+};
 
 /// One vertex of the debug boxes: eye-relative position and colour.
 #[repr(C)]
@@ -13,6 +15,12 @@ use crate::terrain::{ClipmapConfig, Heightmap, Instance, MeshKind, MinMaxPyramid
 pub struct LineVertex {
     pub position: [f32; 3],
     pub color: [u8; 4],
+}
+
+impl LineVertex {
+    /// The vertex buffer's attributes (of the WGSL `LineVertex`).
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+        wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
 }
 
 /// The 12 edges of a world box as eye-relative line vertices.
@@ -65,7 +73,7 @@ pub(super) fn tile_boxes(
     if !(overlay.tile_bounds || overlay.culled_tiles) {
         return;
     }
-    let mut add = |inst: &Instance, color: [u8; 4], lines: &mut Vec<LineVertex>| {
+    let mut add = |inst: &TerrainInstance, color: [u8; 4], lines: &mut Vec<LineVertex>| {
         let b = instance_aabb(cfg, MeshKind::Tile, inst, heightmap, pyramid);
         box_lines(lines, b.min.as_dvec3(), b.max.as_dvec3(), eye, color);
     };

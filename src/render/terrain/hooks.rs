@@ -17,6 +17,12 @@ pub struct ReferenceVertex {
     pub _pad: f32,
 }
 
+impl ReferenceVertex {
+    /// The vertex buffer's attributes (of the WGSL `ReferenceVertex`).
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x3];
+}
+
 /// Every vertex of every drawn instance as the vertex shader computed it (the test hook).
 pub struct VertexReadback {
     /// Pixels per row (the largest mesh's vertex count); row = instance index.
@@ -149,7 +155,6 @@ impl TerrainPass {
         index_count: u32,
     ) {
         let pipe = self.reference.get_or_init(|| {
-            let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x3];
             surface_pipeline(
                 device,
                 &self.layout,
@@ -161,7 +166,7 @@ impl TerrainPass {
                     buffers: &[Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<ReferenceVertex>() as u64,
                         step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &attrs,
+                        attributes: &ReferenceVertex::ATTRIBUTES,
                     })],
                     cull: Some(wgpu::Face::Back),
                     mode: wgpu::PolygonMode::Fill,

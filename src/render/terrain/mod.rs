@@ -5,7 +5,7 @@
 //! - `create`: the meshes go up once into one vertex and one index buffer; the per-level height
 //!   windows live in one R32Float 2D texture array (one `window_size`² layer per level, addressed
 //!   toroidally by the vertex shader).
-//! - `prepare` (per frame): the 48-byte [`FrameUniform`](crate::terrain::FrameUniform), the
+//! - `prepare` (per frame): the 48-byte [`TerrainFrame`](crate::terrain::TerrainFrame), the
 //!   instance records of the selection, the view/shading uniform, and the height updates —
 //!   `queue.write_texture` per [`UpdateRect`](crate::terrain::UpdateRect), i.e. only the rows and
 //!   columns that entered a window.
@@ -14,7 +14,7 @@
 //!   optional debug boxes.
 //!
 //! Positions are camera-relative: the vertex shader works relative to the selection camera
-//! (`FrameUniform::camera_offset`), multiplies by `projection × view_rotation` and never sees a
+//! (`TerrainFrame::camera_offset`), multiplies by `projection × view_rotation` and never sees a
 //! large world coordinate, so a planet-sized heightmap keeps its precision; depth is reverse-Z.
 //!
 //! [`Terrain`] ties a [`ClipmapTerrain`] (selection, streaming) to its [`TerrainPass`]; the
@@ -28,14 +28,17 @@ use std::time::Instant;
 
 use glam::{DVec2, Vec3};
 
-use self::debug::{tile_boxes, LineVertex};
+use self::debug::tile_boxes;
 use super::gpu::Gpu;
 use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
 use crate::geom::{Camera, Octagon};
-use crate::terrain::{ClipmapTerrain, HeightUpdates, TerrainFrame, TerrainShading};
+use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
 
+pub(crate) use self::debug::LineVertex;
 pub use self::hooks::{ReferenceVertex, VertexReadback};
 pub use self::pass::{TerrainPass, TerrainView};
+#[cfg(test)]
+pub(crate) use self::pass::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 
 /// Debug overlays of the terrain (the demo panel's checkboxes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -198,7 +201,7 @@ impl Terrain {
             eye,
             &mut self.lines,
         );
-        let frame = TerrainFrame {
+        let frame = ClipmapFrame {
             selection,
             updates: &self.updates,
         };

@@ -14,7 +14,8 @@ use crate::render::gpu::Gpu;
 use crate::render::world::uniform_entry;
 use crate::render::{shaders, DEPTH_FORMAT};
 use crate::terrain::{
-    ClipmapConfig, ClipmapMeshes, HeightUpdates, Instance, MeshKind, TerrainFrame, TerrainShading,
+    ClipmapConfig, ClipmapFrame, ClipmapMeshes, HeightUpdates, MeshKind, TerrainInstance,
+    TerrainShading,
 };
 
 /// The view/shading uniform (WGSL `TerrainView`, 272 bytes).
@@ -37,7 +38,7 @@ pub struct TerrainView {
     pub oct_max: [f32; 4],
 }
 
-pub(super) const OVERLAY_LEVEL_COLORS: u32 = 1;
+pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
 
 /// Where one mesh kind sits in the shared vertex/index buffers.
 #[derive(Clone, Copy, Debug, Default)]
@@ -114,7 +115,7 @@ impl TerrainPass {
         let frame_buffer = create_uniform_buffer(
             device,
             "terrain frame",
-            std::mem::size_of::<crate::terrain::FrameUniform>(),
+            std::mem::size_of::<crate::terrain::TerrainFrame>(),
         );
         let view_buffer =
             create_uniform_buffer(device, "terrain view", std::mem::size_of::<TerrainView>());
@@ -190,19 +191,20 @@ impl TerrainPass {
         gpu: &Gpu,
         camera: &Camera,
         selection_camera: Option<&Camera>,
-        frame: &TerrainFrame<'_>,
+        frame: &ClipmapFrame<'_>,
         overlay: &TerrainOverlay,
         lines: &[LineVertex],
     ) -> usize {
         let sel = frame.selection;
         let q = &gpu.queue;
         q.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&sel.frame));
-        let capacity = (self.instances.size() / std::mem::size_of::<Instance>() as u64) as usize;
+        let capacity =
+            (self.instances.size() / std::mem::size_of::<TerrainInstance>() as u64) as usize;
         if sel.instances.len() > capacity {
             self.instances = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("terrain instances"),
-                size: (sel.instances.len().next_power_of_two() * std::mem::size_of::<Instance>())
-                    as u64,
+                size: (sel.instances.len().next_power_of_two()
+                    * std::mem::size_of::<TerrainInstance>()) as u64,
                 usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
@@ -385,7 +387,7 @@ pub(super) fn create_instance_buffer(device: &wgpu::Device, cfg: &ClipmapConfig)
     let max_instances = 24 * cfg.levels as u64;
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("terrain instances"),
-        size: max_instances * std::mem::size_of::<Instance>() as u64,
+        size: max_instances * std::mem::size_of::<TerrainInstance>() as u64,
         usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
@@ -611,7 +613,6 @@ pub(super) fn create_debug_box_pipeline(
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
-    let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("terrain debug boxes"),
         layout: Some(layout),
@@ -622,7 +623,7 @@ pub(super) fn create_debug_box_pipeline(
             buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: std::mem::size_of::<LineVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &line_attrs,
+                attributes: &LineVertex::ATTRIBUTES,
             })],
         },
         primitive: wgpu::PrimitiveState {
@@ -732,10 +733,12 @@ pub(super) fn view_uniform(
     }
 }
 
+/// The instance buffer's attributes (the instance half of WGSL `MeshIn`).
+pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![1 => Sint32x2, 2 => Uint32, 3 => Uint32];
+
 pub(super) fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
     const LOCAL: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Sint32x2];
-    const INSTANCE: [wgpu::VertexAttribute; 3] =
-        wgpu::vertex_attr_array![1 => Sint32x2, 2 => Uint32, 3 => Uint32];
     [
         Some(wgpu::VertexBufferLayout {
             array_stride: 8,
@@ -743,9 +746,9 @@ pub(super) fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
             attributes: &LOCAL,
         }),
         Some(wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<Instance>() as u64,
+            array_stride: std::mem::size_of::<TerrainInstance>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &INSTANCE,
+            attributes: &INSTANCE_ATTRIBUTES,
         }),
     ]
 }

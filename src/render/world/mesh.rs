@@ -21,6 +21,13 @@ pub struct WorldVertex {
     pub surface: u32,
 }
 
+impl WorldVertex {
+    /// The vertex buffer's attributes (of the WGSL `WorldVertex`).
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+        0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32
+    ];
+}
+
 /// Pipelines of the world pass in drawing order: translucent liquids last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SurfaceKind {

@@ -30,19 +30,19 @@ pub(crate) use self::pipelines::{sampler_entry, texture_entry, uniform_entry};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct FrameUniform {
+pub struct WorldFrame {
     pub view_proj: [[f32; 4]; 4],
     pub eye: [f32; 4],
     /// x: seconds, y: lightmap scale, z: fullbright debug.
     pub params: [f32; 4],
     /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
-    pub views: [ViewUniform; MAX_VIEWS],
+    pub views: [WorldView; MAX_VIEWS],
 }
 
 /// One view as the shader sees it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct ViewUniform {
+pub struct WorldView {
     pub view_proj: [[f32; 4]; 4],
     /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
     pub clip_plane: [f32; 4],
@@ -96,7 +96,7 @@ impl WorldPass {
         let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
         let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world frame"),
-            size: std::mem::size_of::<FrameUniform>() as u64,
+            size: std::mem::size_of::<WorldFrame>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -215,19 +215,19 @@ impl WorldPass {
             params[2],
             if self.skybox_active { 1.0 } else { 0.0 },
         ];
-        let mut views = [ViewUniform {
+        let mut views = [WorldView {
             view_proj: camera.view_proj().to_cols_array_2d(),
             clip_plane: [0.0, 0.0, 0.0, 1.0],
             eye: camera.position.extend(1.0).to_array(),
         }; MAX_VIEWS];
         for (i, v) in visible.views.iter().take(MAX_VIEWS - 1).enumerate() {
-            views[i + 1] = ViewUniform {
+            views[i + 1] = WorldView {
                 view_proj: v.view_proj.to_cols_array_2d(),
                 clip_plane: v.clip_plane.to_array(),
                 eye: v.eye.extend(1.0).to_array(),
             };
         }
-        let frame = FrameUniform {
+        let frame = WorldFrame {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
             params,

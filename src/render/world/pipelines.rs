@@ -167,7 +167,6 @@ pub(super) fn make_pipeline(
     back_faces: bool,
 ) -> wgpu::RenderPipeline {
     let mirrored = class == ViewClass::Mirrored;
-    let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32];
     let translucent = kind == SurfaceKind::Liquid;
     let (entry, target) = match color {
         Some(format) => (
@@ -203,7 +202,7 @@ pub(super) fn make_pipeline(
             buffers: &[Some(wgpu::VertexBufferLayout {
                 array_stride: std::mem::size_of::<WorldVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &attrs,
+                attributes: &WorldVertex::ATTRIBUTES,
             })],
         },
         primitive: wgpu::PrimitiveState {

@@ -1,9 +1,9 @@
 // Clipmap terrain vertex functions: the WGSL twin of src/terrain/vertex.rs
-// (`vertex_position`). Same inputs, same f32 operations in the same order, so the GPU result can
-// be compared against the CPU reference. Include this text in the terrain shader
-// (`terrain::vertex::VERTEX_WGSL`) and bind:
-//   - `TerrainFrame` (48 bytes, `terrain::FrameUniform`) as a uniform,
-//   - one `TerrainInstance` (16 bytes, `terrain::Instance`) per instance (instance-stepped vertex
+// (`vertex_position`, which reads this file as `terrain::vertex::VERTEX_WGSL`). Same inputs, same
+// f32 operations in the same order, so the GPU result can be compared against the CPU reference.
+// A shader includes it (an include line, see render::shaders) and binds:
+//   - `TerrainFrame` (48 bytes, `terrain::TerrainFrame`) as a uniform,
+//   - one `TerrainInstance` (16 bytes, `terrain::TerrainInstance`) per instance (instance-stepped vertex
 //     buffer or a storage buffer indexed by `instance_index`),
 //   - the per-level height windows as a `texture_2d_array<f32>` (R32Float, layer = level,
 //     `window_size`² texels, filled from `terrain::HeightUpdates`),
