@@ -36,7 +36,7 @@ use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading
 
 pub(crate) use self::debug::LineVertex;
 pub use self::hooks::{ReferenceVertex, VertexReadback};
-pub use self::pass::{TerrainPass, TerrainView};
+pub use self::pass::{TerrainPass, TerrainUpload, TerrainView};
 #[cfg(test)]
 pub(crate) use self::pass::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 
@@ -205,10 +205,14 @@ impl Terrain {
             selection,
             updates: &self.updates,
         };
-        let frozen = self.frozen.as_ref();
-        let bytes = self
-            .pass
-            .prepare(gpu, camera, frozen, &frame, overlay, &self.lines);
+        let upload = TerrainUpload {
+            camera,
+            selection_camera: self.frozen.as_ref(),
+            frame: &frame,
+            overlay,
+            lines: &self.lines,
+        };
+        let bytes = self.pass.upload(gpu, &upload);
         let upload_us = t.elapsed().as_secs_f64() * 1e6;
         self.stats = TerrainStats {
             select_us,

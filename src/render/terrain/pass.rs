@@ -186,15 +186,14 @@ impl TerrainPass {
     /// updates, the view (the eye is `camera`; `selection_camera` is where the selection was made
     /// when that differs, e.g. frozen culling) and the debug boxes. Returns the bytes of height
     /// data written.
-    pub fn prepare(
-        &mut self,
-        gpu: &Gpu,
-        camera: &Camera,
-        selection_camera: Option<&Camera>,
-        frame: &ClipmapFrame<'_>,
-        overlay: &TerrainOverlay,
-        lines: &[LineVertex],
-    ) -> usize {
+    pub fn upload(&mut self, gpu: &Gpu, upload: &TerrainUpload) -> usize {
+        let TerrainUpload {
+            camera,
+            selection_camera,
+            frame,
+            overlay,
+            lines,
+        } = *upload;
         let sel = frame.selection;
         let q = &gpu.queue;
         q.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&sel.frame));
@@ -340,6 +339,19 @@ impl TerrainPass {
 }
 
 /// The five static meshes in one vertex and one index buffer.
+/// What the terrain pass uploads for one frame.
+#[derive(Clone, Copy)]
+pub struct TerrainUpload<'a> {
+    /// The eye.
+    pub camera: &'a Camera,
+    /// Where the selection was made when that is not the eye (frozen culling).
+    pub selection_camera: Option<&'a Camera>,
+    pub frame: &'a ClipmapFrame<'a>,
+    pub overlay: &'a TerrainOverlay,
+    /// Debug boxes, eye-relative.
+    pub lines: &'a [LineVertex],
+}
+
 pub(super) struct MeshBuffers {
     pub(super) vertices: wgpu::Buffer,
     pub(super) indices: wgpu::Buffer,
