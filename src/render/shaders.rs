@@ -15,6 +15,11 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
     ),
     ("srgb.inc.wgsl", include_str!("../../shaders/srgb.inc.wgsl")),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
+    #[cfg(feature = "test-hooks")]
+    (
+        "terrain_hooks.wgsl",
+        include_str!("../../shaders/terrain_hooks.wgsl"),
+    ),
     (
         "terrain_vertex.inc.wgsl",
         crate::terrain::vertex::VERTEX_WGSL,
@@ -150,12 +155,23 @@ fn clip_markers(
 /// CPU reference), clipping the surface to the outdoor octagon by hardware clip distances or by
 /// fragment discard.
 pub fn terrain(clip_distances: bool) -> String {
-    let markers = clip_markers(
+    build("terrain.wgsl", &terrain_markers(clip_distances))
+        .expect("shaders/terrain.wgsl: an include or marker is missing")
+}
+
+/// The terrain shader with the entry points of the test hooks (shaders/terrain_hooks.wgsl).
+#[cfg(feature = "test-hooks")]
+pub fn terrain_hooks(clip_distances: bool) -> String {
+    build("terrain_hooks.wgsl", &terrain_markers(clip_distances))
+        .expect("shaders/terrain_hooks.wgsl: an include or marker is missing")
+}
+
+fn terrain_markers(clip_distances: bool) -> [(&'static str, &'static str); 4] {
+    clip_markers(
         clip_distances,
         "out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);",
         "if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }",
-    );
-    build("terrain.wgsl", &markers).expect("shaders/terrain.wgsl: an include or marker is missing")
+    )
 }
 
 /// The world shader with octagon clipping by hardware clip distances or by fragment discard.
@@ -182,6 +198,13 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("blit.wgsl".into(), blit()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),
         ("terrain.wgsl (discard)".into(), terrain(false)),
+        #[cfg(feature = "test-hooks")]
+        (
+            "terrain_hooks.wgsl (clip distances)".into(),
+            terrain_hooks(true),
+        ),
+        #[cfg(feature = "test-hooks")]
+        ("terrain_hooks.wgsl (discard)".into(), terrain_hooks(false)),
     ]
 }
 

@@ -1,10 +1,48 @@
-//! Test hooks of the terrain pass: what the vertex shader computed, the height windows, and a
-//! brute-force reference mesh drawn with the same shading.
+//! Test hooks of the terrain pass (cargo feature `test-hooks`): what the vertex shader computed,
+//! the height windows, and a brute-force reference mesh drawn with the same shading. Their entry
+//! points are in their own shader, shaders/terrain_hooks.wgsl.
+
+use std::cell::OnceCell;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pass::{mesh_buffers, nan_attachment, surface_pipeline, SurfaceDesc, TerrainPass};
+use super::pass::{mesh_buffers, surface_pipeline, SurfaceDesc, TerrainPass};
 use crate::render::gpu::Gpu;
+use crate::render::shaders;
+
+/// The hooks' part of the pass: their shader module (the terrain shader and their entry points)
+/// and their pipelines, made on first use.
+pub(super) struct TerrainHooks {
+    layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+    points: OnceCell<wgpu::RenderPipeline>,
+    reference: OnceCell<wgpu::RenderPipeline>,
+}
+
+impl TerrainHooks {
+    /// `layout` is the pass's pipeline layout; the reference mesh draws into `color_format`.
+    pub(super) fn new(
+        gpu: &Gpu,
+        layout: wgpu::PipelineLayout,
+        color_format: wgpu::TextureFormat,
+    ) -> TerrainHooks {
+        let source = shaders::terrain_hooks(gpu.features.clip_distances);
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("terrain_hooks.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        TerrainHooks {
+            layout,
+            module,
+            color_format,
+            points: OnceCell::new(),
+            reference: OnceCell::new(),
+        }
+    }
+}
 
 /// One vertex of the brute-force reference mesh (`vs_reference`): eye-relative position, world
 /// height, normal.
@@ -49,12 +87,13 @@ impl TerrainPass {
         let width = self.kinds.iter().map(|k| k.vertex_count).max().unwrap_or(1);
         let height = self.instance_count.max(1);
         let device = &gpu.device;
-        let pipe = self.points.get_or_init(|| {
+        let hooks = &self.hooks;
+        let pipe = hooks.points.get_or_init(|| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("terrain vertex readback"),
-                layout: Some(&self.layout),
+                layout: Some(&hooks.layout),
                 vertex: wgpu::VertexState {
-                    module: &self.module,
+                    module: &hooks.module,
                     entry_point: Some("vs_points"),
                     compilation_options: Default::default(),
                     buffers: &mesh_buffers(),
@@ -66,7 +105,7 @@ impl TerrainPass {
                 depth_stencil: None,
                 multisample: Default::default(),
                 fragment: Some(wgpu::FragmentState {
-                    module: &self.module,
+                    module: &hooks.module,
                     entry_point: Some("fs_points"),
                     compilation_options: Default::default(),
                     targets: &[
@@ -154,11 +193,12 @@ impl TerrainPass {
         indices: &wgpu::Buffer,
         index_count: u32,
     ) {
-        let pipe = self.reference.get_or_init(|| {
+        let hooks = &self.hooks;
+        let pipe = hooks.reference.get_or_init(|| {
             surface_pipeline(
                 device,
-                &self.layout,
-                &self.module,
+                &hooks.layout,
+                &hooks.module,
                 SurfaceDesc {
                     label: "terrain reference mesh",
                     vs: "vs_reference",
@@ -172,7 +212,7 @@ impl TerrainPass {
                     mode: wgpu::PolygonMode::Fill,
                     depth_write: true,
                     bias: Default::default(),
-                    format: self.color_format,
+                    format: hooks.color_format,
                 },
             )
         });
@@ -189,4 +229,22 @@ fn read_texture_f32(gpu: &Gpu, texture: &wgpu::Texture, texel: u32, layers: u32)
     bytemuck::pod_collect_to_vec(&crate::render::target::read_texture_layers(
         gpu, texture, texel, layers,
     ))
+}
+
+/// A colour attachment cleared to NaN (pixels no vertex wrote stay recognisable).
+fn nan_attachment(view: &wgpu::TextureView) -> Option<wgpu::RenderPassColorAttachment<'_>> {
+    Some(wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Clear(wgpu::Color {
+                r: f64::NAN,
+                g: f64::NAN,
+                b: f64::NAN,
+                a: f64::NAN,
+            }),
+            store: wgpu::StoreOp::Store,
+        },
+    })
 }

@@ -21,6 +21,7 @@
 //! [`super::Renderer`] owns one when a terrain is loaded.
 
 mod debug;
+#[cfg(feature = "test-hooks")]
 mod hooks;
 mod pass;
 
@@ -35,6 +36,7 @@ use crate::geom::{Camera, Octagon};
 use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
 
 pub(crate) use self::debug::LineVertex;
+#[cfg(feature = "test-hooks")]
 pub use self::hooks::{ReferenceVertex, VertexReadback};
 pub use self::pass::{TerrainPass, TerrainUpload, TerrainView};
 #[cfg(test)]

@@ -1,6 +1,5 @@
 //! The terrain pass: pipelines, buffers and the per-frame uploads and commands.
 
-use std::cell::OnceCell;
 use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
@@ -44,6 +43,7 @@ pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct KindRange {
     pub(super) base_vertex: u32,
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     pub(super) vertex_count: u32,
     pub(super) first_index: u32,
     pub(super) index_count: u32,
@@ -55,15 +55,14 @@ pub struct TerrainPass {
     pub(super) wire: Option<wgpu::RenderPipeline>,
     pub(super) sky: wgpu::RenderPipeline,
     pub(super) lines: wgpu::RenderPipeline,
-    pub(super) points: OnceCell<wgpu::RenderPipeline>,
-    pub(super) reference: OnceCell<wgpu::RenderPipeline>,
-    pub(super) layout: wgpu::PipelineLayout,
-    pub(super) module: wgpu::ShaderModule,
-    pub(super) color_format: wgpu::TextureFormat,
+    /// The test hooks' shader module and pipelines.
+    #[cfg(feature = "test-hooks")]
+    pub(super) hooks: super::hooks::TerrainHooks,
     pub(super) mesh_vertices: wgpu::Buffer,
     pub(super) mesh_indices: wgpu::Buffer,
     pub(super) kinds: [KindRange; 5],
     pub(super) instances: wgpu::Buffer,
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     pub(super) instance_count: u32,
     pub(super) frame_buffer: wgpu::Buffer,
     pub(super) view_buffer: wgpu::Buffer,
@@ -151,11 +150,8 @@ impl TerrainPass {
             wire: pipelines.wire,
             sky: pipelines.sky,
             lines: pipelines.lines,
-            points: OnceCell::new(),
-            reference: OnceCell::new(),
-            layout,
-            module,
-            color_format,
+            #[cfg(feature = "test-hooks")]
+            hooks: super::hooks::TerrainHooks::new(gpu, layout, color_format),
             mesh_vertices: mesh.vertices,
             mesh_indices: mesh.indices,
             kinds: mesh.kinds,
@@ -516,7 +512,7 @@ pub(super) fn create_placeholder_sky(device: &wgpu::Device) -> wgpu::TextureView
         })
 }
 
-/// The pipelines made up front (the point and reference pipelines are made on first use).
+/// The pipelines made up front (the test hooks make theirs on first use).
 pub(super) struct TerrainPipelines {
     pub(super) fill: wgpu::RenderPipeline,
     pub(super) seam: wgpu::RenderPipeline,
@@ -652,26 +648,6 @@ pub(super) fn create_debug_box_pipeline(
         }),
         multiview_mask: None,
         cache: None,
-    })
-}
-
-/// A colour attachment cleared to NaN (pixels no vertex wrote stay recognisable).
-pub(super) fn nan_attachment(
-    view: &wgpu::TextureView,
-) -> Option<wgpu::RenderPassColorAttachment<'_>> {
-    Some(wgpu::RenderPassColorAttachment {
-        view,
-        depth_slice: None,
-        resolve_target: None,
-        ops: wgpu::Operations {
-            load: wgpu::LoadOp::Clear(wgpu::Color {
-                r: f64::NAN,
-                g: f64::NAN,
-                b: f64::NAN,
-                a: f64::NAN,
-            }),
-            store: wgpu::StoreOp::Store,
-        },
     })
 }
 
