@@ -154,9 +154,14 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             pitch: (rng.f() - 0.5) * 60.0,
         };
         let cam = Camera::new(spec, aspect);
+        // The truth draws every surface of every cell; the methods cull surfaces too.
+        let truth_settings = FrameSettings {
+            surface_culling: false,
+            ..Default::default()
+        };
         let settings = FrameSettings::default();
         let everything = VisibleSet::everything(level);
-        world.prepare(gpu, &frame_inputs(&cam, &everything, &settings));
+        world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
         let truth = frame.render(gpu, &world);
         let seen = visible_ids(&truth, n);
         let visible_tris: u64 = seen
@@ -169,23 +174,17 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         views += 1;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
             culler.cull(level, &cam, &mut vis);
+            // Submitted is what the draw list sends (every copy, objects and views too).
+            world.prepare(gpu, &frame_inputs(&cam, &vis, &settings));
             let mut submitted = vec![false; n];
-            for c in &vis.cells {
-                for &s in &level.cells[c.cell as usize].surfaces {
-                    submitted[s as usize] = true;
-                }
-            }
-            for o in &vis.objects {
-                for &s in &level.objects[o.object as usize].surfaces {
-                    submitted[s as usize] = true;
-                }
+            for s in world.drawn_surfaces() {
+                submitted[s as usize] = true;
             }
             let missed = seen
                 .iter()
                 .zip(&submitted)
                 .filter(|(s, sub)| **s && !**sub)
                 .count() as u64;
-            world.prepare(gpu, &frame_inputs(&cam, &vis, &settings));
             let submitted_tris = world.stats.triangles;
             let img = frame.render(gpu, &world);
             let differing = img

@@ -36,6 +36,9 @@ pub struct FrameSettings {
     pub linear_filtering: bool,
     /// Terrain debug overlays.
     pub terrain: TerrainOverlay,
+    /// Test each surface of a visible cell against the cell's octagon and by plane side
+    /// (off: whole cells, as vis-check's truth draws them).
+    pub surface_culling: bool,
 }
 
 impl Default for FrameSettings {
@@ -46,6 +49,7 @@ impl Default for FrameSettings {
             fullbright: false,
             linear_filtering: false,
             terrain: TerrainOverlay::default(),
+            surface_culling: true,
         }
     }
 }

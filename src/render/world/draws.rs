@@ -4,8 +4,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::mesh::{IndexRange, SurfaceKind, WorldMesh};
-use crate::geom::Octagon;
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh};
+use crate::geom::{Aabb, Camera, Octagon};
 use crate::vis::VisibleSet;
 
 /// The GPU per-draw record of DESIGN.md: octagon, view, cell; plus the object's translation.
@@ -87,36 +89,56 @@ pub(super) struct DrawBuilder {
     list: DrawList,
 }
 
-/// The draws of `visible` in a fresh builder (tests, tools; the pass keeps one builder).
-/// `object_origins[o]` is object `o`'s translation; at most `max_records` records are drawn.
-pub fn build_draws(
-    mesh: &WorldMesh,
-    visible: &VisibleSet,
-    object_origins: &[[f32; 4]],
-    max_records: usize,
-    multi_draw: bool,
-) -> DrawList {
-    DrawBuilder::default()
-        .build(mesh, visible, object_origins, max_records, multi_draw)
-        .clone()
+/// Which tests a surface of a visible cell (or object) must pass to be drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfaceTests {
+    /// Its box's screen octagon meets its cell's octagon (inside the frustum, too).
+    pub octagon: bool,
+    /// Its plane faces the eye (only where every pipeline culls back faces: not in levels whose
+    /// id pass keeps back faces as occluders).
+    pub back_faces: bool,
+}
+
+impl SurfaceTests {
+    /// Whole cells: the truth of vis-check, and the baseline the tests are measured against.
+    pub const NONE: SurfaceTests = SurfaceTests {
+        octagon: false,
+        back_faces: false,
+    };
+    pub const ALL: SurfaceTests = SurfaceTests {
+        octagon: true,
+        back_faces: true,
+    };
+}
+
+/// What one frame's draws are built from.
+#[derive(Clone, Copy)]
+pub struct DrawInputs<'a> {
+    pub visible: &'a VisibleSet,
+    pub camera: &'a Camera,
+    /// `object_origins[o]` is object `o`'s translation.
+    pub object_origins: &'a [[f32; 4]],
+    /// Records that fit the buffer: those beyond are not drawn.
+    pub max_records: usize,
+    /// One draw command per batch (multi-draw indirect), or one per sub-draw.
+    pub multi_draw: bool,
+    pub tests: SurfaceTests,
+}
+
+/// The draws of one frame in a fresh builder (tests, tools; the pass keeps one builder).
+pub fn build_draws(mesh: &WorldMesh, inputs: &DrawInputs) -> DrawList {
+    DrawBuilder::default().build(mesh, inputs).clone()
 }
 
 impl DrawBuilder {
     /// This frame's draws: records for the visible cells, then objects, then camera-view
     /// liquids; sub-draws per batch (portal views test their clip plane, mirrored views wind
-    /// the other way). Records beyond `max_records` (the buffer's size) are not drawn.
-    pub(super) fn build(
-        &mut self,
-        mesh: &WorldMesh,
-        visible: &VisibleSet,
-        object_origins: &[[f32; 4]],
-        max_records: usize,
-        multi_draw: bool,
-    ) -> &DrawList {
-        let liquid_base = self.collect_records(mesh, visible, object_origins);
-        self.list.records.truncate(max_records);
-        self.build_batches(mesh, visible, liquid_base, multi_draw);
-        self.list.stats.views = 1 + visible.views.len() as u32;
+    /// the other way), one per run of consecutive surfaces that pass the tests.
+    pub(super) fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
+        let liquid_base = self.collect_records(mesh, inputs.visible, inputs.object_origins);
+        self.list.records.truncate(inputs.max_records);
+        self.build_batches(mesh, inputs, liquid_base);
+        self.list.stats.views = 1 + inputs.visible.views.len() as u32;
         &self.list
     }
 
@@ -201,42 +223,142 @@ impl DrawBuilder {
         }
     }
 
-    fn build_batches(
-        &mut self,
-        mesh: &WorldMesh,
-        visible: &VisibleSet,
-        liquid_base: usize,
-        multi_draw: bool,
-    ) {
+    fn build_batches(&mut self, mesh: &WorldMesh, inputs: &DrawInputs, liquid_base: usize) {
         let list = &mut self.list;
         list.commands.clear();
         let mut stats = WorldStats::default();
-        let mut sub_draws = SubDraws {
+        let mut out = SubDraws {
             commands: &mut list.commands,
             records: list.records.len(),
             triangles: 0,
+            batch_start: 0,
         };
+        let eyes = ViewEyes::of_inputs(inputs);
         for class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
-                let first = sub_draws.commands.len() as u32;
+                let first = out.commands.len() as u32;
+                out.batch_start = out.commands.len();
                 for (slot, item) in self.items.iter().enumerate() {
-                    batch_item(&mut sub_draws, mesh, visible, (class, kind), *item, slot);
+                    let Some(record) = list.records.get(slot) else {
+                        break;
+                    };
+                    let at = Placement {
+                        eye: eyes.of(record.view),
+                        origin: Vec4::from(record.origin).truncate(),
+                        octagon: record.octagon,
+                        tests: inputs.tests,
+                    };
+                    batch_item(
+                        &mut out,
+                        mesh,
+                        inputs.visible,
+                        (class, kind),
+                        *item,
+                        slot,
+                        &at,
+                    );
                 }
                 if kind == SurfaceKind::Liquid && class == ViewClass::Camera {
                     for (i, &l) in self.liquids.iter().enumerate() {
-                        sub_draws.push(mesh.liquid_ranges[l as usize], liquid_base + i);
+                        let slot = liquid_base + i;
+                        let Some(record) = list.records.get(slot) else {
+                            break;
+                        };
+                        let at = Placement {
+                            eye: eyes.of(0),
+                            origin: Vec3::ZERO,
+                            octagon: record.octagon,
+                            tests: inputs.tests,
+                        };
+                        let s = mesh.liquid_surfaces[l as usize];
+                        if at.passes(&mesh.surface_cull[s as usize]) {
+                            out.push(mesh.liquid_ranges[l as usize], slot);
+                        }
                     }
                 }
-                let count = sub_draws.commands.len() as u32 - first;
+                let count = out.commands.len() as u32 - first;
                 list.batches[class as usize * 3 + kind as usize] = (first, count);
                 stats.sub_draws += count;
                 if count > 0 {
-                    stats.draw_calls += if multi_draw { 1 } else { count };
+                    stats.draw_calls += if inputs.multi_draw { 1 } else { count };
                 }
             }
         }
-        stats.triangles = sub_draws.triangles;
+        stats.triangles = out.triangles;
         list.stats = stats;
+    }
+}
+
+/// The eye and the view-projection of every view: what the per-surface tests see from.
+struct ViewEyes<'a> {
+    camera: (Vec3, Mat4),
+    views: &'a [crate::vis::View],
+}
+
+impl<'a> ViewEyes<'a> {
+    fn of_inputs(inputs: &'a DrawInputs) -> Self {
+        ViewEyes {
+            camera: (inputs.camera.position, inputs.camera.view_proj()),
+            views: &inputs.visible.views,
+        }
+    }
+
+    fn of(&self, view: u32) -> (Vec3, Mat4) {
+        match self.views.get((view as usize).wrapping_sub(1)) {
+            Some(v) if view > 0 => (v.eye, v.view_proj),
+            _ => self.camera,
+        }
+    }
+}
+
+/// Where an item is drawn from: its view's eye, its translation (objects), its octagon.
+struct Placement {
+    eye: (Vec3, Mat4),
+    origin: Vec3,
+    octagon: Octagon,
+    tests: SurfaceTests,
+}
+
+/// A surface seen this far behind its plane is still drawn (an eye on the plane sees it).
+const BACK_FACE_TOLERANCE: f32 = 0.01;
+
+impl Placement {
+    fn passes(&self, c: &SurfaceCull) -> bool {
+        let (eye, view_proj) = self.eye;
+        if self.tests.back_faces
+            && c.normal != Vec3::ZERO
+            && c.normal.dot(eye - self.origin) - c.dist < -BACK_FACE_TOLERANCE
+        {
+            return false;
+        }
+        if self.tests.octagon {
+            let bounds = Aabb::new(c.bounds.min + self.origin, c.bounds.max + self.origin);
+            return match screen_octagon(&view_proj, &bounds) {
+                Some(o) => !o.intersect(&self.octagon).is_empty(),
+                None => false,
+            };
+        }
+        true
+    }
+}
+
+/// The screen octagon of a box; the full screen when it crosses the near plane, `None` when it
+/// lies wholly behind it.
+fn screen_octagon(view_proj: &Mat4, b: &Aabb) -> Option<Octagon> {
+    let mut pts = [Vec2::ZERO; 8];
+    let mut behind = 0;
+    for (i, c) in b.corners().iter().enumerate() {
+        let p = *view_proj * c.extend(1.0);
+        if p.w - p.z < 0.0 || p.w <= 1e-6 {
+            behind += 1;
+        } else {
+            pts[i] = Vec2::new(p.x, p.y) / p.w;
+        }
+    }
+    match behind {
+        0 => Some(Octagon::from_points(pts)),
+        8 => None,
+        _ => Some(Octagon::FULL),
     }
 }
 
@@ -246,15 +368,29 @@ struct SubDraws<'a> {
     /// Records written this frame: slots beyond did not fit the buffer and are not drawn.
     records: usize,
     triangles: u64,
+    /// The first command of the batch being built: sub-draws merge only within it.
+    batch_start: usize,
 }
 
 impl SubDraws<'_> {
-    /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty).
+    /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty); it
+    /// extends the last one when it continues its indices with the same record.
     fn push(&mut self, r: IndexRange, slot: usize) {
         if r.count == 0 || slot >= self.records {
             return;
         }
         self.triangles += r.count as u64 / 3;
+        if self.commands.len() > self.batch_start {
+            let last = self
+                .commands
+                .last_mut()
+                .expect("a command after the batch start");
+            if last.first_instance == slot as u32 && last.first_index + last.index_count == r.first
+            {
+                last.index_count += r.count;
+                return;
+            }
+        }
         self.commands.push(wgpu::util::DrawIndexedIndirectArgs {
             index_count: r.count,
             instance_count: 1,
@@ -274,8 +410,9 @@ fn view_class(visible: &VisibleSet, view: u32) -> ViewClass {
     }
 }
 
-/// The sub-draws of one item in batch (`class`, `kind`): its indices of that kind. Portal
-/// views draw their cells' liquids per cell; the camera's liquids come once each, after.
+/// The sub-draws of one item in batch (`class`, `kind`): its surfaces of that kind that pass
+/// the tests. Portal views draw their cells' liquids per cell; the camera's liquids come once
+/// each, after.
 fn batch_item(
     out: &mut SubDraws<'_>,
     mesh: &WorldMesh,
@@ -283,6 +420,7 @@ fn batch_item(
     (class, kind): (ViewClass, SurfaceKind),
     item: Item,
     slot: usize,
+    at: &Placement,
 ) {
     let view = match item {
         Item::Cell { view, .. } => view,
@@ -291,14 +429,35 @@ fn batch_item(
     if view_class(visible, view) != class {
         return;
     }
+    let k = kind as usize;
     match item {
         Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
             for &l in &mesh.cell_liquids[cell as usize] {
-                out.push(mesh.liquid_ranges[l as usize], slot);
+                let s = mesh.liquid_surfaces[l as usize];
+                if at.passes(&mesh.surface_cull[s as usize]) {
+                    out.push(mesh.liquid_ranges[l as usize], slot);
+                }
             }
         }
-        Item::Cell { cell, .. } => out.push(mesh.cell_ranges[kind as usize][cell as usize], slot),
-        Item::Object(o) => out.push(mesh.object_ranges[kind as usize][o as usize], slot),
+        Item::Cell { cell, .. } => {
+            push_surfaces(out, mesh, &mesh.cell_surfaces[k][cell as usize], slot, at)
+        }
+        Item::Object(o) => push_surfaces(out, mesh, &mesh.object_surfaces[k][o as usize], slot, at),
+    }
+}
+
+/// The surfaces of a range that pass the tests (consecutive ones merge into one sub-draw).
+fn push_surfaces(
+    out: &mut SubDraws<'_>,
+    mesh: &WorldMesh,
+    surfaces: &[SurfaceRange],
+    slot: usize,
+    at: &Placement,
+) {
+    for s in surfaces {
+        if at.passes(&mesh.surface_cull[s.surface as usize]) {
+            out.push(s.indices, slot);
+        }
     }
 }
 
@@ -311,6 +470,36 @@ mod tests {
     use super::*;
     use crate::level::{surface_flags, Cell, Level, Object, Surface, Vertex};
     use crate::vis::{View, VisibleCell, VisibleObject};
+
+    fn eye_at(position: Vec3, yaw: f32) -> crate::geom::CameraSpec {
+        crate::geom::CameraSpec {
+            position,
+            yaw,
+            pitch: 0.0,
+        }
+    }
+
+    /// `build_draws` with no surface tests (whole cells, as before per-surface culling).
+    fn whole_cells(
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+        object_origins: &[[f32; 4]],
+        max_records: usize,
+        multi_draw: bool,
+    ) -> DrawList {
+        let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 1.0);
+        build_draws(
+            mesh,
+            &DrawInputs {
+                visible,
+                camera: &camera,
+                object_origins,
+                max_records,
+                multi_draw,
+                tests: SurfaceTests::NONE,
+            },
+        )
+    }
 
     /// A quad (two triangles) with the given surface flags.
     fn quad(flags: u32) -> Surface {
@@ -408,7 +597,7 @@ mod tests {
             ..Default::default()
         };
         let origin = [[1.0, 2.0, 3.0, 0.0]];
-        let list = build_draws(&mesh, &visible, &origin, 256, true);
+        let list = whole_cells(&mesh, &visible, &origin, 256, true);
         let record = |octagon, cell, origin| DrawRecord {
             octagon,
             view: 0,
@@ -446,7 +635,7 @@ mod tests {
             }
         );
         // Without multi-draw every sub-draw is its own draw command.
-        let direct = build_draws(&mesh, &visible, &origin, 256, false);
+        let direct = whole_cells(&mesh, &visible, &origin, 256, false);
         assert_eq!(direct.stats.draw_calls, 4);
         assert_eq!(direct.commands.len(), list.commands.len());
     }
@@ -467,7 +656,7 @@ mod tests {
             views: vec![view(false), view(true)],
             ..Default::default()
         };
-        let list = build_draws(&mesh, &visible, &[], 256, true);
+        let list = whole_cells(&mesh, &visible, &[], 256, true);
         let views: Vec<u32> = list.records.iter().map(|r| r.view).collect();
         assert_eq!(views, [0, 1, 2], "no camera-view liquid record");
         assert_eq!(drawn(&mesh, &list, CAMERA_OPAQUE), [(0, set(&[0]))]);
@@ -485,9 +674,9 @@ mod tests {
         let level = three_cells();
         let mesh = WorldMesh::build(&level, &[]);
         let visible = VisibleSet::everything(&level);
-        let all = build_draws(&mesh, &visible, &[[0.0; 4]], 256, true);
+        let all = whole_cells(&mesh, &visible, &[[0.0; 4]], 256, true);
         assert_eq!(all.records.len(), 5, "3 cells, the door, the pool");
-        let cut = build_draws(&mesh, &visible, &[[0.0; 4]], 2, true);
+        let cut = whole_cells(&mesh, &visible, &[[0.0; 4]], 2, true);
         assert_eq!(cut.records, all.records[..2]);
         assert!(cut.commands.iter().all(|c| c.first_instance < 2));
         assert_eq!(
@@ -513,11 +702,115 @@ mod tests {
         ];
         let mut warm = DrawBuilder::default();
         for visible in &frames {
-            let fresh = build_draws(&mesh, visible, &[[0.0; 4]], 256, true);
-            let got = warm.build(&mesh, visible, &[[0.0; 4]], 256, true);
+            let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 1.0);
+            let inputs = DrawInputs {
+                visible,
+                camera: &camera,
+                object_origins: &[[0.0; 4]],
+                max_records: 256,
+                multi_draw: true,
+                tests: SurfaceTests::ALL,
+            };
+            let fresh = build_draws(&mesh, &inputs);
+            let got = warm.build(&mesh, &inputs);
             assert_eq!(got.records, fresh.records);
             assert_eq!(got.batches, fresh.batches);
             assert_eq!(got.stats, fresh.stats);
         }
+    }
+
+    /// A wall in the plane x = `x` facing `facing` (±1 along x), over y0..y1 and z -20..20.
+    fn wall(x: f32, y0: f32, y1: f32, facing: f32) -> Surface {
+        let v = |y: f32, z: f32| Vertex {
+            position: Vec3::new(x, y, z),
+            ..Default::default()
+        };
+        let mut vertices = vec![v(y0, -20.0), v(y1, -20.0), v(y1, 20.0), v(y0, 20.0)];
+        if facing > 0.0 {
+            vertices.reverse();
+        }
+        Surface {
+            vertices,
+            indices: vec![0, 1, 2, 0, 2, 3],
+            normal: Vec3::X * facing,
+            ..Default::default()
+        }
+    }
+
+    /// The eye at the origin looks along +X (+Y is to its left): which walls of its cell are
+    /// drawn, against what is in front, facing it, on screen and inside the cell's octagon.
+    #[test]
+    fn surfaces_outside_the_view_or_facing_away_are_not_drawn() {
+        let surfaces = vec![
+            wall(100.0, -20.0, 20.0, -1.0),  // 0: ahead, facing the eye: drawn
+            wall(100.0, -20.0, 20.0, 1.0),   // 1: ahead, its back to the eye
+            wall(-100.0, -20.0, 20.0, 1.0),  // 2: behind the eye, facing it
+            wall(100.0, 300.0, 340.0, -1.0), // 3: ahead but far left, off screen
+            wall(100.0, -60.0, -20.0, -1.0), // 4: ahead, right of 0, facing the eye: drawn
+            wall(100.0, 40.0, 80.0, -1.0),   // 5: ahead, on the left half of the screen
+        ];
+        let level = Level {
+            surfaces,
+            cells: vec![Cell {
+                surfaces: (0..6).collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mesh = WorldMesh::build(&level, &[]);
+        let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 1.0);
+        let draw = |octagon: Octagon, tests| {
+            let visible = VisibleSet {
+                cells: vec![seen(0, octagon, 0)],
+                ..Default::default()
+            };
+            let inputs = DrawInputs {
+                visible: &visible,
+                camera: &camera,
+                object_origins: &[],
+                max_records: 256,
+                multi_draw: true,
+                tests,
+            };
+            build_draws(&mesh, &inputs)
+        };
+        let surfaces_of = |list: &DrawList| -> BTreeSet<u32> {
+            drawn(&mesh, list, CAMERA_OPAQUE)
+                .into_iter()
+                .flat_map(|(_, s)| s)
+                .collect()
+        };
+        let whole = draw(Octagon::FULL, SurfaceTests::NONE);
+        assert_eq!(surfaces_of(&whole), set(&[0, 1, 2, 3, 4, 5]));
+        let culled = draw(Octagon::FULL, SurfaceTests::ALL);
+        assert_eq!(surfaces_of(&culled), set(&[0, 4, 5]));
+        // 0, 3, 4 and 5 face the same way and lie together: the off-screen 3 splits them
+        // into two sub-draws (0, then 4 and 5 merged).
+        assert_eq!(culled.stats.sub_draws, 2);
+        assert_eq!(culled.stats.triangles, 6);
+        // The cell seen only through the right half of the screen: 5 is on the left.
+        let right_half =
+            Octagon::from_points([glam::Vec2::new(0.0, -1.0), glam::Vec2::new(1.0, 1.0)]);
+        assert_eq!(
+            surfaces_of(&draw(right_half, SurfaceTests::ALL)),
+            set(&[0, 4])
+        );
+        // Each test alone.
+        let plane_only = SurfaceTests {
+            octagon: false,
+            back_faces: true,
+        };
+        assert_eq!(
+            surfaces_of(&draw(Octagon::FULL, plane_only)),
+            set(&[0, 2, 3, 4, 5])
+        );
+        let octagon_only = SurfaceTests {
+            octagon: true,
+            back_faces: false,
+        };
+        assert_eq!(
+            surfaces_of(&draw(Octagon::FULL, octagon_only)),
+            set(&[0, 1, 4, 5])
+        );
     }
 }

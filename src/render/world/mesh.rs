@@ -3,7 +3,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::level::{surface_flags, Level};
+use glam::Vec3;
+
+use crate::geom::Aabb;
+use crate::level::{surface_flags, Level, Surface};
 
 /// Vertex flag (beyond the surface flags): no lightmap, draw at full light.
 pub const VERTEX_NO_LIGHTMAP: u32 = 1 << 16;
@@ -57,6 +60,22 @@ pub struct IndexRange {
     pub count: u32,
 }
 
+/// One surface's indices inside its cell's (or object's) range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SurfaceRange {
+    pub surface: u32,
+    pub indices: IndexRange,
+}
+
+/// What the per-surface test needs of a surface: its box and, for a planar one, its plane
+/// (`normal · p = dist`, the front facing `normal`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceCull {
+    pub bounds: Aabb,
+    pub normal: Vec3,
+    pub dist: f32,
+}
+
 /// The world geometry as uploaded: CPU side, so tests can check it without a GPU.
 #[derive(Clone, Debug, Default)]
 pub struct WorldMesh {
@@ -71,6 +90,16 @@ pub struct WorldMesh {
     pub liquid_ranges: Vec<IndexRange>,
     /// ...and, per cell, the liquid surfaces it lists (indices into `liquid_ranges`).
     pub cell_liquids: Vec<Vec<u32>>,
+    /// The surface of each of `liquid_ranges`.
+    pub liquid_surfaces: Vec<u32>,
+    /// `cell_surfaces[kind][cell]`: the surfaces of `cell_ranges[kind][cell]`, in index order.
+    /// Surfaces that face the same way are contiguous, so what back-face culling keeps stays
+    /// in few runs.
+    pub cell_surfaces: [Vec<Vec<SurfaceRange>>; 3],
+    /// `object_surfaces[kind][object]`, likewise.
+    pub object_surfaces: [Vec<Vec<SurfaceRange>>; 3],
+    /// Per level surface.
+    pub surface_cull: Vec<SurfaceCull>,
 }
 
 impl WorldMesh {
@@ -100,22 +129,35 @@ impl WorldMesh {
                 });
             }
         }
-        let append =
-            |mesh: &mut WorldMesh, surfaces: &mut dyn Iterator<Item = u32>, kind: SurfaceKind| {
-                let first = mesh.indices.len() as u32;
-                for si in surfaces {
-                    let s = &level.surfaces[si as usize];
-                    if SurfaceKind::of(s.flags) != kind {
-                        continue;
-                    }
-                    let b = base[si as usize];
-                    mesh.indices.extend(s.indices.iter().map(|i| i + b));
-                }
-                IndexRange {
-                    first,
-                    count: mesh.indices.len() as u32 - first,
-                }
+        mesh.surface_cull = level.surfaces.iter().map(surface_cull).collect();
+        // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
+        let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
+            let mut of_kind: Vec<u32> = surfaces
+                .iter()
+                .copied()
+                .filter(|&si| SurfaceKind::of(level.surfaces[si as usize].flags) == kind)
+                .collect();
+            of_kind.sort_by_key(|&si| facing(level.surfaces[si as usize].normal));
+            let first = mesh.indices.len() as u32;
+            let mut ranges = Vec::with_capacity(of_kind.len());
+            for si in of_kind {
+                let (s, b) = (&level.surfaces[si as usize], base[si as usize]);
+                let start = mesh.indices.len() as u32;
+                mesh.indices.extend(s.indices.iter().map(|i| i + b));
+                ranges.push(SurfaceRange {
+                    surface: si,
+                    indices: IndexRange {
+                        first: start,
+                        count: mesh.indices.len() as u32 - start,
+                    },
+                });
+            }
+            let whole = IndexRange {
+                first,
+                count: mesh.indices.len() as u32 - first,
             };
+            (whole, ranges)
+        };
         let mut liquid_of_surface = vec![u32::MAX; level.surfaces.len()];
         for kind in SurfaceKind::ALL {
             for cell in &level.cells {
@@ -128,23 +170,54 @@ impl WorldMesh {
                         }
                         if liquid_of_surface[si as usize] == u32::MAX {
                             liquid_of_surface[si as usize] = mesh.liquid_ranges.len() as u32;
-                            let r = append(&mut mesh, &mut std::iter::once(si), kind);
+                            let (r, _) = append(&mut mesh, &[si], kind);
                             mesh.liquid_ranges.push(r);
+                            mesh.liquid_surfaces.push(si);
                         }
                         list.push(liquid_of_surface[si as usize]);
                     }
                     mesh.cell_liquids.push(list);
                     mesh.cell_ranges[kind as usize].push(IndexRange::default());
+                    mesh.cell_surfaces[kind as usize].push(Vec::new());
                     continue;
                 }
-                let r = append(&mut mesh, &mut cell.surfaces.iter().copied(), kind);
+                let (r, ranges) = append(&mut mesh, &cell.surfaces, kind);
                 mesh.cell_ranges[kind as usize].push(r);
+                mesh.cell_surfaces[kind as usize].push(ranges);
             }
             for obj in &level.objects {
-                let r = append(&mut mesh, &mut obj.surfaces.iter().copied(), kind);
+                let (r, ranges) = append(&mut mesh, &obj.surfaces, kind);
                 mesh.object_ranges[kind as usize].push(r);
+                mesh.object_surfaces[kind as usize].push(ranges);
             }
         }
         mesh
+    }
+}
+
+/// The way a surface faces, as one of six axis directions (its normal's largest component).
+fn facing(n: Vec3) -> u8 {
+    let a = n.abs();
+    let axis = if a.x >= a.y && a.x >= a.z {
+        0
+    } else if a.y >= a.z {
+        1
+    } else {
+        2
+    };
+    axis * 2 + (n[axis as usize] < 0.0) as u8
+}
+
+fn surface_cull(s: &Surface) -> SurfaceCull {
+    let mut bounds = Aabb::EMPTY;
+    for v in &s.vertices {
+        bounds.add_point(v.position);
+    }
+    let normal = s.normal.normalize_or_zero();
+    let dist = s.vertices.first().map_or(0.0, |v| normal.dot(v.position));
+    SurfaceCull {
+        bounds,
+        normal,
+        dist,
     }
 }

@@ -23,7 +23,9 @@ use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
 
-pub use self::draws::{build_draws, DrawList, DrawRecord, WorldStats, BATCHES};
+pub use self::draws::{
+    build_draws, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
+};
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
 pub(crate) use self::pipelines::{sampler_entry, texture_entry, uniform_entry};
@@ -172,6 +174,19 @@ impl WorldPass {
         &self.mesh
     }
 
+    /// The surfaces the last prepared frame draws (with repeats: a surface in several
+    /// sub-draws comes once per triangle of each).
+    pub fn drawn_surfaces(&self) -> impl Iterator<Item = u32> + '_ {
+        let list = self.draws.list();
+        list.commands.iter().flat_map(move |c| {
+            let range = c.first_index as usize..(c.first_index + c.index_count) as usize;
+            self.mesh.indices[range]
+                .iter()
+                .step_by(3)
+                .map(move |&i| self.mesh.vertices[i as usize].surface)
+        })
+    }
+
     /// Writes this frame's uniforms, and uploads the draw list `build_draws` makes for
     /// `visible` (per-draw records and indirect commands).
     fn prepare_frame(
@@ -180,15 +195,23 @@ impl WorldPass {
         camera: &Camera,
         visible: &VisibleSet,
         params: [f32; 4],
+        surface_culling: bool,
     ) {
         self.write_frame_uniform(gpu, camera, visible, params);
-        let list = self.draws.build(
-            &self.mesh,
+        let tests = SurfaceTests {
+            octagon: surface_culling,
+            // Where the id pass keeps back faces as occluders, so must every draw.
+            back_faces: surface_culling && !self.back_faces_occlude,
+        };
+        let inputs = DrawInputs {
             visible,
-            &self.object_origins,
-            self.max_records,
-            self.use_indirect,
-        );
+            camera,
+            object_origins: &self.object_origins,
+            max_records: self.max_records,
+            multi_draw: self.use_indirect,
+            tests,
+        };
+        let list = self.draws.build(&self.mesh, &inputs);
         if !list.records.is_empty() {
             gpu.queue
                 .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
@@ -264,7 +287,13 @@ impl Pass for WorldPass {
             0.0,
         ];
         self.linear_filtering = s.linear_filtering;
-        self.prepare_frame(gpu, inputs.camera, inputs.visible, params);
+        self.prepare_frame(
+            gpu,
+            inputs.camera,
+            inputs.visible,
+            params,
+            s.surface_culling,
+        );
         PassStats::World(self.stats)
     }
 
