@@ -22,7 +22,7 @@ struct Cli {
 
 #[derive(Args, Clone, Default)]
 struct CullArgs {
-    /// Culling method: portal (default), pvs (levels that carry one), frustum, none.
+    /// Culling method: portal (default), pvs (GLQuake's, levels that carry one), pvs-cells, frustum, none.
     #[arg(long, default_value = "portal")]
     cull: CullMode,
     /// Texture magnification: nearest (Quake's look, default) or linear.
@@ -281,6 +281,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Capture(a) => {
             let world =
                 app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+            app::check_cull(&world, a.cull.cull)?;
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             app::capture::run(
                 &gpu,
@@ -294,6 +295,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(a) => {
             let world =
                 app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+            app::check_cull(&world, a.cull.cull)?;
             let path = a
                 .path
                 .as_deref()
@@ -337,6 +339,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         anyhow::bail!("--screenshot needs --frames N (the frame to save)");
     }
     let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+    app::check_cull(&world, a.cull.cull)?;
     app::demo::run(app::demo::DemoOptions {
         level: world.level,
         terrain: world.terrain,

@@ -268,7 +268,8 @@ pub fn run_with_terrain(
         let vis_ms = culler.micros / 1e3;
         let settings = FrameSettings {
             time: i as f32 / 60.0,
-            ..Default::default()
+            surface_tests: super::surface_tests(opts.cull),
+            ..opts.settings
         };
         let mut stats = renderer.render(gpu, &camera, &visible, &settings);
         let frame_ms = t.elapsed().as_secs_f64() * 1e3;

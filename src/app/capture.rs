@@ -57,7 +57,11 @@ pub fn capture_with_terrain(
     let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
     let mut visible = VisibleSet::default();
     Culler::new(level, cull).cull(level, &cam, &mut visible);
-    let stats = renderer.render(gpu, &cam, &visible, settings);
+    let settings = FrameSettings {
+        surface_tests: super::surface_tests(cull),
+        ..*settings
+    };
+    let stats = renderer.render(gpu, &cam, &visible, &settings);
     (renderer.read_color(gpu), stats)
 }
 
@@ -100,12 +104,13 @@ pub fn run(
     );
     save_png(&img, output)?;
     println!(
-        "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} triangles",
+        "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} world surfaces, {} triangles",
         output.display(),
         size.0,
         size.1,
         stats.world.draw_calls,
         stats.world.sub_draws,
+        stats.world.surfaces,
         stats.world.triangles
     );
     if has_terrain {

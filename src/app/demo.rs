@@ -226,6 +226,7 @@ impl Demo {
             .cull(&self.opts.level, &camera, &mut self.visible);
         let visible = &self.visible;
         self.settings.time = self.start.elapsed().as_secs_f32();
+        self.settings.surface_tests = super::surface_tests(self.culler.mode);
         let mut stats = FrameStats::default();
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
         r.renderer.encode(
@@ -351,10 +352,11 @@ impl PanelStatus<'_> {
                     for mode in [
                         CullMode::Portal,
                         CullMode::Pvs,
+                        CullMode::PvsCells,
                         CullMode::Frustum,
                         CullMode::None,
                     ] {
-                        if mode == CullMode::Pvs && !self.has_pvs {
+                        if matches!(mode, CullMode::Pvs | CullMode::PvsCells) && !self.has_pvs {
                             continue;
                         }
                         ui.radio_value(&mut culler.mode, mode, mode.name());

@@ -27,6 +27,31 @@ pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
     Ok((level, path))
 }
 
+/// `--cull pvs` and `pvs-cells` need the level's precomputed PVS (imported BSPs carry one).
+pub fn check_cull(world: &World, cull: crate::vis::CullMode) -> anyhow::Result<()> {
+    use crate::vis::CullMode;
+    if matches!(cull, CullMode::Pvs | CullMode::PvsCells) && world.level.pvs.is_none() {
+        anyhow::bail!(
+            "{}: --cull {} needs a precomputed PVS, and this level has none (Quake .bsp files carry one); use --cull portal or frustum",
+            world.name.display(),
+            cull.name()
+        );
+    }
+    Ok(())
+}
+
+/// The surface tests a culling method draws with: per-surface culling for the portal flow and
+/// the frustum; GLQuake's for `pvs`; whole cells for `pvs-cells` and `none`.
+pub fn surface_tests(cull: crate::vis::CullMode) -> crate::render::world::SurfaceTests {
+    use crate::render::world::SurfaceTests;
+    use crate::vis::CullMode;
+    match cull {
+        CullMode::Portal | CullMode::Frustum => SurfaceTests::ALL,
+        CullMode::Pvs => SurfaceTests::GLQUAKE,
+        CullMode::PvsCells | CullMode::None => SurfaceTests::NONE,
+    }
+}
+
 /// The camera to start from: `--camera`, else the level's player start, else its centre.
 pub fn start_camera(level: &Level, camera: Option<CameraSpec>) -> CameraSpec {
     camera.or_else(|| level.player_start()).unwrap_or_else(|| {

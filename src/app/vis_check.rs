@@ -10,6 +10,7 @@ use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::pass::{FrameInputs, Pass};
+use crate::render::world::SurfaceTests;
 use crate::render::world::WorldPass;
 use crate::render::world::{IdFrame, IdImages};
 use crate::render::Gpu;
@@ -118,7 +119,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
     let frame = IdFrame::create(gpu, size);
     let mut methods = vec![CullMode::Portal];
     if level.pvs.is_some() {
-        methods.push(CullMode::Pvs);
+        methods.extend([CullMode::Pvs, CullMode::PvsCells]);
     }
     methods.push(CullMode::Frustum);
     let mut totals: Vec<MethodTotals> = methods
@@ -156,7 +157,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         let cam = Camera::new(spec, aspect);
         // The truth draws every surface of every cell; the methods cull surfaces too.
         let truth_settings = FrameSettings {
-            surface_culling: false,
+            surface_tests: SurfaceTests::NONE,
             ..Default::default()
         };
         let settings = FrameSettings::default();
@@ -175,6 +176,10 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
             culler.cull(level, &cam, &mut vis);
             // Submitted is what the draw list sends (every copy, objects and views too).
+            let settings = FrameSettings {
+                surface_tests: super::surface_tests(culler.mode),
+                ..settings
+            };
             world.prepare(gpu, &frame_inputs(&cam, &vis, &settings));
             let mut submitted = vec![false; n];
             for s in world.drawn_surfaces() {

@@ -7,7 +7,7 @@ use super::pass::{run_pass, Attachment, FrameInputs, Pass, PassStats, PassTarget
 use super::profiler::GpuTimer;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainOverlay, TerrainPlacement, TerrainStats};
-use super::world::{WorldPass, WorldStats};
+use super::world::{SurfaceTests, WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
@@ -36,9 +36,9 @@ pub struct FrameSettings {
     pub linear_filtering: bool,
     /// Terrain debug overlays.
     pub terrain: TerrainOverlay,
-    /// Test each surface of a visible cell against the cell's octagon and by plane side
-    /// (off: whole cells, as vis-check's truth draws them).
-    pub surface_culling: bool,
+    /// Which tests each surface of a visible cell must pass (the culling method's: whole cells
+    /// for vis-check's truth and `--cull none`, GLQuake's for `--cull pvs`).
+    pub surface_tests: SurfaceTests,
 }
 
 impl Default for FrameSettings {
@@ -49,7 +49,7 @@ impl Default for FrameSettings {
             fullbright: false,
             linear_filtering: false,
             terrain: TerrainOverlay::default(),
-            surface_culling: true,
+            surface_tests: SurfaceTests::ALL,
         }
     }
 }

@@ -14,8 +14,11 @@ pub enum CullMode {
     /// Thief's portal flow with per-cell octagons.
     #[default]
     Portal,
-    /// The level's precomputed PVS (imported BSPs) + frustum.
+    /// GLQuake's: the leaves in the eye leaf's precomputed PVS (imported BSPs) whose boxes
+    /// meet the frustum; their surfaces drawn once each, facing the eye.
     Pvs,
+    /// The same leaves, every surface of each drawn (the whole-cell PVS baseline).
+    PvsCells,
     /// Cell boxes against the frustum.
     Frustum,
     /// Everything.
@@ -28,11 +31,12 @@ impl std::str::FromStr for CullMode {
         Ok(match s {
             "portal" => CullMode::Portal,
             "pvs" => CullMode::Pvs,
+            "pvs-cells" => CullMode::PvsCells,
             "frustum" => CullMode::Frustum,
             "none" => CullMode::None,
             _ => {
                 return Err(format!(
-                    "unknown culling method {s:?}: use portal, pvs, frustum or none"
+                    "unknown culling method {s:?}: use portal, pvs, pvs-cells, frustum or none"
                 ))
             }
         })
@@ -44,6 +48,7 @@ impl CullMode {
         match self {
             CullMode::Portal => "portal",
             CullMode::Pvs => "pvs",
+            CullMode::PvsCells => "pvs-cells",
             CullMode::Frustum => "frustum",
             CullMode::None => "none",
         }
@@ -103,7 +108,7 @@ impl Culler {
                     }
                 }
             }
-            CullMode::Pvs => {
+            CullMode::Pvs | CullMode::PvsCells => {
                 let eye = self.tracker.update(level, camera.position);
                 for (i, c) in level.cells.iter().enumerate() {
                     let in_pvs = match (eye, &level.pvs) {

@@ -32,6 +32,8 @@ pub struct WorldStats {
     /// Views drawn (1 + mirrors and teleporters seen).
     pub views: u32,
     pub triangles: u64,
+    /// World surfaces drawn (every copy; objects' not counted).
+    pub surfaces: u32,
 }
 
 /// One drawable this frame: a cell (and the view it is seen in) or an object.
@@ -86,6 +88,8 @@ pub(super) struct DrawBuilder {
     liquid_stamp: Vec<u32>,
     liquid_octagon: Vec<Octagon>,
     frame: u32,
+    /// The frame each surface was last drawn in (`SurfaceTests::once`).
+    drawn: Vec<u32>,
     list: DrawList,
 }
 
@@ -97,6 +101,9 @@ pub struct SurfaceTests {
     /// Its plane faces the eye (only where every pipeline culls back faces: not in levels whose
     /// id pass keeps back faces as occluders).
     pub back_faces: bool,
+    /// At most once a frame, whichever visible cells list it (GLQuake marks surfaces); off,
+    /// each visible cell draws its copy clipped to its own octagon.
+    pub once: bool,
 }
 
 impl SurfaceTests {
@@ -104,10 +111,19 @@ impl SurfaceTests {
     pub const NONE: SurfaceTests = SurfaceTests {
         octagon: false,
         back_faces: false,
+        once: false,
     };
     pub const ALL: SurfaceTests = SurfaceTests {
         octagon: true,
         back_faces: true,
+        once: false,
+    };
+    /// GLQuake's: surfaces of the marked leaves, each once, facing the eye; no box test of
+    /// its own (the leaves' boxes were tested against the frustum).
+    pub const GLQUAKE: SurfaceTests = SurfaceTests {
+        octagon: false,
+        back_faces: true,
+        once: true,
     };
 }
 
@@ -227,11 +243,15 @@ impl DrawBuilder {
         let list = &mut self.list;
         list.commands.clear();
         let mut stats = WorldStats::default();
+        self.drawn.resize(mesh.surface_cull.len(), 0);
         let mut out = SubDraws {
             commands: &mut list.commands,
             records: list.records.len(),
             triangles: 0,
+            surfaces: 0,
             batch_start: 0,
+            drawn: &mut self.drawn,
+            frame: self.frame,
         };
         let eyes = ViewEyes::of_inputs(inputs);
         for class in ViewClass::ALL {
@@ -271,7 +291,8 @@ impl DrawBuilder {
                             tests: inputs.tests,
                         };
                         let s = mesh.liquid_surfaces[l as usize];
-                        if at.passes(&mesh.surface_cull[s as usize]) {
+                        if at.passes(&mesh.surface_cull[s as usize]) && out.first_time(s, &at) {
+                            out.surfaces += 1;
                             out.push(mesh.liquid_ranges[l as usize], slot);
                         }
                     }
@@ -285,6 +306,7 @@ impl DrawBuilder {
             }
         }
         stats.triangles = out.triangles;
+        stats.surfaces = out.surfaces;
         list.stats = stats;
     }
 }
@@ -368,11 +390,27 @@ struct SubDraws<'a> {
     /// Records written this frame: slots beyond did not fit the buffer and are not drawn.
     records: usize,
     triangles: u64,
+    /// World surfaces drawn (cells' and the camera's liquids; objects' not counted).
+    surfaces: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
+    drawn: &'a mut Vec<u32>,
+    frame: u32,
 }
 
 impl SubDraws<'_> {
+    /// Whether surface `s` may be drawn now: always, unless the tests draw each surface once
+    /// and it was drawn this frame already.
+    fn first_time(&mut self, s: u32, at: &Placement) -> bool {
+        if !at.tests.once {
+            return true;
+        }
+        let seen = &mut self.drawn[s as usize];
+        let first = *seen != self.frame;
+        *seen = self.frame;
+        first
+    }
+
     /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty); it
     /// extends the last one when it continues its indices with the same record.
     fn push(&mut self, r: IndexRange, slot: usize) {
@@ -434,31 +472,39 @@ fn batch_item(
         Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
             for &l in &mesh.cell_liquids[cell as usize] {
                 let s = mesh.liquid_surfaces[l as usize];
-                if at.passes(&mesh.surface_cull[s as usize]) {
+                if at.passes(&mesh.surface_cull[s as usize]) && out.first_time(s, at) {
+                    out.surfaces += 1;
                     out.push(mesh.liquid_ranges[l as usize], slot);
                 }
             }
         }
         Item::Cell { cell, .. } => {
-            push_surfaces(out, mesh, &mesh.cell_surfaces[k][cell as usize], slot, at)
+            let surfaces = &mesh.cell_surfaces[k][cell as usize];
+            out.surfaces += push_surfaces(out, mesh, surfaces, slot, at);
         }
-        Item::Object(o) => push_surfaces(out, mesh, &mesh.object_surfaces[k][o as usize], slot, at),
+        Item::Object(o) => {
+            push_surfaces(out, mesh, &mesh.object_surfaces[k][o as usize], slot, at);
+        }
     }
 }
 
-/// The surfaces of a range that pass the tests (consecutive ones merge into one sub-draw).
+/// The surfaces of a range that pass the tests (consecutive ones merge into one sub-draw);
+/// returns how many.
 fn push_surfaces(
     out: &mut SubDraws<'_>,
     mesh: &WorldMesh,
     surfaces: &[SurfaceRange],
     slot: usize,
     at: &Placement,
-) {
+) -> u32 {
+    let mut n = 0;
     for s in surfaces {
-        if at.passes(&mesh.surface_cull[s.surface as usize]) {
+        if at.passes(&mesh.surface_cull[s.surface as usize]) && out.first_time(s.surface, at) {
             out.push(s.indices, slot);
+            n += 1;
         }
     }
+    n
 }
 
 #[cfg(test)]
@@ -632,6 +678,7 @@ mod tests {
                 sub_draws: 4,
                 views: 1,
                 triangles: 8,
+                surfaces: 3,
             }
         );
         // Without multi-draw every sub-draw is its own draw command.
@@ -799,6 +846,7 @@ mod tests {
         let plane_only = SurfaceTests {
             octagon: false,
             back_faces: true,
+            once: false,
         };
         assert_eq!(
             surfaces_of(&draw(Octagon::FULL, plane_only)),
@@ -807,10 +855,68 @@ mod tests {
         let octagon_only = SurfaceTests {
             octagon: true,
             back_faces: false,
+            once: false,
         };
         assert_eq!(
             surfaces_of(&draw(Octagon::FULL, octagon_only)),
             set(&[0, 1, 4, 5])
         );
+    }
+
+    /// `--cull pvs` is GLQuake's method. Its oracle is a peer: quakespasm's world-polygon
+    /// counts (`r_speeds`) on e1m1 at 1280×720 with a 90° horizontal field of view
+    /// (../shared/tools/quakespasm/RUN.md): 244, 293 and 623 at its cameras A, B and C.
+    /// Quakespasm adds two things GLQuake lacks: each surface's box is tested against the
+    /// frustum (with that test our count at A is exactly 244), and beside water it uses the fat
+    /// PVS (B and C see more leaves).
+    #[test]
+    fn glquake_surface_counts_match_quakespasm() {
+        let path = crate::realdata_dir().join("quake/bsp/e1m1.bsp");
+        if !path.exists() {
+            crate::testutil::missing_realdata(&path);
+            return;
+        }
+        let level = crate::load::load(&path).unwrap();
+        let mesh = WorldMesh::build(&level, &[]);
+        let count = |spec: &str, tests: SurfaceTests| {
+            let mut spec: crate::geom::CameraSpec = spec.parse().unwrap();
+            // Quakespasm's eye sits 1/32 off every axis (to stay off node planes).
+            spec.position += Vec3::splat(1.0 / 32.0);
+            let camera = Camera::new(spec, 1280.0 / 720.0);
+            let mut visible = VisibleSet::default();
+            crate::vis::Culler::new(&level, crate::vis::CullMode::Pvs).cull(
+                &level,
+                &camera,
+                &mut visible,
+            );
+            visible.objects.clear(); // the world model only, as quakespasm draws it
+            let inputs = DrawInputs {
+                visible: &visible,
+                camera: &camera,
+                object_origins: &[],
+                max_records: usize::MAX,
+                multi_draw: true,
+                tests,
+            };
+            build_draws(&mesh, &inputs).stats.surfaces as f64
+        };
+        let cameras = [
+            ("480,-352,110,90,0", 244.0),
+            ("-112,704,56,45,-20", 293.0),
+            ("1376,1936,64,135,-20", 623.0),
+        ];
+        for (spec, quakespasm) in cameras {
+            let ours = count(spec, SurfaceTests::GLQUAKE);
+            assert!(
+                (ours / quakespasm - 1.0).abs() < 0.15,
+                "{spec}: {ours} surfaces, quakespasm {quakespasm}"
+            );
+        }
+        let with_box_test = SurfaceTests {
+            octagon: true,
+            ..SurfaceTests::GLQUAKE
+        };
+        assert_eq!(count(cameras[0].0, SurfaceTests::GLQUAKE), 246.0);
+        assert_eq!(count(cameras[0].0, with_box_test), 244.0);
     }
 }

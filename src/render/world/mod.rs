@@ -195,13 +195,13 @@ impl WorldPass {
         camera: &Camera,
         visible: &VisibleSet,
         params: [f32; 4],
-        surface_culling: bool,
+        tests: SurfaceTests,
     ) {
         self.write_frame_uniform(gpu, camera, visible, params);
         let tests = SurfaceTests {
-            octagon: surface_culling,
             // Where the id pass keeps back faces as occluders, so must every draw.
-            back_faces: surface_culling && !self.back_faces_occlude,
+            back_faces: tests.back_faces && !self.back_faces_occlude,
+            ..tests
         };
         let inputs = DrawInputs {
             visible,
@@ -287,13 +287,7 @@ impl Pass for WorldPass {
             0.0,
         ];
         self.linear_filtering = s.linear_filtering;
-        self.prepare_frame(
-            gpu,
-            inputs.camera,
-            inputs.visible,
-            params,
-            s.surface_culling,
-        );
+        self.prepare_frame(gpu, inputs.camera, inputs.visible, params, s.surface_tests);
         PassStats::World(self.stats)
     }
 
