@@ -233,6 +233,15 @@ struct VisCheckArgs {
     clip_distances: bool,
     #[arg(long)]
     json: bool,
+    /// Write the views this check uses (a camera-path file) before checking.
+    #[arg(long, value_name = "FILE.json")]
+    write_views: Option<PathBuf>,
+    /// Check these views (a camera-path file, e.g. from --write-views) instead of random ones.
+    #[arg(long, value_name = "FILE.json")]
+    views_file: Option<PathBuf>,
+    /// Differing pixels per 300 views the portal method may leave on an imported level.
+    #[arg(long, default_value_t = 2)]
+    max_missed_pixels: u64,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -356,17 +365,39 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
 }
 
 fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
+    if a.views == 0 {
+        anyhow::bail!("--views 0: a check needs at least one view");
+    }
     let level = lanthorn::load::load(&a.level)?;
     let mut opts = a.gpu.options()?;
     if !a.clip_distances {
         opts.disable.push(OptionalFeature::ClipDistances);
     }
     let gpu = Gpu::headless(&opts)?;
-    let check = app::vis_check::VisCheckOptions {
+    let mut check = app::vis_check::VisCheckOptions {
         views: a.views,
         seed: a.seed,
         size: a.size,
         ..Default::default()
     };
-    app::vis_check::run_command(&gpu, &level, &check, a.json)
+    let views = match &a.views_file {
+        Some(f) => app::path::CameraPath::load(f, Some(&level), false)?
+            .keys
+            .iter()
+            .map(|k| lanthorn::geom::CameraSpec {
+                position: k.pos.into(),
+                yaw: k.yaw,
+                pitch: k.pitch,
+            })
+            .collect(),
+        None => app::vis_check::random_views(&level, &check)?,
+    };
+    if let Some(f) = &a.write_views {
+        app::vis_check::write_views(f, &views)?;
+    }
+    check.views_list = Some(views);
+    let limits = app::vis_check::VisCheckLimits {
+        max_missed_pixels: a.max_missed_pixels,
+    };
+    app::vis_check::run_command(&gpu, &level, &check, a.json, limits)
 }

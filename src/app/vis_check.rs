@@ -23,6 +23,8 @@ pub struct VisCheckOptions {
     pub size: (u32, u32),
     /// Eyes keep at least this distance from every cell boundary.
     pub clearance: f32,
+    /// Fixed views to check (a views file) instead of `views` random ones from `seed`.
+    pub views_list: Option<Vec<CameraSpec>>,
 }
 
 impl Default for VisCheckOptions {
@@ -32,6 +34,7 @@ impl Default for VisCheckOptions {
             seed: 1,
             size: (640, 360),
             clearance: 8.0,
+            views_list: None,
         }
     }
 }
@@ -102,6 +105,27 @@ fn random_eye(level: &Level, rng: &mut Rng, clearance: f32) -> Option<Vec3> {
     None
 }
 
+/// The random views of a check: eyes inside open cells, `clearance` from their walls, random
+/// yaw, pitch within ±30°; the same for the same seed.
+pub fn random_views(level: &Level, opts: &VisCheckOptions) -> anyhow::Result<Vec<CameraSpec>> {
+    let mut rng = Rng(opts.seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    (0..opts.views)
+        .map(|_| {
+            let Some(eye) = random_eye(level, &mut rng, opts.clearance) else {
+                anyhow::bail!(
+                    "no open cell leaves {} units of room for an eye",
+                    opts.clearance
+                );
+            };
+            Ok(CameraSpec {
+                position: eye,
+                yaw: rng.f() * 360.0,
+                pitch: (rng.f() - 0.5) * 60.0,
+            })
+        })
+        .collect()
+}
+
 fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
     let mut seen = vec![false; n];
     for &id in img.solid.iter().chain(img.liquid.iter()) {
@@ -129,7 +153,10 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             ..Default::default()
         })
         .collect();
-    let mut rng = Rng(opts.seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let specs = match &opts.views_list {
+        Some(v) => v.clone(),
+        None => random_views(level, opts)?,
+    };
     let n = level.surfaces.len();
     let tri: Vec<u64> = level
         .surfaces
@@ -142,19 +169,11 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
     let mut vis = VisibleSet::default();
     let mut visible_tris_sum = 0.0;
     let mut views = 0;
-    for _ in 0..opts.views {
-        let Some(eye) = random_eye(level, &mut rng, opts.clearance) else {
-            anyhow::bail!(
-                "no open cell leaves {} units of room for an eye",
-                opts.clearance
-            );
-        };
-        let spec = CameraSpec {
-            position: eye,
-            yaw: rng.f() * 360.0,
-            pitch: (rng.f() - 0.5) * 60.0,
-        };
-        let cam = Camera::new(spec, aspect);
+    for (i, spec) in specs.iter().enumerate() {
+        if i % 50 == 0 && i > 0 {
+            eprintln!("vis-check: {i}/{} views", specs.len());
+        }
+        let cam = Camera::new(*spec, aspect);
         // The truth draws every surface of every cell; the methods cull surfaces too.
         let truth_settings = FrameSettings {
             surface_tests: SurfaceTests::NONE,
@@ -220,7 +239,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             });
             total.cells.push(vis.cells.len() as f64);
             if missed + differing > 0 && total.worst.len() < 10 {
-                total.worst.push((spec, missed, differing));
+                total.worst.push((*spec, missed, differing));
             }
         }
     }
@@ -287,18 +306,65 @@ impl VisCheckReport {
     }
 }
 
-/// `lanthorn vis-check`: runs the check and prints the table (and the JSON line).
+/// What makes `lanthorn vis-check` fail: the portal method missing a surface of a level
+/// Lanthorn compiled, or more than `max_missed_pixels` differing pixels per 300 views on an
+/// imported one (whose own geometry leaves single-pixel cracks).
+#[derive(Clone, Copy, Debug)]
+pub struct VisCheckLimits {
+    pub max_missed_pixels: u64,
+}
+
+/// `lanthorn vis-check`: runs the check and prints the table (and the JSON line); fails when
+/// the portal method exceeds `limits`.
 pub fn run_command(
     gpu: &Gpu,
     level: &Level,
     opts: &VisCheckOptions,
     json: bool,
+    limits: VisCheckLimits,
 ) -> anyhow::Result<()> {
     let report = run(gpu, level, opts)?;
     report.print_table();
     if json {
         println!("{}", serde_json::to_string(&report.to_json())?);
     }
+    let Some(portal) = report.methods.iter().find(|m| m.method == "portal") else {
+        return Ok(());
+    };
+    let imported = level.pvs.is_some();
+    let allowed = (limits.max_missed_pixels * report.views as u64).div_ceil(300);
+    if !imported && portal.missed_surfaces > 0 {
+        anyhow::bail!(
+            "portal culling missed {} visible surfaces (of a level Lanthorn compiled, it must miss none); the worst views are listed above",
+            portal.missed_surfaces
+        );
+    }
+    if imported && portal.differing_pixels > allowed {
+        anyhow::bail!(
+            "portal culling left {} differing pixels over {} views, more than --max-missed-pixels {} per 300 views allows ({allowed})",
+            portal.differing_pixels,
+            report.views,
+            limits.max_missed_pixels
+        );
+    }
+    Ok(())
+}
+
+/// Writes views as a camera-path file (`app::path`), so `--views-file` reads them back.
+pub fn write_views(path: &std::path::Path, views: &[CameraSpec]) -> anyhow::Result<()> {
+    let file = super::path::CameraPath {
+        speed: 8.0,
+        keys: views
+            .iter()
+            .map(|v| super::path::PathKey {
+                pos: v.position.to_array(),
+                yaw: v.yaw,
+                pitch: v.pitch,
+            })
+            .collect(),
+    };
+    let text = serde_json::to_string_pretty(&file)?;
+    crate::level::file::write_atomically(path, text.as_bytes())?;
     Ok(())
 }
 
