@@ -363,7 +363,17 @@ pub fn write_views(path: &std::path::Path, views: &[CameraSpec]) -> anyhow::Resu
             })
             .collect(),
     };
-    let text = serde_json::to_string_pretty(&file)?;
+    // One key a line: a committed views file reads (and diffs) view by view.
+    let keys: Vec<String> = file
+        .keys
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<_, _>>()?;
+    let text = format!(
+        "{{\"speed\": {}, \"keys\": [\n{}\n]}}\n",
+        file.speed,
+        keys.join(",\n")
+    );
     crate::level::file::write_atomically(path, text.as_bytes())?;
     Ok(())
 }
@@ -379,5 +389,31 @@ fn frame_inputs<'a>(
         visible,
         settings,
         terrain_octagon: None,
+    }
+}
+
+#[cfg(test)]
+mod views_files {
+    /// The committed views (tests/views/MAP.json, written by `--write-views`) load, hold 200
+    /// views each, and every eye is in a cell of the imported map.
+    #[test]
+    fn committed_views_are_inside_their_maps() {
+        let bsp = crate::realdata_dir().join("quake/bsp");
+        if !bsp.join("e1m1.bsp").exists() {
+            crate::testutil::missing_realdata(&bsp);
+            return;
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");
+        let mut count = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let map = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let level = crate::load::load(&bsp.join(format!("{map}.bsp"))).unwrap();
+            let views = crate::app::path::CameraPath::load(&path, Some(&level), false)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(views.keys.len(), 200, "{map}");
+            count += 1;
+        }
+        assert_eq!(count, 15);
     }
 }
