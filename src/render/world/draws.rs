@@ -88,9 +88,24 @@ pub(super) struct DrawBuilder {
     liquid_stamp: Vec<u32>,
     liquid_octagon: Vec<Octagon>,
     frame: u32,
-    /// The frame each surface was last drawn in (`SurfaceTests::once`).
-    drawn: Vec<u32>,
+    /// Camera-view surfaces listed by several visible cells (`SurfaceTests::once`).
+    shared: SharedSurfaces,
     list: DrawList,
+}
+
+/// The camera view's cell surfaces that pass the tests, per kind (opaque, sky) in item order,
+/// and for those that pass in several visible cells the record they are drawn once with: the
+/// union of those cells' octagons (conservative, like the camera's liquids).
+#[derive(Default)]
+struct SharedSurfaces {
+    passing: [Vec<(u32, SurfaceRange)>; 2],
+    /// Per surface: the frame it last passed in, in how many cells, their octagons' union,
+    /// its shared record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
+    stamp: Vec<u32>,
+    cells: Vec<u32>,
+    union: Vec<Octagon>,
+    record: Vec<u32>,
+    emitted: Vec<u32>,
 }
 
 /// Which tests a surface of a visible cell (or object) must pass to be drawn.
@@ -101,8 +116,9 @@ pub struct SurfaceTests {
     /// Its plane faces the eye (only where every pipeline culls back faces: not in levels whose
     /// id pass keeps back faces as occluders).
     pub back_faces: bool,
-    /// At most once a frame, whichever visible cells list it (GLQuake marks surfaces); off,
-    /// each visible cell draws its copy clipped to its own octagon.
+    /// In the camera's view, once, whichever visible cells list it: clipped to the union of
+    /// their octagons (GLQuake marks surfaces once too); off, each visible cell draws its copy
+    /// clipped to its own octagon.
     pub once: bool,
 }
 
@@ -116,7 +132,7 @@ impl SurfaceTests {
     pub const ALL: SurfaceTests = SurfaceTests {
         octagon: true,
         back_faces: true,
-        once: false,
+        once: true,
     };
     /// GLQuake's: surfaces of the marked leaves, each once, facing the eye; no box test of
     /// its own (the leaves' boxes were tested against the frustum).
@@ -153,6 +169,9 @@ impl DrawBuilder {
     pub(super) fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
         let liquid_base = self.collect_records(mesh, inputs.visible, inputs.object_origins);
         self.list.records.truncate(inputs.max_records);
+        if inputs.tests.once {
+            self.share(mesh, inputs);
+        }
         self.build_batches(mesh, inputs, liquid_base);
         self.list.stats.views = 1 + inputs.visible.views.len() as u32;
         &self.list
@@ -243,25 +262,30 @@ impl DrawBuilder {
         let list = &mut self.list;
         list.commands.clear();
         let mut stats = WorldStats::default();
-        self.drawn.resize(mesh.surface_cull.len(), 0);
         let mut out = SubDraws {
             commands: &mut list.commands,
             records: list.records.len(),
             triangles: 0,
             surfaces: 0,
             batch_start: 0,
-            drawn: &mut self.drawn,
-            frame: self.frame,
         };
         let eyes = ViewEyes::of_inputs(inputs);
         for class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
                 let first = out.commands.len() as u32;
                 out.batch_start = out.commands.len();
+                let shared =
+                    inputs.tests.once && class == ViewClass::Camera && kind != SurfaceKind::Liquid;
+                if shared {
+                    self.shared.emit(&mut out, kind as usize, self.frame);
+                }
                 for (slot, item) in self.items.iter().enumerate() {
                     let Some(record) = list.records.get(slot) else {
                         break;
                     };
+                    if shared && matches!(item, Item::Cell { view: 0, .. }) {
+                        continue;
+                    }
                     let at = Placement {
                         eye: eyes.of(record.view),
                         origin: Vec4::from(record.origin).truncate(),
@@ -291,7 +315,7 @@ impl DrawBuilder {
                             tests: inputs.tests,
                         };
                         let s = mesh.liquid_surfaces[l as usize];
-                        if at.passes(&mesh.surface_cull[s as usize]) && out.first_time(s, &at) {
+                        if at.passes(&mesh.surface_cull[s as usize]) {
                             out.surfaces += 1;
                             out.push(mesh.liquid_ranges[l as usize], slot);
                         }
@@ -308,6 +332,93 @@ impl DrawBuilder {
         stats.triangles = out.triangles;
         stats.surfaces = out.surfaces;
         list.stats = stats;
+    }
+}
+
+impl DrawBuilder {
+    /// Tests the camera view's cell surfaces once, keeping those that pass and, for each that
+    /// passes in several cells, a record with the union of their octagons (while records fit;
+    /// beyond, such a surface is drawn per cell).
+    fn share(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) {
+        let sh = &mut self.shared;
+        let n = mesh.surface_cull.len();
+        if sh.stamp.len() != n {
+            sh.stamp = vec![0; n];
+            sh.cells = vec![0; n];
+            sh.union = vec![Octagon::EMPTY; n];
+            sh.record = vec![u32::MAX; n];
+            sh.emitted = vec![0; n];
+        }
+        let frame = self.frame;
+        let eyes = ViewEyes::of_inputs(inputs);
+        for k in 0..2 {
+            sh.passing[k].clear();
+        }
+        for (slot, item) in self.items.iter().enumerate() {
+            let (Item::Cell { cell, view: 0 }, Some(record)) = (item, self.list.records.get(slot))
+            else {
+                continue;
+            };
+            let at = Placement {
+                eye: eyes.of(0),
+                origin: Vec3::ZERO,
+                octagon: record.octagon,
+                tests: inputs.tests,
+            };
+            for k in 0..2 {
+                for r in &mesh.cell_surfaces[k][*cell as usize] {
+                    if !at.passes(&mesh.surface_cull[r.surface as usize]) {
+                        continue;
+                    }
+                    let s = r.surface as usize;
+                    if sh.stamp[s] != frame {
+                        (sh.stamp[s], sh.cells[s], sh.union[s]) = (frame, 0, Octagon::EMPTY);
+                        sh.record[s] = u32::MAX;
+                    }
+                    sh.cells[s] += 1;
+                    sh.union[s] = sh.union[s].union(&record.octagon);
+                    sh.passing[k].push((slot as u32, *r));
+                }
+            }
+        }
+        let records = &mut self.list.records;
+        for k in 0..2 {
+            for &(_, r) in &sh.passing[k] {
+                let s = r.surface as usize;
+                if sh.cells[s] > 1 && sh.record[s] == u32::MAX && records.len() < inputs.max_records
+                {
+                    sh.record[s] = records.len() as u32;
+                    records.push(DrawRecord {
+                        octagon: sh.union[s],
+                        view: 0,
+                        cell: u32::MAX,
+                        _pad: [0; 2],
+                        origin: [0.0; 4],
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl SharedSurfaces {
+    /// The sub-draws of kind `k`'s passing surfaces, front to back: a surface of one cell with
+    /// that cell's record, a shared one once with its own.
+    fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {
+        for &(slot, r) in &self.passing[k] {
+            let s = r.surface as usize;
+            let record = self.record[s];
+            if self.cells[s] > 1 && record != u32::MAX {
+                if self.emitted[s] == frame {
+                    continue;
+                }
+                self.emitted[s] = frame;
+                out.push(r.indices, record as usize);
+            } else {
+                out.push(r.indices, slot as usize);
+            }
+            out.surfaces += 1;
+        }
     }
 }
 
@@ -394,23 +505,9 @@ struct SubDraws<'a> {
     surfaces: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
-    drawn: &'a mut Vec<u32>,
-    frame: u32,
 }
 
 impl SubDraws<'_> {
-    /// Whether surface `s` may be drawn now: always, unless the tests draw each surface once
-    /// and it was drawn this frame already.
-    fn first_time(&mut self, s: u32, at: &Placement) -> bool {
-        if !at.tests.once {
-            return true;
-        }
-        let seen = &mut self.drawn[s as usize];
-        let first = *seen != self.frame;
-        *seen = self.frame;
-        first
-    }
-
     /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty); it
     /// extends the last one when it continues its indices with the same record.
     fn push(&mut self, r: IndexRange, slot: usize) {
@@ -472,7 +569,7 @@ fn batch_item(
         Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
             for &l in &mesh.cell_liquids[cell as usize] {
                 let s = mesh.liquid_surfaces[l as usize];
-                if at.passes(&mesh.surface_cull[s as usize]) && out.first_time(s, at) {
+                if at.passes(&mesh.surface_cull[s as usize]) {
                     out.surfaces += 1;
                     out.push(mesh.liquid_ranges[l as usize], slot);
                 }
@@ -499,7 +596,7 @@ fn push_surfaces(
 ) -> u32 {
     let mut n = 0;
     for s in surfaces {
-        if at.passes(&mesh.surface_cull[s.surface as usize]) && out.first_time(s.surface, at) {
+        if at.passes(&mesh.surface_cull[s.surface as usize]) {
             out.push(s.indices, slot);
             n += 1;
         }
@@ -918,5 +1015,62 @@ mod tests {
         };
         assert_eq!(count(cameras[0].0, SurfaceTests::GLQUAKE), 246.0);
         assert_eq!(count(cameras[0].0, with_box_test), 244.0);
+    }
+
+    /// A wall two visible cells list is drawn once, with a record of its own: the union of the
+    /// two cells' octagons; walls of one cell keep that cell's record.
+    #[test]
+    fn a_surface_of_several_visible_cells_is_drawn_once_with_their_union() {
+        let cell = |surfaces: Vec<u32>| Cell {
+            surfaces,
+            ..Default::default()
+        };
+        let level = Level {
+            surfaces: vec![quad(0), quad(0), quad(0)],
+            cells: vec![cell(vec![0, 1]), cell(vec![0, 2])],
+            ..Default::default()
+        };
+        let mesh = WorldMesh::build(&level, &[]);
+        let (a, b) = (octagon(-0.9, -0.1), octagon(0.2, 0.6));
+        let visible = VisibleSet {
+            cells: vec![seen(1, a, 0), seen(0, b, 0)],
+            ..Default::default()
+        };
+        let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 1.0);
+        let once = SurfaceTests {
+            once: true,
+            ..SurfaceTests::NONE
+        };
+        let inputs = DrawInputs {
+            visible: &visible,
+            camera: &camera,
+            object_origins: &[],
+            max_records: 256,
+            multi_draw: true,
+            tests: once,
+        };
+        let list = build_draws(&mesh, &inputs);
+        assert_eq!(list.records.len(), 3, "two cells and the shared wall");
+        assert_eq!(list.records[2].octagon, a.union(&b));
+        assert_eq!(list.records[2].cell, u32::MAX);
+        let mut got = drawn(&mesh, &list, CAMERA_OPAQUE);
+        got.sort();
+        assert_eq!(got, [(0, set(&[2])), (1, set(&[1])), (2, set(&[0]))]);
+        assert_eq!(list.stats.surfaces, 3);
+        // Per cell, the wall is drawn twice, each time with its cell's octagon.
+        let per_cell = whole_cells(&mesh, &visible, &[], 256, true);
+        let mut got = drawn(&mesh, &per_cell, CAMERA_OPAQUE);
+        got.sort();
+        assert_eq!(got, [(0, set(&[0, 2])), (1, set(&[0, 1]))]);
+        // No room for its record: drawn per cell, still conservative.
+        let tight = build_draws(
+            &mesh,
+            &DrawInputs {
+                max_records: 2,
+                ..inputs
+            },
+        );
+        assert_eq!(tight.records.len(), 2);
+        assert_eq!(tight.stats.triangles, per_cell.stats.triangles);
     }
 }

@@ -103,8 +103,10 @@ impl WorldPass {
             mapped_at_creation: false,
         });
         let liquid_count = mesh.liquid_ranges.len();
+        // Cells, objects, camera liquids, and surfaces several cells list (drawn once).
+        let shared = shared_surfaces(level);
         let max_records =
-            (level.cells.len() + level.objects.len() + liquid_count).max(MAX_RECORDS_MIN);
+            (level.cells.len() + level.objects.len() + liquid_count + shared).max(MAX_RECORDS_MIN);
         let (records, indirect) = create_draw_buffers(device, max_records);
         let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps);
         let (skybox, skybox_active) = super::materials::skybox_texture(
@@ -316,4 +318,17 @@ impl Pass for WorldPass {
             }
         }
     }
+}
+
+/// Surfaces listed by more than one cell: each may need a record of its own when drawn once.
+fn shared_surfaces(level: &Level) -> usize {
+    let mut listed = vec![0u8; level.surfaces.len()];
+    for c in &level.cells {
+        for &s in &c.surfaces {
+            if let Some(n) = listed.get_mut(s as usize) {
+                *n = n.saturating_add(1);
+            }
+        }
+    }
+    listed.iter().filter(|&&n| n > 1).count()
 }
