@@ -102,5 +102,53 @@ fn bench_e1m1(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_flow, bench_e1m1);
+/// What the CPU does per frame to decide what is drawn, on e1m1's committed views
+/// (tests/views/e1m1.json): the portal flow, then the per-surface tests and draw building.
+fn bench_e1m1_views(c: &mut Criterion) {
+    use lanthorn::render::world::{DrawBuilder, DrawInputs, SurfaceTests, WorldMesh};
+    let path = lanthorn::realdata_dir().join("quake/bsp/e1m1.bsp");
+    let Ok(level) = lanthorn::load::load(&path) else {
+        eprintln!("SKIPPED: {} missing", path.display());
+        return;
+    };
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views/e1m1.json");
+    let keys = lanthorn::app::path::CameraPath::load(&file, Some(&level), false)
+        .expect("the committed views")
+        .keys;
+    let views: Vec<(Camera, Option<u32>)> = keys
+        .iter()
+        .map(|k| {
+            let spec = CameraSpec {
+                position: k.pos.into(),
+                yaw: k.yaw,
+                pitch: k.pitch,
+            };
+            (Camera::new(spec, 16.0 / 9.0), level.locate(spec.position))
+        })
+        .collect();
+    let mesh = WorldMesh::build(&level, &[]);
+    let origins = vec![[0.0f32; 4]; level.objects.len()];
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let mut draws = DrawBuilder::default();
+    let mut i = 0;
+    c.bench_function("portal_flow_and_surfaces/e1m1_committed_views", |b| {
+        b.iter(|| {
+            i = (i + 1) % views.len();
+            let (camera, eye) = &views[i];
+            flow.run(&level, camera, *eye, &mut vis);
+            let inputs = DrawInputs {
+                visible: &vis,
+                camera,
+                object_origins: &origins,
+                max_records: usize::MAX,
+                multi_draw: true,
+                tests: SurfaceTests::ALL,
+            };
+            draws.build(&mesh, &inputs).stats.triangles
+        })
+    });
+}
+
+criterion_group!(benches, bench_flow, bench_e1m1, bench_e1m1_views);
 criterion_main!(benches);

@@ -80,7 +80,7 @@ pub struct DrawList {
 /// Builds draw lists, keeping its working memory between frames so a warm frame does not
 /// allocate.
 #[derive(Default)]
-pub(super) struct DrawBuilder {
+pub struct DrawBuilder {
     items: Vec<Item>,
     /// Camera-view liquid surfaces this frame, once each, with the union of their cells'
     /// octagons (`liquid_stamp` marks the frame a surface was first seen in).
@@ -166,7 +166,7 @@ impl DrawBuilder {
     /// This frame's draws: records for the visible cells, then objects, then camera-view
     /// liquids; sub-draws per batch (portal views test their clip plane, mirrored views wind
     /// the other way), one per run of consecutive surfaces that pass the tests.
-    pub(super) fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
+    pub fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
         let liquid_base = self.collect_records(mesh, inputs.visible, inputs.object_origins);
         self.list.records.truncate(inputs.max_records);
         if inputs.tests.once {

@@ -10,7 +10,6 @@ mod pipelines;
 
 use bytemuck::{Pod, Zeroable};
 
-use self::draws::DrawBuilder;
 use self::pipelines::{
     create_bind_group_layout, create_bind_groups, create_color_pipelines, create_draw_buffers,
     create_mesh_buffers, BindGroupResources,
@@ -24,7 +23,7 @@ use crate::level::Level;
 use crate::vis::VisibleSet;
 
 pub use self::draws::{
-    build_draws, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
+    build_draws, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
