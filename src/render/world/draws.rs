@@ -308,12 +308,7 @@ impl DrawBuilder {
                         let Some(record) = list.records.get(slot) else {
                             break;
                         };
-                        let at = Placement {
-                            eye: eyes.of(0),
-                            origin: Vec3::ZERO,
-                            octagon: record.octagon,
-                            tests: inputs.tests,
-                        };
+                        let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
                         let s = mesh.liquid_surfaces[l as usize];
                         if at.passes(&mesh.surface_cull[s as usize]) {
                             out.surfaces += 1;
@@ -359,12 +354,7 @@ impl DrawBuilder {
             else {
                 continue;
             };
-            let at = Placement {
-                eye: eyes.of(0),
-                origin: Vec3::ZERO,
-                octagon: record.octagon,
-                tests: inputs.tests,
-            };
+            let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
             for k in 0..2 {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
                     if !at.passes(&mesh.surface_cull[r.surface as usize]) {
@@ -456,6 +446,16 @@ struct Placement {
 const BACK_FACE_TOLERANCE: f32 = 0.01;
 
 impl Placement {
+    /// A cell of the camera's own view (no translation).
+    fn in_camera_view(eyes: &ViewEyes, octagon: Octagon, tests: SurfaceTests) -> Placement {
+        Placement {
+            eye: eyes.of(0),
+            origin: Vec3::ZERO,
+            octagon,
+            tests,
+        }
+    }
+
     fn passes(&self, c: &SurfaceCull) -> bool {
         let (eye, view_proj) = self.eye;
         if self.tests.back_faces
