@@ -6,8 +6,8 @@ use bytemuck::{Pod, Zeroable};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh};
-use crate::geom::{Aabb, Camera, Octagon};
+use super::mesh::{IndexRange, SurfaceKind, SurfaceRange, WorldMesh};
+use crate::geom::{Camera, Octagon};
 use crate::vis::VisibleSet;
 
 /// The GPU per-draw record of DESIGN.md: octagon, view, cell; plus the object's translation.
@@ -310,7 +310,7 @@ impl DrawBuilder {
                         };
                         let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
                         let s = mesh.liquid_surfaces[l as usize];
-                        if at.passes(&mesh.surface_cull[s as usize]) {
+                        if at.passes(mesh, s) {
                             out.surfaces += 1;
                             out.push(mesh.liquid_ranges[l as usize], slot);
                         }
@@ -357,7 +357,7 @@ impl DrawBuilder {
             let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
             for k in 0..2 {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
-                    if !at.passes(&mesh.surface_cull[r.surface as usize]) {
+                    if !at.passes(mesh, r.surface) {
                         continue;
                     }
                     let s = r.surface as usize;
@@ -456,7 +456,8 @@ impl Placement {
         }
     }
 
-    fn passes(&self, c: &SurfaceCull) -> bool {
+    fn passes(&self, mesh: &WorldMesh, surface: u32) -> bool {
+        let c = &mesh.surface_cull[surface as usize];
         let (eye, view_proj) = self.eye;
         if self.tests.back_faces
             && c.normal != Vec3::ZERO
@@ -465,8 +466,9 @@ impl Placement {
             return false;
         }
         if self.tests.octagon {
-            let bounds = Aabb::new(c.bounds.min + self.origin, c.bounds.max + self.origin);
-            return match screen_octagon(&view_proj, &bounds) {
+            let first = c.first_point as usize;
+            let corners = &mesh.cull_points[first..first + c.points as usize];
+            return match screen_octagon(&view_proj, corners, self.origin) {
                 Some(o) => !o.intersect(&self.octagon).is_empty(),
                 None => false,
             };
@@ -475,22 +477,22 @@ impl Placement {
     }
 }
 
-/// The screen octagon of a box; the full screen when it crosses the near plane, `None` when it
-/// lies wholly behind it.
-fn screen_octagon(view_proj: &Mat4, b: &Aabb) -> Option<Octagon> {
-    let mut pts = [Vec2::ZERO; 8];
+/// The screen octagon of a convex polygon (its corners moved by `origin`); the full screen
+/// when it crosses the near plane, `None` when it lies wholly behind it.
+fn screen_octagon(view_proj: &Mat4, corners: &[Vec3], origin: Vec3) -> Option<Octagon> {
+    let mut octagon = Octagon::EMPTY;
     let mut behind = 0;
-    for (i, c) in b.corners().iter().enumerate() {
-        let p = *view_proj * c.extend(1.0);
+    for &c in corners {
+        let p = *view_proj * (c + origin).extend(1.0);
         if p.w - p.z < 0.0 || p.w <= 1e-6 {
             behind += 1;
         } else {
-            pts[i] = Vec2::new(p.x, p.y) / p.w;
+            octagon = octagon.union(&Octagon::from_points([Vec2::new(p.x, p.y) / p.w]));
         }
     }
     match behind {
-        0 => Some(Octagon::from_points(pts)),
-        8 => None,
+        0 => Some(octagon),
+        n if n == corners.len() => None,
         _ => Some(Octagon::FULL),
     }
 }
@@ -569,7 +571,7 @@ fn batch_item(
         Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
             for &l in &mesh.cell_liquids[cell as usize] {
                 let s = mesh.liquid_surfaces[l as usize];
-                if at.passes(&mesh.surface_cull[s as usize]) {
+                if at.passes(mesh, s) {
                     out.surfaces += 1;
                     out.push(mesh.liquid_ranges[l as usize], slot);
                 }
@@ -596,7 +598,7 @@ fn push_surfaces(
 ) -> u32 {
     let mut n = 0;
     for s in surfaces {
-        if at.passes(&mesh.surface_cull[s.surface as usize]) {
+        if at.passes(mesh, s.surface) {
             out.push(s.indices, slot);
             n += 1;
         }

@@ -5,7 +5,6 @@ use bytemuck::{Pod, Zeroable};
 
 use glam::Vec3;
 
-use crate::geom::Aabb;
 use crate::level::{surface_flags, Level, Surface};
 
 /// Vertex flag (beyond the surface flags): no lightmap, draw at full light.
@@ -67,13 +66,16 @@ pub struct SurfaceRange {
     pub indices: IndexRange,
 }
 
-/// What the per-surface test needs of a surface: its box and, for a planar one, its plane
-/// (`normal · p = dist`, the front facing `normal`).
+/// What the per-surface test needs of a surface: its plane (`normal · p = dist`, the front
+/// facing `normal`) and its corners.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceCull {
-    pub bounds: Aabb,
     pub normal: Vec3,
     pub dist: f32,
+    /// Its corners, `cull_points[first_point..first_point + points]`: their screen octagon
+    /// bounds the surface tighter than its box's.
+    pub first_point: u32,
+    pub points: u32,
 }
 
 /// The world geometry as uploaded: CPU side, so tests can check it without a GPU.
@@ -100,6 +102,7 @@ pub struct WorldMesh {
     pub object_surfaces: [Vec<Vec<SurfaceRange>>; 3],
     /// Per level surface.
     pub surface_cull: Vec<SurfaceCull>,
+    pub cull_points: Vec<Vec3>,
 }
 
 impl WorldMesh {
@@ -129,7 +132,12 @@ impl WorldMesh {
                 });
             }
         }
-        mesh.surface_cull = level.surfaces.iter().map(surface_cull).collect();
+        for s in &level.surfaces {
+            let cull = surface_cull(s, mesh.cull_points.len() as u32);
+            mesh.cull_points
+                .extend(s.vertices.iter().map(|v| v.position));
+            mesh.surface_cull.push(cull);
+        }
         // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
         let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
             let mut of_kind: Vec<u32> = surfaces
@@ -208,16 +216,13 @@ fn facing(n: Vec3) -> u8 {
     axis * 2 + (n[axis as usize] < 0.0) as u8
 }
 
-fn surface_cull(s: &Surface) -> SurfaceCull {
-    let mut bounds = Aabb::EMPTY;
-    for v in &s.vertices {
-        bounds.add_point(v.position);
-    }
+fn surface_cull(s: &Surface, first_point: u32) -> SurfaceCull {
     let normal = s.normal.normalize_or_zero();
     let dist = s.vertices.first().map_or(0.0, |v| normal.dot(v.position));
     SurfaceCull {
-        bounds,
         normal,
         dist,
+        first_point,
+        points: s.vertices.len() as u32,
     }
 }
