@@ -189,6 +189,10 @@ struct BenchArgs {
     /// Accept path keys in solid (in no cell of the level).
     #[arg(long)]
     allow_solid: bool,
+    /// Render the same path once per culling method (comma-separated, the first is the base
+    /// of the ratios), e.g. portal,pvs,frustum,none.
+    #[arg(long, value_name = "METHODS", value_delimiter = ',')]
+    compare: Option<Vec<lanthorn::vis::CullMode>>,
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
     /// Print one JSON object on the last line of stdout.
@@ -324,7 +328,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 settings: a.cull.settings(),
                 path: path.map(|p| p.cameras(frames)),
             };
-            app::bench::run_command(&gpu, world, &opts, a.json)
+            match &a.compare {
+                Some(methods) => {
+                    if world.terrain.is_some() {
+                        eprintln!("bench --compare: the level is drawn without its terrain");
+                    }
+                    for &m in methods {
+                        app::check_cull(&world, m)?;
+                    }
+                    app::bench::run_compare(&gpu, &world, &opts, methods, a.json)
+                }
+                None => app::bench::run_command(&gpu, world, &opts, a.json),
+            }
         }
         Command::Compile(a) => {
             let opts = lanthorn::compile::CompileOptions {

@@ -206,6 +206,8 @@ pub struct BenchReport {
     pub draw_calls: Vec<u32>,
     pub sub_draws: Vec<u32>,
     pub triangles: Vec<u64>,
+    /// World surfaces drawn per frame.
+    pub surfaces: Vec<u32>,
     pub cpu_stage_ms: Vec<(&'static str, Vec<f64>)>,
     pub gpu_pass_ms: Vec<(&'static str, Vec<f64>)>,
     /// Culling time per frame (µs) and visible cells.
@@ -284,6 +286,7 @@ pub fn run_with_terrain(
         report.frames_eye_outside += visible.eye_outside as u32;
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
+        report.surfaces.push(stats.world.surfaces);
         report.triangles.push(stats.world.triangles);
         // Frames that drew the terrain (in a level, only those that see an outdoor cell).
         if renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
@@ -397,6 +400,20 @@ impl BenchReport {
         j
     }
 
+    /// Medians for `--compare`: frame ms, triangles, surfaces, sub-draws, draw calls (max) and
+    /// culling µs.
+    fn compare_figures(&self) -> [f64; 6] {
+        let med = |v: Vec<f64>| quantile(&v, 0.5);
+        [
+            med(self.frame_ms.clone()),
+            med(self.triangles.iter().map(|&t| t as f64).collect()),
+            med(self.surfaces.iter().map(|&t| t as f64).collect()),
+            med(self.sub_draws.iter().map(|&t| t as f64).collect()),
+            self.draw_calls.iter().copied().max().unwrap_or(0) as f64,
+            med(self.cull_us.clone()),
+        ]
+    }
+
     pub fn print_table(&self) {
         println!("adapter        {}", self.adapter);
         println!("frames         {}", self.frame_ms.len());
@@ -448,6 +465,71 @@ fn key(name: &str) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect::<String>()
         .replace("___", "_")
+}
+
+/// `lanthorn bench --compare`: the same path once per culling method; a table of each
+/// method's medians and its ratio to the first (portal), and with `json` one JSON object.
+pub fn run_compare(
+    gpu: &Gpu,
+    world: &super::World,
+    opts: &BenchOptions,
+    methods: &[CullMode],
+    json: bool,
+) -> anyhow::Result<()> {
+    let rows: Vec<(CullMode, [f64; 6])> = methods
+        .iter()
+        .map(|&cull| {
+            let opts = BenchOptions {
+                cull,
+                ..opts.clone()
+            };
+            eprintln!("bench --compare: {} …", cull.name());
+            let r = run_with_terrain(gpu, &world.level, None, world.camera, &opts);
+            (cull, r.compare_figures())
+        })
+        .collect();
+    const NAMES: [&str; 6] = [
+        "frame_ms",
+        "triangles",
+        "surfaces",
+        "sub_draws",
+        "draw_calls",
+        "cull_us",
+    ];
+    println!(
+        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9}",
+        "method", NAMES[0], NAMES[1], NAMES[2], NAMES[3], NAMES[4], NAMES[5]
+    );
+    let base = rows.first().map(|r| r.1).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    for (cull, f) in &rows {
+        println!(
+            "{:<10} {:>10.2} {:>10.0} {:>10.0} {:>10.0} {:>11.0} {:>9.1}   ×{:.2} frame, ×{:.2} triangles",
+            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[0] / base[0].max(1e-9), f[1] / base[1].max(1e-9)
+        );
+        let mut m = serde_json::Map::new();
+        for (k, (name, v)) in NAMES.iter().zip(f).enumerate() {
+            // Draw calls are the most per frame, the rest medians.
+            let stat = if *name == "draw_calls" {
+                "max"
+            } else {
+                "median"
+            };
+            m.insert(format!("{name}_{stat}"), serde_json::json!(v));
+            m.insert(
+                format!("{name}_ratio"),
+                serde_json::json!(v / base[k].max(1e-9)),
+            );
+        }
+        out.insert(cull.name().into(), serde_json::Value::Object(m));
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&serde_json::json!({ "compare": out }))?
+        );
+    }
+    Ok(())
 }
 
 /// `lanthorn bench`: flies the path over `world` and prints the table (and the JSON line).

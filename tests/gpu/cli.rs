@@ -220,3 +220,44 @@ fn scene_with_a_missing_terrain_heightmap_is_one_clear_error() {
     assert!(!png.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench --compare` renders the same path per method: drawing everything (`none`) submits at
+/// least what portal culling does, and ratios are to the first method.
+#[test]
+fn bench_compare_reports_every_method_against_the_first() {
+    let Some(_) = gpu() else { return };
+    let out = lanthorn()
+        .args([
+            "bench",
+            "builtin:maze",
+            "--frames",
+            "4",
+            "--warmup",
+            "1",
+            "--size",
+            "160x90",
+            "--compare",
+            "portal,none",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let c = &v["compare"];
+    assert_eq!(c["portal"]["triangles_ratio"], 1.0);
+    let (portal, none) = (
+        c["portal"]["triangles_median"].as_f64().unwrap(),
+        c["none"]["triangles_median"].as_f64().unwrap(),
+    );
+    assert!(
+        portal > 0.0 && none > portal,
+        "portal {portal}, none {none}"
+    );
+    assert!(c["none"]["draw_calls_max"].as_f64().unwrap() >= 1.0);
+}
