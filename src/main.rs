@@ -189,6 +189,10 @@ struct BenchArgs {
     /// Accept path keys in solid (in no cell of the level).
     #[arg(long)]
     allow_solid: bool,
+    /// With --json: per-frame arrays (frame ms, triangles, surfaces, sub-draws, cells, culling
+    /// µs, eye outside, camera) under "per_frame".
+    #[arg(long)]
+    per_frame: bool,
     /// Render the same path once per culling method (comma-separated, the first is the base
     /// of the ratios), e.g. portal,pvs,frustum,none.
     #[arg(long, value_name = "METHODS", value_delimiter = ',')]
@@ -338,7 +342,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     }
                     app::bench::run_compare(&gpu, &world, &opts, methods, a.json)
                 }
-                None => app::bench::run_command(&gpu, world, &opts, a.json),
+                None => app::bench::run_command(&gpu, world, &opts, a.json, a.per_frame),
             }
         }
         Command::Compile(a) => {

@@ -221,6 +221,9 @@ pub struct BenchReport {
     pub camera_moved: Vec<f64>,
     /// Frames whose eye was in no cell (culled by the frustum fallback): 0 on a walk.
     pub frames_eye_outside: u32,
+    /// Per frame: the eye was in no cell, and where the camera was.
+    pub eye_outside: Vec<bool>,
+    pub cameras: Vec<CameraSpec>,
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
@@ -284,6 +287,8 @@ pub fn run_with_terrain(
         report.cull_us.push(culler.micros);
         report.cells_visible.push(visible.cells.len() as f64);
         report.frames_eye_outside += visible.eye_outside as u32;
+        report.eye_outside.push(visible.eye_outside);
+        report.cameras.push(spec);
         report.draw_calls.push(stats.world.draw_calls);
         report.sub_draws.push(stats.world.sub_draws);
         report.surfaces.push(stats.world.surfaces);
@@ -319,6 +324,20 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
 }
 
 impl BenchReport {
+    /// The per-frame figures (`--per-frame`): arrays, one entry per measured frame.
+    pub fn per_frame_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "frame_ms": self.frame_ms,
+            "triangles": self.triangles,
+            "surfaces": self.surfaces,
+            "sub_draws": self.sub_draws,
+            "cells_visible": self.cells_visible,
+            "cull_us": self.cull_us,
+            "eye_outside": self.eye_outside,
+            "camera": self.cameras.iter().map(|c| [c.position.x, c.position.y, c.position.z, c.yaw, c.pitch]).collect::<Vec<_>>(),
+        })
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
         let tris: Vec<f64> = self.triangles.iter().map(|t| *t as f64).collect();
         let mut j = serde_json::json!({
@@ -538,11 +557,16 @@ pub fn run_command(
     world: super::World,
     opts: &BenchOptions,
     json: bool,
+    per_frame: bool,
 ) -> anyhow::Result<()> {
     let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
     report.print_table();
     if json {
-        println!("{}", serde_json::to_string(&report.to_json())?);
+        let mut j = report.to_json();
+        if per_frame {
+            j["per_frame"] = report.per_frame_json();
+        }
+        println!("{}", serde_json::to_string(&j)?);
     }
     Ok(())
 }
