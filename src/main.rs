@@ -42,7 +42,8 @@ impl CullArgs {
 #[derive(Args, Clone, Default)]
 struct GpuArgs {
     /// Switch optional GPU features off on purpose (comma-separated): clip-distances,
-    /// indirect-first-instance, timestamp-query, polygon-mode-line. Also LANTHORN_DISABLE.
+    /// indirect-first-instance, timestamp-query, polygon-mode-line, pipeline-statistics. Also
+    /// LANTHORN_DISABLE.
     #[arg(long, value_name = "FEATURES", global = true)]
     disable: Option<String>,
 }

@@ -16,14 +16,17 @@ pub enum OptionalFeature {
     TimestampQuery,
     /// Wireframe overlays (fallback: no wireframe).
     PolygonModeLine,
+    /// Fragment-shader invocation counts, for overdraw (fallback: no overdraw figures).
+    PipelineStatistics,
 }
 
 impl OptionalFeature {
-    pub const ALL: [OptionalFeature; 4] = [
+    pub const ALL: [OptionalFeature; 5] = [
         OptionalFeature::ClipDistances,
         OptionalFeature::IndirectFirstInstance,
         OptionalFeature::TimestampQuery,
         OptionalFeature::PolygonModeLine,
+        OptionalFeature::PipelineStatistics,
     ];
 
     pub fn name(self) -> &'static str {
@@ -32,6 +35,7 @@ impl OptionalFeature {
             OptionalFeature::IndirectFirstInstance => "indirect-first-instance",
             OptionalFeature::TimestampQuery => "timestamp-query",
             OptionalFeature::PolygonModeLine => "polygon-mode-line",
+            OptionalFeature::PipelineStatistics => "pipeline-statistics",
         }
     }
 
@@ -43,6 +47,7 @@ impl OptionalFeature {
                 wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
             }
             OptionalFeature::PolygonModeLine => wgpu::Features::POLYGON_MODE_LINE,
+            OptionalFeature::PipelineStatistics => wgpu::Features::PIPELINE_STATISTICS_QUERY,
         }
     }
 
@@ -72,6 +77,7 @@ pub struct FeatureSet {
     pub indirect_first_instance: bool,
     pub timestamp_query: bool,
     pub polygon_mode_line: bool,
+    pub pipeline_statistics: bool,
 }
 
 impl FeatureSet {
@@ -81,6 +87,7 @@ impl FeatureSet {
             OptionalFeature::IndirectFirstInstance => self.indirect_first_instance,
             OptionalFeature::TimestampQuery => self.timestamp_query,
             OptionalFeature::PolygonModeLine => self.polygon_mode_line,
+            OptionalFeature::PipelineStatistics => self.pipeline_statistics,
         }
     }
 
@@ -90,6 +97,7 @@ impl FeatureSet {
             OptionalFeature::IndirectFirstInstance => self.indirect_first_instance = on,
             OptionalFeature::TimestampQuery => self.timestamp_query = on,
             OptionalFeature::PolygonModeLine => self.polygon_mode_line = on,
+            OptionalFeature::PipelineStatistics => self.pipeline_statistics = on,
         }
     }
 

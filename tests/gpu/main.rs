@@ -7,6 +7,7 @@
 mod cli;
 mod clipping;
 mod golden;
+mod overdraw;
 mod portals;
 mod shaders;
 mod support;
