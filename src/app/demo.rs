@@ -69,6 +69,9 @@ struct Demo {
     visible: VisibleSet,
     /// Fly speed multiplier: terrain maps are far larger than levels (sample spacing / 8).
     fly_scale: f32,
+    /// The path being recorded (R toggles), and what the last recording became.
+    recording: Option<super::path::PathRecorder>,
+    path_status: String,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -105,6 +108,8 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         culler,
         visible: VisibleSet::default(),
         fly_scale,
+        recording: None,
+        path_status: "R records a camera path".into(),
     };
     event_loop.run_app(&mut demo)?;
     match demo.error {
@@ -250,6 +255,7 @@ impl Demo {
             has_pvs: self.opts.level.pvs.is_some(),
             has_terrain: r.renderer.terrain.is_some(),
             can_wire: r.gpu.features.polygon_mode_line,
+            path_status: self.path_status.clone(),
         };
         let show = self.show_panel;
         let settings = &mut self.settings;
@@ -275,6 +281,34 @@ impl Demo {
     }
 
     /// Advances the frame clock and flies the camera by this frame's keys and mouse motion.
+    /// Starts recording the camera's path, or stops and writes it to `path-<unix time>.json`
+    /// in the current folder (replay it with `bench --path`).
+    fn toggle_recording(&mut self) {
+        let Some(rec) = self.recording.take() else {
+            self.recording = Some(super::path::PathRecorder::default());
+            self.path_status = "recording a path (R stops)".into();
+            return;
+        };
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let name = std::path::PathBuf::from(format!("path-{secs}.json"));
+        let views: Vec<CameraSpec> = rec
+            .path(8.0)
+            .keys
+            .iter()
+            .map(|k| CameraSpec {
+                position: k.pos.into(),
+                yaw: k.yaw,
+                pitch: k.pitch,
+            })
+            .collect();
+        self.path_status = match super::vis_check::write_views(&name, &views) {
+            Ok(()) => format!("wrote {} ({} keys)", name.display(), views.len()),
+            Err(e) => format!("could not write the path: {e:#}"),
+        };
+    }
+
     fn fly_camera(&mut self) {
         let now = Instant::now();
         let dt = (now - self.last).as_secs_f32().min(0.1);
@@ -287,6 +321,9 @@ impl Demo {
             dt * self.fly_scale,
         );
         self.mouse = (0.0, 0.0);
+        if let Some(rec) = &mut self.recording {
+            rec.observe(self.camera, 8.0);
+        }
     }
 
     /// `--screenshot`: the last frame to a PNG.
@@ -314,6 +351,7 @@ struct PanelStatus<'a> {
     has_pvs: bool,
     has_terrain: bool,
     can_wire: bool,
+    path_status: String,
 }
 
 impl PanelStatus<'_> {
@@ -340,6 +378,7 @@ impl PanelStatus<'_> {
                     "camera {:.0},{:.0},{:.0},{:.0},{:.0}",
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
+                ui.label(&self.path_status);
                 ui.label(format!(
                     "cells {} / {} visible, culling {:.1} µs, eye cell {:?}",
                     self.cells_visible,
@@ -530,6 +569,7 @@ impl ApplicationHandler for Demo {
                         KeyCode::KeyC => self.keys.down = down,
                         KeyCode::ShiftLeft | KeyCode::ShiftRight => self.keys.fast = down,
                         KeyCode::F1 if down => self.show_panel = !self.show_panel,
+                        KeyCode::KeyR if down && !event.repeat => self.toggle_recording(),
                         KeyCode::Escape if down => el.exit(),
                         _ => {}
                     }

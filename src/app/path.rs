@@ -180,6 +180,39 @@ impl CameraPath {
     }
 }
 
+/// Records a camera path from a flying camera (the demo's R key): a key whenever the camera
+/// has moved `step` units or turned 5° since the last one.
+#[derive(Clone, Debug, Default)]
+pub struct PathRecorder {
+    pub keys: Vec<PathKey>,
+}
+
+impl PathRecorder {
+    pub fn observe(&mut self, camera: CameraSpec, step: f32) {
+        let key = PathKey {
+            pos: camera.position.to_array(),
+            yaw: camera.yaw,
+            pitch: camera.pitch,
+        };
+        let far_enough = self.keys.last().is_none_or(|last| {
+            let turned = ((key.yaw - last.yaw + 540.0).rem_euclid(360.0) - 180.0).abs()
+                + (key.pitch - last.pitch).abs();
+            Vec3::from(last.pos).distance(camera.position) >= step || turned >= 5.0
+        });
+        if far_enough {
+            self.keys.push(key);
+        }
+    }
+
+    /// The recorded path, replayed at `speed` units per frame.
+    pub fn path(&self, speed: f32) -> CameraPath {
+        CameraPath {
+            speed,
+            keys: self.keys.clone(),
+        }
+    }
+}
+
 /// Between two keys: position and pitch linearly, yaw along the shorter way round.
 fn lerp_key(a: &PathKey, b: &PathKey, t: f32) -> CameraSpec {
     let turn = (b.yaw - a.yaw + 540.0).rem_euclid(360.0) - 180.0;
@@ -226,6 +259,31 @@ mod tests {
             .cameras(5)
             .iter()
             .all(|c| c.position == Vec3::new(1.0, 2.0, 3.0)));
+    }
+
+    /// A recorded flight keeps a key every `step` units or 5° of turn, and replays through
+    /// every key it kept.
+    #[test]
+    fn a_recorded_flight_replays_through_its_keys() {
+        let mut rec = PathRecorder::default();
+        let at = |x: f32, yaw: f32| CameraSpec {
+            position: Vec3::new(x, 0.0, 0.0),
+            yaw,
+            pitch: 0.0,
+        };
+        for i in 0..=40 {
+            rec.observe(at(i as f32, 0.0), 8.0); // 1 unit a frame: a key every 8
+        }
+        rec.observe(at(40.0, 2.0), 8.0); // a small turn: no key
+        rec.observe(at(40.0, 90.0), 8.0); // a real one: a key
+        let xs: Vec<f32> = rec.keys.iter().map(|k| k.pos[0]).collect();
+        assert_eq!(xs, [0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 40.0]);
+        let path = rec.path(8.0);
+        let replay = path.cameras(path.frames());
+        assert_eq!(replay.len(), 5);
+        for (i, c) in replay.iter().enumerate() {
+            assert_eq!(c.position.x, 8.0 * i as f32);
+        }
     }
 
     #[test]
