@@ -248,6 +248,10 @@ struct VisCheckArgs {
     /// Check these views (a camera-path file, e.g. from --write-views) instead of random ones.
     #[arg(long, value_name = "FILE.json")]
     views_file: Option<PathBuf>,
+    /// Write the evidence of the worst views (id images in false colour, the missed surfaces
+    /// and their cells) into this folder.
+    #[arg(long, value_name = "DIR")]
+    dump: Option<PathBuf>,
     /// Differing pixels per 300 views the portal method may leave on an imported level.
     #[arg(long, default_value_t = 2)]
     max_missed_pixels: u64,
@@ -416,6 +420,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
         app::vis_check::write_views(f, &views)?;
     }
     check.views_list = Some(views);
+    check.dump = a.dump.clone();
     let limits = app::vis_check::VisCheckLimits {
         max_missed_pixels: a.max_missed_pixels,
     };

@@ -25,6 +25,8 @@ pub struct VisCheckOptions {
     pub clearance: f32,
     /// Fixed views to check (a views file) instead of `views` random ones from `seed`.
     pub views_list: Option<Vec<CameraSpec>>,
+    /// Where to write the evidence of the worst views (`--dump`).
+    pub dump: Option<std::path::PathBuf>,
 }
 
 impl Default for VisCheckOptions {
@@ -35,6 +37,7 @@ impl Default for VisCheckOptions {
             size: (640, 360),
             clearance: 8.0,
             views_list: None,
+            dump: None,
         }
     }
 }
@@ -240,6 +243,17 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             total.cells.push(vis.cells.len() as f64);
             if missed + differing > 0 && total.worst.len() < 10 {
                 total.worst.push((*spec, missed, differing));
+                if let Some(dir) = &opts.dump {
+                    let evidence = Evidence {
+                        spec,
+                        size,
+                        truth: &truth,
+                        culled: &img,
+                        seen: &seen,
+                        submitted: &submitted,
+                    };
+                    evidence.write(dir, total.method, i, level)?;
+                }
             }
         }
     }
@@ -303,6 +317,76 @@ impl VisCheckReport {
                 );
             }
         }
+    }
+}
+
+/// One view where a method missed: the truth and culled id images and what was missed.
+struct Evidence<'a> {
+    spec: &'a CameraSpec,
+    size: (u32, u32),
+    truth: &'a IdImages,
+    culled: &'a IdImages,
+    seen: &'a [bool],
+    submitted: &'a [bool],
+}
+
+impl Evidence<'_> {
+    /// `DIR/METHOD-VIEW-truth.png` and `-culled.png` (solid ids in false colour, differing
+    /// pixels of the culled image in white) and `-missed.json` (the camera, the missed
+    /// surfaces and the cells that list them).
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        method: &str,
+        view: usize,
+        level: &Level,
+    ) -> anyhow::Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        let stem = dir.join(format!("{method}-{view:03}"));
+        let colour = |id: u32| -> [u8; 4] {
+            let h = id.wrapping_mul(2654435761);
+            if id == 0 {
+                [0, 0, 0, 255]
+            } else {
+                [
+                    (h >> 24) as u8 | 64,
+                    (h >> 16) as u8 | 64,
+                    (h >> 8) as u8 | 64,
+                    255,
+                ]
+            }
+        };
+        let image = |ids: &[u32], mark: Option<&[u32]>| {
+            let mut img = image::RgbaImage::new(self.size.0, self.size.1);
+            for (i, px) in img.pixels_mut().enumerate() {
+                let differs = mark.is_some_and(|t| t[i] != ids[i]);
+                px.0 = if differs { [255; 4] } else { colour(ids[i]) };
+            }
+            img
+        };
+        super::capture::save_png(
+            &image(&self.truth.solid, None),
+            &stem.with_extension("truth.png"),
+        )?;
+        let culled = image(&self.culled.solid, Some(&self.truth.solid));
+        super::capture::save_png(&culled, &stem.with_extension("culled.png"))?;
+        let missed: Vec<serde_json::Value> = (0..self.seen.len())
+            .filter(|&s| self.seen[s] && !self.submitted[s])
+            .map(|s| {
+                let cells: Vec<usize> = (0..level.cells.len())
+                    .filter(|&c| level.cells[c].surfaces.contains(&(s as u32)))
+                    .collect();
+                serde_json::json!({ "surface": s, "cells": cells })
+            })
+            .collect();
+        let c = self.spec;
+        let json = serde_json::json!({
+            "camera": [c.position.x, c.position.y, c.position.z, c.yaw, c.pitch],
+            "missed": missed,
+        });
+        let text = serde_json::to_string_pretty(&json)?;
+        crate::level::file::write_atomically(&stem.with_extension("missed.json"), text.as_bytes())?;
+        Ok(())
     }
 }
 
