@@ -118,11 +118,7 @@ fn bench_e1m1_views(c: &mut Criterion) {
     let views: Vec<(Camera, Option<u32>)> = keys
         .iter()
         .map(|k| {
-            let spec = CameraSpec {
-                position: k.pos.into(),
-                yaw: k.yaw,
-                pitch: k.pitch,
-            };
+            let spec = k.camera();
             (Camera::new(spec, 16.0 / 9.0), level.locate(spec.position))
         })
         .collect();

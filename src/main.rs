@@ -408,11 +408,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
         Some(f) => app::path::CameraPath::load(f, Some(&level), false)?
             .keys
             .iter()
-            .map(|k| lanthorn::geom::CameraSpec {
-                position: k.pos.into(),
-                yaw: k.yaw,
-                pitch: k.pitch,
-            })
+            .map(app::path::PathKey::camera)
             .collect(),
         None => app::vis_check::random_views(&level, &check)?,
     };

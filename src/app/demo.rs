@@ -293,18 +293,9 @@ impl Demo {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let name = std::path::PathBuf::from(format!("path-{secs}.json"));
-        let views: Vec<CameraSpec> = rec
-            .path(8.0)
-            .keys
-            .iter()
-            .map(|k| CameraSpec {
-                position: k.pos.into(),
-                yaw: k.yaw,
-                pitch: k.pitch,
-            })
-            .collect();
-        self.path_status = match super::vis_check::write_views(&name, &views) {
-            Ok(()) => format!("wrote {} ({} keys)", name.display(), views.len()),
+        let path = rec.path(8.0);
+        self.path_status = match path.save(&name) {
+            Ok(()) => format!("wrote {} ({} keys)", name.display(), path.keys.len()),
             Err(e) => format!("could not write the path: {e:#}"),
         };
     }

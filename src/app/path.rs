@@ -23,6 +23,27 @@ pub struct PathKey {
     pub pitch: f32,
 }
 
+impl From<CameraSpec> for PathKey {
+    fn from(c: CameraSpec) -> PathKey {
+        PathKey {
+            pos: c.position.to_array(),
+            yaw: c.yaw,
+            pitch: c.pitch,
+        }
+    }
+}
+
+impl PathKey {
+    /// The camera at this key.
+    pub fn camera(&self) -> CameraSpec {
+        CameraSpec {
+            position: Vec3::from(self.pos),
+            yaw: self.yaw,
+            pitch: self.pitch,
+        }
+    }
+}
+
 /// A camera path as written in its file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CameraPath {
@@ -144,6 +165,23 @@ impl CameraPath {
         }
     }
 
+    /// Writes the path, one key a line (a committed views file reads and diffs view by view),
+    /// through a temporary file and a rename.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<_, _>>()?;
+        let text = format!(
+            "{{\"speed\": {}, \"keys\": [\n{}\n]}}\n",
+            self.speed,
+            keys.join(",\n")
+        );
+        crate::level::file::write_atomically(path, text.as_bytes())?;
+        Ok(())
+    }
+
     /// The polyline's length in world units.
     pub fn length(&self) -> f32 {
         self.keys
@@ -189,11 +227,7 @@ pub struct PathRecorder {
 
 impl PathRecorder {
     pub fn observe(&mut self, camera: CameraSpec, step: f32) {
-        let key = PathKey {
-            pos: camera.position.to_array(),
-            yaw: camera.yaw,
-            pitch: camera.pitch,
-        };
+        let key = PathKey::from(camera);
         let far_enough = self.keys.last().is_none_or(|last| {
             let turned = ((key.yaw - last.yaw + 540.0).rem_euclid(360.0) - 180.0).abs()
                 + (key.pitch - last.pitch).abs();

@@ -436,30 +436,11 @@ pub fn run_command(
 
 /// Writes views as a camera-path file (`app::path`), so `--views-file` reads them back.
 pub fn write_views(path: &std::path::Path, views: &[CameraSpec]) -> anyhow::Result<()> {
-    let file = super::path::CameraPath {
+    super::path::CameraPath {
         speed: 8.0,
-        keys: views
-            .iter()
-            .map(|v| super::path::PathKey {
-                pos: v.position.to_array(),
-                yaw: v.yaw,
-                pitch: v.pitch,
-            })
-            .collect(),
-    };
-    // One key a line: a committed views file reads (and diffs) view by view.
-    let keys: Vec<String> = file
-        .keys
-        .iter()
-        .map(serde_json::to_string)
-        .collect::<Result<_, _>>()?;
-    let text = format!(
-        "{{\"speed\": {}, \"keys\": [\n{}\n]}}\n",
-        file.speed,
-        keys.join(",\n")
-    );
-    crate::level::file::write_atomically(path, text.as_bytes())?;
-    Ok(())
+        keys: views.iter().map(|&v| v.into()).collect(),
+    }
+    .save(path)
 }
 
 /// The world pass's inputs for one view: default settings, no terrain.

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-use super::mesh::{IndexRange, SurfaceKind, SurfaceRange, WorldMesh};
+use super::mesh::{IndexRange, SurfaceKind, SurfaceRange, WorldMesh, WorldVertex};
 use crate::geom::{Camera, Octagon};
 use crate::vis::VisibleSet;
 
@@ -169,10 +169,11 @@ impl DrawBuilder {
     pub fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
         let liquid_base = self.collect_records(mesh, inputs.visible, inputs.object_origins);
         self.list.records.truncate(inputs.max_records);
+        let eyes = ViewEyes::of_inputs(inputs);
         if inputs.tests.once {
-            self.share(mesh, inputs);
+            self.share(mesh, inputs, &eyes);
         }
-        self.build_batches(mesh, inputs, liquid_base);
+        self.build_batches(mesh, inputs, &eyes, liquid_base);
         self.list.stats.views = 1 + inputs.visible.views.len() as u32;
         &self.list
     }
@@ -258,7 +259,13 @@ impl DrawBuilder {
         }
     }
 
-    fn build_batches(&mut self, mesh: &WorldMesh, inputs: &DrawInputs, liquid_base: usize) {
+    fn build_batches(
+        &mut self,
+        mesh: &WorldMesh,
+        inputs: &DrawInputs,
+        eyes: &ViewEyes,
+        liquid_base: usize,
+    ) {
         let list = &mut self.list;
         list.commands.clear();
         let mut stats = WorldStats::default();
@@ -269,7 +276,6 @@ impl DrawBuilder {
             surfaces: 0,
             batch_start: 0,
         };
-        let eyes = ViewEyes::of_inputs(inputs);
         for class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
                 let first = out.commands.len() as u32;
@@ -308,7 +314,7 @@ impl DrawBuilder {
                         let Some(record) = list.records.get(slot) else {
                             break;
                         };
-                        let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
+                        let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
                         let s = mesh.liquid_surfaces[l as usize];
                         if at.passes(mesh, s) {
                             out.surfaces += 1;
@@ -334,7 +340,7 @@ impl DrawBuilder {
     /// Tests the camera view's cell surfaces once, keeping those that pass and, for each that
     /// passes in several cells, a record with the union of their octagons (while records fit;
     /// beyond, such a surface is drawn per cell).
-    fn share(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) {
+    fn share(&mut self, mesh: &WorldMesh, inputs: &DrawInputs, eyes: &ViewEyes) {
         let sh = &mut self.shared;
         let n = mesh.surface_cull.len();
         if sh.stamp.len() != n {
@@ -345,7 +351,6 @@ impl DrawBuilder {
             sh.emitted = vec![0; n];
         }
         let frame = self.frame;
-        let eyes = ViewEyes::of_inputs(inputs);
         for k in 0..2 {
             sh.passing[k].clear();
         }
@@ -354,7 +359,7 @@ impl DrawBuilder {
             else {
                 continue;
             };
-            let at = Placement::in_camera_view(&eyes, record.octagon, inputs.tests);
+            let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
             for k in 0..2 {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
                     if !at.passes(mesh, r.surface) {
@@ -466,8 +471,8 @@ impl Placement {
             return false;
         }
         if self.tests.octagon {
-            let first = c.first_point as usize;
-            let corners = &mesh.cull_points[first..first + c.points as usize];
+            let first = c.first_vertex as usize;
+            let corners = &mesh.vertices[first..first + c.vertex_count as usize];
             return match screen_octagon(&view_proj, corners, self.origin) {
                 Some(o) => !o.intersect(&self.octagon).is_empty(),
                 None => false,
@@ -479,17 +484,17 @@ impl Placement {
 
 /// The screen octagon of a convex polygon (its corners moved by `origin`); the full screen
 /// when it crosses the near plane, `None` when it lies wholly behind it.
-fn screen_octagon(view_proj: &Mat4, corners: &[Vec3], origin: Vec3) -> Option<Octagon> {
-    let mut octagon = Octagon::EMPTY;
+fn screen_octagon(view_proj: &Mat4, corners: &[WorldVertex], origin: Vec3) -> Option<Octagon> {
     let mut behind = 0;
-    for &c in corners {
-        let p = *view_proj * (c + origin).extend(1.0);
+    let octagon = Octagon::from_points(corners.iter().filter_map(|c| {
+        let p = *view_proj * (Vec3::from(c.position) + origin).extend(1.0);
         if p.w - p.z < 0.0 || p.w <= 1e-6 {
             behind += 1;
+            None
         } else {
-            octagon = octagon.union(&Octagon::from_points([Vec2::new(p.x, p.y) / p.w]));
+            Some(Vec2::new(p.x, p.y) / p.w)
         }
-    }
+    }));
     match behind {
         0 => Some(octagon),
         n if n == corners.len() => None,

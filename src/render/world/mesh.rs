@@ -72,10 +72,10 @@ pub struct SurfaceRange {
 pub struct SurfaceCull {
     pub normal: Vec3,
     pub dist: f32,
-    /// Its corners, `cull_points[first_point..first_point + points]`: their screen octagon
-    /// bounds the surface tighter than its box's.
-    pub first_point: u32,
-    pub points: u32,
+    /// Its corners are `vertices[first_vertex..first_vertex + vertex_count]`: their screen
+    /// octagon bounds the surface tighter than its box's.
+    pub first_vertex: u32,
+    pub vertex_count: u32,
 }
 
 /// The world geometry as uploaded: CPU side, so tests can check it without a GPU.
@@ -102,7 +102,6 @@ pub struct WorldMesh {
     pub object_surfaces: [Vec<Vec<SurfaceRange>>; 3],
     /// Per level surface.
     pub surface_cull: Vec<SurfaceCull>,
-    pub cull_points: Vec<Vec3>,
 }
 
 impl WorldMesh {
@@ -132,12 +131,12 @@ impl WorldMesh {
                 });
             }
         }
-        for s in &level.surfaces {
-            let cull = surface_cull(s, mesh.cull_points.len() as u32);
-            mesh.cull_points
-                .extend(s.vertices.iter().map(|v| v.position));
-            mesh.surface_cull.push(cull);
-        }
+        mesh.surface_cull = level
+            .surfaces
+            .iter()
+            .zip(&base)
+            .map(|(s, &first)| surface_cull(s, first))
+            .collect();
         // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
         let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
             let mut of_kind: Vec<u32> = surfaces
@@ -216,13 +215,13 @@ fn facing(n: Vec3) -> u8 {
     axis * 2 + (n[axis as usize] < 0.0) as u8
 }
 
-fn surface_cull(s: &Surface, first_point: u32) -> SurfaceCull {
+fn surface_cull(s: &Surface, first_vertex: u32) -> SurfaceCull {
     let normal = s.normal.normalize_or_zero();
     let dist = s.vertices.first().map_or(0.0, |v| normal.dot(v.position));
     SurfaceCull {
         normal,
         dist,
-        first_point,
-        points: s.vertices.len() as u32,
+        first_vertex,
+        vertex_count: s.vertices.len() as u32,
     }
 }
