@@ -194,6 +194,9 @@ struct BenchArgs {
     /// µs, eye outside, camera) under "per_frame".
     #[arg(long)]
     per_frame: bool,
+    /// Skip counting the world pass's fragments after each frame (`overdraw_mean`).
+    #[arg(long)]
+    no_overdraw: bool,
     /// Render the same path once per culling method (comma-separated, the first is the base
     /// of the ratios), e.g. portal,pvs,frustum,none.
     #[arg(long, value_name = "METHODS", value_delimiter = ',')]
@@ -255,6 +258,9 @@ struct VisCheckArgs {
     /// Differing pixels per 300 views the portal method may leave on an imported level.
     #[arg(long, default_value_t = 2)]
     max_missed_pixels: u64,
+    /// Skip the fragment counts behind `overdraw` (up to four renders a view fewer).
+    #[arg(long)]
+    no_overdraw: bool,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -336,6 +342,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 cull: a.cull.cull,
                 settings: a.cull.settings(),
                 path: path.map(|p| p.cameras(frames)),
+                overdraw: !a.no_overdraw,
             };
             match &a.compare {
                 Some(methods) => {
@@ -393,15 +400,13 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
         anyhow::bail!("--views 0: a check needs at least one view");
     }
     let level = lanthorn::load::load(&a.level)?;
-    let mut opts = a.gpu.options()?;
-    if !a.clip_distances {
-        opts.disable.push(OptionalFeature::ClipDistances);
-    }
-    let gpu = Gpu::headless(&opts)?;
+    let gpu = Gpu::headless(&a.gpu.options()?)?;
     let mut check = app::vis_check::VisCheckOptions {
         views: a.views,
         seed: a.seed,
         size: a.size,
+        clip_distances: a.clip_distances,
+        overdraw: !a.no_overdraw,
         ..Default::default()
     };
     let views = match &a.views_file {

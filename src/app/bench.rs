@@ -7,6 +7,8 @@ use glam::Vec3;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
+use crate::render::overdraw::OverdrawCounter;
+use crate::render::world::OctagonClip;
 use crate::render::{Gpu, Renderer, TerrainStats};
 use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};
@@ -20,6 +22,8 @@ pub struct BenchOptions {
     pub settings: FrameSettings,
     /// A camera path to replay (`--path`) instead of the automatic walk.
     pub path: Option<Vec<CameraSpec>>,
+    /// Count the world pass's fragments after each frame (untimed) for `overdraw`.
+    pub overdraw: bool,
 }
 
 impl Default for BenchOptions {
@@ -31,6 +35,7 @@ impl Default for BenchOptions {
             cull: CullMode::Portal,
             settings: FrameSettings::default(),
             path: None,
+            overdraw: true,
         }
     }
 }
@@ -224,6 +229,25 @@ pub struct BenchReport {
     /// Per frame: the eye was in no cell, and where the camera was.
     pub eye_outside: Vec<bool>,
     pub cameras: Vec<CameraSpec>,
+    /// Per octagon mode (`OctagonClip::ALL`), per frame: fragments that pass the depth test ÷
+    /// pixels they cover (`render::overdraw`); portal in every mode, the others with clip
+    /// distances (or discard without them).
+    pub overdraw: [Vec<f64>; 3],
+}
+
+/// Counts the world fragments of the frame `renderer` just drew into `report.overdraw`.
+fn count_overdraw(gpu: &Gpu, renderer: &Renderer, counter: &OverdrawCounter, report: &mut BenchReport) {
+    let portal = report.cull == CullMode::Portal.name();
+    let mut covered = None;
+    for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
+        if i > 0 && !portal && covered.is_some() {
+            break;
+        }
+        if let Some(n) = counter.count(gpu, &renderer.world, clip) {
+            let covered = *covered.get_or_insert(n.covered.max(1));
+            report.overdraw[i].push(n.fragments as f64 / covered as f64);
+        }
+    }
 }
 
 pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
@@ -261,6 +285,9 @@ pub fn run_with_terrain(
     };
     let mut culler = Culler::new(level, opts.cull);
     let mut visible = VisibleSet::default();
+    let counter = opts
+        .overdraw
+        .then(|| OverdrawCounter::create(gpu, opts.size));
     let total = opts.warmup + opts.frames;
     let mut previous = None;
     for i in 0..total {
@@ -299,6 +326,9 @@ pub fn run_with_terrain(
         }
         push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
         push_named(&mut report.gpu_pass_ms, &stats.gpu_ms);
+        if let Some(counter) = &counter {
+            count_overdraw(gpu, &renderer, counter, &mut report);
+        }
     }
     report
 }
@@ -310,6 +340,10 @@ fn push_named(into: &mut Vec<(&'static str, Vec<f64>)>, values: &[(&'static str,
             None => into.push((name, vec![*v])),
         }
     }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
 /// The value at quantile `q` (0..1) by nearest rank; 0 for an empty list.
@@ -354,6 +388,15 @@ impl BenchReport {
             "cells_visible_median": quantile(&self.cells_visible, 0.5),
         });
         let obj = j.as_object_mut().expect("object");
+        let overdraw: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
+            .iter()
+            .zip(&self.overdraw)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(c, v)| (c.name().to_string(), mean(v).into()))
+            .collect();
+        if !overdraw.is_empty() {
+            obj.insert("overdraw_mean".into(), overdraw.into());
+        }
         if !self.terrain.is_empty() {
             let t = &self.terrain;
             let f = |g: &dyn Fn(&TerrainStats) -> f64| t.iter().map(g).collect::<Vec<f64>>();
@@ -419,10 +462,11 @@ impl BenchReport {
         j
     }
 
-    /// Medians for `--compare`: frame ms, triangles, surfaces, sub-draws, draw calls (max) and
-    /// culling µs.
-    fn compare_figures(&self) -> [f64; 6] {
+    /// Medians for `--compare`: frame ms, triangles, surfaces, sub-draws, draw calls (max),
+    /// culling µs, and the mean overdraw (the first octagon mode counted).
+    fn compare_figures(&self) -> [f64; 7] {
         let med = |v: Vec<f64>| quantile(&v, 0.5);
+        let overdraw = self.overdraw.iter().find(|v| !v.is_empty());
         [
             med(self.frame_ms.clone()),
             med(self.triangles.iter().map(|&t| t as f64).collect()),
@@ -430,6 +474,7 @@ impl BenchReport {
             med(self.sub_draws.iter().map(|&t| t as f64).collect()),
             self.draw_calls.iter().copied().max().unwrap_or(0) as f64,
             med(self.cull_us.clone()),
+            overdraw.map_or(0.0, |v| mean(v)),
         ]
     }
 
@@ -495,7 +540,7 @@ pub fn run_compare(
     methods: &[CullMode],
     json: bool,
 ) -> anyhow::Result<()> {
-    let rows: Vec<(CullMode, [f64; 6])> = methods
+    let rows: Vec<(CullMode, [f64; 7])> = methods
         .iter()
         .map(|&cull| {
             let opts = BenchOptions {
@@ -507,32 +552,33 @@ pub fn run_compare(
             (cull, r.compare_figures())
         })
         .collect();
-    const NAMES: [&str; 6] = [
+    const NAMES: [&str; 7] = [
         "frame_ms",
         "triangles",
         "surfaces",
         "sub_draws",
         "draw_calls",
         "cull_us",
+        "overdraw",
     ];
     println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9}",
-        "method", NAMES[0], NAMES[1], NAMES[2], NAMES[3], NAMES[4], NAMES[5]
+        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9}",
+        "method", NAMES[0], NAMES[1], NAMES[2], NAMES[3], NAMES[4], NAMES[5], NAMES[6]
     );
     let base = rows.first().map(|r| r.1).unwrap_or_default();
     let mut out = serde_json::Map::new();
     for (cull, f) in &rows {
         println!(
-            "{:<10} {:>10.2} {:>10.0} {:>10.0} {:>10.0} {:>11.0} {:>9.1}   ×{:.2} frame, ×{:.2} triangles",
-            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[0] / base[0].max(1e-9), f[1] / base[1].max(1e-9)
+            "{:<10} {:>10.2} {:>10.0} {:>10.0} {:>10.0} {:>11.0} {:>9.1} {:>9.2}   ×{:.2} frame, ×{:.2} triangles",
+            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[0] / base[0].max(1e-9), f[1] / base[1].max(1e-9)
         );
         let mut m = serde_json::Map::new();
         for (k, (name, v)) in NAMES.iter().zip(f).enumerate() {
-            // Draw calls are the most per frame, the rest medians.
-            let stat = if *name == "draw_calls" {
-                "max"
-            } else {
-                "median"
+            // Draw calls are the most per frame, overdraw a mean, the rest medians.
+            let stat = match *name {
+                "draw_calls" => "max",
+                "overdraw" => "mean",
+                _ => "median",
             };
             m.insert(format!("{name}_{stat}"), serde_json::json!(v));
             m.insert(

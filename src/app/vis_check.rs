@@ -9,8 +9,10 @@ use super::bench::quantile;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
+use crate::render::overdraw::{FragmentCounter, OverdrawCounter};
+use crate::render::target::FrameTarget;
 use crate::render::pass::{FrameInputs, Pass};
-use crate::render::world::SurfaceTests;
+use crate::render::world::{OctagonClip, SurfaceTests};
 use crate::render::world::WorldPass;
 use crate::render::world::{IdFrame, IdImages};
 use crate::render::Gpu;
@@ -27,6 +29,11 @@ pub struct VisCheckOptions {
     pub views_list: Option<Vec<CameraSpec>>,
     /// Where to write the evidence of the worst views (`--dump`).
     pub dump: Option<std::path::PathBuf>,
+    /// Id images clip octagons with hardware clip distances (lavapipe cracks at octagon
+    /// edges) instead of the exact fragment test.
+    pub clip_distances: bool,
+    /// Count fragments for `overdraw` (one more render a method and view; three for portal).
+    pub overdraw: bool,
 }
 
 impl Default for VisCheckOptions {
@@ -38,6 +45,8 @@ impl Default for VisCheckOptions {
             clearance: 8.0,
             views_list: None,
             dump: None,
+            clip_distances: false,
+            overdraw: true,
         }
     }
 }
@@ -56,6 +65,13 @@ pub struct MethodTotals {
     pub cells: Vec<f64>,
     /// Views with a miss, for reproducing: the camera and what was missed.
     pub worst: Vec<(CameraSpec, u64, u64)>,
+    /// Per octagon mode (`OctagonClip::ALL` order), per view: fragments that pass the depth
+    /// test ÷ pixels the truth covers. Portal is counted in every mode, the others with clip
+    /// distances only.
+    pub overdraw: [Vec<f64>; 3],
+    /// Per view, portal with clip distances: fragment-shader invocations by the pipeline
+    /// statistics ÷ covered pixels (on lavapipe every rasterized fragment).
+    pub rasterized: Vec<f64>,
 }
 
 impl MethodTotals {
@@ -63,10 +79,45 @@ impl MethodTotals {
         self.missed_surfaces + self.differing_pixels
     }
     pub fn mean_ratio(&self) -> f64 {
-        if self.ratios.is_empty() {
-            0.0
-        } else {
-            self.ratios.iter().sum::<f64>() / self.ratios.len() as f64
+        mean(&self.ratios)
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// The overdraw counters of a check.
+struct Counters {
+    depth_tested: OverdrawCounter,
+    rasterized: Option<FragmentCounter>,
+    target: FrameTarget,
+}
+
+impl Counters {
+    /// Counts what `world` has prepared for `total`'s method: portal in every octagon mode
+    /// (and by the pipeline statistics), the others with clip distances; over `covered`
+    /// pixels.
+    fn count(&self, gpu: &Gpu, world: &WorldPass, total: &mut MethodTotals, covered: u64) {
+        if covered == 0 {
+            return;
+        }
+        let portal = total.method == CullMode::Portal.name();
+        for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
+            if i > 0 && !portal {
+                break;
+            }
+            if let Some(n) = self.depth_tested.count(gpu, world, clip) {
+                total.overdraw[i].push(n.fragments as f64 / covered as f64);
+            }
+        }
+        if let (true, Some(counter)) = (portal, &self.rasterized) {
+            let n = counter.count(gpu, world, &self.target);
+            total.rasterized.push(n as f64 / covered as f64);
         }
     }
 }
@@ -142,8 +193,18 @@ fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
 pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<VisCheckReport> {
     let size = opts.size;
     let aspect = size.0 as f32 / size.1 as f32;
-    let mut world = WorldPass::create(gpu, level, crate::render::target::COLOR_FORMAT);
+    let mut world = WorldPass::create_clipped(
+        gpu,
+        level,
+        crate::render::target::COLOR_FORMAT,
+        opts.clip_distances,
+    );
     let frame = IdFrame::create(gpu, size);
+    let counters = opts.overdraw.then(|| Counters {
+        depth_tested: OverdrawCounter::create(gpu, size),
+        rasterized: FragmentCounter::create(gpu),
+        target: FrameTarget::create(gpu, size),
+    });
     let mut methods = vec![CullMode::Portal];
     if level.pvs.is_some() {
         methods.extend([CullMode::Pvs, CullMode::PvsCells]);
@@ -194,6 +255,12 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             .map(|(_, t)| *t)
             .sum();
         visible_tris_sum += visible_tris as f64;
+        let covered = truth
+            .solid
+            .iter()
+            .zip(&truth.liquid)
+            .filter(|(s, l)| **s != 0 || **l != 0)
+            .count() as u64;
         views += 1;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
             culler.cull(level, &cam, &mut vis);
@@ -214,6 +281,9 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
                 .count() as u64;
             let submitted_tris = world.stats.triangles;
             let img = frame.render(gpu, &world);
+            if let Some(c) = &counters {
+                c.count(gpu, &world, total, covered);
+            }
             let differing = img
                 .solid
                 .iter()
@@ -271,7 +341,17 @@ impl VisCheckReport {
         let mut missed = serde_json::Map::new();
         let mut pixels = serde_json::Map::new();
         let mut cells = serde_json::Map::new();
+        let mut overdraw = serde_json::Map::new();
         for m in &self.methods {
+            let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
+                .iter()
+                .zip(&m.overdraw)
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(c, v)| (c.name().to_string(), mean(v).into()))
+                .collect();
+            if !modes.is_empty() {
+                overdraw.insert(m.method.into(), modes.into());
+            }
             fneg.insert(m.method.into(), m.false_negatives().into());
             ratio.insert(m.method.into(), m.mean_ratio().into());
             missed.insert(m.method.into(), m.missed_surfaces.into());
@@ -287,6 +367,10 @@ impl VisCheckReport {
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
             "flow_us_median": portal.map(|p| quantile(&p.micros, 0.5)).unwrap_or(0.0),
+            "overdraw_mean": overdraw,
+            "fragments_rasterized_mean": portal
+                .filter(|p| !p.rasterized.is_empty())
+                .map(|p| mean(&p.rasterized)),
             "visible_triangles_mean": self.visible_triangles,
         })
     }
@@ -297,19 +381,29 @@ impl VisCheckReport {
             self.views, self.visible_triangles
         );
         println!(
-            "{:<8} {:>10} {:>10} {:>16} {:>12} {:>10}",
-            "method", "missed", "pixels", "submitted/vis", "cells(med)", "µs(med)"
+            "{:<9} {:>8} {:>8} {:>14} {:>11} {:>9} {:>9}",
+            "method", "missed", "pixels", "submitted/vis", "cells(med)", "µs(med)", "overdraw"
         );
         for m in &self.methods {
             println!(
-                "{:<8} {:>10} {:>10} {:>16.2} {:>12.0} {:>10.1}",
+                "{:<9} {:>8} {:>8} {:>14.2} {:>11.0} {:>9.1} {:>9.2}",
                 m.method,
                 m.missed_surfaces,
                 m.differing_pixels,
                 m.mean_ratio(),
                 quantile(&m.cells, 0.5),
-                quantile(&m.micros, 0.5)
+                quantile(&m.micros, 0.5),
+                mean(&m.overdraw[0]),
             );
+            if m.overdraw[1].len() + m.rasterized.len() > 0 {
+                println!(
+                    "    overdraw by octagon clipping: clip distances {:.2}, discard {:.2}, off {:.2}; rasterized fragments (pipeline statistics) {:.2} a pixel",
+                    mean(&m.overdraw[0]),
+                    mean(&m.overdraw[1]),
+                    mean(&m.overdraw[2]),
+                    mean(&m.rasterized)
+                );
+            }
             for (c, miss, px) in &m.worst {
                 println!(
                     "    miss at --camera {},{},{},{},{}: {miss} surfaces, {px} pixels",

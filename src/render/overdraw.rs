@@ -1,10 +1,104 @@
-//! Overdraw as the GPU counts it: the world pass's fragment-shader invocations (a pipeline
-//! statistics query) over a frame, in the pass's own draw order and depth state. Divided by the
-//! pixels some world fragment covers, it is the overdraw vis-check reports.
+//! Overdraw: fragments shaded by the world pass per pixel it covers, in the pass's own draw
+//! order and depth state.
+//!
+//! Two counters. `OverdrawCounter` counts the fragments that pass the depth test when they are
+//! drawn (a count pass with additive blending: `WorldPass::record_fragment_count`) — the
+//! fragment shading of a GPU whose depth test runs before the shader, and the number vis-check
+//! and bench report as `overdraw`. `FragmentCounter` reads the pipeline-statistics query of
+//! fragment-shader invocations; on lavapipe it counts every rasterized fragment, depth-tested
+//! away or not (four stacked walls count four a pixel in either order), so it is reported
+//! beside it as `fragments_rasterized`, not as overdraw.
 
 use super::gpu::Gpu;
-use super::pass::{begin, Attachment, Pass, PassTarget};
-use super::target::FrameTarget;
+use super::pass::{begin, Attachment, Load, Pass, PassAttachments, PassTarget};
+use super::target::{read_texture_layers, FrameTarget};
+use super::world::{OctagonClip, WorldPass, COUNT_FORMAT};
+use super::DEPTH_FORMAT;
+
+/// Fragments counted over a frame and the pixels they covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FragmentCount {
+    pub fragments: u64,
+    /// Pixels with at least one counted fragment.
+    pub covered: u64,
+}
+
+/// Counts, per pixel, the world fragments that pass the depth test when drawn.
+pub struct OverdrawCounter {
+    count: wgpu::Texture,
+    count_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+}
+
+impl OverdrawCounter {
+    pub fn create(gpu: &Gpu, size: (u32, u32)) -> OverdrawCounter {
+        let tex = |label, format, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width: size.0,
+                    height: size.1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let count = tex(
+            "fragment count",
+            COUNT_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = tex(
+            "fragment count depth",
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        OverdrawCounter {
+            count_view: count.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            count,
+        }
+    }
+
+    /// The per-pixel counts of what `world` has prepared, drawn with octagon clipping `clip`,
+    /// row-major; `None` for clip distances on an adapter without them.
+    pub fn per_pixel(&self, gpu: &Gpu, world: &WorldPass, clip: OctagonClip) -> Option<Vec<u8>> {
+        if clip == OctagonClip::Off {
+            world.open_octagons(&gpu.queue);
+        }
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        let recorded = {
+            let attachments = PassAttachments {
+                color: (Attachment::FrameColor, Load::Clear),
+                depth: Some((Attachment::FrameDepth, Load::Clear)),
+            };
+            let mut rp = begin(&mut enc, "world fragment count", &attachments, self, None);
+            world.record_fragment_count(&gpu.device, &mut rp, clip)
+        };
+        gpu.queue.submit([enc.finish()]);
+        if clip == OctagonClip::Off {
+            world.restore_octagons(&gpu.queue);
+        }
+        recorded?;
+        let bytes = read_texture_layers(gpu, &self.count, 1, 1);
+        // Unorm bytes are the counts themselves (k/255 stored as k).
+        Some(bytes)
+    }
+
+    /// The frame's totals (see `per_pixel`).
+    pub fn count(&self, gpu: &Gpu, world: &WorldPass, clip: OctagonClip) -> Option<FragmentCount> {
+        let pixels = self.per_pixel(gpu, world, clip)?;
+        Some(FragmentCount {
+            fragments: pixels.iter().map(|&n| n as u64).sum(),
+            covered: pixels.iter().filter(|&&n| n > 0).count() as u64,
+        })
+    }
+}
 
 /// Counts the fragment-shader invocations of one pass recording.
 pub struct FragmentCounter {
@@ -26,6 +120,20 @@ impl PassTarget for Counted<'_> {
 
     fn clear_color(&self, _: Attachment) -> wgpu::Color {
         wgpu::Color::BLACK
+    }
+}
+
+/// The count target and its depth, cleared to no fragments and far.
+impl PassTarget for OverdrawCounter {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
+        match attachment {
+            Attachment::FrameDepth | Attachment::IdDepth => &self.depth_view,
+            _ => &self.count_view,
+        }
+    }
+
+    fn clear_color(&self, _: Attachment) -> wgpu::Color {
+        wgpu::Color::TRANSPARENT
     }
 }
 

@@ -3,6 +3,7 @@
 //! visible cell or object, one indexed indirect sub-draw per record, and one
 //! `multi_draw_indexed_indirect` per pipeline (opaque, sky, liquid).
 
+mod count_pass;
 mod draws;
 mod id_pass;
 mod mesh;
@@ -22,6 +23,7 @@ use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
 
+pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
     build_draws, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
 };
@@ -58,6 +60,12 @@ pub struct WorldPass {
     pipelines: [wgpu::RenderPipeline; 9],
     /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
     id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
+    /// Fragment-count pipelines (`record_fragment_count`), made on first use.
+    count_pipelines: count_pass::CountCache,
+    /// `module` clips octagons with clip distances (else by discard).
+    clip_distances: bool,
+    /// The device has clip distances (the fragment count can use them whatever `module` does).
+    device_clip_distances: bool,
     pipeline_layout: wgpu::PipelineLayout,
     module: wgpu::ShaderModule,
     vertex_buffer: wgpu::Buffer,
@@ -91,6 +99,18 @@ const MAX_RECORDS_MIN: usize = 256;
 
 impl WorldPass {
     pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
+        Self::create_clipped(gpu, level, color_format, gpu.features.clip_distances)
+    }
+
+    /// `create`, clipping octagons with clip distances only if `clip_distances` (and the
+    /// device has them): vis-check's id images use the exact fragment test.
+    pub fn create_clipped(
+        gpu: &Gpu,
+        level: &Level,
+        color_format: wgpu::TextureFormat,
+        clip_distances: bool,
+    ) -> WorldPass {
+        let clip_distances = clip_distances && gpu.features.clip_distances;
         let device = &gpu.device;
         let materials = MaterialArray::create(gpu, &level.materials);
         let mesh = WorldMesh::build(level, &materials.layers);
@@ -128,7 +148,7 @@ impl WorldPass {
                 skybox: &skybox_view,
             },
         );
-        let source = shaders::world(gpu.features.clip_distances);
+        let source = shaders::world(clip_distances);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("world.wgsl"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -147,6 +167,9 @@ impl WorldPass {
         WorldPass {
             pipelines,
             id_pipelines: std::cell::OnceCell::new(),
+            count_pipelines: Default::default(),
+            clip_distances,
+            device_clip_distances: gpu.features.clip_distances,
             pipeline_layout,
             module,
             vertex_buffer,
