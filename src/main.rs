@@ -197,6 +197,9 @@ struct BenchArgs {
     /// Skip counting the world pass's fragments after each frame (`overdraw_mean`).
     #[arg(long)]
     no_overdraw: bool,
+    /// Draw frame time and triangles along the path (one line per method) as an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Render the same path once per culling method (comma-separated, the first is the base
     /// of the ratios), e.g. portal,pvs,frustum,none.
     #[arg(long, value_name = "METHODS", value_delimiter = ',')]
@@ -334,6 +337,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .or(path.as_ref().map(|p| p.frames()))
                 .unwrap_or(200)
                 .max(1);
+            if let Some(plot) = &a.plot {
+                app::plot::check_path(plot)?;
+            }
+            let out = app::bench::BenchOutput {
+                json: a.json,
+                per_frame: a.per_frame,
+                plot: a.plot.clone(),
+            };
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             let opts = app::bench::BenchOptions {
                 frames,
@@ -352,9 +363,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     for &m in methods {
                         app::check_cull(&world, m)?;
                     }
-                    app::bench::run_compare(&gpu, &world, &opts, methods, a.json)
+                    app::bench::run_compare(&gpu, &world, &opts, methods, &out)
                 }
-                None => app::bench::run_command(&gpu, world, &opts, a.json, a.per_frame),
+                None => app::bench::run_command(&gpu, world, &opts, &out),
             }
         }
         Command::Compile(a) => {

@@ -531,6 +531,41 @@ fn key(name: &str) -> String {
         .replace("___", "_")
 }
 
+/// What `lanthorn bench` writes besides its table.
+#[derive(Clone, Debug, Default)]
+pub struct BenchOutput {
+    /// One JSON object on the last line of stdout.
+    pub json: bool,
+    /// Per-frame arrays in the JSON.
+    pub per_frame: bool,
+    /// An SVG of frame time and triangles along the path (`app::plot`).
+    pub plot: Option<std::path::PathBuf>,
+}
+
+impl BenchOutput {
+    fn plot(&self, reports: &[&BenchReport]) -> anyhow::Result<()> {
+        let Some(path) = &self.plot else {
+            return Ok(());
+        };
+        let triangles: Vec<Vec<f64>> = reports
+            .iter()
+            .map(|r| r.triangles.iter().map(|&t| t as f64).collect())
+            .collect();
+        let series: Vec<super::plot::Series<'_>> = reports
+            .iter()
+            .zip(&triangles)
+            .map(|(r, t)| super::plot::Series {
+                name: r.cull,
+                frame_ms: &r.frame_ms,
+                triangles: t,
+            })
+            .collect();
+        super::plot::write(path, &series)?;
+        eprintln!("bench: wrote {}", path.display());
+        Ok(())
+    }
+}
+
 /// `lanthorn bench --compare`: the same path once per culling method; a table of each
 /// method's medians and its ratio to the first (portal), and with `json` one JSON object.
 pub fn run_compare(
@@ -538,9 +573,9 @@ pub fn run_compare(
     world: &super::World,
     opts: &BenchOptions,
     methods: &[CullMode],
-    json: bool,
+    output: &BenchOutput,
 ) -> anyhow::Result<()> {
-    let rows: Vec<(CullMode, [f64; 7])> = methods
+    let reports: Vec<BenchReport> = methods
         .iter()
         .map(|&cull| {
             let opts = BenchOptions {
@@ -548,9 +583,14 @@ pub fn run_compare(
                 ..opts.clone()
             };
             eprintln!("bench --compare: {} …", cull.name());
-            let r = run_with_terrain(gpu, &world.level, None, world.camera, &opts);
-            (cull, r.compare_figures())
+            run_with_terrain(gpu, &world.level, None, world.camera, &opts)
         })
+        .collect();
+    output.plot(&reports.iter().collect::<Vec<_>>())?;
+    let rows: Vec<(CullMode, [f64; 7])> = methods
+        .iter()
+        .zip(&reports)
+        .map(|(&cull, r)| (cull, r.compare_figures()))
         .collect();
     const NAMES: [&str; 7] = [
         "frame_ms",
@@ -588,7 +628,7 @@ pub fn run_compare(
         }
         out.insert(cull.name().into(), serde_json::Value::Object(m));
     }
-    if json {
+    if output.json {
         println!(
             "{}",
             serde_json::to_string(&serde_json::json!({ "compare": out }))?
@@ -602,14 +642,14 @@ pub fn run_command(
     gpu: &Gpu,
     world: super::World,
     opts: &BenchOptions,
-    json: bool,
-    per_frame: bool,
+    output: &BenchOutput,
 ) -> anyhow::Result<()> {
     let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
     report.print_table();
-    if json {
+    output.plot(&[&report])?;
+    if output.json {
         let mut j = report.to_json();
-        if per_frame {
+        if output.per_frame {
             j["per_frame"] = report.per_frame_json();
         }
         println!("{}", serde_json::to_string(&j)?);

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod fly;
 pub mod info;
 pub mod path;
+pub mod plot;
 pub mod terrain;
 pub mod vis_check;
 mod world;
