@@ -67,15 +67,18 @@ pub struct SurfaceRange {
 }
 
 /// What the per-surface test needs of a surface: its plane (`normal · p = dist`, the front
-/// facing `normal`) and its corners.
+/// facing `normal`) and its outline.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceCull {
     pub normal: Vec3,
     pub dist: f32,
-    /// Its corners are `vertices[first_vertex..first_vertex + vertex_count]`: their screen
-    /// octagon bounds the surface tighter than its box's.
-    pub first_vertex: u32,
-    pub vertex_count: u32,
+    /// Its outline is `outlines[first_corner..first_corner + corner_count]`: for a planar
+    /// surface the convex hull of its vertices in order (a surface's vertex list may hold
+    /// a fan centre or T-junction points, and need not run round it); otherwise every vertex.
+    pub first_corner: u32,
+    pub corner_count: u32,
+    /// The outline is a convex polygon in order (else only its bounds are meaningful).
+    pub convex: bool,
 }
 
 /// The world geometry as uploaded: CPU side, so tests can check it without a GPU.
@@ -102,6 +105,8 @@ pub struct WorldMesh {
     pub object_surfaces: [Vec<Vec<SurfaceRange>>; 3],
     /// Per level surface.
     pub surface_cull: Vec<SurfaceCull>,
+    /// The surfaces' outlines (`SurfaceCull::first_corner`).
+    pub outlines: Vec<Vec3>,
 }
 
 impl WorldMesh {
@@ -131,12 +136,10 @@ impl WorldMesh {
                 });
             }
         }
-        mesh.surface_cull = level
-            .surfaces
-            .iter()
-            .zip(&base)
-            .map(|(s, &first)| surface_cull(s, first))
-            .collect();
+        for s in &level.surfaces {
+            let cull = surface_cull(s, &mut mesh.outlines);
+            mesh.surface_cull.push(cull);
+        }
         // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
         let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
             let mut of_kind: Vec<u32> = surfaces
@@ -215,13 +218,109 @@ fn facing(n: Vec3) -> u8 {
     axis * 2 + (n[axis as usize] < 0.0) as u8
 }
 
-fn surface_cull(s: &Surface, first_vertex: u32) -> SurfaceCull {
+/// A surface's plane and outline (appended to `outlines`).
+fn surface_cull(s: &Surface, outlines: &mut Vec<Vec3>) -> SurfaceCull {
     let normal = s.normal.normalize_or_zero();
     let dist = s.vertices.first().map_or(0.0, |v| normal.dot(v.position));
+    let first_corner = outlines.len() as u32;
+    let points: Vec<Vec3> = s.vertices.iter().map(|v| v.position).collect();
+    let planar = normal != Vec3::ZERO
+        && points.iter().all(|p| (normal.dot(*p) - dist).abs() < PLANAR_TOLERANCE);
+    let hull = planar.then(|| convex_hull_in_plane(&points, normal)).flatten();
+    let convex = hull.is_some();
+    match hull {
+        Some(h) => outlines.extend(h.iter().map(|&i| points[i])),
+        None => outlines.extend(&points),
+    }
     SurfaceCull {
         normal,
         dist,
-        first_vertex,
-        vertex_count: s.vertices.len() as u32,
+        first_corner,
+        corner_count: outlines.len() as u32 - first_corner,
+        convex,
+    }
+}
+
+/// Units off its plane a vertex of a planar surface may lie.
+const PLANAR_TOLERANCE: f32 = 0.05;
+
+/// The convex hull (indices into `points`, in order round it) of points on a plane with
+/// `normal`, by Andrew's monotone chain in plane coordinates; `None` when fewer than three
+/// points span an area.
+fn convex_hull_in_plane(points: &[Vec3], normal: Vec3) -> Option<Vec<usize>> {
+    let u = normal.any_orthonormal_vector();
+    let v = normal.cross(u);
+    let flat: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.dot(u) as f64, p.dot(v) as f64))
+        .collect();
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&a, &b| flat[a].partial_cmp(&flat[b]).unwrap_or(std::cmp::Ordering::Equal));
+    let cross = |o: usize, a: usize, b: usize| {
+        let (o, a, b) = (flat[o], flat[a], flat[b]);
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let mut hull: Vec<usize> = Vec::with_capacity(points.len() + 1);
+    for pass in 0..2 {
+        let start = hull.len();
+        let chain: Vec<usize> = if pass == 0 {
+            order.clone()
+        } else {
+            order.iter().rev().copied().collect()
+        };
+        for i in chain {
+            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], i) <= 0.0 {
+                hull.pop();
+            }
+            hull.push(i);
+        }
+        hull.pop();
+    }
+    (hull.len() >= 3).then_some(hull)
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    #[test]
+    fn the_outline_of_a_fan_with_a_centre_and_t_junction_points_is_its_corners_in_order() {
+        // A square in z = 4 with a point on one side (a T-junction) and the fan centre last,
+        // as the importer stores a face with no usable corner.
+        let points = [
+            Vec3::new(0.0, 0.0, 4.0),
+            Vec3::new(1.0, 0.0, 4.0),
+            Vec3::new(2.0, 0.0, 4.0),
+            Vec3::new(2.0, 2.0, 4.0),
+            Vec3::new(0.0, 2.0, 4.0),
+            Vec3::new(1.0, 1.0, 4.0),
+        ];
+        let hull = convex_hull_in_plane(&points, Vec3::Z).unwrap();
+        let mut corners = hull.clone();
+        corners.sort();
+        assert_eq!(corners, vec![0, 2, 3, 4], "only the square's corners");
+        // In order round it: consecutive corners are the square's sides (no diagonal).
+        for k in 0..4 {
+            let (a, b) = (points[hull[k]], points[hull[(k + 1) % 4]]);
+            assert!(a.x == b.x || a.y == b.y, "{a} -> {b} is not a side");
+        }
+    }
+
+    #[test]
+    fn a_non_planar_surface_keeps_every_vertex_and_is_not_convex() {
+        let v = |x: f32, y: f32, z: f32| crate::level::Vertex {
+            position: Vec3::new(x, y, z),
+            uv: glam::Vec2::ZERO,
+            lightmap_uv: glam::Vec2::ZERO,
+        };
+        let s = Surface {
+            vertices: vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(1.0, 1.0, 3.0), v(0.0, 1.0, 0.0)],
+            normal: Vec3::Z,
+            ..Default::default()
+        };
+        let mut outlines = Vec::new();
+        let c = surface_cull(&s, &mut outlines);
+        assert!(!c.convex);
+        assert_eq!(c.corner_count, 4);
     }
 }
