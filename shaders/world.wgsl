@@ -210,5 +210,9 @@ fn shade(in: FragmentIn) -> vec4<f32> {
 @fragment
 fn fs_ids(in: FragmentIn, @builtin(front_facing) front: bool) -> @location(0) u32 {
     //!DISCARD_OUTSIDE
+    // Views through mirrors and teleporters: what lies before the portal plane is clipped.
+    if dot(frame.views[records[in.slot].view].clip_plane, vec4<f32>(in.world, 1.0)) < 0.0 {
+        discard;
+    }
     return select(0u, in.surface + 1u, front);
 }

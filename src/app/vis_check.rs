@@ -231,6 +231,8 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
     // tracker relocates when a view jumps).
     let mut cullers: Vec<Culler> = methods.iter().map(|m| Culler::new(level, *m)).collect();
     let mut vis = VisibleSet::default();
+    let mut truth_culler = Culler::new(level, CullMode::None);
+    let mut everything = VisibleSet::default();
     let mut visible_tris_sum = 0.0;
     let mut views = 0;
     for (i, spec) in specs.iter().enumerate() {
@@ -238,13 +240,14 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             eprintln!("vis-check: {i}/{} views", specs.len());
         }
         let cam = Camera::new(*spec, aspect);
-        // The truth draws every surface of every cell; the methods cull surfaces too.
+        // The truth draws every surface of every cell in every view; the methods cull.
         let truth_settings = FrameSettings {
             surface_tests: SurfaceTests::NONE,
             ..Default::default()
         };
         let settings = FrameSettings::default();
-        let everything = VisibleSet::everything(level);
+        // Every cell, and the views through every mirror and teleporter in sight.
+        truth_culler.cull(level, &cam, &mut everything);
         world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
         let truth = frame.render(gpu, &world);
         let seen = visible_ids(&truth, n);

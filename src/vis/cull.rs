@@ -76,6 +76,26 @@ pub struct Culler {
 }
 
 impl Culler {
+    /// The views through mirrors and teleporters for a method without the flow, each view's
+    /// cells picked by the method's own rule from beyond the portal.
+    fn add_portal_views(&self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let mode = self.mode;
+        let mut pick = |level: &Level, beyond: u32, planes: &[Plane; 5], cells: &mut Vec<u32>| {
+            for (i, c) in level.cells.iter().enumerate() {
+                let in_pvs = match (&level.pvs, mode) {
+                    (Some(pvs), CullMode::Pvs | CullMode::PvsCells) => {
+                        beyond as usize == i || pvs.visible(beyond, i as u32)
+                    }
+                    _ => true,
+                };
+                if in_pvs && (mode == CullMode::None || box_in_frustum(planes, &c.aabb)) {
+                    cells.push(i as u32);
+                }
+            }
+        };
+        super::portal_views::add_portal_views(level, camera, out, &mut pick);
+    }
+
     pub fn new(level: &Level, mode: CullMode) -> Culler {
         Culler {
             mode,
@@ -131,6 +151,9 @@ impl Culler {
         }
         if matches!(self.mode, CullMode::None | CullMode::Frustum) {
             self.tracker.update(level, camera.position);
+        }
+        if self.mode != CullMode::Portal {
+            self.add_portal_views(level, camera, out);
         }
         let eye_in_open_space = self.tracker.cell().is_some();
         out.eye_outside = !eye_in_open_space && !level.cells.is_empty();

@@ -72,6 +72,7 @@ pub mod cull;
 pub mod locate;
 pub mod objects;
 pub mod portal_flow;
+pub mod portal_views;
 
 pub use cull::{CullMode, Culler};
 pub use locate::EyeTracker;

@@ -166,27 +166,28 @@ impl WorldPass {
         pass: &mut wgpu::RenderPass<'_>,
         layer: IdLayer,
     ) {
+        // [opaque, liquid] × [unmirrored, mirrored] (mirrored triangles wind the other way).
         let pipes = self.id_pipelines.get_or_init(|| {
-            [
+            std::array::from_fn(|i| {
+                let liquid = i % 2 == 1;
                 make_pipeline(
                     device,
                     &self.pipeline_layout,
                     &self.module,
-                    SurfaceKind::Opaque,
+                    if liquid {
+                        SurfaceKind::Liquid
+                    } else {
+                        SurfaceKind::Opaque
+                    },
                     None,
-                    ViewClass::Camera,
-                    self.back_faces_occlude,
-                ),
-                make_pipeline(
-                    device,
-                    &self.pipeline_layout,
-                    &self.module,
-                    SurfaceKind::Liquid,
-                    None,
-                    ViewClass::Camera,
-                    false,
-                ),
-            ]
+                    if i < 2 {
+                        ViewClass::Camera
+                    } else {
+                        ViewClass::Mirrored
+                    },
+                    self.back_faces_occlude && !liquid,
+                )
+            })
         });
         pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
@@ -195,20 +196,21 @@ impl WorldPass {
             IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky],
             IdLayer::Liquid => &[SurfaceKind::Liquid],
         };
-        pass.set_pipeline(&pipes[if layer == IdLayer::Solid { 0 } else { 1 }]);
-        // The camera's and the unmirrored portal views' draws (ids take no winding flip).
-        for (class, &kind) in [ViewClass::Camera, ViewClass::Portal]
-            .iter()
-            .flat_map(|c| kinds.iter().map(move |k| (c, k)))
-        {
+        let liquid = (layer == IdLayer::Liquid) as usize;
+        // Every view: the camera's, the teleporters' and the mirrors'.
+        for class in ViewClass::ALL {
+            let mirrored = (class == ViewClass::Mirrored) as usize;
+            pass.set_pipeline(&pipes[mirrored * 2 + liquid]);
             let list = self.draws.list();
-            let (first, count) = list.batches[*class as usize * 3 + kind as usize];
-            for c in &list.commands[first as usize..(first + count) as usize] {
-                pass.draw_indexed(
-                    c.first_index..c.first_index + c.index_count,
-                    0,
-                    c.first_instance..c.first_instance + 1,
-                );
+            for &kind in kinds {
+                let (first, count) = list.batches[class as usize * 3 + kind as usize];
+                for c in &list.commands[first as usize..(first + count) as usize] {
+                    pass.draw_indexed(
+                        c.first_index..c.first_index + c.index_count,
+                        0,
+                        c.first_instance..c.first_instance + 1,
+                    );
+                }
             }
         }
     }

@@ -58,8 +58,9 @@ pub const MAX_VIEWS: usize = crate::vis::portal_flow::MAX_VIEWS;
 pub struct WorldPass {
     /// [view class (`ViewClass`)] × [opaque, sky, liquid].
     pipelines: [wgpu::RenderPipeline; 9],
-    /// Id pipelines (opaque + sky, liquid), made on first use by the vis-check.
-    id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 2]>,
+    /// Id pipelines ([opaque + sky, liquid] × [unmirrored, mirrored]), made on first use by
+    /// the vis-check.
+    id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 4]>,
     /// Fragment-count pipelines (`record_fragment_count`), made on first use.
     count_pipelines: count_pass::CountCache,
     /// `module` clips octagons with clip distances (else by discard).
