@@ -421,11 +421,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let views = match &a.views_file {
-        Some(f) => app::path::CameraPath::load(f, Some(&level), false)?
-            .keys
-            .iter()
-            .map(app::path::PathKey::camera)
-            .collect(),
+        Some(f) => app::vis_check::views_in_cells(f, &level)?,
         None => app::vis_check::random_views(&level, &check)?,
     };
     if let Some(f) = &a.write_views {

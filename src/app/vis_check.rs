@@ -531,6 +531,31 @@ pub fn run_command(
     Ok(())
 }
 
+/// The views of a views file whose eyes are in open cells of `level`; the others are skipped
+/// with one note (the views of an imported map, checked on the map compiled by Lanthorn,
+/// whose cells differ slightly).
+pub fn views_in_cells(file: &std::path::Path, level: &Level) -> anyhow::Result<Vec<CameraSpec>> {
+    let path = super::path::CameraPath::load(file, Some(level), true)?;
+    let all = path.keys.len();
+    let views: Vec<CameraSpec> = path
+        .keys
+        .iter()
+        .map(super::path::PathKey::camera)
+        .filter(|v| level.locate(v.position).is_some())
+        .collect();
+    if views.len() < all {
+        eprintln!(
+            "vis-check: {}: {} of {all} views are in solid in this level and are skipped",
+            file.display(),
+            all - views.len()
+        );
+    }
+    if views.is_empty() {
+        anyhow::bail!("{}: no view is in an open cell of this level", file.display());
+    }
+    Ok(views)
+}
+
 /// Writes views as a camera-path file (`app::path`), so `--views-file` reads them back.
 pub fn write_views(path: &std::path::Path, views: &[CameraSpec]) -> anyhow::Result<()> {
     super::path::CameraPath {
