@@ -159,26 +159,56 @@ impl Octagon {
         if polygon.len() + 9 > MAX_CLIPPED {
             return true;
         }
-        let mut a = [Vec4::ZERO; MAX_CLIPPED];
-        let mut b = [Vec4::ZERO; MAX_CLIPPED];
-        a[..polygon.len()].copy_from_slice(polygon);
-        let mut n = polygon.len();
-        // Plane 8 is the near plane; a small tolerance keeps polygons that touch an edge.
-        for plane in 0..9 {
-            let dist = |p: Vec4| {
-                if plane == 8 {
-                    p.w - p.z
+        // A plane with every corner outside rejects it at once; only planes with corners on
+        // both sides need clipping (none: the polygon is inside).
+        let mut cutting = [false; 9];
+        for (plane, cuts) in cutting.iter_mut().enumerate() {
+            let (mut inside, mut outside) = (false, false);
+            for &p in polygon {
+                if self.plane_distance(plane, p) >= 0.0 {
+                    inside = true;
                 } else {
-                    self.clip_distances(p)[plane] + 1e-5 * p.w.abs()
+                    outside = true;
                 }
-            };
-            n = clip_polygon(&a[..n], &mut b, dist);
+            }
+            if !inside {
+                return false;
+            }
+            *cuts = outside;
+        }
+        if !cutting.contains(&true) {
+            return true;
+        }
+        let mut buffers = [[Vec4::ZERO; MAX_CLIPPED]; 2];
+        let (a, b) = buffers.split_at_mut(1);
+        let (mut from, mut to) = (&mut a[0], &mut b[0]);
+        from[..polygon.len()].copy_from_slice(polygon);
+        let mut n = polygon.len();
+        for plane in (0..9).filter(|&p| cutting[p]) {
+            n = clip_polygon(&from[..n], to, |p| self.plane_distance(plane, p));
             if n == 0 {
                 return false;
             }
-            std::mem::swap(&mut a, &mut b);
+            std::mem::swap(&mut from, &mut to);
         }
         true
+    }
+
+    /// Signed distance of a clip-space point from plane `k` of `meets_clip_polygon`: the
+    /// octagon's 8 (`clip_distances` order, with a small tolerance so polygons touching an
+    /// edge are kept), then the near plane.
+    fn plane_distance(&self, k: usize, p: Vec4) -> f32 {
+        if k == 8 {
+            return p.w - p.z;
+        }
+        let i = k / 2;
+        let a = [p.x, p.y, p.x + p.y, p.x - p.y][i];
+        let d = if k % 2 == 0 {
+            a - self.min[i] * p.w
+        } else {
+            self.max[i] * p.w - a
+        };
+        d + 1e-5 * p.w.abs()
     }
 }
 
