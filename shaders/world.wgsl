@@ -31,7 +31,9 @@ struct DrawRecord {
     oct_max: vec4<f32>,
     view: u32,
     cell: u32,
-    _pad: vec2<u32>,
+    // Portals the flow crossed to reach the cell (the depth tint).
+    depth: u32,
+    _pad: u32,
     // Object translation (zero for cells).
     origin: vec4<f32>,
 };
@@ -189,7 +191,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);
     } else {
         var light = baked * frame.params.y;
-        if liquid || frame.params.z > 0.5 {
+        if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
             // Unbaked geometry: shade by the face normal so walls stay readable.
@@ -199,8 +201,24 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
         color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
+    if frame.params.z > 1.5 {
+        color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
+    }
     let alpha = select(1.0, 0.6, liquid);
     return vec4<f32>(srgb_to_linear(color), alpha);
+}
+
+// The cells and depth overlays (params.z 2 and 3; render::overlay::tint_rgb is the twin): a
+// colour per cell id, or a ramp over the portals the flow crossed (0 green ... 7+ red).
+fn overlay_tint(record: DrawRecord, by_depth: bool) -> vec3<f32> {
+    var hue: f32;
+    if by_depth {
+        hue = 0.33 * (1.0 - min(f32(record.depth), 7.0) / 7.0);
+    } else {
+        hue = fract(f32(record.cell) * 0.618034);
+    }
+    let k = fract(vec3<f32>(1.0, 2.0 / 3.0, 1.0 / 3.0) + hue) * 6.0 - 3.0;
+    return clamp(abs(k) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0));
 }
 
 // The vis-check ground truth: which surface covers each pixel (id + 1; 0 = nothing). In an

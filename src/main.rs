@@ -40,6 +40,37 @@ impl CullArgs {
 }
 
 #[derive(Args, Clone, Default)]
+struct OverlayArgs {
+    /// Culling debug overlays (comma-separated): portals, octagons, cells, depth,
+    /// culled-surfaces, frozen, overdraw, wireframe.
+    #[arg(long, value_name = "NAMES")]
+    overlay: Option<lanthorn::render::overlay::OverlaySet>,
+    /// Freeze culling at this camera (X,Y,Z,YAW,PITCH) while drawing from --camera.
+    #[arg(long, allow_hyphen_values = true, value_name = "X,Y,Z,YAW,PITCH")]
+    cull_camera: Option<CameraSpec>,
+    /// The overdraw overlay's octagon clipping: clip-distances (default), discard or off.
+    #[arg(long, default_value = "clip-distances", value_parser = ["clip-distances", "discard", "off"])]
+    overdraw_octagons: String,
+}
+
+impl OverlayArgs {
+    fn overlays(&self) -> app::overlays::Overlays {
+        use lanthorn::render::world::OctagonClip;
+        let mut set = self.overlay.unwrap_or_default();
+        set.frozen |= self.cull_camera.is_some();
+        app::overlays::Overlays {
+            set,
+            cull_camera: self.cull_camera,
+            overdraw_clip: match self.overdraw_octagons.as_str() {
+                "discard" => OctagonClip::Discard,
+                "off" => OctagonClip::Off,
+                _ => OctagonClip::ClipDistances,
+            },
+        }
+    }
+}
+
+#[derive(Args, Clone, Default)]
 struct GpuArgs {
     /// Switch optional GPU features off on purpose (comma-separated): clip-distances,
     /// indirect-first-instance, timestamp-query, polygon-mode-line, pipeline-statistics. Also
@@ -169,6 +200,8 @@ struct CaptureArgs {
     terrain: TerrainArgs,
     #[command(flatten)]
     cull: CullArgs,
+    #[command(flatten)]
+    overlays: OverlayArgs,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -320,6 +353,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 a.size,
                 a.cull.cull,
                 &a.cull.settings(),
+                &a.overlays.overlays(),
                 &a.output,
             )
         }

@@ -9,6 +9,8 @@ use crate::render::{FrameStats, Gpu, Renderer};
 use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
+use super::overlays::Overlays;
+
 /// Renders one frame of `level` from `camera` at `size`, culled with `cull`.
 pub fn capture(
     gpu: &Gpu,
@@ -25,6 +27,7 @@ pub fn capture(
         size,
         cull,
         &FrameSettings::default(),
+        &Overlays::default(),
     )
 }
 
@@ -37,10 +40,11 @@ pub fn capture_with(
     cull: CullMode,
     settings: &FrameSettings,
 ) -> (image::RgbaImage, FrameStats) {
-    capture_with_terrain(gpu, level, None, camera, size, cull, settings)
+    capture_with_terrain(gpu, level, None, camera, size, cull, settings, &Overlays::default())
 }
 
-/// [`capture`] with an optional clipmap terrain drawn into the same frame.
+/// [`capture`] with an optional clipmap terrain drawn into the same frame, and overlays.
+#[allow(clippy::too_many_arguments)]
 pub fn capture_with_terrain(
     gpu: &Gpu,
     level: &Level,
@@ -49,6 +53,7 @@ pub fn capture_with_terrain(
     size: (u32, u32),
     cull: CullMode,
     settings: &FrameSettings,
+    overlays: &Overlays,
 ) -> (image::RgbaImage, FrameStats) {
     let mut renderer = Renderer::new(gpu, level, size);
     if let Some(t) = terrain {
@@ -56,11 +61,20 @@ pub fn capture_with_terrain(
     }
     let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
     let mut visible = VisibleSet::default();
-    Culler::new(level, cull).cull(level, &cam, &mut visible);
-    let settings = FrameSettings {
+    let mut settings = FrameSettings {
         surface_tests: super::surface_tests(cull),
         ..*settings
     };
+    let mut culler = Culler::new(level, cull);
+    super::overlays::cull_frame(
+        level,
+        &mut culler,
+        &mut renderer,
+        &cam,
+        overlays,
+        &mut visible,
+        &mut settings,
+    );
     let stats = renderer.render(gpu, &cam, &visible, &settings);
     (renderer.read_color(gpu), stats)
 }
@@ -90,6 +104,7 @@ pub fn run(
     size: (u32, u32),
     cull: CullMode,
     settings: &FrameSettings,
+    overlays: &Overlays,
     output: &Path,
 ) -> anyhow::Result<()> {
     let has_terrain = world.terrain.is_some();
@@ -101,6 +116,7 @@ pub fn run(
         size,
         cull,
         settings,
+        overlays,
     );
     save_png(&img, output)?;
     println!(

@@ -576,6 +576,8 @@ fn frame_inputs<'a>(
         visible,
         settings,
         terrain_octagon: None,
+        overlay: &[],
+        culling: None,
     }
 }
 

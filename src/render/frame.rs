@@ -7,7 +7,9 @@ use super::pass::{run_pass, Attachment, FrameInputs, Pass, PassStats, PassTarget
 use super::profiler::GpuTimer;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainOverlay, TerrainPlacement, TerrainStats};
-use super::world::{SurfaceTests, WorldPass, WorldStats};
+use super::overlay::heatmap::HeatmapPass;
+use super::overlay::{OverlayPass, OverlayTint, OverlayVertex};
+use super::world::{OctagonClip, SurfaceTests, WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
@@ -39,6 +41,11 @@ pub struct FrameSettings {
     /// Which tests each surface of a visible cell must pass (the culling method's: whole cells
     /// for vis-check's truth and `--cull none`, GLQuake's for `--cull pvs`).
     pub surface_tests: SurfaceTests,
+    /// The cells / depth overlays' world tint.
+    pub tint: OverlayTint,
+    /// The overdraw overlay: the frame replaced by its fragments per pixel, counted with this
+    /// octagon clipping.
+    pub overdraw: Option<OctagonClip>,
 }
 
 impl Default for FrameSettings {
@@ -50,6 +57,8 @@ impl Default for FrameSettings {
             linear_filtering: false,
             terrain: TerrainOverlay::default(),
             surface_tests: SurfaceTests::ALL,
+            tint: OverlayTint::None,
+            overdraw: None,
         }
     }
 }
@@ -71,6 +80,13 @@ pub struct Renderer {
     terrain_origin: glam::Vec3,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
     sun_direction: Option<glam::Vec3>,
+    /// The culling overlays' lines for the next frame (clip space), drawn over everything.
+    pub overlay_lines: Vec<OverlayVertex>,
+    /// Culling frozen at this camera (see `FrameInputs::culling`); `render` passes it on.
+    pub culling: Option<Camera>,
+    /// Made on first use.
+    overlay: Option<OverlayPass>,
+    heatmap: Option<HeatmapPass>,
 }
 
 /// The frame target with its clear colour, as the passes see it.
@@ -118,7 +134,16 @@ impl Renderer {
             sun_direction: crate::light::entities::level_lights(level)
                 .sun
                 .map(|s| s.direction),
+            overlay_lines: Vec::new(),
+            culling: None,
+            overlay: None,
+            heatmap: None,
         }
+    }
+
+    /// The last frame's overdraw (fragments per covered pixel) when the overdraw overlay is on.
+    pub fn overlay_overdraw(&self) -> Option<f64> {
+        self.heatmap.as_ref().map(|h| h.overdraw)
     }
 
     /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
@@ -177,6 +202,8 @@ impl Renderer {
             visible,
             settings,
             terrain_octagon: self.terrain_octagon(visible),
+            overlay: &self.overlay_lines,
+            culling: self.culling.as_ref(),
         };
         let target = FrameAttachments {
             target: &self.target,
@@ -196,6 +223,26 @@ impl Renderer {
                 PassStats::Terrain(s) => stats.terrain = s,
                 PassStats::Skipped | PassStats::Recorded => {}
             }
+        }
+        let size = self.target.size;
+        match settings.overdraw {
+            Some(clip) => {
+                let heatmap = match &mut self.heatmap {
+                    Some(h) if h.size() == size => h,
+                    slot => slot.insert(HeatmapPass::create(gpu, size, target::COLOR_FORMAT)),
+                };
+                heatmap.clip = clip;
+                // Its own submit: the world's draws as prepared above, counted.
+                heatmap.count(gpu, &self.world);
+                run_pass(gpu, enc, heatmap, &inputs, &target, self.timer.as_mut(), &mut stats.cpu_ms);
+            }
+            None => self.heatmap = None,
+        }
+        if !self.overlay_lines.is_empty() {
+            let overlay = self
+                .overlay
+                .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
+            run_pass(gpu, enc, overlay, &inputs, &target, self.timer.as_mut(), &mut stats.cpu_ms);
         }
         if let Some(timer) = &self.timer {
             timer.resolve(enc);

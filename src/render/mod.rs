@@ -6,6 +6,7 @@ pub mod frame;
 pub mod gpu;
 pub mod materials;
 pub mod overdraw;
+pub mod overlay;
 pub mod pass;
 pub mod present;
 pub mod profiler;

@@ -51,7 +51,9 @@ impl OverdrawCounter {
         let count = tex(
             "fragment count",
             COUNT_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
         );
         let depth = tex(
             "fragment count depth",
@@ -63,6 +65,11 @@ impl OverdrawCounter {
             depth_view: depth.create_view(&Default::default()),
             count,
         }
+    }
+
+    /// The count texture (`COUNT_FORMAT`), for the heatmap overlay.
+    pub fn count_view(&self) -> &wgpu::TextureView {
+        &self.count_view
     }
 
     /// The per-pixel counts of what `world` has prepared, drawn with octagon clipping `clip`,

@@ -22,6 +22,12 @@ pub struct FrameInputs<'a> {
     /// Where the terrain shows this frame (the union of the visible outdoor cells' octagons,
     /// or the full screen); `None`: it does not.
     pub terrain_octagon: Option<Octagon>,
+    /// The culling overlays' lines this frame (clip space; empty: none).
+    pub overlay: &'a [crate::render::overlay::OverlayVertex],
+    /// Culling is frozen at this camera (`visible` is what it kept): per-surface tests run
+    /// from it, and its octagons, in its screen space, do not clip the frame drawn from
+    /// `camera`. `None`: culling ran from `camera`.
+    pub culling: Option<&'a Camera>,
 }
 
 /// An attachment by what it holds; a target hands out the view for each role it owns.

@@ -63,7 +63,7 @@ fn buffer_twins() -> Vec<Twin> {
     vec![
         twin!(WorldFrame: view_proj, eye, params, views),
         twin!(WorldView: view_proj, clip_plane, eye),
-        twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, _pad, origin),
+        twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, _pad, origin),
         twin!(TerrainFrame:
             anchor, window_size, levels, camera_offset, base_spacing, morph_start, morph_width,
             tile_quads

@@ -9,6 +9,7 @@
 /// Every file of `shaders/`, by name.
 pub(crate) const SOURCES: &[(&str, &str)] = &[
     ("blit.wgsl", include_str!("../../shaders/blit.wgsl")),
+    ("overlay.wgsl", include_str!("../../shaders/overlay.wgsl")),
     (
         "octagon.inc.wgsl",
         include_str!("../../shaders/octagon.inc.wgsl"),
@@ -184,6 +185,11 @@ pub fn world(clip_distances: bool) -> String {
     build("world.wgsl", &markers).expect("shaders/world.wgsl: an include or marker is missing")
 }
 
+/// The culling overlays' shader (lines, overdraw heatmap).
+pub fn overlay() -> String {
+    build("overlay.wgsl", &[]).expect("shaders/overlay.wgsl: an include is missing or a marker left")
+}
+
 /// The present pass's shader.
 pub fn blit() -> String {
     build("blit.wgsl", &[]).expect("shaders/blit.wgsl: an include is missing or a marker left")
@@ -196,6 +202,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("world.wgsl (clip distances)".into(), world(true)),
         ("world.wgsl (discard)".into(), world(false)),
         ("blit.wgsl".into(), blit()),
+        ("overlay.wgsl".into(), overlay()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),
         ("terrain.wgsl (discard)".into(), terrain(false)),
         #[cfg(feature = "test-hooks")]

@@ -112,6 +112,7 @@ impl Culler {
         let t = Instant::now();
         out.cells.clear();
         out.objects.clear();
+        out.flow_depth.clear();
         let planes = camera.frustum_planes();
         match self.mode {
             CullMode::None => {

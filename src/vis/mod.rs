@@ -40,6 +40,9 @@ pub struct VisibleSet {
     pub objects: Vec<VisibleObject>,
     /// Views after the camera's (index 1 onward is `views[i - 1]`).
     pub views: Vec<View>,
+    /// For each of `cells`, the portals crossed from the eye to reach it in its view (empty
+    /// when the method has no flow).
+    pub flow_depth: Vec<u16>,
     /// The eye is in no cell: in solid, or out over the terrain beyond an outdoor level's
     /// cells. The cells are then a frustum fallback, and the terrain is not clipped to them.
     pub eye_outside: bool,
@@ -63,6 +66,7 @@ impl VisibleSet {
                 })
                 .collect(),
             views: Vec::new(),
+            flow_depth: Vec::new(),
             eye_outside: false,
         }
     }
@@ -76,7 +80,7 @@ pub mod portal_views;
 
 pub use cull::{CullMode, Culler};
 pub use locate::EyeTracker;
-pub use portal_flow::{FlowStats, PortalFlow};
+pub use portal_flow::{FlowStats, PortalFlow, PortalOutcome, PortalTest};
 
 #[cfg(test)]
 mod tests;

@@ -28,6 +28,32 @@ pub struct FlowStats {
     pub micros: f64,
 }
 
+/// Why the flow stopped at a portal, or that it went through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortalOutcome {
+    /// The flow went through (for a mirror or teleporter: a view was opened).
+    Passed,
+    /// The eye is on the portal's far side.
+    BackFacing,
+    /// Its screen octagon does not meet the octagon of the cell it leads from.
+    OutsideOctagon,
+    /// Nothing of it is in front of the near plane.
+    BeyondNear,
+    /// A mirror or teleporter the flow's view limits (`MAX_VIEWS`, `MAX_VIEW_DEPTH`) left shut.
+    ViewLimit,
+}
+
+/// One portal test of a traced flow (`PortalFlow::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortalTest {
+    pub portal: u32,
+    /// The view it was tested in (0: the camera).
+    pub view: u32,
+    /// The cell it leads to.
+    pub target: u32,
+    pub outcome: PortalOutcome,
+}
+
 /// A portal as the flow reads it: packed, with its vertices in one shared array.
 #[derive(Clone, Copy, Debug)]
 struct FlowPortal {
@@ -78,6 +104,11 @@ pub struct PortalFlow {
     /// Visits of one cell before its octagon is widened to the full screen.
     pub max_visits: u16,
     pub stats: FlowStats,
+    /// Portals crossed from the eye to reach each cell (valid where `stamp` is this frame).
+    depth: Vec<u16>,
+    /// When `Some`, every portal test of the last run, for the overlays (off by default: the
+    /// flow then records nothing).
+    pub trace: Option<Vec<PortalTest>>,
 }
 
 impl PortalFlow {
@@ -134,6 +165,19 @@ impl PortalFlow {
             clip_out: Vec::with_capacity(16),
             max_visits: 8,
             stats: FlowStats::default(),
+            depth: vec![0; n],
+            trace: None,
+        }
+    }
+
+    fn record(&mut self, portal: u32, view: u32, target: u32, outcome: PortalOutcome) {
+        if let Some(t) = &mut self.trace {
+            t.push(PortalTest {
+                portal,
+                view,
+                target,
+                outcome,
+            });
         }
     }
 
@@ -151,10 +195,15 @@ impl PortalFlow {
         if self.octagon.len() != level.cells.len() {
             *self = PortalFlow {
                 max_visits: self.max_visits,
+                trace: self.trace.take(),
                 ..PortalFlow::new(level)
             };
         }
+        if let Some(t) = &mut self.trace {
+            t.clear();
+        }
         out.cells.clear();
+        out.flow_depth.clear();
         let mut stats = FlowStats::default();
         let Some(eye_cell) = eye_cell.filter(|c| (*c as usize) < level.cells.len()) else {
             let planes = camera.frustum_planes();
@@ -232,6 +281,7 @@ impl PortalFlow {
         self.queue.clear();
         self.order.clear();
         self.reach(eye_cell, view.octagon);
+        self.depth[eye_cell as usize] = 0;
         self.queue.push((Reverse(0), eye_cell));
         self.queued[eye_cell as usize] = true;
 
@@ -272,21 +322,35 @@ impl PortalFlow {
                     } else {
                         d < 0.0
                     };
+                    let pi = self.cell_portals[k];
                     if !on_our_side {
+                        self.record(pi, index, target, PortalOutcome::BackFacing);
                         continue;
                     }
                     let (f, n) = (portal.first as usize, portal.count as usize);
                     match self.project(&view_proj, f, n) {
                         Some(o) => o.intersect(&parent),
-                        None => continue,
+                        None => {
+                            self.record(pi, index, target, PortalOutcome::BeyondNear);
+                            continue;
+                        }
                     }
                 };
+                let pi = self.cell_portals[k];
                 if octagon.is_empty() {
+                    self.record(pi, index, target, PortalOutcome::OutsideOctagon);
                     continue;
                 }
                 if let Some(ti) = portal.transform {
                     // A mirror or teleporter: the space beyond is seen in a new view.
-                    if view.depth < MAX_VIEW_DEPTH && d.abs() >= near_zone {
+                    let opens = view.depth < MAX_VIEW_DEPTH && d.abs() >= near_zone;
+                    let outcome = if opens {
+                        PortalOutcome::Passed
+                    } else {
+                        PortalOutcome::ViewLimit
+                    };
+                    self.record(pi, index, target, outcome);
+                    if opens {
                         let m = self.transforms[ti as usize];
                         // Keep what lies beyond the portal plane as seen from the eye.
                         let s = if d > 0.0 { -1.0 } else { 1.0 };
@@ -308,9 +372,11 @@ impl PortalFlow {
                     }
                     continue;
                 }
+                self.record(pi, index, target, PortalOutcome::Passed);
                 let ti = target as usize;
                 let grew = if self.stamp[ti] != frame {
                     self.reach(target, octagon);
+                    self.depth[ti] = self.depth[ci].saturating_add(1);
                     true
                 } else {
                     let old = self.octagon[ti];
@@ -344,6 +410,8 @@ impl PortalFlow {
             octagon: self.octagon[c as usize],
             view: index,
         }));
+        out.flow_depth
+            .extend(self.order.iter().map(|&c| self.depth[c as usize]));
         stats.cells_reached += self.order.len() as u32;
     }
 

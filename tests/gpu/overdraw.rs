@@ -81,6 +81,8 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         visible: &visible,
         settings: &settings,
         terrain_octagon: None,
+        overlay: &[],
+        culling: None,
     };
     world.prepare(gpu, &inputs);
     Some(world)

@@ -327,6 +327,7 @@ fn readme_terrace_matches_golden() {
         (480, 270),
         CullMode::Portal,
         &lanthorn::render::frame::FrameSettings::default(),
+        &Default::default(),
     );
     assert!(stats.terrain.triangles > 0 && stats.world.triangles > 0);
     crate::golden::check_golden("readme_terrace", &img);

@@ -270,6 +270,7 @@ fn terrain_etopo5_matches_golden() {
         (480, 270),
         lanthorn::vis::CullMode::Portal,
         &FrameSettings::default(),
+        &Default::default(),
     );
     assert!(stats.terrain.triangles > 0);
     assert!(stats.terrain.draw_calls <= 6);

@@ -19,7 +19,9 @@ pub struct DrawRecord {
     pub view: u32,
     /// Cell id, or `u32::MAX - object` for objects.
     pub cell: u32,
-    pub _pad: [u32; 2],
+    /// Portals the flow crossed to reach the cell (the `depth` tint; 0 without a flow).
+    pub depth: u32,
+    pub _pad: u32,
     pub origin: [f32; 4],
 }
 
@@ -196,7 +198,7 @@ impl DrawBuilder {
         let records = &mut self.list.records;
         records.clear();
         self.items.clear();
-        for c in &visible.cells {
+        for (i, c) in visible.cells.iter().enumerate() {
             self.items.push(Item::Cell {
                 cell: c.cell,
                 view: c.view,
@@ -205,7 +207,8 @@ impl DrawBuilder {
                 octagon: c.octagon,
                 view: c.view,
                 cell: c.cell,
-                _pad: [0; 2],
+                depth: visible.flow_depth.get(i).copied().unwrap_or(0) as u32,
+                _pad: 0,
                 origin: [0.0; 4],
             });
         }
@@ -215,7 +218,8 @@ impl DrawBuilder {
                 octagon: o.octagon,
                 view: 0,
                 cell: u32::MAX - o.object,
-                _pad: [0; 2],
+                depth: 0,
+                _pad: 0,
                 origin: object_origins
                     .get(o.object as usize)
                     .copied()
@@ -229,7 +233,8 @@ impl DrawBuilder {
                 octagon: self.liquid_octagon[l as usize],
                 view: 0,
                 cell: u32::MAX,
-                _pad: [0; 2],
+                depth: 0,
+                _pad: 0,
                 origin: [0.0; 4],
             });
         }
@@ -388,7 +393,8 @@ impl DrawBuilder {
                         octagon: sh.union[s],
                         view: 0,
                         cell: u32::MAX,
-                        _pad: [0; 2],
+                        depth: 0,
+                _pad: 0,
                         origin: [0.0; 4],
                     });
                 }
@@ -770,7 +776,8 @@ mod tests {
             octagon,
             view: 0,
             cell,
-            _pad: [0; 2],
+            depth: 0,
+                _pad: 0,
             origin,
         };
         assert_eq!(

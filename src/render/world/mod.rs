@@ -217,11 +217,11 @@ impl WorldPass {
     fn prepare_frame(
         &mut self,
         gpu: &Gpu,
-        camera: &Camera,
-        visible: &VisibleSet,
+        frame: &FrameInputs,
         params: [f32; 4],
         tests: SurfaceTests,
     ) {
+        let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.
@@ -230,7 +230,8 @@ impl WorldPass {
         };
         let inputs = DrawInputs {
             visible,
-            camera,
+            // Frozen culling: the surfaces its camera kept.
+            camera: frame.culling.unwrap_or(camera),
             object_origins: &self.object_origins,
             max_records: self.max_records,
             multi_draw: self.use_indirect,
@@ -246,6 +247,10 @@ impl WorldPass {
                 .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&list.commands));
         }
         self.stats = list.stats;
+        if frame.culling.is_some() {
+            // Its octagons are in the frozen camera's screen: they must not clip this frame.
+            self.open_octagons(&gpu.queue);
+        }
     }
 
     /// The frame uniform: the camera, `params` (w: the skybox is shown) and every view's
@@ -305,14 +310,15 @@ impl Pass for WorldPass {
 
     fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
         let s = inputs.settings;
-        let params = [
-            s.time,
-            s.light_scale,
-            if s.fullbright { 1.0 } else { 0.0 },
-            0.0,
-        ];
+        // z: 1 fullbright, 2 tint by cell, 3 tint by flow depth (the overlays).
+        let mode = match s.tint {
+            crate::render::overlay::OverlayTint::Cells => 2.0,
+            crate::render::overlay::OverlayTint::Depth => 3.0,
+            crate::render::overlay::OverlayTint::None => s.fullbright as u32 as f32,
+        };
+        let params = [s.time, s.light_scale, mode, 0.0];
         self.linear_filtering = s.linear_filtering;
-        self.prepare_frame(gpu, inputs.camera, inputs.visible, params, s.surface_tests);
+        self.prepare_frame(gpu, inputs, params, s.surface_tests);
         PassStats::World(self.stats)
     }
 

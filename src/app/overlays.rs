@@ -1,0 +1,67 @@
+//! The culling overlays as a command drives them: which are on, where culling is frozen, and
+//! one function that culls a frame and hands the renderer what the overlays draw.
+
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::frame::FrameSettings;
+use crate::render::overlay::lines::overlay_lines;
+use crate::render::overlay::{OverlaySet, OverlayView};
+use crate::render::world::OctagonClip;
+use crate::render::Renderer;
+use crate::vis::{Culler, VisibleSet};
+
+/// Which overlays are on and where culling is frozen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Overlays {
+    pub set: OverlaySet,
+    /// Culling runs from this camera instead of the drawing one (`--cull-camera`, or the
+    /// camera at the moment `frozen` was switched on).
+    pub cull_camera: Option<CameraSpec>,
+    /// The overdraw overlay's octagon clipping.
+    pub overdraw_clip: OctagonClip,
+}
+
+impl Default for Overlays {
+    fn default() -> Self {
+        Overlays {
+            set: OverlaySet::default(),
+            cull_camera: None,
+            overdraw_clip: OctagonClip::ClipDistances,
+        }
+    }
+}
+
+/// Culls the frame drawn from `camera` into `visible` (from the frozen culling camera when
+/// there is one, recording the flow's portal tests when the portals overlay wants them), and
+/// sets the renderer's overlay lines and frozen camera and the settings' tint and overdraw.
+pub fn cull_frame(
+    level: &Level,
+    culler: &mut Culler,
+    renderer: &mut Renderer,
+    camera: &Camera,
+    overlays: &Overlays,
+    visible: &mut VisibleSet,
+    settings: &mut FrameSettings,
+) {
+    let culling = overlays
+        .cull_camera
+        .map(|spec| Camera::new(spec, camera.aspect))
+        .unwrap_or(*camera);
+    let set = &overlays.set;
+    if set.needs_trace() {
+        culler.flow.trace.get_or_insert_with(Vec::new);
+    } else {
+        culler.flow.trace = None;
+    }
+    culler.cull(level, &culling, visible);
+    renderer.culling = overlays.cull_camera.is_some().then_some(culling);
+    let view = OverlayView {
+        camera,
+        culling: &culling,
+        visible,
+    };
+    let trace = culler.flow.trace.as_deref().unwrap_or(&[]);
+    renderer.overlay_lines = overlay_lines(level, set, &view, trace);
+    settings.tint = set.tint();
+    settings.overdraw = set.overdraw.then_some(overlays.overdraw_clip);
+}
