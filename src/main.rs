@@ -170,10 +170,19 @@ struct DemoArgs {
     /// Self-test: resize to 0x0, minimize, lose the surface during the first frames.
     #[arg(long, hide = true)]
     stress_surface: bool,
+    /// Where F12 saves frames (lanthorn-YYYYMMDD-HHMMSS.png; default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    screenshot_dir: Option<PathBuf>,
+    /// Timed key presses applied as if typed, one a line: FRAME KEY [FRAMES] (the windowed
+    /// test's input; CI has no xdotool).
+    #[arg(long, hide = true, value_name = "FILE")]
+    input_script: Option<PathBuf>,
     #[command(flatten)]
     terrain: TerrainArgs,
     #[command(flatten)]
     cull: CullArgs,
+    #[command(flatten)]
+    overlays: OverlayArgs,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -425,6 +434,17 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     }
     let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
     app::check_cull(&world, a.cull.cull)?;
+    let input_script = match &a.input_script {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read the input script: {e}", p.display()))?;
+            app::keys::parse_script(p, &text)?
+        }
+        None => Vec::new(),
+    };
+    if let Some(d) = a.screenshot_dir.as_ref().filter(|d| !d.is_dir()) {
+        anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
+    }
     app::demo::run(app::demo::DemoOptions {
         level: world.level,
         terrain: world.terrain,
@@ -437,6 +457,9 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         stress_surface: a.stress_surface,
         cull: a.cull.cull,
         settings: a.cull.settings(),
+        overlays: a.overlays.overlays(),
+        screenshot_dir: a.screenshot_dir,
+        input_script,
     })
 }
 

@@ -11,11 +11,14 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
 use super::fly::{self, FlyKeys};
+use super::keys::{Action, ScriptedKey};
+use super::overlays::Overlays;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::present::PresentPass;
 use crate::render::{FrameStats, Gpu, GpuOptions, Renderer, TerrainOverlay};
+use crate::render::world::OctagonClip;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
 pub struct DemoOptions {
@@ -35,6 +38,12 @@ pub struct DemoOptions {
     pub stress_surface: bool,
     pub cull: crate::vis::CullMode,
     pub settings: FrameSettings,
+    /// The overlays on at start (`--overlay`, `--cull-camera`).
+    pub overlays: Overlays,
+    /// Where F12 saves frames (default: the current folder).
+    pub screenshot_dir: Option<PathBuf>,
+    /// `--input-script`: timed key presses, applied as if typed.
+    pub input_script: Vec<ScriptedKey>,
 }
 
 struct Running {
@@ -61,7 +70,14 @@ struct Demo {
     ticks: u64,
     start: Instant,
     last: Instant,
+    /// The real frame time, smoothed (the camera's step is clamped, this is not).
     frame_ms: f32,
+    /// Camera speed factor (mouse wheel, + and −).
+    speed: f32,
+    overlays: Overlays,
+    /// F12 was pressed (true: Shift+F12, with the panel); saved after this frame.
+    screenshot_request: Option<bool>,
+    screenshot_status: String,
     stats: FrameStats,
     settings: FrameSettings,
     show_panel: bool,
@@ -69,7 +85,7 @@ struct Demo {
     visible: VisibleSet,
     /// Fly speed multiplier: terrain maps are far larger than levels (sample spacing / 8).
     fly_scale: f32,
-    /// The path being recorded (R toggles), and what the last recording became.
+    /// The path being recorded (P toggles), and what the last recording became.
     recording: Option<super::path::PathRecorder>,
     path_status: String,
 }
@@ -85,6 +101,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     event_loop.set_control_flow(ControlFlow::Poll);
     let camera = opts.camera;
     let settings = opts.settings;
+    let overlays = opts.overlays;
     let culler = Culler::new(&opts.level, opts.cull);
     let fly_scale = opts.terrain.as_ref().map_or(1.0, |t| {
         (t.heightmap.horizontal_scale as f32 / 8.0).max(1.0)
@@ -102,6 +119,10 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         start: Instant::now(),
         last: Instant::now(),
         frame_ms: 0.0,
+        speed: 1.0,
+        overlays,
+        screenshot_request: None,
+        screenshot_status: "F12 saves the frame".into(),
         stats: FrameStats::default(),
         settings,
         show_panel: true,
@@ -109,7 +130,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         visible: VisibleSet::default(),
         fly_scale,
         recording: None,
-        path_status: "R records a camera path".into(),
+        path_status: "P records a camera path".into(),
     };
     event_loop.run_app(&mut demo)?;
     match demo.error {
@@ -219,6 +240,9 @@ impl Demo {
         if self.opts.stress_surface {
             self.stress_step();
         }
+        for (key, down) in super::keys::events_at(&self.opts.input_script, self.frames) {
+            self.key(el, key, down, false);
+        }
         self.fly_camera();
         let Some(r) = &mut self.running else { return };
         let Some(frame) = r.acquire_frame() else {
@@ -227,11 +251,18 @@ impl Demo {
         let view = frame.texture.create_view(&Default::default());
         let aspect = r.config.width as f32 / r.config.height as f32;
         let camera = Camera::new(self.camera, aspect);
-        self.culler
-            .cull(&self.opts.level, &camera, &mut self.visible);
-        let visible = &self.visible;
         self.settings.time = self.start.elapsed().as_secs_f32();
         self.settings.surface_tests = super::surface_tests(self.culler.mode);
+        super::overlays::cull_frame(
+            &self.opts.level,
+            &mut self.culler,
+            &mut r.renderer,
+            &camera,
+            &self.overlays,
+            &mut self.visible,
+            &mut self.settings,
+        );
+        let visible = &self.visible;
         let mut stats = FrameStats::default();
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
         r.renderer.encode(
@@ -256,17 +287,35 @@ impl Demo {
             has_terrain: r.renderer.terrain.is_some(),
             can_wire: r.gpu.features.polygon_mode_line,
             path_status: self.path_status.clone(),
+            screenshot_status: self.screenshot_status.clone(),
+            views: visible.views.len() + 1,
+            overdraw: r.renderer.overlay_overdraw(),
         };
         let show = self.show_panel;
         let settings = &mut self.settings;
         let culler = &mut self.culler;
+        let overlays = &mut self.overlays;
         let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
             if show {
                 status.show(ctx, settings, culler);
+                status.overlay_window(ctx, overlays, camera.spec());
             }
         });
-        let extra = r.encode_present_and_egui(&mut enc, &view, out);
+        // Shift+F12: the frame with the panel, drawn a second time into a texture to save.
+        let with_panel = (self.screenshot_request == Some(true)).then(|| r.panel_target());
+        let mut views = vec![&view];
+        if let Some((_, v)) = &with_panel {
+            views.push(v);
+        }
+        let extra = r.encode_present_and_egui(&mut enc, &views, out);
         r.gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
+        if let Some(panel) = self.screenshot_request.take() {
+            let img = match &with_panel {
+                Some((texture, _)) => r.read_surface_texture(texture),
+                None => r.renderer.read_color(&r.gpu),
+            };
+            self.screenshot_status = save_timestamped(&img, self.opts.screenshot_dir.as_deref(), panel);
+        }
         if let Some(timer) = r.renderer.timer() {
             stats.gpu_ms = timer.read(&r.gpu);
         }
@@ -280,13 +329,12 @@ impl Demo {
         }
     }
 
-    /// Advances the frame clock and flies the camera by this frame's keys and mouse motion.
     /// Starts recording the camera's path, or stops and writes it to `path-<unix time>.json`
     /// in the current folder (replay it with `bench --path`).
     fn toggle_recording(&mut self) {
         let Some(rec) = self.recording.take() else {
             self.recording = Some(super::path::PathRecorder::default());
-            self.path_status = "recording a path (R stops)".into();
+            self.path_status = "recording a path (P stops)".into();
             return;
         };
         let secs = std::time::SystemTime::now()
@@ -300,20 +348,72 @@ impl Demo {
         };
     }
 
+    /// Advances the frame clock and flies the camera by this frame's keys and mouse motion.
     fn fly_camera(&mut self) {
         let now = Instant::now();
-        let dt = (now - self.last).as_secs_f32().min(0.1);
-        self.frame_ms = self.frame_ms * 0.9 + dt * 1000.0 * 0.1;
+        let real = (now - self.last).as_secs_f32();
+        // The panel shows the real frame time; the camera's step is clamped so a slow frame
+        // does not jump it.
+        self.frame_ms = self.frame_ms * 0.9 + real * 1000.0 * 0.1;
+        let dt = real.min(0.1);
         self.last = now;
-        fly::update(
+        fly::update_turning(
             &mut self.camera,
             &self.keys,
             self.mouse,
-            dt * self.fly_scale,
+            dt * self.fly_scale * self.speed,
+            dt,
         );
         self.mouse = (0.0, 0.0);
         if let Some(rec) = &mut self.recording {
             rec.observe(self.camera, 8.0);
+        }
+    }
+
+    /// A key going down or up (from the window or the input script), by the key map.
+    fn key(&mut self, el: &ActiveEventLoop, code: KeyCode, down: bool, repeat: bool) {
+        let Some(action) = super::keys::action(code) else {
+            return;
+        };
+        let k = &mut self.keys;
+        let held = match action {
+            Action::Forward => &mut k.forward,
+            Action::Back => &mut k.back,
+            Action::Left => &mut k.left,
+            Action::Right => &mut k.right,
+            Action::Up => &mut k.up,
+            Action::Down => &mut k.down,
+            Action::Fast => &mut k.fast,
+            Action::YawLeft => &mut k.yaw_left,
+            Action::YawRight => &mut k.yaw_right,
+            Action::PitchUp => &mut k.pitch_up,
+            Action::PitchDown => &mut k.pitch_down,
+            _ => {
+                if down && !repeat {
+                    self.press(el, action);
+                }
+                return;
+            }
+        };
+        *held = down;
+    }
+
+    /// A key of the map that acts once per press.
+    fn press(&mut self, el: &ActiveEventLoop, action: Action) {
+        match action {
+            Action::Faster => self.speed = (self.speed * 1.25).min(64.0),
+            Action::Slower => self.speed = (self.speed / 1.25).max(1.0 / 64.0),
+            Action::Overlay(i) => {
+                let on = !*self.overlays.set.flags_mut()[i];
+                *self.overlays.set.flags_mut()[i] = on;
+                self.overlays.freeze(self.camera);
+            }
+            Action::OverdrawOctagons => self.overlays.toggle_overdraw_octagons(),
+            Action::Panel => self.show_panel = !self.show_panel,
+            Action::RecordPath => self.toggle_recording(),
+            Action::Screenshot => self.screenshot_request = Some(self.keys.fast),
+            Action::Quit => el.exit(),
+            _ => {}
         }
     }
 
@@ -326,7 +426,16 @@ impl Demo {
         if let Err(e) = super::capture::save_png(&img, path) {
             self.error = Some(e);
         } else {
-            println!("saved {}", path.display());
+            let c = self.camera;
+            println!(
+                "saved {} (camera {},{},{},{},{})",
+                path.display(),
+                c.position.x,
+                c.position.y,
+                c.position.z,
+                c.yaw,
+                c.pitch
+            );
         }
     }
 }
@@ -343,33 +452,33 @@ struct PanelStatus<'a> {
     has_terrain: bool,
     can_wire: bool,
     path_status: String,
+    screenshot_status: String,
+    /// Views drawn: the camera and the mirrors and teleporters seen.
+    views: usize,
+    /// The overdraw overlay's count (fragments per covered pixel), when it is on.
+    overdraw: Option<f64>,
 }
 
 impl PanelStatus<'_> {
     /// The "Lanthorn" panel: frame and culling counters, culling mode and frame settings.
     fn show(&self, ctx: &egui::Context, settings: &mut FrameSettings, culler: &mut Culler) {
-        let (frame_ms, prev, cam) = (self.frame_ms, self.prev, self.camera);
+        let (frame_ms, cam) = (self.frame_ms, self.camera);
         egui::Window::new("Lanthorn")
             .default_pos([8.0, 8.0])
             .show(ctx, |ui| {
                 ui.label(format!(
-                    "{:.1} fps, {:.2} ms",
+                    "{:.1} fps, {:.2} ms a frame",
                     1000.0 / frame_ms.max(0.001),
                     frame_ms
                 ));
                 ui.label(format!("adapter: {}", self.adapter));
-                ui.label(format!(
-                    "world: {} draw calls, {} sub-draws, {} triangles",
-                    prev.world.draw_calls, prev.world.sub_draws, prev.world.triangles
-                ));
-                for (name, ms) in &prev.gpu_ms {
-                    ui.label(format!("GPU {name}: {ms:.2} ms"));
-                }
+                self.counters(ui, culler);
                 ui.label(format!(
                     "camera {:.0},{:.0},{:.0},{:.0},{:.0}",
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
                 ui.label(&self.path_status);
+                ui.label(&self.screenshot_status);
                 ui.label(format!(
                     "cells {} / {} visible, culling {:.1} µs, eye cell {:?}",
                     self.cells_visible,
@@ -397,9 +506,57 @@ impl PanelStatus<'_> {
                 if self.has_terrain {
                     self.terrain_section(ui, &mut settings.terrain);
                 }
-                ui.label(
-                    "WASD move, Shift fast, Space/C up/down, right mouse look, F1 panel, Esc quit",
-                );
+                egui::CollapsingHeader::new("keys").show(ui, |ui| {
+                    for line in super::keys::help_lines() {
+                        ui.label(line);
+                    }
+                });
+            });
+    }
+
+    /// What the last frame cost and sent, stage by stage.
+    fn counters(&self, ui: &mut egui::Ui, culler: &Culler) {
+        let (prev, flow) = (self.prev, &culler.flow.stats);
+        let w = &prev.world;
+        ui.label(format!(
+            "world: {} draw commands, {} sub-draws, {} triangles, {} surfaces, {} views",
+            w.draw_calls, w.sub_draws, w.triangles, w.surfaces, self.views
+        ));
+        if culler.mode == CullMode::Portal {
+            ui.label(format!(
+                "portals: {} tested, {} passed",
+                flow.portals_tested, flow.portals_passed
+            ));
+        }
+        if let Some(o) = self.overdraw {
+            ui.label(format!("overdraw: {o:.2} fragments a covered pixel"));
+        }
+        let cpu: Vec<String> = prev
+            .cpu_ms
+            .iter()
+            .map(|(name, ms)| format!("{name} {:.0}", ms * 1e3))
+            .collect();
+        ui.label(format!("CPU µs: culling {:.0}, {}", culler.micros, cpu.join(", ")));
+        for (name, ms) in &prev.gpu_ms {
+            ui.label(format!("GPU {name}: {ms:.2} ms"));
+        }
+    }
+
+    /// The "overlays" window: a checkbox per overlay (keys 1–8) and the legends.
+    fn overlay_window(&self, ctx: &egui::Context, overlays: &mut Overlays, camera: CameraSpec) {
+        egui::Window::new("overlays")
+            .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+            .show(ctx, |ui| {
+                let names = crate::render::overlay::OVERLAY_NAMES;
+                for (i, flag) in overlays.set.flags_mut().into_iter().enumerate() {
+                    ui.checkbox(flag, format!("{} ({})", names[i], i + 1));
+                }
+                overlays.freeze(camera);
+                let mut clipped = overlays.overdraw_clip != OctagonClip::Off;
+                if ui.checkbox(&mut clipped, "overdraw with octagon clipping (O)").changed() {
+                    overlays.toggle_overdraw_octagons();
+                }
+                legends(ui, &overlays.set);
             });
     }
 
@@ -428,7 +585,128 @@ impl PanelStatus<'_> {
     }
 }
 
+/// The legends of the overlays that are on.
+fn legends(ui: &mut egui::Ui, set: &crate::render::overlay::OverlaySet) {
+    use crate::render::overlay::{heatmap::RAMP, tint_rgb, PortalColour};
+    let swatch = |ui: &mut egui::Ui, rgb: [f32; 3], text: &str| {
+        ui.horizontal(|ui| {
+            let c = egui::Color32::from_rgb(
+                (rgb[0] * 255.0) as u8,
+                (rgb[1] * 255.0) as u8,
+                (rgb[2] * 255.0) as u8,
+            );
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+            ui.painter().rect_filled(rect, 2.0, c);
+            ui.label(text);
+        });
+    };
+    if set.portals {
+        for (c, text) in [
+            (PortalColour::Green, "passed"),
+            (PortalColour::Yellow, "rejected, its cell seen another way"),
+            (PortalColour::Red, "rejected (dashed: in a mirror or teleporter view)"),
+        ] {
+            let [r, g, b, _] = c.rgba();
+            swatch(ui, [r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0], text);
+        }
+    }
+    if set.depth {
+        for d in [0, 1, 2, 4, 7] {
+            swatch(ui, tint_rgb(d, true), &format!("{d}{} portals from the eye", if d == 7 { "+" } else { "" }));
+        }
+    } else if set.cells {
+        ui.label("a colour per cell");
+    }
+    if set.overdraw {
+        for (n, rgb) in RAMP.iter().enumerate() {
+            let text = format!("{n}{} fragments", if n == 5 { "+" } else { "" });
+            swatch(ui, *rgb, &text);
+        }
+    }
+}
+
+/// Writes a frame as `lanthorn-YYYYMMDD-HHMMSS.png` (UTC) in `dir` (the current folder by
+/// default); what happened, for the panel.
+fn save_timestamped(img: &image::RgbaImage, dir: Option<&std::path::Path>, panel: bool) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let stem = format!("lanthorn-{}", timestamp(secs));
+    let at = |name: String| dir.map_or_else(|| PathBuf::from(&name), |d| d.join(&name));
+    // Two in one second: -2, -3, … rather than overwriting.
+    let mut path = at(format!("{stem}.png"));
+    let mut n = 2;
+    while path.exists() && n < 1000 {
+        path = at(format!("{stem}-{n}.png"));
+        n += 1;
+    }
+    match super::capture::save_png(img, &path) {
+        Ok(()) => {
+            let what = if panel { " (with the panel)" } else { "" };
+            println!("saved {}{what}", path.display());
+            format!("saved {}{what}", path.display())
+        }
+        Err(e) => format!("could not save the frame: {e:#}"),
+    }
+}
+
+/// `YYYYMMDD-HHMMSS` of a Unix time (UTC).
+fn timestamp(secs: u64) -> String {
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 impl Running {
+    /// A texture like the window's surface, to draw the frame with the panel into and save.
+    fn panel_target(&self) -> (wgpu::Texture, wgpu::TextureView) {
+        let texture = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("frame with the panel"),
+            size: wgpu::Extent3d {
+                width: self.config.width,
+                height: self.config.height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.config.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        (texture, view)
+    }
+
+    /// Reads a texture of the surface's format as RGBA.
+    fn read_surface_texture(&self, texture: &wgpu::Texture) -> image::RgbaImage {
+        let mut bytes = crate::render::target::read_texture_bytes(&self.gpu, texture);
+        if matches!(
+            self.config.format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        ) {
+            for px in bytes.chunks_exact_mut(4) {
+                px.swap(0, 2);
+            }
+        }
+        image::RgbaImage::from_raw(texture.width(), texture.height(), bytes)
+            .unwrap_or_else(|| image::RgbaImage::new(1, 1))
+    }
+
     /// A lost surface: make a new one for the same window and configure it.
     fn recreate_surface(&mut self) {
         match self.gpu.instance.create_surface(self.window.clone()) {
@@ -465,7 +743,7 @@ impl Running {
     fn encode_present_and_egui(
         &mut self,
         enc: &mut wgpu::CommandEncoder,
-        view: &wgpu::TextureView,
+        views: &[&wgpu::TextureView],
         out: egui::FullOutput,
     ) -> Vec<wgpu::CommandBuffer> {
         self.egui_state
@@ -489,7 +767,7 @@ impl Running {
             &jobs,
             &screen,
         );
-        {
+        for view in views {
             let mut pass = enc
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("present + egui"),
@@ -549,22 +827,17 @@ impl ApplicationHandler for Demo {
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::RedrawRequested => self.redraw(el),
             WindowEvent::KeyboardInput { event, .. } => {
-                let down = event.state == ElementState::Pressed;
                 if let PhysicalKey::Code(code) = event.physical_key {
-                    match code {
-                        KeyCode::KeyW | KeyCode::ArrowUp => self.keys.forward = down,
-                        KeyCode::KeyS | KeyCode::ArrowDown => self.keys.back = down,
-                        KeyCode::KeyA | KeyCode::ArrowLeft => self.keys.left = down,
-                        KeyCode::KeyD | KeyCode::ArrowRight => self.keys.right = down,
-                        KeyCode::Space => self.keys.up = down,
-                        KeyCode::KeyC => self.keys.down = down,
-                        KeyCode::ShiftLeft | KeyCode::ShiftRight => self.keys.fast = down,
-                        KeyCode::F1 if down => self.show_panel = !self.show_panel,
-                        KeyCode::KeyR if down && !event.repeat => self.toggle_recording(),
-                        KeyCode::Escape if down => el.exit(),
-                        _ => {}
-                    }
+                    let down = event.state == ElementState::Pressed;
+                    self.key(el, code, down, event.repeat);
                 }
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let steps = match delta {
+                    winit::event::MouseScrollDelta::LineDelta(_, y) => y,
+                    winit::event::MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.speed = (self.speed * 1.25f32.powf(steps)).clamp(1.0 / 64.0, 64.0);
             }
             WindowEvent::MouseInput {
                 button: MouseButton::Right,
@@ -604,5 +877,16 @@ impl ApplicationHandler for Demo {
         if let Some(r) = &self.running {
             r.window.request_redraw();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_are_utc_civil_dates() {
+        // 2026-12-01 16:35:36 UTC (checked with `date -u -d @1796142936`).
+        assert_eq!(super::timestamp(1_796_142_936), "20261201-163536");
+        assert_eq!(super::timestamp(0), "19700101-000000");
+        assert_eq!(super::timestamp(951_782_400), "20000229-000000");
     }
 }

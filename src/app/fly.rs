@@ -1,4 +1,4 @@
-//! Fly camera: WASD + mouse look, Shift fast, Space/C up and down.
+//! Fly camera: WASD + mouse look or Q/E/R/F turning, Shift fast, Space/C up and down.
 
 use glam::Vec3;
 
@@ -13,22 +13,38 @@ pub struct FlyKeys {
     pub up: bool,
     pub down: bool,
     pub fast: bool,
+    pub yaw_left: bool,
+    pub yaw_right: bool,
+    pub pitch_up: bool,
+    pub pitch_down: bool,
 }
 
 pub const SPEED: f32 = 320.0;
 pub const FAST: f32 = 4.0;
 pub const MOUSE_DEGREES_PER_PIXEL: f32 = 0.15;
+/// Turning by keys (Q/E, R/F), degrees a second.
+pub const TURN_DEGREES_PER_SECOND: f32 = 90.0;
 
-/// Moves the camera by `dt` seconds of input; mouse deltas in pixels.
+/// Moves the camera by `dt` seconds of input; mouse deltas in pixels. Turning takes `turn_dt`
+/// seconds (real time: it does not scale with the fly speed).
 pub fn update(cam: &mut CameraSpec, keys: &FlyKeys, mouse: (f32, f32), dt: f32) {
+    update_turning(cam, keys, mouse, dt, dt);
+}
+
+/// [`update`] with separate movement and turning time steps.
+pub fn update_turning(cam: &mut CameraSpec, keys: &FlyKeys, mouse: (f32, f32), dt: f32, turn_dt: f32) {
+    let axis = |on: bool| if on { 1.0 } else { 0.0 };
+    let turn = TURN_DEGREES_PER_SECOND * turn_dt;
     cam.yaw -= mouse.0 * MOUSE_DEGREES_PER_PIXEL;
-    cam.pitch = (cam.pitch - mouse.1 * MOUSE_DEGREES_PER_PIXEL).clamp(-89.0, 89.0);
+    cam.yaw += (axis(keys.yaw_left) - axis(keys.yaw_right)) * turn;
+    cam.pitch -= mouse.1 * MOUSE_DEGREES_PER_PIXEL;
+    cam.pitch += (axis(keys.pitch_up) - axis(keys.pitch_down)) * turn;
+    cam.pitch = cam.pitch.clamp(-89.0, 89.0);
     let (sy, cy) = cam.yaw.to_radians().sin_cos();
     let (sp, cp) = cam.pitch.to_radians().sin_cos();
     let forward = Vec3::new(cy * cp, sy * cp, sp);
     let right = Vec3::new(sy, -cy, 0.0);
     let mut dir = Vec3::ZERO;
-    let axis = |on: bool| if on { 1.0 } else { 0.0 };
     dir += forward * (axis(keys.forward) - axis(keys.back));
     dir += right * (axis(keys.right) - axis(keys.left));
     dir += Vec3::Z * (axis(keys.up) - axis(keys.down));
@@ -74,5 +90,14 @@ mod tests {
             0.5,
         );
         assert!(((c.position - p).length() - SPEED * FAST * 0.5).abs() < 1e-2);
+        // Q turns left (yaw grows), R looks up; a second of each turns 90°.
+        let (yaw, pitch) = (c.yaw, c.pitch);
+        let keys = FlyKeys {
+            yaw_left: true,
+            pitch_up: true,
+            ..Default::default()
+        };
+        update_turning(&mut c, &keys, (0.0, 0.0), 0.0, 0.5);
+        assert!((c.yaw - yaw - 45.0).abs() < 1e-3 && (c.pitch - pitch - 45.0).abs() < 1e-3);
     }
 }

@@ -6,6 +6,7 @@ pub mod compile;
 pub mod demo;
 pub mod fly;
 pub mod info;
+pub mod keys;
 pub mod overlays;
 pub mod path;
 pub mod plot;

@@ -31,6 +31,26 @@ impl Default for Overlays {
     }
 }
 
+impl Overlays {
+    /// Keeps the frozen culling camera in step with the `frozen` overlay: switched on, culling
+    /// stays at `camera`; off, it follows the drawing camera again.
+    pub fn freeze(&mut self, camera: CameraSpec) {
+        match (self.set.frozen, self.cull_camera) {
+            (true, None) => self.cull_camera = Some(camera),
+            (false, Some(_)) => self.cull_camera = None,
+            _ => {}
+        }
+    }
+
+    /// The overdraw overlay with octagon clipping (clip distances), or without.
+    pub fn toggle_overdraw_octagons(&mut self) {
+        self.overdraw_clip = match self.overdraw_clip {
+            OctagonClip::Off => OctagonClip::ClipDistances,
+            _ => OctagonClip::Off,
+        };
+    }
+}
+
 /// Culls the frame drawn from `camera` into `visible` (from the frozen culling camera when
 /// there is one, recording the flow's portal tests when the portals overlay wants them), and
 /// sets the renderer's overlay lines and frozen camera and the settings' tint and overdraw.

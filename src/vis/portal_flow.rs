@@ -21,6 +21,8 @@ pub const OCTAGON_MARGIN: f32 = 1e-4;
 pub struct FlowStats {
     pub cells_reached: u32,
     pub portals_tested: u32,
+    /// Tested portals the flow went through (or opened a view through).
+    pub portals_passed: u32,
     /// Cells processed again because their octagon grew.
     pub revisits: u32,
     /// Cells whose re-visit bound was hit (octagon widened to the full screen).
@@ -109,6 +111,8 @@ pub struct PortalFlow {
     /// When `Some`, every portal test of the last run, for the overlays (off by default: the
     /// flow then records nothing).
     pub trace: Option<Vec<PortalTest>>,
+    /// Portals passed this run (into `stats`).
+    passed: u32,
 }
 
 impl PortalFlow {
@@ -167,10 +171,14 @@ impl PortalFlow {
             stats: FlowStats::default(),
             depth: vec![0; n],
             trace: None,
+            passed: 0,
         }
     }
 
     fn record(&mut self, portal: u32, view: u32, target: u32, outcome: PortalOutcome) {
+        if outcome == PortalOutcome::Passed {
+            self.passed += 1;
+        }
         if let Some(t) = &mut self.trace {
             t.push(PortalTest {
                 portal,
@@ -202,6 +210,7 @@ impl PortalFlow {
         if let Some(t) = &mut self.trace {
             t.clear();
         }
+        self.passed = 0;
         out.cells.clear();
         out.flow_depth.clear();
         let mut stats = FlowStats::default();
@@ -254,6 +263,7 @@ impl PortalFlow {
             self.run_view(&v, index, near_zone, &mut stats, &mut pending, out);
         }
         stats.micros = t.elapsed().as_secs_f64() * 1e6;
+        stats.portals_passed = self.passed;
         self.stats = stats;
     }
 

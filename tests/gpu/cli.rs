@@ -186,6 +186,65 @@ fn demo_window_survives_resize_minimize_and_lost_surface() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The demo driven by a script of key presses (`--input-script`): two overlays toggled (1:
+/// portals, 4: depth), Q held to turn, F12 and Shift+F12 saving the frame without and with the
+/// panel into `--screenshot-dir`.
+#[test]
+fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
+    let Some(_) = gpu() else { return };
+    if std::env::var_os("DISPLAY").is_none() {
+        crate::support::unavailable::<()>("a display (run the tests under `xvfb-run -a`)", "DISPLAY is not set");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-demo-keys-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("keys.txt");
+    std::fs::write(&script, "5 Digit1\n6 Digit4\n8 KeyQ 6\n20 F12\n24 ShiftLeft 4\n25 F12\n").unwrap();
+    let last = dir.join("last.png");
+    let out = lanthorn()
+        .args(["demo", "builtin:portals", "--frames", "32", "--size", "320x180"])
+        .args(["--camera", "0,0,64,0,0", "--input-script"])
+        .arg(&script)
+        .arg("--screenshot-dir")
+        .arg(&dir)
+        .arg("--screenshot")
+        .arg(&last)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Q turned the camera left: its yaw grew from 0.
+    let camera = text.lines().find_map(|l| l.split("(camera ").nth(1)).unwrap();
+    let yaw: f32 = camera.split(',').nth(3).unwrap().parse().unwrap();
+    assert!(yaw > 1.0 && yaw < 180.0, "yaw {yaw}: {text}");
+    let mut shots: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("lanthorn-"))
+        .collect();
+    shots.sort();
+    assert_eq!(shots.len(), 2, "{text}");
+    assert!(text.contains("(with the panel)"), "{text}");
+    let plain = image::open(&shots[0]).unwrap().to_rgba8();
+    let panel = image::open(&shots[1]).unwrap().to_rgba8();
+    // The depth overlay tints what is near green: the plain frame is mostly green.
+    let mean = |c: usize| plain.pixels().map(|p| p[c] as f64).sum::<f64>() / plain.len() as f64 * 4.0;
+    assert!(mean(1) > mean(0) && mean(1) > mean(2), "not green: {} {} {}", mean(0), mean(1), mean(2));
+    // The panel covers the top-left corner of the second frame only.
+    let differs = |x0: u32, y0: u32| {
+        let mut n = 0;
+        for y in y0..y0 + 40 {
+            for x in x0..x0 + 60 {
+                n += (plain.get_pixel(x, y) != panel.get_pixel(x, y)) as u32;
+            }
+        }
+        n
+    };
+    assert!(differs(0, 0) > 1200, "no panel drawn: {}", differs(0, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A scene whose terrain names a missing heightmap: one error naming the scene, the path it
 /// resolved (relative to the scene's folder) and what a heightmap is; no image written.
 #[test]

@@ -31,6 +31,7 @@ fn half_screen(gpu: &Gpu) {
         }],
         objects: vec![],
         views: vec![],
+        flow_depth: Vec::new(),
         eye_outside: false,
     };
     let stats = r.render(gpu, &cam, &visible, &FrameSettings::default());

@@ -172,6 +172,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
         }],
         objects: vec![],
         views: vec![],
+        flow_depth: Vec::new(),
         eye_outside: false,
     };
     let settings = FrameSettings::default();
@@ -205,6 +206,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
         cells: vec![],
         objects: vec![],
         views: vec![],
+        flow_depth: Vec::new(),
         eye_outside: false,
     };
     let mut r = Renderer::new(gpu, &level, SIZE);
