@@ -148,6 +148,13 @@ fn fs_portal_view(in: FragmentIn) -> @location(0) vec4<f32> {
     return shade(in);
 }
 
+// The wireframe overlay: triangle edges (polygon-mode lines) over the world.
+@fragment
+fn fs_wire(in: FragmentIn) -> @location(0) vec4<f32> {
+    //!DISCARD_OUTSIDE
+    return vec4<f32>(0.9, 0.9, 0.9, 1.0);
+}
+
 // Overdraw counting (render::world::count_pass): a fragment that gets here adds one to an R8
 // target (additive blending, 1/255 each).
 @fragment

@@ -4,7 +4,7 @@
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
-use crate::render::overlay::lines::overlay_lines;
+use crate::render::overlay::lines::{culled_surface_lines, overlay_lines, wireframe_lines};
 use crate::render::overlay::{OverlaySet, OverlayView};
 use crate::render::world::OctagonClip;
 use crate::render::Renderer;
@@ -81,7 +81,19 @@ pub fn cull_frame(
         visible,
     };
     let trace = culler.flow.trace.as_deref().unwrap_or(&[]);
-    renderer.overlay_lines = overlay_lines(level, set, &view, trace);
+    let mut lines = overlay_lines(level, set, &view, trace);
+    let world = &renderer.world;
+    if set.culled_surfaces {
+        let culled = world.culled_surfaces(visible, &culling, settings.surface_tests);
+        culled_surface_lines(world.mesh(), &culled, &view, &mut lines);
+    }
+    // Wireframe: polygon-mode lines where the adapter has them, triangle edges as lines
+    // otherwise.
+    settings.wireframe = set.wireframe && world.can_draw_wireframe();
+    if set.wireframe && !settings.wireframe {
+        wireframe_lines(world.mesh(), &view, &mut lines);
+    }
+    renderer.overlay_lines = lines;
     settings.tint = set.tint();
     settings.overdraw = set.overdraw.then_some(overlays.overdraw_clip);
 }

@@ -46,6 +46,8 @@ pub struct FrameSettings {
     /// The overdraw overlay: the frame replaced by its fragments per pixel, counted with this
     /// octagon clipping.
     pub overdraw: Option<OctagonClip>,
+    /// The wireframe overlay with polygon-mode lines (`WorldPass::can_draw_wireframe`).
+    pub wireframe: bool,
 }
 
 impl Default for FrameSettings {
@@ -59,6 +61,7 @@ impl Default for FrameSettings {
             surface_tests: SurfaceTests::ALL,
             tint: OverlayTint::None,
             overdraw: None,
+            wireframe: false,
         }
     }
 }

@@ -8,6 +8,7 @@ mod cli;
 mod clipping;
 mod golden;
 mod overdraw;
+mod overlays;
 mod portals;
 mod shaders;
 mod support;

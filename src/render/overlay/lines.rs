@@ -6,6 +6,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::geom::{Camera, Octagon};
+use crate::render::world::{CullReason, WorldMesh};
 use crate::level::Level;
 use crate::vis::{PortalOutcome, PortalTest, VisibleSet};
 
@@ -227,6 +228,60 @@ pub fn frustum_lines(view: &OverlayView<'_>, depth: f32, out: &mut Vec<OverlayVe
     let s = 8.0;
     for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
         push_line(out, clip(eye - axis * s), clip(eye + axis * s), [255, 60, 200, 255]);
+    }
+}
+
+/// The culled-surfaces overlay's colour per reason.
+pub fn reason_rgba(reason: CullReason) -> [u8; 4] {
+    match reason {
+        CullReason::Frustum => [60, 140, 255, 255],
+        CullReason::Octagon => [255, 150, 30, 255],
+        CullReason::BackFace => [230, 60, 230, 255],
+    }
+}
+
+/// Outlines of the surfaces the per-surface test dropped, a colour per reason.
+pub fn culled_surface_lines(
+    mesh: &WorldMesh,
+    culled: &[(u32, CullReason)],
+    view: &OverlayView<'_>,
+    out: &mut Vec<OverlayVertex>,
+) {
+    let vp = view.camera.view_proj();
+    for &(surface, reason) in culled {
+        let Some(c) = mesh.surface_cull.get(surface as usize) else {
+            continue;
+        };
+        let first = c.first_corner as usize;
+        let corners = &mesh.outlines[first..first + c.corner_count as usize];
+        for i in 0..corners.len() {
+            let (a, b) = (corners[i], corners[(i + 1) % corners.len()]);
+            push_line(out, vp * a.extend(1.0), vp * b.extend(1.0), reason_rgba(reason));
+        }
+    }
+}
+
+/// The wireframe overlay without polygon-mode lines: every triangle edge of the surfaces of
+/// the camera view's visible cells, as lines.
+pub fn wireframe_lines(mesh: &WorldMesh, view: &OverlayView<'_>, out: &mut Vec<OverlayVertex>) {
+    const COLOUR: [u8; 4] = [230, 230, 230, 255];
+    let vp = view.camera.view_proj();
+    let at = |i: u32| {
+        let p = Vec3::from(mesh.vertices[i as usize].position);
+        vp * p.extend(1.0)
+    };
+    for c in view.visible.cells.iter().filter(|c| c.view == 0) {
+        for ranges in &mesh.cell_ranges {
+            let Some(r) = ranges.get(c.cell as usize) else {
+                continue;
+            };
+            let indices = &mesh.indices[r.first as usize..(r.first + r.count) as usize];
+            for t in indices.chunks_exact(3) {
+                for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                    push_line(out, at(a), at(b), COLOUR);
+                }
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::mesh::{IndexRange, SurfaceKind, SurfaceRange, WorldMesh};
+use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh};
 use crate::geom::octagon::MAX_CLIPPED;
 use crate::geom::{Camera, Octagon};
 use crate::vis::VisibleSet;
@@ -470,26 +470,81 @@ impl Placement {
 
     fn passes(&self, mesh: &WorldMesh, surface: u32) -> bool {
         let c = &mesh.surface_cull[surface as usize];
-        let (eye, view_proj) = self.eye;
-        if self.tests.back_faces
-            && c.normal != Vec3::ZERO
-            && c.normal.dot(eye - self.origin) - c.dist < -BACK_FACE_TOLERANCE
-        {
-            return false;
-        }
-        if self.tests.octagon {
-            let first = c.first_corner as usize;
-            let corners = &mesh.outlines[first..first + c.corner_count as usize];
-            if !c.convex {
-                return match screen_octagon(&view_proj, corners, self.origin) {
-                    Some(o) => !o.intersect(&self.octagon).is_empty(),
-                    None => false,
-                };
-            }
-            return meets_octagon(&view_proj, corners, self.origin, &self.octagon);
-        }
-        true
+        !(self.tests.back_faces && self.faces_away(c))
+            && !(self.tests.octagon && !self.meets(mesh, c, &self.octagon))
     }
+
+    fn faces_away(&self, c: &SurfaceCull) -> bool {
+        let eye = self.eye.0;
+        c.normal != Vec3::ZERO && c.normal.dot(eye - self.origin) - c.dist < -BACK_FACE_TOLERANCE
+    }
+
+    /// The surface's outline has a part inside `octagon` on screen.
+    fn meets(&self, mesh: &WorldMesh, c: &SurfaceCull, octagon: &Octagon) -> bool {
+        let view_proj = self.eye.1;
+        let first = c.first_corner as usize;
+        let corners = &mesh.outlines[first..first + c.corner_count as usize];
+        if !c.convex {
+            return match screen_octagon(&view_proj, corners, self.origin) {
+                Some(o) => !o.intersect(octagon).is_empty(),
+                None => false,
+            };
+        }
+        meets_octagon(&view_proj, corners, self.origin, octagon)
+    }
+
+    /// Why the tests drop the surface (`None`: it is drawn).
+    fn reason(&self, mesh: &WorldMesh, surface: u32) -> Option<CullReason> {
+        let c = &mesh.surface_cull[surface as usize];
+        if self.tests.back_faces && self.faces_away(c) {
+            Some(CullReason::BackFace)
+        } else if self.tests.octagon && !self.meets(mesh, c, &Octagon::FULL) {
+            Some(CullReason::Frustum)
+        } else if self.tests.octagon && !self.meets(mesh, c, &self.octagon) {
+            Some(CullReason::Octagon)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why the per-surface test dropped a surface of a visible cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CullReason {
+    /// Outside the view (or behind the near plane).
+    Frustum,
+    /// On screen, but outside its cell's octagon.
+    Octagon,
+    /// Its plane faces away from the eye.
+    BackFace,
+}
+
+/// The surfaces of the visible cells (camera view) that `inputs.tests` drop, and why: the
+/// culled-surfaces overlay. A surface several cells list is reported once, for the first
+/// cell that drops it, unless another cell draws it.
+pub fn culled_surfaces(mesh: &WorldMesh, inputs: &DrawInputs) -> Vec<(u32, CullReason)> {
+    let eyes = ViewEyes::of_inputs(inputs);
+    let mut drawn = std::collections::HashSet::new();
+    let mut dropped: Vec<(u32, CullReason)> = Vec::new();
+    for c in inputs.visible.cells.iter().filter(|c| c.view == 0) {
+        let placement = Placement::in_camera_view(&eyes, c.octagon, inputs.tests);
+        for k in 0..3 {
+            let Some(ranges) = mesh.cell_surfaces[k].get(c.cell as usize) else {
+                continue;
+            };
+            for r in ranges {
+                match placement.reason(mesh, r.surface) {
+                    None => {
+                        drawn.insert(r.surface);
+                    }
+                    Some(why) => dropped.push((r.surface, why)),
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    dropped.retain(|(s, _)| !drawn.contains(s) && seen.insert(*s));
+    dropped
 }
 
 /// Whether a convex outline (moved by `origin`) has a part in front of the near plane inside

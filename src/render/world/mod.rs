@@ -25,7 +25,7 @@ use crate::vis::VisibleSet;
 
 pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
-    build_draws, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
+    build_draws, culled_surfaces, CullReason, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
@@ -65,6 +65,13 @@ pub struct WorldPass {
     count_pipelines: count_pass::CountCache,
     /// `module` clips octagons with clip distances (else by discard).
     clip_distances: bool,
+    /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
+    /// without polygon-mode lines.
+    wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
+    polygon_mode_line: bool,
+    color_format: wgpu::TextureFormat,
+    /// This frame draws the wireframe over the world.
+    wireframe: bool,
     /// The device has clip distances (the fragment count can use them whatever `module` does).
     device_clip_distances: bool,
     pipeline_layout: wgpu::PipelineLayout,
@@ -171,6 +178,10 @@ impl WorldPass {
             count_pipelines: Default::default(),
             clip_distances,
             device_clip_distances: gpu.features.clip_distances,
+            wire_pipelines: std::cell::OnceCell::new(),
+            polygon_mode_line: gpu.features.polygon_mode_line,
+            color_format,
+            wireframe: false,
             pipeline_layout,
             module,
             vertex_buffer,
@@ -197,6 +208,33 @@ impl WorldPass {
 
     pub fn mesh(&self) -> &WorldMesh {
         &self.mesh
+    }
+
+    /// Whether the wireframe overlay can use polygon-mode lines.
+    pub fn can_draw_wireframe(&self) -> bool {
+        self.polygon_mode_line
+    }
+
+    /// The visible cells' surfaces the per-surface tests drop for `visible` seen by `camera`
+    /// (the culled-surfaces overlay).
+    pub fn culled_surfaces(
+        &self,
+        visible: &VisibleSet,
+        camera: &Camera,
+        tests: SurfaceTests,
+    ) -> Vec<(u32, CullReason)> {
+        let inputs = DrawInputs {
+            visible,
+            camera,
+            object_origins: &self.object_origins,
+            max_records: self.max_records,
+            multi_draw: self.use_indirect,
+            tests: SurfaceTests {
+                back_faces: tests.back_faces && !self.back_faces_occlude,
+                ..tests
+            },
+        };
+        culled_surfaces(&self.mesh, &inputs)
     }
 
     /// The surfaces the last prepared frame draws (with repeats: a surface in several
@@ -318,6 +356,20 @@ impl Pass for WorldPass {
         };
         let params = [s.time, s.light_scale, mode, 0.0];
         self.linear_filtering = s.linear_filtering;
+        self.wireframe = s.wireframe && self.polygon_mode_line;
+        if self.wireframe {
+            self.wire_pipelines.get_or_init(|| {
+                std::array::from_fn(|i| {
+                    pipelines::wire_pipeline(
+                        &gpu.device,
+                        &self.pipeline_layout,
+                        &self.module,
+                        self.color_format,
+                        draws::ViewClass::ALL[i],
+                    )
+                })
+            });
+        }
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
         PassStats::World(self.stats)
     }
@@ -327,24 +379,40 @@ impl Pass for WorldPass {
         pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
         let list = self.draws.list();
         for (batch, &(first, count)) in list.batches.iter().enumerate() {
             if count == 0 {
                 continue;
             }
             pass.set_pipeline(&self.pipelines[batch]);
-            if self.use_indirect {
-                pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
-            } else {
-                for c in &list.commands[first as usize..(first + count) as usize] {
-                    pass.draw_indexed(
-                        c.first_index..c.first_index + c.index_count,
-                        0,
-                        c.first_instance..c.first_instance + 1,
-                    );
+            self.draw_batch(pass, first, count);
+        }
+        if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {
+            for (batch, &(first, count)) in list.batches.iter().enumerate() {
+                if count > 0 {
+                    pass.set_pipeline(&wire[batch / 3]);
+                    self.draw_batch(pass, first, count);
                 }
             }
+        }
+    }
+}
+
+impl WorldPass {
+    /// Draws batch commands `first..first + count` with the pipeline set.
+    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
+        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+        if self.use_indirect {
+            pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
+            return;
+        }
+        let list = self.draws.list();
+        for c in &list.commands[first as usize..(first + count) as usize] {
+            pass.draw_indexed(
+                c.first_index..c.first_index + c.index_count,
+                0,
+                c.first_instance..c.first_instance + 1,
+            );
         }
     }
 }

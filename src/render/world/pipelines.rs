@@ -243,6 +243,63 @@ pub(super) fn make_pipeline(
     })
 }
 
+/// A wireframe overlay pipeline: the world's triangles as polygon-mode lines (`fs_wire`), over
+/// what the colour pipelines drew (depth tested, not written).
+pub(super) fn wire_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+    class: ViewClass,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("world wireframe"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<WorldVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &WorldVertex::ATTRIBUTES,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: if class == ViewClass::Mirrored {
+                wgpu::FrontFace::Cw
+            } else {
+                wgpu::FrontFace::Ccw
+            },
+            cull_mode: Some(wgpu::Face::Back),
+            polygon_mode: wgpu::PolygonMode::Line,
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
+            stencil: Default::default(),
+            // Reverse-Z: a positive bias pulls the edges toward the eye, over their own faces.
+            bias: wgpu::DepthBiasState {
+                constant: 4,
+                slope_scale: 1.0,
+                clamp: 0.0,
+            },
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_wire"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
 pub(super) fn nonempty_bytes(b: &[u8]) -> &[u8] {
     if b.is_empty() {
         &[0u8; 16]
