@@ -211,6 +211,10 @@ struct CaptureArgs {
     cull: CullArgs,
     #[command(flatten)]
     overlays: OverlayArgs,
+    /// Write the frame's CPU stages and GPU passes as a Chrome trace (Perfetto,
+    /// chrome://tracing).
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<PathBuf>,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -242,6 +246,9 @@ struct BenchArgs {
     /// Draw frame time and triangles along the path (one line per method) as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Write every frame's CPU stages and GPU passes as a Chrome trace.
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<PathBuf>,
     /// Render the same path once per culling method (comma-separated, the first is the base
     /// of the ratios), e.g. portal,pvs,frustum,none.
     #[arg(long, value_name = "METHODS", value_delimiter = ',')]
@@ -355,6 +362,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let world =
                 app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
             app::check_cull(&world, a.cull.cull)?;
+            if let Some(t) = &a.trace {
+                app::trace::check_path(t)?;
+            }
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             app::capture::run(
                 &gpu,
@@ -364,6 +374,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &a.cull.settings(),
                 &a.overlays.overlays(),
                 &a.output,
+                a.trace.as_deref(),
             )
         }
         Command::Bench(a) => {
@@ -383,10 +394,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(plot) = &a.plot {
                 app::plot::check_path(plot)?;
             }
+            if let Some(t) = &a.trace {
+                app::trace::check_path(t)?;
+            }
             let out = app::bench::BenchOutput {
                 json: a.json,
                 per_frame: a.per_frame,
                 plot: a.plot.clone(),
+                trace: a.trace.clone(),
             };
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             let opts = app::bench::BenchOptions {
@@ -397,6 +412,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 settings: a.cull.settings(),
                 path: path.map(|p| p.cameras(frames)),
                 overdraw: !a.no_overdraw,
+                trace: a.trace.is_some(),
             };
             match &a.compare {
                 Some(methods) => {

@@ -24,6 +24,8 @@ pub struct BenchOptions {
     pub path: Option<Vec<CameraSpec>>,
     /// Count the world pass's fragments after each frame (untimed) for `overdraw`.
     pub overdraw: bool,
+    /// Keep every frame's CPU stages and GPU passes for `--trace`.
+    pub trace: bool,
 }
 
 impl Default for BenchOptions {
@@ -36,6 +38,7 @@ impl Default for BenchOptions {
             settings: FrameSettings::default(),
             path: None,
             overdraw: true,
+            trace: false,
         }
     }
 }
@@ -233,6 +236,8 @@ pub struct BenchReport {
     /// pixels they cover (`render::overdraw`); portal in every mode, the others with clip
     /// distances (or discard without them).
     pub overdraw: [Vec<f64>; 3],
+    /// The frames as a Chrome trace (`--trace`).
+    pub trace: Option<super::trace::Trace>,
 }
 
 /// Counts the world fragments of the frame `renderer` just drew into `report.overdraw`.
@@ -281,6 +286,7 @@ pub fn run_with_terrain(
     let mut report = BenchReport {
         adapter: gpu.describe(),
         cull: opts.cull.name(),
+        trace: opts.trace.then(super::trace::Trace::new),
         ..Default::default()
     };
     let mut culler = Culler::new(level, opts.cull);
@@ -309,6 +315,15 @@ pub fn run_with_terrain(
             continue;
         }
         stats.cpu_ms.insert(0, ("visibility", vis_ms));
+        let span = crate::render::pass::CpuSpan {
+            name: "visibility",
+            start: t,
+            end: t + std::time::Duration::from_secs_f64(vis_ms / 1e3),
+        };
+        stats.cpu_spans.insert(0, span);
+        if let Some(trace) = &mut report.trace {
+            trace.frame((i - opts.warmup) as usize, &stats);
+        }
         report.frame_ms.push(frame_ms);
         report.camera_moved.push(moved);
         report.cull_us.push(culler.micros);
@@ -540,6 +555,8 @@ pub struct BenchOutput {
     pub per_frame: bool,
     /// An SVG of frame time and triangles along the path (`app::plot`).
     pub plot: Option<std::path::PathBuf>,
+    /// A Chrome trace of the frames (`app::trace`).
+    pub trace: Option<std::path::PathBuf>,
 }
 
 impl BenchOutput {
@@ -647,6 +664,9 @@ pub fn run_command(
     let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
     report.print_table();
     output.plot(&[&report])?;
+    if let (Some(trace), Some(path)) = (&report.trace, &output.trace) {
+        trace.write(path)?;
+    }
     if output.json {
         let mut j = report.to_json();
         if output.per_frame {

@@ -106,8 +106,10 @@ pub fn run(
     settings: &FrameSettings,
     overlays: &Overlays,
     output: &Path,
+    trace: Option<&Path>,
 ) -> anyhow::Result<()> {
     let has_terrain = world.terrain.is_some();
+    let mut tracer = trace.map(|_| super::trace::Trace::new());
     let (img, stats) = capture_with_terrain(
         gpu,
         &world.level,
@@ -119,6 +121,10 @@ pub fn run(
         overlays,
     );
     save_png(&img, output)?;
+    if let (Some(tracer), Some(path)) = (&mut tracer, trace) {
+        tracer.frame(0, &stats);
+        tracer.write(path)?;
+    }
     println!(
         "wrote {} ({}x{}), {} draw calls, {} sub-draws, {} world surfaces, {} triangles",
         output.display(),

@@ -11,6 +11,7 @@ pub mod overlays;
 pub mod path;
 pub mod plot;
 pub mod terrain;
+pub mod trace;
 pub mod vis_check;
 mod world;
 

@@ -19,6 +19,16 @@ use crate::vis::VisibleSet;
 pub struct FrameStats {
     /// CPU milliseconds per stage, in order.
     pub cpu_ms: Vec<(&'static str, f64)>,
+    /// The same stages with their start and end (the trace).
+    pub cpu_spans: Vec<super::pass::CpuSpan>,
+    /// The GPU passes' raw timestamps (begin and end ticks) and the tick period (ns), when
+    /// timestamp queries are granted.
+    pub gpu_ticks: Vec<(&'static str, u64, u64)>,
+    pub tick_ns: f64,
+    /// When the frame was submitted, and when its readback finished (the GPU's work lies in
+    /// between).
+    pub submitted: Option<Instant>,
+    pub read_back: Option<Instant>,
     /// GPU milliseconds per pass (empty without timestamp queries).
     pub gpu_ms: Vec<(&'static str, f64)>,
     pub world: WorldStats,
@@ -221,7 +231,7 @@ impl Renderer {
         }
         for pass in passes {
             let timer = self.timer.as_mut();
-            match run_pass(gpu, enc, pass, &inputs, &target, timer, &mut stats.cpu_ms) {
+            match run_pass(gpu, enc, pass, &inputs, &target, timer, stats) {
                 PassStats::World(s) => stats.world = s,
                 PassStats::Terrain(s) => stats.terrain = s,
                 PassStats::Skipped | PassStats::Recorded => {}
@@ -237,7 +247,7 @@ impl Renderer {
                 heatmap.clip = clip;
                 // Its own submit: the world's draws as prepared above, counted.
                 heatmap.count(gpu, &self.world);
-                run_pass(gpu, enc, heatmap, &inputs, &target, self.timer.as_mut(), &mut stats.cpu_ms);
+                run_pass(gpu, enc, heatmap, &inputs, &target, self.timer.as_mut(), stats);
             }
             None => self.heatmap = None,
         }
@@ -245,7 +255,7 @@ impl Renderer {
             let overlay = self
                 .overlay
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
-            run_pass(gpu, enc, overlay, &inputs, &target, self.timer.as_mut(), &mut stats.cpu_ms);
+            run_pass(gpu, enc, overlay, &inputs, &target, self.timer.as_mut(), stats);
         }
         if let Some(timer) = &self.timer {
             timer.resolve(enc);
@@ -265,13 +275,17 @@ impl Renderer {
         self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
         let t = Instant::now();
         gpu.queue.submit([enc.finish()]);
+        stats.submitted = Some(t);
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        stats
-            .cpu_ms
-            .push(("submit + wait", t.elapsed().as_secs_f64() * 1e3));
+        stats.stage("submit + wait", t);
         if let Some(timer) = &self.timer {
-            stats.gpu_ms = timer.read(gpu);
+            let t = Instant::now();
+            stats.gpu_ticks = timer.read_ticks(gpu);
+            stats.tick_ns = timer.period_ns();
+            stats.gpu_ms = timer.to_ms(&stats.gpu_ticks);
+            stats.stage("readback", t);
         }
+        stats.read_back = Some(Instant::now());
         stats
     }
 

@@ -5,6 +5,7 @@
 
 use super::frame::FrameSettings;
 use super::gpu::Gpu;
+use super::frame::FrameStats;
 use super::profiler::GpuTimer;
 use super::terrain::TerrainStats;
 use super::world::WorldStats;
@@ -94,8 +95,22 @@ pub trait PassTarget {
     fn clear_color(&self, attachment: Attachment) -> wgpu::Color;
 }
 
-/// CPU milliseconds per stage (`Scope::prepare`, `Scope::record`), in order.
-pub type CpuStages = Vec<(&'static str, f64)>;
+/// One CPU stage of a frame as it ran: its name and when it started and ended (the trace).
+#[derive(Clone, Copy, Debug)]
+pub struct CpuSpan {
+    pub name: &'static str,
+    pub start: std::time::Instant,
+    pub end: std::time::Instant,
+}
+
+impl FrameStats {
+    /// Records a CPU stage that ran from `start` until now: its milliseconds and its span.
+    pub fn stage(&mut self, name: &'static str, start: std::time::Instant) {
+        let end = std::time::Instant::now();
+        self.cpu_ms.push((name, (end - start).as_secs_f64() * 1e3));
+        self.cpu_spans.push(CpuSpan { name, start, end });
+    }
+}
 
 /// Prepares `pass` and, unless it has nothing to draw, records it on its attachments of
 /// `target` (GPU-timed under its scope when `timer` is given).
@@ -106,12 +121,12 @@ pub fn run_pass(
     inputs: &FrameInputs,
     target: &dyn PassTarget,
     timer: Option<&mut GpuTimer>,
-    cpu: &mut CpuStages,
+    cpu: &mut FrameStats,
 ) -> PassStats {
     let scope = pass.scope();
     let t = std::time::Instant::now();
     let stats = pass.prepare(gpu, inputs);
-    cpu.push((scope.prepare, t.elapsed().as_secs_f64() * 1e3));
+    cpu.stage(scope.prepare, t);
     if stats == PassStats::Skipped {
         return stats;
     }
@@ -126,7 +141,7 @@ pub fn run_pass(
     );
     pass.record(&mut render_pass);
     drop(render_pass);
-    cpu.push((scope.record, t.elapsed().as_secs_f64() * 1e3));
+    cpu.stage(scope.record, t);
     stats
 }
 

@@ -77,6 +77,24 @@ impl GpuTimer {
 
     /// Waits for the frame and returns milliseconds per pass.
     pub fn read(&self, gpu: &Gpu) -> Vec<(&'static str, f64)> {
+        self.to_ms(&self.read_ticks(gpu))
+    }
+
+    /// Nanoseconds per tick (the queue's timestamp period).
+    pub fn period_ns(&self) -> f64 {
+        self.period_ns as f64
+    }
+
+    /// Milliseconds per pass of raw (name, begin, end) ticks.
+    pub fn to_ms(&self, ticks: &[(&'static str, u64, u64)]) -> Vec<(&'static str, f64)> {
+        ticks
+            .iter()
+            .map(|&(name, b, e)| (name, e.saturating_sub(b) as f64 * self.period_ns as f64 / 1e6))
+            .collect()
+    }
+
+    /// Waits for the frame and returns each pass's raw begin and end ticks.
+    pub fn read_ticks(&self, gpu: &Gpu) -> Vec<(&'static str, u64, u64)> {
         let n = self.names.len() as u64 * 2;
         if n == 0 {
             return Vec::new();
@@ -100,10 +118,7 @@ impl GpuTimer {
         self.names
             .iter()
             .enumerate()
-            .map(|(i, name)| {
-                let ticks = times[2 * i + 1].saturating_sub(times[2 * i]);
-                (*name, ticks as f64 * self.period_ns as f64 / 1e6)
-            })
+            .map(|(i, name)| (*name, times[2 * i], times[2 * i + 1]))
             .collect()
     }
 }

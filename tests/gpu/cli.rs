@@ -245,6 +245,61 @@ fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `capture --trace`: a Chrome trace that parses, with the frame's CPU stages and one GPU
+/// scope per pass, each as long as its raw timestamps say, in pass order, inside the frame's
+/// submit-to-readback interval.
+#[test]
+fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
+    let Some(g) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("lanthorn-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.json");
+    let out = lanthorn()
+        .args(["capture", "builtin:portals", "--size", "320x180", "--overlay", "portals", "-o"])
+        .arg(dir.join("t.png"))
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    let scopes = |cat: &str| -> Vec<&serde_json::Value> {
+        events.iter().filter(|e| e["ph"] == "X" && e["cat"] == cat).collect()
+    };
+    let cpu = scopes("cpu");
+    let names: Vec<&str> = cpu.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    for stage in ["world prepare", "world record", "overlay record", "submit + wait"] {
+        assert!(names.contains(&stage), "no CPU stage {stage}: {names:?}");
+    }
+    let span = |name: &str| {
+        let e = cpu.iter().find(|e| e["name"] == name).unwrap();
+        let ts = e["ts"].as_f64().unwrap();
+        (ts, ts + e["dur"].as_f64().unwrap())
+    };
+    let submit = span("submit + wait").0;
+    let read_back = if g.features.timestamp_query { span("readback").1 } else { 0.0 };
+    let gpu_scopes = scopes("gpu");
+    if !g.features.timestamp_query {
+        assert!(gpu_scopes.is_empty());
+        return;
+    }
+    let passes: Vec<&str> = gpu_scopes.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(passes, ["world", "overlay"], "one GPU scope per pass, in order");
+    let mut previous_end = submit;
+    for e in gpu_scopes {
+        let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+        let a = &e["args"];
+        let ticks = a["end_ticks"].as_u64().unwrap() - a["begin_ticks"].as_u64().unwrap();
+        let expected = ticks as f64 * a["tick_ns"].as_f64().unwrap() / 1e3;
+        assert!(dur > 0.0 && (dur - expected).abs() < 1e-3, "{e}: {expected} µs");
+        assert!(ts >= previous_end - 1e-3, "{e} starts before the previous pass ends");
+        assert!(ts >= submit && ts + dur <= read_back + 1e-3, "{e} outside [{submit}, {read_back}]");
+        previous_end = ts + dur;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A scene whose terrain names a missing heightmap: one error naming the scene, the path it
 /// resolved (relative to the scene's folder) and what a heightmap is; no image written.
 #[test]
