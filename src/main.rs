@@ -173,6 +173,10 @@ struct DemoArgs {
     /// Where F12 saves frames (lanthorn-YYYYMMDD-HHMMSS.png; default: the current folder).
     #[arg(long, value_name = "DIR")]
     screenshot_dir: Option<PathBuf>,
+    /// Capture frame N through RenderDoc's in-app API (run under RenderDoc:
+    /// `renderdoccmd capture -w lanthorn demo …`); F11 captures the next frame.
+    #[arg(long, value_name = "N")]
+    renderdoc_frame: Option<u64>,
     /// Timed key presses applied as if typed, one a line: FRAME KEY [FRAMES] (the windowed
     /// test's input; CI has no xdotool).
     #[arg(long, hide = true, value_name = "FILE")]
@@ -215,6 +219,10 @@ struct CaptureArgs {
     /// chrome://tracing).
     #[arg(long, value_name = "FILE.json")]
     trace: Option<PathBuf>,
+    /// Capture frame N (capture renders one: 0) through RenderDoc's in-app API; run under
+    /// RenderDoc (`renderdoccmd capture -w lanthorn capture …`).
+    #[arg(long, value_name = "N")]
+    renderdoc_frame: Option<u64>,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -262,6 +270,8 @@ struct BenchArgs {
     terrain: TerrainArgs,
     #[command(flatten)]
     cull: CullArgs,
+    #[command(flatten)]
+    overlays: OverlayArgs,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -365,6 +375,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(t) = &a.trace {
                 app::trace::check_path(t)?;
             }
+            let renderdoc = match a.renderdoc_frame {
+                Some(0) => Some(
+                    lanthorn::render::renderdoc::RenderDoc::attached()
+                        .map_err(|e| anyhow::anyhow!("--renderdoc-frame: {e}"))?,
+                ),
+                Some(n) => anyhow::bail!(
+                    "--renderdoc-frame {n}: capture renders one frame, frame 0 (use demo --frames for more)"
+                ),
+                None => None,
+            };
             let gpu = Gpu::headless(&a.gpu.options()?)?;
             app::capture::run(
                 &gpu,
@@ -375,6 +395,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &a.overlays.overlays(),
                 &a.output,
                 a.trace.as_deref(),
+                renderdoc,
             )
         }
         Command::Bench(a) => {
@@ -413,6 +434,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 path: path.map(|p| p.cameras(frames)),
                 overdraw: !a.no_overdraw,
                 trace: a.trace.is_some(),
+                overlays: a.overlays.overlays(),
             };
             match &a.compare {
                 Some(methods) => {
@@ -458,6 +480,18 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         }
         None => Vec::new(),
     };
+    let renderdoc = lanthorn::render::renderdoc::RenderDoc::attached().ok();
+    if let Some(n) = a.renderdoc_frame {
+        if renderdoc.is_none() {
+            anyhow::bail!("--renderdoc-frame: {}", lanthorn::render::renderdoc::NOT_ATTACHED);
+        }
+        if a.frames.is_some_and(|f| n >= f) {
+            anyhow::bail!(
+                "--renderdoc-frame {n} is beyond --frames {} (frames count from 0)",
+                a.frames.unwrap_or(0)
+            );
+        }
+    }
     if let Some(d) = a.screenshot_dir.as_ref().filter(|d| !d.is_dir()) {
         anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
     }
@@ -476,6 +510,8 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         overlays: a.overlays.overlays(),
         screenshot_dir: a.screenshot_dir,
         input_script,
+        renderdoc,
+        renderdoc_frame: a.renderdoc_frame,
     })
 }
 

@@ -26,6 +26,8 @@ pub struct BenchOptions {
     pub overdraw: bool,
     /// Keep every frame's CPU stages and GPU passes for `--trace`.
     pub trace: bool,
+    /// Culling overlays drawn on every frame (`--overlay`, `--cull-camera`).
+    pub overlays: super::overlays::Overlays,
 }
 
 impl Default for BenchOptions {
@@ -39,6 +41,7 @@ impl Default for BenchOptions {
             path: None,
             overdraw: true,
             trace: false,
+            overlays: Default::default(),
         }
     }
 }
@@ -302,13 +305,21 @@ pub fn run_with_terrain(
         previous = Some(spec.position);
         let camera = Camera::new(spec, aspect);
         let t = Instant::now();
-        culler.cull(level, &camera, &mut visible);
-        let vis_ms = culler.micros / 1e3;
-        let settings = FrameSettings {
+        let mut settings = FrameSettings {
             time: i as f32 / 60.0,
             surface_tests: super::surface_tests(opts.cull),
             ..opts.settings
         };
+        super::overlays::cull_frame(
+            level,
+            &mut culler,
+            &mut renderer,
+            &camera,
+            &opts.overlays,
+            &mut visible,
+            &mut settings,
+        );
+        let vis_ms = culler.micros / 1e3;
         let mut stats = renderer.render(gpu, &camera, &visible, &settings);
         let frame_ms = t.elapsed().as_secs_f64() * 1e3;
         if i < opts.warmup {

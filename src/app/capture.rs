@@ -75,8 +75,27 @@ pub fn capture_with_terrain(
         &mut visible,
         &mut settings,
     );
+    // Under RenderDoc with --renderdoc-frame 0: this frame is captured.
+    let renderdoc = CAPTURE_WITH_RENDERDOC.with(|r| r.take());
+    if let Some(rd) = &renderdoc {
+        rd.start_frame();
+    }
     let stats = renderer.render(gpu, &cam, &visible, &settings);
+    if let Some(rd) = renderdoc {
+        let written = rd.end_frame();
+        eprintln!(
+            "RenderDoc: frame 0 {} ({} captures)",
+            if written { "captured" } else { "not captured" },
+            rd.captures()
+        );
+    }
     (renderer.read_color(gpu), stats)
+}
+
+thread_local! {
+    /// The RenderDoc API `run` hands the frame it renders (`--renderdoc-frame 0`).
+    static CAPTURE_WITH_RENDERDOC: std::cell::Cell<Option<crate::render::renderdoc::RenderDoc>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// Writes a PNG through a temporary file and a rename, so a failure never leaves half a file.
@@ -107,8 +126,10 @@ pub fn run(
     overlays: &Overlays,
     output: &Path,
     trace: Option<&Path>,
+    renderdoc: Option<crate::render::renderdoc::RenderDoc>,
 ) -> anyhow::Result<()> {
     let has_terrain = world.terrain.is_some();
+    CAPTURE_WITH_RENDERDOC.with(|r| r.set(renderdoc));
     let mut tracer = trace.map(|_| super::trace::Trace::new());
     let (img, stats) = capture_with_terrain(
         gpu,

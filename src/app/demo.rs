@@ -44,6 +44,9 @@ pub struct DemoOptions {
     pub screenshot_dir: Option<PathBuf>,
     /// `--input-script`: timed key presses, applied as if typed.
     pub input_script: Vec<ScriptedKey>,
+    /// RenderDoc's API when the demo runs under it, and `--renderdoc-frame N`.
+    pub renderdoc: Option<crate::render::renderdoc::RenderDoc>,
+    pub renderdoc_frame: Option<u64>,
 }
 
 struct Running {
@@ -77,6 +80,8 @@ struct Demo {
     overlays: Overlays,
     /// F12 was pressed (true: Shift+F12, with the panel); saved after this frame.
     screenshot_request: Option<bool>,
+    /// F11 (or `--renderdoc-frame`): RenderDoc captures the next frame.
+    renderdoc_request: bool,
     screenshot_status: String,
     stats: FrameStats,
     settings: FrameSettings,
@@ -122,6 +127,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         speed: 1.0,
         overlays,
         screenshot_request: None,
+        renderdoc_request: false,
         screenshot_status: "F12 saves the frame".into(),
         stats: FrameStats::default(),
         settings,
@@ -243,6 +249,11 @@ impl Demo {
         for (key, down) in super::keys::events_at(&self.opts.input_script, self.frames) {
             self.key(el, key, down, false);
         }
+        self.renderdoc_request |= self.opts.renderdoc_frame == Some(self.frames);
+        let capturing = self.renderdoc_request && self.opts.renderdoc.is_some();
+        if let (true, Some(rd)) = (capturing, &self.opts.renderdoc) {
+            rd.start_frame();
+        }
         self.fly_camera();
         let Some(r) = &mut self.running else { return };
         let Some(frame) = r.acquire_frame() else {
@@ -321,6 +332,17 @@ impl Demo {
         }
         r.window.pre_present_notify();
         r.gpu.queue.present(frame);
+        if let (true, Some(rd)) = (capturing, &self.opts.renderdoc) {
+            let written = rd.end_frame();
+            self.renderdoc_request = false;
+            self.screenshot_status = format!(
+                "RenderDoc: frame {} {} ({} captures)",
+                self.frames,
+                if written { "captured" } else { "not captured" },
+                rd.captures()
+            );
+            println!("{}", self.screenshot_status);
+        }
         self.stats = stats;
         self.frames += 1;
         if self.opts.frames.is_some_and(|n| self.frames >= n) {
@@ -412,6 +434,10 @@ impl Demo {
             Action::Panel => self.show_panel = !self.show_panel,
             Action::RecordPath => self.toggle_recording(),
             Action::Screenshot => self.screenshot_request = Some(self.keys.fast),
+            Action::RenderDocCapture => match &self.opts.renderdoc {
+                Some(_) => self.renderdoc_request = true,
+                None => self.screenshot_status = crate::render::renderdoc::NOT_ATTACHED.into(),
+            },
             Action::Quit => el.exit(),
             _ => {}
         }

@@ -27,6 +27,8 @@ pub enum Action {
     RecordPath,
     /// F12: the frame as a PNG (with Shift: with the panel).
     Screenshot,
+    /// F11: the next frame captured by RenderDoc (when the program runs under it).
+    RenderDocCapture,
     Quit,
 }
 
@@ -65,6 +67,7 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
     (KeyCode::F1, Action::Panel, "F1  panel"),
     (KeyCode::KeyP, Action::RecordPath, "P  record a camera path (again: stop, write path-<time>.json)"),
     (KeyCode::F12, Action::Screenshot, "F12  save the frame (Shift+F12: with the panel)"),
+    (KeyCode::F11, Action::RenderDocCapture, "F11  RenderDoc capture of the next frame (under RenderDoc)"),
     (KeyCode::Escape, Action::Quit, "Esc  quit"),
 ];
 

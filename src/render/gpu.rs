@@ -179,7 +179,7 @@ impl Gpu {
     pub fn headless(opts: &GpuOptions) -> Result<Gpu, GpuError> {
         // Vulkan alone first: probing GL (EGL) when Vulkan works only adds noise and start-up time.
         if std::env::var_os("WGPU_BACKEND").is_none() {
-            let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+            let mut desc = labelled(wgpu::InstanceDescriptor::new_without_display_handle());
             desc.backends = wgpu::Backends::VULKAN;
             let instance = wgpu::Instance::new(desc.with_env());
             match Self::from_instance(instance, None, opts) {
@@ -275,9 +275,18 @@ impl Gpu {
     }
 }
 
-fn with_backends(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
+fn with_backends(desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
+    let mut desc = labelled(desc);
     desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::GL;
     desc.with_env()
+}
+
+/// Debug labels and object names reach the driver in release builds too, so a RenderDoc
+/// capture names every pass, pipeline and buffer (validation stays as the build and
+/// `WGPU_VALIDATION` say).
+fn labelled(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
+    desc.flags |= wgpu::InstanceFlags::DEBUG;
+    desc
 }
 
 /// Vulkan first, then GL; `WGPU_BACKEND` narrows the instance's backends already.

@@ -10,6 +10,7 @@ pub mod overlay;
 pub mod pass;
 pub mod present;
 pub mod profiler;
+pub mod renderdoc;
 #[cfg(test)]
 mod shader_layout;
 pub mod shaders;

@@ -300,6 +300,77 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `capture --renderdoc-frame 0` under `renderdoccmd capture` on lavapipe writes an `.rdc`
+/// whose frame holds the passes by name (read with RenderDoc's Python module); without
+/// RenderDoc it is one clear error. Skips only where renderdoccmd is not installed (CI
+/// installs it).
+#[test]
+fn renderdoc_captures_the_frame_with_its_passes_by_name() {
+    let Some(_) = gpu() else { return };
+    let out = lanthorn()
+        .args(["capture", "builtin", "-o", "/nonexistent/x.png", "--renderdoc-frame", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("RenderDoc is not attached"), "{err}");
+    assert_eq!(err.matches("RenderDoc is not attached").count(), 1, "{err}");
+    if std::process::Command::new("renderdoccmd").arg("version").output().is_err() {
+        crate::support::unavailable::<()>("renderdoccmd (apt-get install renderdoccmd python3-renderdoc)", "not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-rdc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new("renderdoccmd")
+        .arg("capture")
+        .arg("-c")
+        .arg(dir.join("frame"))
+        .arg("-w")
+        .arg(env!("CARGO_BIN_EXE_lanthorn"))
+        .args(["capture", "builtin:portals", "--size", "320x180", "--overlay", "portals"])
+        .arg("-o")
+        .arg(dir.join("x.png"))
+        .args(["--renderdoc-frame", "0"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("RenderDoc: frame 0 captured"), "{text}");
+    let rdc = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "rdc"))
+        .unwrap_or_else(|| panic!("no .rdc written: {text}"));
+    // The debug labels RenderDoc recorded: one per pass, named as in the panel and the trace.
+    let script = r#"
+import sys, renderdoc as rd
+rd.InitialiseReplay(rd.GlobalEnvironment(), [])
+cap = rd.OpenCaptureFile()
+assert cap.OpenFile(sys.argv[1], "", None) == rd.ResultCode.Succeeded
+def strings(o, out):
+    if o.type.basetype == rd.SDBasic.String: out.append(o.AsString())
+    for j in range(o.NumChildren()): strings(o.GetChild(j), out)
+for c in cap.GetStructuredData().chunks:
+    if c.name == "vkCmdBeginDebugUtilsLabelEXT":
+        out = []; strings(c, out); print(chr(10).join(s for s in out if s))
+cap.Shutdown(); rd.ShutdownReplay()
+"#;
+    // Debian's python3 holds the renderdoc module (another python3 may come first on PATH).
+    let python = ["/usr/bin/python3", "python3"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .unwrap_or("python3");
+    let run = std::process::Command::new(python).arg("-c").arg(script).arg(&rdc).output().unwrap();
+    let labels = String::from_utf8_lossy(&run.stdout);
+    for pass in ["world", "overlay"] {
+        assert!(
+            labels.lines().any(|l| l == pass),
+            "no pass {pass} in the capture: {labels} {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A scene whose terrain names a missing heightmap: one error naming the scene, the path it
 /// resolved (relative to the scene's folder) and what a heightmap is; no image written.
 #[test]
