@@ -177,6 +177,9 @@ struct DemoArgs {
     /// `renderdoccmd capture -w lanthorn demo …`); F11 captures the next frame.
     #[arg(long, value_name = "N")]
     renderdoc_frame: Option<u64>,
+    /// Write every frame's CPU stages and GPU passes as a Chrome trace on exit.
+    #[arg(long, value_name = "FILE.json")]
+    trace: Option<PathBuf>,
     /// Timed key presses applied as if typed, one a line: FRAME KEY [FRAMES] (the windowed
     /// test's input; CI has no xdotool).
     #[arg(long, hide = true, value_name = "FILE")]
@@ -480,6 +483,9 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         }
         None => Vec::new(),
     };
+    if let Some(t) = &a.trace {
+        app::trace::check_path(t)?;
+    }
     let renderdoc = lanthorn::render::renderdoc::RenderDoc::attached().ok();
     if let Some(n) = a.renderdoc_frame {
         if renderdoc.is_none() {
@@ -512,6 +518,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         input_script,
         renderdoc,
         renderdoc_frame: a.renderdoc_frame,
+        trace: a.trace,
     })
 }
 

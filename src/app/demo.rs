@@ -47,6 +47,8 @@ pub struct DemoOptions {
     /// RenderDoc's API when the demo runs under it, and `--renderdoc-frame N`.
     pub renderdoc: Option<crate::render::renderdoc::RenderDoc>,
     pub renderdoc_frame: Option<u64>,
+    /// Write a Chrome trace of the frames here on exit.
+    pub trace: Option<PathBuf>,
 }
 
 struct Running {
@@ -82,6 +84,8 @@ struct Demo {
     screenshot_request: Option<bool>,
     /// F11 (or `--renderdoc-frame`): RenderDoc captures the next frame.
     renderdoc_request: bool,
+    /// `--trace`: every frame's CPU stages and GPU passes, written on exit.
+    trace: Option<super::trace::Trace>,
     screenshot_status: String,
     stats: FrameStats,
     settings: FrameSettings,
@@ -107,6 +111,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let camera = opts.camera;
     let settings = opts.settings;
     let overlays = opts.overlays;
+    let trace = opts.trace.as_ref().map(|_| super::trace::Trace::new());
     let culler = Culler::new(&opts.level, opts.cull);
     let fly_scale = opts.terrain.as_ref().map_or(1.0, |t| {
         (t.heightmap.horizontal_scale as f32 / 8.0).max(1.0)
@@ -128,6 +133,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         overlays,
         screenshot_request: None,
         renderdoc_request: false,
+        trace,
         screenshot_status: "F12 saves the frame".into(),
         stats: FrameStats::default(),
         settings,
@@ -139,6 +145,9 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         path_status: "P records a camera path".into(),
     };
     event_loop.run_app(&mut demo)?;
+    if let (Some(trace), Some(path)) = (&demo.trace, &demo.opts.trace) {
+        trace.write(path)?;
+    }
     match demo.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -319,7 +328,9 @@ impl Demo {
             views.push(v);
         }
         let extra = r.encode_present_and_egui(&mut enc, &views, out);
+        let submit = Instant::now();
         r.gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
+        stats.submitted = Some(submit);
         if let Some(panel) = self.screenshot_request.take() {
             let img = match &with_panel {
                 Some((texture, _)) => r.read_surface_texture(texture),
@@ -328,7 +339,15 @@ impl Demo {
             self.screenshot_status = save_timestamped(&img, self.opts.screenshot_dir.as_deref(), panel);
         }
         if let Some(timer) = r.renderer.timer() {
-            stats.gpu_ms = timer.read(&r.gpu);
+            let t = Instant::now();
+            stats.gpu_ticks = timer.read_ticks(&r.gpu);
+            stats.tick_ns = timer.period_ns();
+            stats.gpu_ms = timer.to_ms(&stats.gpu_ticks);
+            stats.stage("submit + readback", t);
+            stats.read_back = Some(Instant::now());
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.frame(self.frames as usize, &stats);
         }
         r.window.pre_present_notify();
         r.gpu.queue.present(frame);
