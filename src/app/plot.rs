@@ -163,18 +163,7 @@ fn legend(out: &mut String, series: &[Series<'_>], y: f64) {
 
 /// Refuses, before any rendering, a plot path that is not `.svg` or whose folder is missing.
 pub fn check_path(path: &std::path::Path) -> anyhow::Result<()> {
-    if path.extension().and_then(|e| e.to_str()) != Some("svg") {
-        anyhow::bail!("{}: --plot writes SVG; name the file FILE.svg", path.display());
-    }
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(folder) = folder.filter(|f| !f.is_dir()) {
-        anyhow::bail!(
-            "{}: cannot write the plot: the folder {} does not exist",
-            path.display(),
-            folder.display()
-        );
-    }
-    Ok(())
+    super::check_output_path(path, "svg", "--plot")
 }
 
 /// Writes the plot to `path` (whole or not at all).

@@ -24,18 +24,7 @@ const GPU_TRACK: u32 = 2;
 
 /// Refuses, before any rendering, a trace path that is not `.json` or whose folder is missing.
 pub fn check_path(path: &std::path::Path) -> anyhow::Result<()> {
-    if path.extension().and_then(|e| e.to_str()) != Some("json") {
-        anyhow::bail!("{}: --trace writes JSON; name the file FILE.json", path.display());
-    }
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(folder) = folder.filter(|f| !f.is_dir()) {
-        anyhow::bail!(
-            "{}: cannot write the trace: the folder {} does not exist",
-            path.display(),
-            folder.display()
-        );
-    }
-    Ok(())
+    super::check_output_path(path, "json", "--trace")
 }
 
 impl Default for Trace {

@@ -33,20 +33,7 @@ pub struct OverdrawCounter {
 impl OverdrawCounter {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> OverdrawCounter {
         let tex = |label, format, usage| {
-            gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: size.0,
-                    height: size.1,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
+            crate::render::target::target_texture(gpu, label, size, format, usage)
         };
         let count = tex(
             "fragment count",

@@ -116,3 +116,27 @@ pub fn read_ids(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u32> {
     let bytes = read_texture_bytes(gpu, texture);
     bytemuck::pod_collect_to_vec(&bytes)
 }
+
+/// A 2D render target of `size` (one mip, one sample).
+pub fn target_texture(
+    gpu: &Gpu,
+    label: &str,
+    size: (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}

@@ -8,7 +8,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::draws::ViewClass;
-use super::mesh::{SurfaceKind, WorldVertex};
+use super::mesh::SurfaceKind;
+use super::pipelines::{world_primitive, world_vertex_state};
 use super::WorldPass;
 use crate::geom::Octagon;
 use crate::render::{shaders, DEPTH_FORMAT};
@@ -189,26 +190,8 @@ fn count_pipeline(
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("world fragment count"),
         layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<WorldVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &WorldVertex::ATTRIBUTES,
-            })],
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: if key.mirrored {
-                wgpu::FrontFace::Cw
-            } else {
-                wgpu::FrontFace::Ccw
-            },
-            cull_mode: Some(wgpu::Face::Back),
-            ..Default::default()
-        },
+        vertex: world_vertex_state(module),
+        primitive: world_primitive(key.mirrored, true),
         // The colour pass's depth state (reverse-Z, equal passes).
         depth_stencil: Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,

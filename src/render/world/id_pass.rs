@@ -32,20 +32,7 @@ pub struct IdImages {
 impl IdFrame {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> IdFrame {
         let tex = |label, format, usage| {
-            gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: size.0,
-                    height: size.1,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
+            crate::render::target::target_texture(gpu, label, size, format, usage)
         };
         let ids = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let solid = tex("ids solid", wgpu::TextureFormat::R32Uint, ids);

@@ -195,32 +195,10 @@ pub(super) fn make_pipeline(
             (_, false) => "world ids",
         }),
         layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<WorldVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &WorldVertex::ATTRIBUTES,
-            })],
-        },
-        primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: if mirrored {
-                wgpu::FrontFace::Cw
-            } else {
-                wgpu::FrontFace::Ccw
-            },
-            // Liquids too: Quake stores a face for each side of a water surface. Ids of an
-            // outdoor level keep back faces as occluders (see `fs_ids`).
-            cull_mode: if back_faces {
-                None
-            } else {
-                Some(wgpu::Face::Back)
-            },
-            ..Default::default()
-        },
+        vertex: world_vertex_state(module),
+        // Liquids too cull back faces: Quake stores a face for each side of a water surface.
+        // Ids of an outdoor level keep back faces as occluders (see `fs_ids`).
+        primitive: world_primitive(mirrored, !back_faces),
         depth_stencil: Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
             // Colour: liquids blend over what is behind and do not hide it. Ids: the nearest
@@ -255,26 +233,10 @@ pub(super) fn wire_pipeline(
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("world wireframe"),
         layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<WorldVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &WorldVertex::ATTRIBUTES,
-            })],
-        },
+        vertex: world_vertex_state(module),
         primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
-            front_face: if class == ViewClass::Mirrored {
-                wgpu::FrontFace::Cw
-            } else {
-                wgpu::FrontFace::Ccw
-            },
-            cull_mode: Some(wgpu::Face::Back),
             polygon_mode: wgpu::PolygonMode::Line,
-            ..Default::default()
+            ..world_primitive(class == ViewClass::Mirrored, true)
         },
         depth_stencil: Some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
@@ -298,6 +260,34 @@ pub(super) fn wire_pipeline(
         multiview_mask: None,
         cache: None,
     })
+}
+
+/// The world vertex stage: `vs_main` over `WorldVertex`.
+pub(super) fn world_vertex_state(module: &wgpu::ShaderModule) -> wgpu::VertexState<'_> {
+    wgpu::VertexState {
+        module,
+        entry_point: Some("vs_main"),
+        compilation_options: Default::default(),
+        buffers: &[Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<WorldVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &WorldVertex::ATTRIBUTES,
+        })],
+    }
+}
+
+/// Triangle lists, wound the other way in mirrored views, back faces culled or not.
+pub(super) fn world_primitive(mirrored: bool, cull_back: bool) -> wgpu::PrimitiveState {
+    wgpu::PrimitiveState {
+        topology: wgpu::PrimitiveTopology::TriangleList,
+        front_face: if mirrored {
+            wgpu::FrontFace::Cw
+        } else {
+            wgpu::FrontFace::Ccw
+        },
+        cull_mode: cull_back.then_some(wgpu::Face::Back),
+        ..Default::default()
+    }
 }
 
 pub(super) fn nonempty_bytes(b: &[u8]) -> &[u8] {
