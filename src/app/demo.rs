@@ -581,7 +581,15 @@ impl PanelStatus<'_> {
             .iter()
             .map(|(name, ms)| format!("{name} {:.0}", ms * 1e3))
             .collect();
-        ui.label(format!("CPU µs: culling {:.0}, {}", culler.micros, cpu.join(", ")));
+        let c = culler.stage_micros;
+        ui.label(format!(
+            "CPU µs: locate {:.0}, {} {:.0}, objects {:.0}; {}",
+            c.locate,
+            if culler.mode == CullMode::Portal { "flow" } else { "cells" },
+            c.cells,
+            c.objects,
+            cpu.join(", ")
+        ));
         for (name, ms) in &prev.gpu_ms {
             ui.label(format!("GPU {name}: {ms:.2} ms"));
         }

@@ -73,6 +73,16 @@ pub struct Culler {
     frame: u32,
     /// Microseconds spent in the last `cull` call.
     pub micros: f64,
+    /// Of which: locating the eye, the method's cells (the flow), and the objects.
+    pub stage_micros: CullStages,
+}
+
+/// Microseconds per culling stage of the last `cull` call.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CullStages {
+    pub locate: f64,
+    pub cells: f64,
+    pub objects: f64,
 }
 
 impl Culler {
@@ -105,6 +115,7 @@ impl Culler {
             object_stamp: Vec::new(),
             frame: 0,
             micros: 0.0,
+            stage_micros: CullStages::default(),
         }
     }
 
@@ -130,7 +141,7 @@ impl Culler {
                 }
             }
             CullMode::Pvs | CullMode::PvsCells => {
-                let eye = self.tracker.update(level, camera.position);
+                let eye = self.locate(level, camera);
                 for (i, c) in level.cells.iter().enumerate() {
                     let in_pvs = match (eye, &level.pvs) {
                         (Some(e), Some(pvs)) => e as usize == i || pvs.visible(e, i as u32),
@@ -146,16 +157,17 @@ impl Culler {
                 }
             }
             CullMode::Portal => {
-                let eye = self.tracker.update(level, camera.position);
+                let eye = self.locate(level, camera);
                 self.flow.run(level, camera, eye, out);
             }
         }
         if matches!(self.mode, CullMode::None | CullMode::Frustum) {
-            self.tracker.update(level, camera.position);
+            self.locate(level, camera);
         }
         if self.mode != CullMode::Portal {
             self.add_portal_views(level, camera, out);
         }
+        let cells_done = std::time::Instant::now();
         let eye_in_open_space = self.tracker.cell().is_some();
         out.eye_outside = !eye_in_open_space && !level.cells.is_empty();
         match self.mode {
@@ -183,5 +195,15 @@ impl Culler {
             }
         }
         self.micros = t.elapsed().as_secs_f64() * 1e6;
+        self.stage_micros.objects = cells_done.elapsed().as_secs_f64() * 1e6;
+        self.stage_micros.cells = self.micros - self.stage_micros.objects - self.stage_micros.locate;
+    }
+
+    /// Locates the eye (timed as the `locate` stage).
+    fn locate(&mut self, level: &Level, camera: &Camera) -> Option<u32> {
+        let t = Instant::now();
+        let eye = self.tracker.update(level, camera.position);
+        self.stage_micros.locate = t.elapsed().as_secs_f64() * 1e6;
+        eye
     }
 }
