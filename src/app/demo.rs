@@ -340,9 +340,8 @@ impl Demo {
         }
         if let Some(timer) = r.renderer.timer() {
             let t = Instant::now();
-            stats.gpu_ticks = timer.read_ticks(&r.gpu);
-            stats.tick_ns = timer.period_ns();
-            stats.gpu_ms = timer.to_ms(&stats.gpu_ticks);
+            stats.gpu_scopes = timer.read(&r.gpu);
+            stats.gpu_ms = crate::render::profiler::GpuTimer::to_ms(&stats.gpu_scopes);
             stats.stage("submit + readback", t);
             stats.read_back = Some(Instant::now());
         }

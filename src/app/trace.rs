@@ -1,9 +1,9 @@
 //! `--trace FILE.json`: the frames as a Chrome trace (the JSON trace event format that
 //! Perfetto and chrome://tracing load): CPU stages on one track, GPU passes on another.
 //!
-//! GPU timestamps are ticks of the GPU's own clock: converted with the queue's timestamp
-//! period, and anchored per frame by pairing the frame's first pass begin with the CPU time of
-//! the frame's submit. The GPU cannot start before the submit and has finished by the end of
+//! GPU timestamps (wgpu-profiler's, on the GPU's own clock, converted with the queue's
+//! timestamp period) are anchored per frame by pairing the frame's first pass begin with the
+//! CPU time of the frame's submit. The GPU cannot start before the submit and has finished by the end of
 //! the readback, so a scope's true start lies within [submit, readback − the frame's GPU span]
 //! of where it is drawn: each frame's `error_bound_us` (in its args) is that interval's length.
 
@@ -66,21 +66,19 @@ impl Trace {
         let (Some(submitted), Some(read_back)) = (stats.submitted, stats.read_back) else {
             return;
         };
-        let Some(first) = stats.gpu_ticks.iter().map(|t| t.1).min() else {
+        let Some(first) = stats.gpu_scopes.iter().map(|t| t.1).reduce(f64::min) else {
             return;
         };
-        let last = stats.gpu_ticks.iter().map(|t| t.2).max().unwrap_or(first);
-        let to_us = |ticks: u64| ticks as f64 * stats.tick_ns / 1e3;
+        let last = stats.gpu_scopes.iter().map(|t| t.2).fold(first, f64::max);
         let anchor = self.micros(submitted);
         let window = (read_back - submitted).as_secs_f64() * 1e6;
-        let bound = (window - to_us(last.saturating_sub(first))).max(0.0);
-        for &(name, begin, end) in &stats.gpu_ticks {
+        let bound = (window - (last - first) * 1e6).max(0.0);
+        for &(name, begin, end) in &stats.gpu_scopes {
             let args = serde_json::json!({
-                "frame": frame, "begin_ticks": begin, "end_ticks": end,
-                "tick_ns": stats.tick_ns, "error_bound_us": bound,
+                "frame": frame, "gpu_begin_s": begin, "gpu_end_s": end, "error_bound_us": bound,
             });
-            let ts = anchor + to_us(begin.saturating_sub(first));
-            self.complete(name, GPU_TRACK, ts, to_us(end.saturating_sub(begin)), args);
+            let ts = anchor + (begin - first) * 1e6;
+            self.complete(name, GPU_TRACK, ts, (end - begin) * 1e6, args);
         }
     }
 

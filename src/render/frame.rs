@@ -21,10 +21,9 @@ pub struct FrameStats {
     pub cpu_ms: Vec<(&'static str, f64)>,
     /// The same stages with their start and end (the trace).
     pub cpu_spans: Vec<super::pass::CpuSpan>,
-    /// The GPU passes' raw timestamps (begin and end ticks) and the tick period (ns), when
-    /// timestamp queries are granted.
-    pub gpu_ticks: Vec<(&'static str, u64, u64)>,
-    pub tick_ns: f64,
+    /// The GPU passes' begin and end on the GPU's clock (seconds), when timestamp queries are
+    /// granted.
+    pub gpu_scopes: Vec<(&'static str, f64, f64)>,
     /// When the frame was submitted, and when its readback finished (the GPU's work lies in
     /// between).
     pub submitted: Option<Instant>,
@@ -257,7 +256,7 @@ impl Renderer {
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
             run_pass(gpu, enc, overlay, &inputs, &target, self.timer.as_mut(), stats);
         }
-        if let Some(timer) = &self.timer {
+        if let Some(timer) = &mut self.timer {
             timer.resolve(enc);
         }
     }
@@ -278,11 +277,10 @@ impl Renderer {
         stats.submitted = Some(t);
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
         stats.stage("submit + wait", t);
-        if let Some(timer) = &self.timer {
+        if let Some(timer) = &mut self.timer {
             let t = Instant::now();
-            stats.gpu_ticks = timer.read_ticks(gpu);
-            stats.tick_ns = timer.period_ns();
-            stats.gpu_ms = timer.to_ms(&stats.gpu_ticks);
+            stats.gpu_scopes = timer.read(gpu);
+            stats.gpu_ms = GpuTimer::to_ms(&stats.gpu_scopes);
             stats.stage("readback", t);
         }
         stats.read_back = Some(Instant::now());
@@ -294,8 +292,8 @@ impl Renderer {
         target::read_rgba(gpu, &self.target.color)
     }
 
-    /// The GPU timer, to time extra passes recorded by the caller.
-    pub fn timer(&self) -> Option<&GpuTimer> {
-        self.timer.as_ref()
+    /// The GPU timer, to read the frame's pass times after the caller's submit.
+    pub fn timer(&mut self) -> Option<&mut GpuTimer> {
+        self.timer.as_mut()
     }
 }

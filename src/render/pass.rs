@@ -131,7 +131,7 @@ pub fn run_pass(
         return stats;
     }
     let t = std::time::Instant::now();
-    let timestamp_writes = timer.and_then(|t| t.pass(scope.name));
+    let timestamp_writes = timer.and_then(|t| t.pass(scope.name, enc));
     let mut render_pass = begin(
         enc,
         scope.name,

@@ -1,15 +1,20 @@
-//! GPU time per pass from timestamp queries, where the adapter grants them.
+//! GPU time per pass from timestamp queries, where the adapter grants them, through
+//! wgpu-profiler: one pass query per render pass (the pass's own timestamp writes), resolved
+//! with the frame, read back once the GPU has finished it.
+
+use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 
 use super::gpu::Gpu;
 
-pub const MAX_PASSES: u32 = 8;
+/// Passes timed in one frame at most (later passes go untimed).
+pub const MAX_PASSES: usize = 8;
 
 pub struct GpuTimer {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    period_ns: f32,
+    profiler: GpuProfiler,
+    /// This frame's open pass queries, closed by `resolve`.
+    queries: Vec<GpuProfilerQuery>,
     names: Vec<&'static str>,
+    period_ns: f32,
 }
 
 impl GpuTimer {
@@ -18,107 +23,75 @@ impl GpuTimer {
         if !gpu.features.timestamp_query {
             return None;
         }
-        let count = MAX_PASSES * 2;
-        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("pass timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count,
-        });
-        let size = count as u64 * 8;
-        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamp resolve"),
-            size,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamp readback"),
-            size,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let settings = GpuProfilerSettings {
+            enable_timer_queries: true,
+            // The passes carry their own debug labels.
+            enable_debug_groups: false,
+            max_num_pending_frames: 4,
+        };
+        let profiler = GpuProfiler::new(&gpu.device, settings)
+            .map_err(|e| log::warn!("GPU pass timing is off: {e}"))
+            .ok()?;
         Some(GpuTimer {
-            queries,
-            resolve,
-            readback,
-            period_ns: gpu.queue.get_timestamp_period(),
+            profiler,
+            queries: Vec::new(),
             names: Vec::new(),
+            period_ns: gpu.queue.get_timestamp_period(),
         })
     }
 
     /// Starts a frame: forgets last frame's passes.
     pub fn begin_frame(&mut self) {
         self.names.clear();
+        self.queries.clear();
     }
 
-    /// Timestamp writes for the next pass named `name` (None once MAX_PASSES are used).
-    pub fn pass(&mut self, name: &'static str) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
-        let i = self.names.len() as u32;
-        if i >= MAX_PASSES {
+    /// Timestamp writes for the next pass named `name`, recorded into `enc` (None once
+    /// MAX_PASSES are used).
+    pub fn pass(
+        &mut self,
+        name: &'static str,
+        enc: &mut wgpu::CommandEncoder,
+    ) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        if self.queries.len() >= MAX_PASSES {
             return None;
         }
         self.names.push(name);
-        Some(wgpu::RenderPassTimestampWrites {
-            query_set: &self.queries,
-            beginning_of_pass_write_index: Some(2 * i),
-            end_of_pass_write_index: Some(2 * i + 1),
-        })
+        self.queries.push(self.profiler.begin_pass_query(name, enc));
+        self.queries.last()?.render_pass_timestamp_writes()
     }
 
-    /// Resolves this frame's queries; call before finishing the encoder.
-    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
-        let n = self.names.len() as u32 * 2;
-        if n == 0 {
-            return;
+    /// Closes this frame's queries and resolves them; call before finishing the encoder.
+    pub fn resolve(&mut self, enc: &mut wgpu::CommandEncoder) {
+        for query in self.queries.drain(..) {
+            self.profiler.end_query(enc, query);
         }
-        enc.resolve_query_set(&self.queries, 0..n, &self.resolve, 0);
-        enc.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, n as u64 * 8);
+        self.profiler.resolve_queries(enc);
     }
 
-    /// Waits for the frame and returns milliseconds per pass.
-    pub fn read(&self, gpu: &Gpu) -> Vec<(&'static str, f64)> {
-        self.to_ms(&self.read_ticks(gpu))
-    }
-
-    /// Nanoseconds per tick (the queue's timestamp period).
-    pub fn period_ns(&self) -> f64 {
-        self.period_ns as f64
-    }
-
-    /// Milliseconds per pass of raw (name, begin, end) ticks.
-    pub fn to_ms(&self, ticks: &[(&'static str, u64, u64)]) -> Vec<(&'static str, f64)> {
-        ticks
-            .iter()
-            .map(|&(name, b, e)| (name, e.saturating_sub(b) as f64 * self.period_ns as f64 / 1e6))
-            .collect()
-    }
-
-    /// Waits for the frame and returns each pass's raw begin and end ticks.
-    pub fn read_ticks(&self, gpu: &Gpu) -> Vec<(&'static str, u64, u64)> {
-        let n = self.names.len() as u64 * 2;
-        if n == 0 {
+    /// After the frame's submit: waits for the GPU and returns each pass's begin and end on the
+    /// GPU's clock, in seconds (the queue's timestamp period applied), in pass order.
+    pub fn read(&mut self, gpu: &Gpu) -> Vec<(&'static str, f64, f64)> {
+        if let Err(e) = self.profiler.end_frame() {
+            log::warn!("GPU pass timing: {e}");
             return Vec::new();
         }
-        let slice = self.readback.slice(..n * 8);
-        slice.map_async(wgpu::MapMode::Read, |_| {});
-        if gpu
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .is_err()
-        {
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        let Some(results) = self.profiler.process_finished_frame(self.period_ns) else {
             return Vec::new();
-        }
-        let times: Vec<u64> = {
-            let data = slice
-                .get_mapped_range()
-                .expect("timestamp buffer is mapped");
-            bytemuck::pod_collect_to_vec(&data)
         };
-        self.readback.unmap();
-        self.names
+        let names = &self.names;
+        results
             .iter()
-            .enumerate()
-            .map(|(i, name)| (*name, times[2 * i], times[2 * i + 1]))
+            .filter_map(|r| {
+                let name = names.iter().copied().find(|n| *n == r.label)?;
+                r.time.as_ref().map(|t| (name, t.start, t.end))
+            })
             .collect()
+    }
+
+    /// Milliseconds per pass of `read`'s scopes.
+    pub fn to_ms(scopes: &[(&'static str, f64, f64)]) -> Vec<(&'static str, f64)> {
+        scopes.iter().map(|&(n, b, e)| (n, (e - b) * 1e3)).collect()
     }
 }
