@@ -180,6 +180,14 @@ pub fn random_views(level: &Level, opts: &VisCheckOptions) -> anyhow::Result<Vec
         .collect()
 }
 
+/// Pixels of `img` that match neither truth.
+fn differing_pixels(img: &[u32], truth: &[u32], reversed: &[u32]) -> u64 {
+    img.iter()
+        .zip(truth.iter().zip(reversed))
+        .filter(|(p, (a, b))| p != a && p != b)
+        .count() as u64
+}
+
 fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
     let mut seen = vec![false; n];
     for &id in img.solid.iter().chain(img.liquid.iter()) {
@@ -250,7 +258,19 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         truth_culler.cull(level, &cam, &mut everything);
         world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
         let truth = frame.render(gpu, &world);
-        let seen = visible_ids(&truth, n);
+        // Depth ties between different surfaces (a hidden wall meeting a visible one along a
+        // shared edge, coincident faces) go to whichever is drawn last: the truth is drawn in
+        // both cell orders, a surface is visible when it shows in both, and a pixel of a method
+        // is right when it matches either.
+        everything.cells.reverse();
+        everything.objects.reverse();
+        world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
+        let reversed = frame.render(gpu, &world);
+        let seen: Vec<bool> = visible_ids(&truth, n)
+            .iter()
+            .zip(visible_ids(&reversed, n))
+            .map(|(a, b)| *a && b)
+            .collect();
         let visible_tris: u64 = seen
             .iter()
             .zip(&tri)
@@ -287,18 +307,8 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             if let Some(c) = &counters {
                 c.count(gpu, &world, total, covered);
             }
-            let differing = img
-                .solid
-                .iter()
-                .zip(&truth.solid)
-                .filter(|(a, b)| a != b)
-                .count() as u64
-                + img
-                    .liquid
-                    .iter()
-                    .zip(&truth.liquid)
-                    .filter(|(a, b)| a != b)
-                    .count() as u64;
+            let differing = differing_pixels(&img.solid, &truth.solid, &reversed.solid)
+                + differing_pixels(&img.liquid, &truth.liquid, &reversed.liquid);
             total.missed_surfaces += missed;
             total.differing_pixels += differing;
             if visible_tris > 0 {
