@@ -310,6 +310,7 @@ impl Demo {
             screenshot_status: self.screenshot_status.clone(),
             views: visible.views.len() + 1,
             overdraw: r.renderer.overlay_overdraw(),
+            surface_culling_us: r.renderer.world.surface_culling_us,
         };
         let show = self.show_panel;
         let settings = &mut self.settings;
@@ -501,6 +502,7 @@ struct PanelStatus<'a> {
     views: usize,
     /// The overdraw overlay's count (fragments per covered pixel), when it is on.
     overdraw: Option<f64>,
+    surface_culling_us: f64,
 }
 
 impl PanelStatus<'_> {
@@ -582,11 +584,12 @@ impl PanelStatus<'_> {
             .collect();
         let c = culler.stage_micros;
         ui.label(format!(
-            "CPU µs: locate {:.0}, {} {:.0}, objects {:.0}; {}",
+            "CPU µs: locate {:.0}, {} {:.0}, objects {:.0}, surface culling {:.0} (in world prepare); {}",
             c.locate,
             if culler.mode == CullMode::Portal { "flow" } else { "cells" },
             c.cells,
             c.objects,
+            self.surface_culling_us,
             cpu.join(", ")
         ));
         for (name, ms) in &prev.gpu_ms {

@@ -101,6 +101,9 @@ pub struct WorldPass {
     /// This frame's draws (records, sub-draws per batch), built on the CPU.
     draws: DrawBuilder,
     pub stats: WorldStats,
+    /// Microseconds the per-surface tests and draw building took this frame (part of the
+    /// pass's prepare).
+    pub surface_culling_us: f64,
 }
 
 const MAX_RECORDS_MIN: usize = 256;
@@ -203,6 +206,7 @@ impl WorldPass {
             max_records,
             draws: DrawBuilder::default(),
             stats: WorldStats::default(),
+            surface_culling_us: 0.0,
         }
     }
 
@@ -275,7 +279,9 @@ impl WorldPass {
             multi_draw: self.use_indirect,
             tests,
         };
+        let t = std::time::Instant::now();
         let list = self.draws.build(&self.mesh, &inputs);
+        self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
         if !list.records.is_empty() {
             gpu.queue
                 .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
