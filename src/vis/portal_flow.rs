@@ -137,11 +137,7 @@ impl PortalFlow {
                     front: p.front,
                     back: p.back,
                     first,
-                    count: if p.flags & portal_flags::CLOSED != 0 {
-                        0
-                    } else {
-                        p.polygon.len() as u32
-                    },
+                    count: p.polygon.len() as u32,
                 }
             })
             .collect();
@@ -247,7 +243,7 @@ impl PortalFlow {
             depth: 0,
         };
         let near_zone = camera.near * 2.0;
-        self.run_view(&main, 0, near_zone, &mut stats, &mut pending, out);
+        self.run_view(level, &main, (0, near_zone), &mut stats, &mut pending, out);
         // Views through mirrors and teleporters, breadth-first, up to MAX_VIEWS.
         let mut next = 0;
         while next < pending.len() && out.views.len() + 1 < MAX_VIEWS {
@@ -260,7 +256,7 @@ impl PortalFlow {
                 mirrored: v.mirrored,
             });
             let index = out.views.len() as u32;
-            self.run_view(&v, index, near_zone, &mut stats, &mut pending, out);
+            self.run_view(level, &v, (index, near_zone), &mut stats, &mut pending, out);
         }
         stats.micros = t.elapsed().as_secs_f64() * 1e6;
         stats.portals_passed = self.passed;
@@ -271,9 +267,9 @@ impl PortalFlow {
     /// transformed portals it sees to `pending`.
     fn run_view(
         &mut self,
+        level: &Level,
         view: &PendingView,
-        index: u32,
-        near_zone: f32,
+        (index, near_zone): (u32, f32),
         stats: &mut FlowStats,
         pending: &mut Vec<PendingView>,
         out: &mut VisibleSet,
@@ -309,8 +305,10 @@ impl PortalFlow {
             );
             for k in a..b {
                 let portal = self.portals[self.cell_portals[k] as usize];
-                if portal.count == 0 {
-                    continue; // closed
+                // Closed (a shut door): read every frame, so doors open and close live.
+                let flags = level.portals.get(self.cell_portals[k] as usize).map_or(0, |p| p.flags);
+                if portal.count == 0 || flags & portal_flags::CLOSED != 0 {
+                    continue;
                 }
                 let target = if portal.front == cell {
                     portal.back

@@ -197,3 +197,53 @@ fn incremental_tracking_equals_point_location_along_random_paths() {
     // Most updates were incremental, not relocations.
     assert!(tracker.relocations < 5000, "{}", tracker.relocations);
 }
+
+/// A door closes and opens between frames: the same flow reads the portal's `CLOSED` flag every
+/// frame, and with it closed sees exactly what a level without that portal shows.
+#[test]
+fn closing_a_portal_between_frames_hides_what_it_led_to() {
+    let mut level = maze(&MazeSpec::default());
+    let cam = Camera::new(
+        CameraSpec {
+            position: Vec3::new(128.0, 128.0, 64.0),
+            yaw: 45.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    let eye = level.locate(cam.position);
+    let mut flow = PortalFlow::new(&level);
+    let mut open = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut open);
+    // The first portal the flow went through from the eye's room.
+    let first = level.cells[eye.unwrap() as usize]
+        .portals
+        .iter()
+        .copied()
+        .find(|&p| {
+            let other = level.portals[p as usize].other(eye.unwrap());
+            open.cells.iter().any(|c| c.cell == other)
+        })
+        .expect("the eye sees through a doorway");
+    let cells = |v: &VisibleSet| {
+        let mut c: Vec<u32> = v.cells.iter().map(|c| c.cell).collect();
+        c.sort_unstable();
+        c
+    };
+    level.portals[first as usize].flags |= crate::level::portal_flags::CLOSED;
+    let mut closed = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut closed);
+    // The oracle: a fresh flow over the level with that portal removed from its cells.
+    let mut without = level.clone();
+    for c in &mut without.cells {
+        c.portals.retain(|&p| p != first);
+    }
+    let mut expected = VisibleSet::default();
+    PortalFlow::new(&without).run(&without, &cam, eye, &mut expected);
+    assert_eq!(cells(&closed), cells(&expected));
+    assert!(cells(&closed).len() < cells(&open).len());
+    level.portals[first as usize].flags &= !crate::level::portal_flags::CLOSED;
+    let mut reopened = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut reopened);
+    assert_eq!(cells(&reopened), cells(&open));
+}
