@@ -55,33 +55,59 @@ pub fn capture_with_terrain(
     settings: &FrameSettings,
     overlays: &Overlays,
 ) -> (image::RgbaImage, FrameStats) {
-    let mut renderer = Renderer::new(gpu, level, size);
+    let request = Request {
+        camera,
+        size,
+        cull,
+        settings,
+        overlays,
+        renderdoc: None,
+    };
+    render_frame(gpu, level, terrain, &request)
+}
+
+/// How to render one headless frame.
+struct Request<'a> {
+    camera: CameraSpec,
+    size: (u32, u32),
+    cull: CullMode,
+    settings: &'a FrameSettings,
+    overlays: &'a Overlays,
+    /// Under RenderDoc with `--renderdoc-frame 0`: the frame is captured.
+    renderdoc: Option<&'a crate::render::renderdoc::RenderDoc>,
+}
+
+fn render_frame(
+    gpu: &Gpu,
+    level: &Level,
+    terrain: Option<ClipmapTerrain>,
+    r: &Request<'_>,
+) -> (image::RgbaImage, FrameStats) {
+    let mut renderer = Renderer::new(gpu, level, r.size);
     if let Some(t) = terrain {
         renderer.set_terrain(gpu, t);
     }
-    let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
+    let cam = Camera::new(r.camera, r.size.0 as f32 / r.size.1 as f32);
     let mut visible = VisibleSet::default();
     let mut settings = FrameSettings {
-        surface_tests: super::surface_tests(cull),
-        ..*settings
+        surface_tests: super::surface_tests(r.cull),
+        ..*r.settings
     };
-    let mut culler = Culler::new(level, cull);
+    let mut culler = Culler::new(level, r.cull);
     super::overlays::cull_frame(
         level,
         &mut culler,
         &mut renderer,
         &cam,
-        overlays,
+        r.overlays,
         &mut visible,
         &mut settings,
     );
-    // Under RenderDoc with --renderdoc-frame 0: this frame is captured.
-    let renderdoc = CAPTURE_WITH_RENDERDOC.with(|r| r.take());
-    if let Some(rd) = &renderdoc {
+    if let Some(rd) = r.renderdoc {
         rd.start_frame();
     }
     let stats = renderer.render(gpu, &cam, &visible, &settings);
-    if let Some(rd) = renderdoc {
+    if let Some(rd) = r.renderdoc {
         let written = rd.end_frame();
         eprintln!(
             "RenderDoc: frame 0 {} ({} captures)",
@@ -90,12 +116,6 @@ pub fn capture_with_terrain(
         );
     }
     (renderer.read_color(gpu), stats)
-}
-
-thread_local! {
-    /// The RenderDoc API `run` hands the frame it renders (`--renderdoc-frame 0`).
-    static CAPTURE_WITH_RENDERDOC: std::cell::Cell<Option<crate::render::renderdoc::RenderDoc>> =
-        const { std::cell::Cell::new(None) };
 }
 
 /// Writes a PNG through a temporary file and a rename, so a failure never leaves half a file.
@@ -129,18 +149,16 @@ pub fn run(
     renderdoc: Option<crate::render::renderdoc::RenderDoc>,
 ) -> anyhow::Result<()> {
     let has_terrain = world.terrain.is_some();
-    CAPTURE_WITH_RENDERDOC.with(|r| r.set(renderdoc));
     let mut tracer = trace.map(|_| super::trace::Trace::new());
-    let (img, stats) = capture_with_terrain(
-        gpu,
-        &world.level,
-        world.terrain,
-        world.camera,
+    let request = Request {
+        camera: world.camera,
         size,
         cull,
         settings,
         overlays,
-    );
+        renderdoc: renderdoc.as_ref(),
+    };
+    let (img, stats) = render_frame(gpu, &world.level, world.terrain, &request);
     save_png(&img, output)?;
     if let (Some(tracer), Some(path)) = (&mut tracer, trace) {
         tracer.frame(0, &stats);
