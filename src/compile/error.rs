@@ -19,6 +19,9 @@ pub enum CompileError {
     Map { path: PathBuf, error: MapError },
     #[error("{path}: {error}")]
     Scene { path: PathBuf, error: SceneError },
+    /// A source with nothing to build: no entity, no world brush, or no open space enclosed.
+    #[error("{path}: {why}, so no level was written")]
+    Empty { path: PathBuf, why: &'static str },
     #[error("{path}: unsupported source type (expected .map or .ron)")]
     Unsupported { path: PathBuf },
     #[error(

@@ -1,35 +1,62 @@
-//! A uniform grid over boxes: candidate pairs for overlap tests, for both compilers' CSG.
+//! A hierarchy of uniform grids over boxes: candidate pairs for overlap tests, for both
+//! compilers' CSG.
+//!
+//! A box goes into the finest level whose cells are at least as large as its largest side, so
+//! it touches at most 2 × 2 × 2 cells whatever its size: memory is bounded by the number of
+//! boxes, never by the coordinate range (one grid of fixed 256-unit cells spent 2.4 GB on a
+//! single ±65536 brush). A query walks each level's cells over its box, or, when the box spans
+//! more cells than the level holds, the level's occupied cells instead: its cost is bounded by
+//! the boxes stored too.
 
 use std::collections::HashMap;
 
-use glam::DVec3;
+use glam::{DVec3, IVec3};
 
-/// A uniform grid over boxes: candidates for overlap tests.
+/// Levels of cell sizes `base · 2^k`; with the 256-unit base the last is far beyond any
+/// coordinate a source may hold (±65536), and larger boxes (non-finite or absurd) share it.
+const LEVELS: usize = 24;
+const _: () = assert!(256u64 << (LEVELS - 1) >= 2 << 30);
+
 pub(super) struct Grid {
-    cell: f64,
-    map: HashMap<(i32, i32, i32), Vec<u32>>,
+    base: f64,
+    levels: Vec<HashMap<(i32, i32, i32), Vec<u32>>>,
 }
 
 impl Grid {
-    pub(super) fn new(cell: f64) -> Grid {
+    pub(super) fn new(base: f64) -> Grid {
         Grid {
-            cell,
-            map: HashMap::new(),
+            base,
+            levels: (0..LEVELS).map(|_| HashMap::new()).collect(),
         }
     }
 
-    fn range(&self, min: DVec3, max: DVec3) -> (glam::IVec3, glam::IVec3) {
-        let lo = (min / self.cell).floor().as_ivec3();
-        let hi = (max / self.cell).floor().as_ivec3();
-        (lo, hi)
+    fn cell_size(&self, level: usize) -> f64 {
+        self.base * (1u64 << level) as f64
+    }
+
+    /// The finest level whose cells hold a box of this size within 2 cells per axis.
+    fn level_for(&self, min: DVec3, max: DVec3) -> usize {
+        let extent = (max - min).max_element();
+        (0..LEVELS)
+            .find(|&k| extent <= self.cell_size(k))
+            .unwrap_or(LEVELS - 1)
+    }
+
+    /// The cells a box covers at `level`.
+    fn range(&self, level: usize, min: DVec3, max: DVec3) -> (IVec3, IVec3) {
+        let c = self.cell_size(level);
+        ((min / c).floor().as_ivec3(), (max / c).floor().as_ivec3())
     }
 
     pub(super) fn insert(&mut self, id: u32, min: DVec3, max: DVec3) {
-        let (lo, hi) = self.range(min, max);
+        let (min, max) = (clamp(min), clamp(max));
+        let level = self.level_for(min, max);
+        let (lo, hi) = self.range(level, min, max);
+        let map = &mut self.levels[level];
         for x in lo.x..=hi.x {
             for y in lo.y..=hi.y {
                 for z in lo.z..=hi.z {
-                    self.map.entry((x, y, z)).or_default().push(id);
+                    map.entry((x, y, z)).or_default().push(id);
                 }
             }
         }
@@ -38,17 +65,97 @@ impl Grid {
     /// Ids whose cells overlap the box, sorted and unique.
     pub(super) fn query(&self, min: DVec3, max: DVec3, out: &mut Vec<u32>) {
         out.clear();
-        let (lo, hi) = self.range(min, max);
-        for x in lo.x..=hi.x {
-            for y in lo.y..=hi.y {
-                for z in lo.z..=hi.z {
-                    if let Some(v) = self.map.get(&(x, y, z)) {
-                        out.extend_from_slice(v);
+        let (min, max) = (clamp(min), clamp(max));
+        for (level, map) in self.levels.iter().enumerate() {
+            if map.is_empty() {
+                continue;
+            }
+            let (lo, hi) = self.range(level, min, max);
+            let span = (hi - lo + IVec3::ONE).as_dvec3();
+            if span.x * span.y * span.z <= map.len() as f64 {
+                for x in lo.x..=hi.x {
+                    for y in lo.y..=hi.y {
+                        for z in lo.z..=hi.z {
+                            if let Some(v) = map.get(&(x, y, z)) {
+                                out.extend_from_slice(v);
+                            }
+                        }
                     }
+                }
+            } else {
+                let inside = |&(x, y, z): &(i32, i32, i32)| {
+                    (lo.x..=hi.x).contains(&x)
+                        && (lo.y..=hi.y).contains(&y)
+                        && (lo.z..=hi.z).contains(&z)
+                };
+                for (_, v) in map.iter().filter(|(k, _)| inside(k)) {
+                    out.extend_from_slice(v);
                 }
             }
         }
         out.sort_unstable();
         out.dedup();
+    }
+
+    #[cfg(test)]
+    fn stored(&self) -> usize {
+        self.levels.iter().flat_map(|m| m.values()).map(Vec::len).sum()
+    }
+}
+
+/// Coordinates within ±2^30, half the top level's cell (NaN becomes 0), so that any box lies
+/// in 2 cells per axis of the top level. Sources refuse coordinates beyond ±65536 before they
+/// get here; this only keeps absurd input from costing more than its share.
+fn clamp(v: DVec3) -> DVec3 {
+    const LIM: f64 = (1u64 << 30) as f64;
+    let c = |x: f64| if x.is_nan() { 0.0 } else { x.clamp(-LIM, LIM) };
+    DVec3::new(c(v.x), c(v.y), c(v.z))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against brute force: the query returns every box that overlaps (a superset is fine,
+    /// a miss is not), and each box is stored in at most 8 cells.
+    #[test]
+    fn queries_find_every_overlap_and_storage_is_bounded() {
+        let mut s = 7u64;
+        let mut rnd = move || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut boxes = Vec::new();
+        let mut grid = Grid::new(256.0);
+        for i in 0..400 {
+            let size = 10f64.powf(rnd() * 5.0); // 1 to 100,000 units
+            let c = DVec3::new(rnd(), rnd(), rnd()) * 131072.0 - DVec3::splat(65536.0);
+            let (min, max) = (c, c + DVec3::new(rnd(), rnd(), rnd()) * size);
+            grid.insert(i, min, max);
+            boxes.push((min, max));
+        }
+        assert!(grid.stored() <= 8 * boxes.len());
+        let mut out = Vec::new();
+        for (a, &(min, max)) in boxes.iter().enumerate() {
+            grid.query(min, max, &mut out);
+            for (b, &(bmin, bmax)) in boxes.iter().enumerate() {
+                let overlap = (0..3).all(|k| bmin[k] <= max[k] && bmax[k] >= min[k]);
+                if overlap {
+                    assert!(out.contains(&(b as u32)), "box {a} misses {b}");
+                }
+            }
+        }
+    }
+
+    /// One box as large as a source may hold (±65536) costs a few cells, not millions.
+    #[test]
+    fn a_huge_box_takes_a_few_cells() {
+        let mut grid = Grid::new(256.0);
+        grid.insert(0, DVec3::splat(-65536.0), DVec3::splat(65536.0));
+        grid.insert(1, DVec3::splat(-1e300), DVec3::splat(f64::INFINITY));
+        assert!(grid.stored() <= 16);
+        let mut out = Vec::new();
+        grid.query(DVec3::splat(-65536.0), DVec3::splat(65536.0), &mut out);
+        assert_eq!(out, [0, 1]);
     }
 }

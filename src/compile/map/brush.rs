@@ -20,7 +20,7 @@ pub(super) enum Contents {
     Lava,
     /// Player clip: no surfaces, does not seal.
     Clip,
-    /// Trigger volumes, origin and hint brushes: no surfaces, does not seal.
+    /// Trigger entities' brushes, origin and hint brushes: no surfaces, does not seal.
     Nothing,
 }
 
@@ -43,25 +43,28 @@ impl Contents {
     }
 }
 
-/// Whether a texture draws nothing (tool textures).
+/// Whether a texture draws nothing (tool textures). `trigger` is not one: on a world brush id's
+/// qbsp draws it like any texture (trigger entities draw nothing whatever their faces say).
 pub(super) fn is_tool_texture(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     matches!(
         n.as_str(),
-        "clip" | "trigger" | "skip" | "hint" | "hintskip" | "origin" | "null" | "nodraw"
+        "clip" | "skip" | "hint" | "hintskip" | "origin" | "null" | "nodraw"
     ) || n.starts_with("*waterskip")
 }
 
 pub(super) fn is_sky_texture(name: &str) -> bool {
-    name.len() >= 3 && name[..3].eq_ignore_ascii_case("sky")
+    // Bytes, not a str slice: a multi-byte character may straddle byte 3.
+    name.as_bytes().get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"sky"))
 }
 
-/// Contents from a texture name alone (`None` for plain solid textures).
+/// Contents from the name of the face that decides a brush's contents (`None` for solid).
+/// `trigger` is an ordinary texture here, as in id's qbsp.
 pub(super) fn texture_contents(name: &str) -> Option<Contents> {
     let n = name.to_ascii_lowercase();
     if n == "clip" {
         Some(Contents::Clip)
-    } else if matches!(n.as_str(), "trigger" | "origin" | "hint" | "hintskip") {
+    } else if matches!(n.as_str(), "origin" | "hint" | "hintskip") {
         Some(Contents::Nothing)
     } else if n.starts_with("*lava") {
         Some(Contents::Lava)

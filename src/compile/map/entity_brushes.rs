@@ -122,23 +122,25 @@ fn build_brush(
     })
 }
 
-/// A brush's contents from any of its faces: clip > nothing (or a trigger entity) > liquid >
-/// sky > solid.
-fn brush_contents(mb: &MapBrush, group: Group) -> Contents {
-    let texs: Vec<Option<Contents>> = mb
-        .faces
-        .iter()
-        .map(|f| brush::texture_contents(&f.texture))
-        .collect();
-    if texs.contains(&Some(Contents::Clip)) {
-        Contents::Clip
-    } else if texs.contains(&Some(Contents::Nothing)) || group == Group::Trigger {
-        Contents::Nothing
-    } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
-        *l
-    } else if texs.contains(&Some(Contents::Sky)) {
-        Contents::Sky
-    } else {
-        Contents::Solid
+/// A brush's contents as id's qbsp decides them: from one face, the last one written in the
+/// file (qbsp's parser prepends each face, and `LoadBrush` looks at the list's head). Only
+/// `clip` (the whole name), `*…` (liquid: `*lava…`, `*slime…`, any other `*` water) and
+/// `sky…` are special, and liquid and sky only in the world (qbsp's `worldmodel`: entities
+/// never get water); everything else — `trigger` included — is solid. Trigger entities are
+/// separate models in Quake, so their brushes never touch the world: nothing here.
+/// `hint`, `hintskip` and `origin`, names TrenchBroom and ericw-tools give tool brushes and
+/// that no id wad holds, make nothing too.
+pub(super) fn brush_contents(mb: &MapBrush, group: Group) -> Contents {
+    if group == Group::Trigger {
+        return Contents::Nothing;
+    }
+    let Some(face) = mb.faces.last() else {
+        return Contents::Solid;
+    };
+    match brush::texture_contents(&face.texture) {
+        Some(Contents::Clip) => Contents::Clip,
+        Some(Contents::Nothing) => Contents::Nothing,
+        Some(c) if group == Group::World => c,
+        _ => Contents::Solid,
     }
 }

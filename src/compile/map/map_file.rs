@@ -196,8 +196,8 @@ impl<'a> Lexer<'a> {
         match self.next()? {
             Some((Tok::Word(w), line)) => match w.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok((v, line)),
-                Ok(_) => self.err(line, format!("{what} is {w:?}, not a finite number")),
-                Err(_) => self.err(line, format!("expected a number for {what}, found {w:?}")),
+                Ok(_) => self.err(line, format!("{what} is {}, not a finite number", quoted(&w))),
+                Err(_) => self.err(line, format!("expected a number for {what}, found {}", quoted(&w))),
             },
             Some((t, line)) => self.err(
                 line,
@@ -211,6 +211,16 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// A token as a message quotes it: in double quotes, and cut after `QUOTE_MAX` characters
+/// (saying how long it was), so a 10 MB token costs a line of stderr, not 10 MB.
+pub(crate) fn quoted(s: &str) -> String {
+    const QUOTE_MAX: usize = 40;
+    match s.char_indices().nth(QUOTE_MAX) {
+        None => format!("{s:?}"),
+        Some((at, _)) => format!("{:?}… ({} bytes in all)", &s[..at], s.len()),
+    }
+}
+
 fn describe(t: &Tok) -> String {
     match t {
         Tok::Open => "'{'".into(),
@@ -219,8 +229,7 @@ fn describe(t: &Tok) -> String {
         Tok::RParen => "')'".into(),
         Tok::LBracket => "'['".into(),
         Tok::RBracket => "']'".into(),
-        Tok::Str(s) => format!("\"{s}\""),
-        Tok::Word(s) => format!("{s:?}"),
+        Tok::Str(s) | Tok::Word(s) => quoted(s),
     }
 }
 
@@ -261,8 +270,8 @@ fn parse_entity(lx: &mut Lexer, open_line: usize) -> Result<MapEntity, MapError>
             Some((Tok::Close, _)) => return Ok(e),
             Some((Tok::Str(k), line)) => match lx.next()? {
                 Some((Tok::Str(v), _)) => e.pairs.push((k, v)),
-                Some((t, l)) => return lx.err(l, format!("key \"{k}\" has no quoted value (found {})", describe(&t))),
-                None => return lx.err(line, format!("unexpected end of file after key \"{k}\"")),
+                Some((t, l)) => return lx.err(l, format!("key {} has no quoted value (found {})", quoted(&k), describe(&t))),
+                None => return lx.err(line, format!("unexpected end of file after key {}", quoted(&k))),
             },
             Some((Tok::Open, line)) => {
                 let b = parse_brush(lx, line, e.brushes.len())?;

@@ -4,6 +4,8 @@
 
 mod brush;
 mod cells;
+#[cfg(test)]
+mod contents_tests;
 mod drafts;
 mod entity_brushes;
 mod faces;
@@ -98,8 +100,14 @@ fn compile_map(
     mut timer: StageTimer,
     mut stats: CompileStats,
 ) -> Result<(Level, CompileStats), CompileError> {
+    if map.entities.is_empty() {
+        return Err(empty(path, "the map has no entities (add a worldspawn with brushes)"));
+    }
     let brushes = EntityBrushes::build(map, path, &mut stats);
     timer.lap(&mut stats, "brushes");
+    if brushes.in_group(entity_brushes::Group::World).is_empty() {
+        return Err(empty(path, "the map has no world brush that builds (worldspawn needs brushes enclosing the level)"));
+    }
     let fragments = drafts::world_fragments(&brushes);
     timer.lap(&mut stats, "csg");
     let mut tree = cells::cell_tree(&brushes, &fragments, options.max_cell_size);
@@ -112,6 +120,9 @@ fn compile_map(
     let mut draft = Draft::default();
     cells::add_cells_and_portals(&mut tree, &mut draft.level);
     timer.lap(&mut stats, "cells");
+    if draft.level.cells.is_empty() {
+        return Err(empty(path, "the world brushes enclose no open space (build rooms: hollow space sealed by solid brushes)"));
+    }
     draft.cell_surfaces =
         drafts::world_surfaces(fragments, &brushes, &tree, options, &mut materials);
     draft.objects = drafts::objects(map, &brushes, options, &mut materials);
@@ -128,6 +139,13 @@ fn compile_map(
     timer.lap(&mut stats, "drafts");
     let level = finish(draft, options, &mut timer, &mut stats);
     Ok((level, stats))
+}
+
+fn empty(path: &Path, why: &'static str) -> CompileError {
+    CompileError::Empty {
+        path: path.into(),
+        why,
+    }
 }
 
 /// The sky: a sky material if a face uses one, and the worldspawn's cubemap (`sky` or
@@ -710,7 +728,8 @@ mod map_props {
 mod sealing {
     use super::*;
 
-    /// Clip, trigger and liquid brushes do not seal; a solid brush in the same place does.
+    /// Clip and liquid brushes do not seal; a solid brush in the same place does, and so does
+    /// one textured `trigger` (a world brush: id's qbsp makes it solid) or `sky…`.
     #[test]
     fn only_solid_brushes_seal() {
         let options = CompileOptions {
@@ -722,7 +741,7 @@ mod sealing {
         for (tex, seals) in [
             ("clip", false),
             ("*water0", false),
-            ("trigger", false),
+            ("trigger", true),
             ("wall", true),
             ("sky3", true),
         ] {
@@ -736,7 +755,7 @@ mod sealing {
             match (seals, result) {
                 (true, Ok((level, _))) => {
                     assert!(!level.cells.is_empty());
-                    // A sealing brush's inner face is a surface; tool textures make none.
+                    // A sealing brush's inner face is a surface.
                     assert!(level.materials.iter().any(|m| m.name == tex));
                 }
                 (false, Err(CompileError::Leak { .. })) => {}

@@ -219,9 +219,18 @@ fn build_node(tree: &mut Tree, mut frags: Vec<Frag>, volume: Poly, max_cell: f64
                     }
                 })
                 .unwrap_or(LeafContents::Open(crate::level::Medium::Air));
+            // An open leaf on the root box's boundary is the void (the flood starts there):
+            // splitting it would only make cells nobody keeps, as many as the coordinate range
+            // allows. Others are split, into at most `MAX_SPLIT_PIECES`.
+            let on_boundary = (0..3).any(|k| {
+                volume.min[k] <= tree.root_min[k] + EPS || volume.max[k] >= tree.root_max[k] - EPS
+            });
             return match contents {
-                LeafContents::Solid => new_leaf(tree, contents, volume),
-                LeafContents::Open(_) => split_big(tree, contents, volume, max_cell),
+                LeafContents::Open(_) if !on_boundary => {
+                    let cell = split_cell_size(volume.max - volume.min, max_cell);
+                    split_big(tree, contents, volume, cell)
+                }
+                _ => new_leaf(tree, contents, volume),
             };
         };
         clear_candidate(&mut frags, pid);
@@ -288,6 +297,20 @@ fn new_leaf(tree: &mut Tree, contents: LeafContents, volume: Poly) -> Child {
         cell: None,
     });
     Child::Leaf(tree.leaves.len() as u32 - 1)
+}
+
+/// The most cells one open leaf is split into by `max_cell_size`: beyond it the cells grow
+/// (a leaf of a ±65536 map would otherwise become 16 million cells of 512 units).
+const MAX_SPLIT_PIECES: f64 = 4096.0;
+
+/// `max_cell`, doubled until a leaf of `size` splits into at most `MAX_SPLIT_PIECES` cells.
+fn split_cell_size(size: DVec3, max_cell: f64) -> f64 {
+    let mut cell = max_cell;
+    let pieces = |c: f64| (0..3).map(|k| (size[k] / c).ceil().max(1.0)).product::<f64>();
+    while pieces(cell) > MAX_SPLIT_PIECES {
+        cell *= 2.0;
+    }
+    cell
 }
 
 /// Splits an open leaf volume by axial planes until no side is longer than `max_cell`.
