@@ -12,21 +12,28 @@ use std::collections::HashMap;
 
 use glam::{DVec3, IVec3};
 
-/// Levels of cell sizes `base · 2^k`; with the 256-unit base the last is far beyond any
+/// Levels of cell sizes `base · 2^k`; with a base of at least `MIN_BASE` the last is far beyond any
 /// coordinate a source may hold (±65536), and larger boxes (non-finite or absurd) share it.
-const LEVELS: usize = 24;
-const _: () = assert!(256u64 << (LEVELS - 1) >= 2 << 30);
+const LEVELS: usize = 26;
+/// The smallest base cell the compilers use (the scene CSG's many small fragments).
+const MIN_BASE: u64 = 64;
+const _: () = assert!(MIN_BASE << (LEVELS - 1) >= 2 << 30);
 
 pub(super) struct Grid {
     base: f64,
     levels: Vec<HashMap<(i32, i32, i32), Vec<u32>>>,
+    /// Each id's box as inserted (ids are dense: slot indices), for the exact overlap test
+    /// that keeps a query's answer short where cells hold many small boxes.
+    boxes: Vec<Option<(DVec3, DVec3)>>,
 }
 
 impl Grid {
     pub(super) fn new(base: f64) -> Grid {
+        assert!(base >= MIN_BASE as f64, "the levels must reach ±2^30");
         Grid {
             base,
             levels: (0..LEVELS).map(|_| HashMap::new()).collect(),
+            boxes: Vec::new(),
         }
     }
 
@@ -50,6 +57,11 @@ impl Grid {
 
     pub(super) fn insert(&mut self, id: u32, min: DVec3, max: DVec3) {
         let (min, max) = (clamp(min), clamp(max));
+        let slot = id as usize;
+        if self.boxes.len() <= slot {
+            self.boxes.resize(slot + 1, None);
+        }
+        self.boxes[slot] = Some((min, max));
         let level = self.level_for(min, max);
         let (lo, hi) = self.range(level, min, max);
         let map = &mut self.levels[level];
@@ -62,7 +74,30 @@ impl Grid {
         }
     }
 
-    /// Ids whose cells overlap the box, sorted and unique.
+    /// Takes `id` out again, so that the queries of a grid whose boxes are replaced as they
+    /// are cut do not wade through dead ids.
+    pub(super) fn remove(&mut self, id: u32) {
+        let Some((min, max)) = self.boxes.get_mut(id as usize).and_then(Option::take) else {
+            return;
+        };
+        let level = self.level_for(min, max);
+        let (lo, hi) = self.range(level, min, max);
+        let map = &mut self.levels[level];
+        for x in lo.x..=hi.x {
+            for y in lo.y..=hi.y {
+                for z in lo.z..=hi.z {
+                    if let Some(v) = map.get_mut(&(x, y, z)) {
+                        v.retain(|&i| i != id);
+                        if v.is_empty() {
+                            map.remove(&(x, y, z));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ids whose boxes overlap the box (touching counts), sorted and unique.
     pub(super) fn query(&self, min: DVec3, max: DVec3, out: &mut Vec<u32>) {
         out.clear();
         let (min, max) = (clamp(min), clamp(max));
@@ -77,7 +112,7 @@ impl Grid {
                     for y in lo.y..=hi.y {
                         for z in lo.z..=hi.z {
                             if let Some(v) = map.get(&(x, y, z)) {
-                                out.extend_from_slice(v);
+                                self.push_overlapping(v, min, max, out);
                             }
                         }
                     }
@@ -89,12 +124,22 @@ impl Grid {
                         && (lo.z..=hi.z).contains(&z)
                 };
                 for (_, v) in map.iter().filter(|(k, _)| inside(k)) {
-                    out.extend_from_slice(v);
+                    self.push_overlapping(v, min, max, out);
                 }
             }
         }
         out.sort_unstable();
         out.dedup();
+    }
+
+    fn push_overlapping(&self, ids: &[u32], min: DVec3, max: DVec3, out: &mut Vec<u32>) {
+        for &id in ids {
+            if let Some((bmin, bmax)) = self.boxes[id as usize] {
+                if (0..3).all(|k| bmin[k] <= max[k] && bmax[k] >= min[k]) {
+                    out.push(id);
+                }
+            }
+        }
     }
 
     #[cfg(test)]

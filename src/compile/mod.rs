@@ -7,6 +7,8 @@ mod draft;
 mod error;
 mod finish;
 mod grid;
+#[cfg(test)]
+mod huge_tests;
 mod map;
 mod polyhedron;
 pub mod scene;

@@ -111,7 +111,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
         material: 0,
         written: false,
     })];
-    let mut grid = Grid::new(256.0);
+    let mut grid = Grid::new(64.0);
     grid.insert(0, min, max);
     let mut cands = Vec::new();
     for op in ops {
@@ -150,6 +150,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
                 continue;
             }
             let old = slots[ri as usize].take().unwrap();
+            grid.remove(ri);
             for poly in outside {
                 let id = slots.len() as u32;
                 grid.insert(id, poly.min, poly.max);
@@ -189,7 +190,7 @@ pub(super) struct Contact {
 
 /// Every face-to-face contact between regions (brute force over grid candidates).
 pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
-    let mut grid = Grid::new(256.0);
+    let mut grid = Grid::new(64.0);
     for (i, g) in r.regions.iter().enumerate() {
         grid.insert(i as u32, g.poly.min - DVec3::ONE, g.poly.max + DVec3::ONE);
     }
@@ -236,7 +237,7 @@ pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
 
 /// The overlap of two convex polygons on one plane (`a` wound around `normal`; `b` the other
 /// way): `a` clipped by `b`'s edges.
-fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
+pub(super) fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
     let mut w = a.clone();
     let n = b.points.len();
     for i in 0..n {
@@ -262,85 +263,7 @@ fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
     w
 }
 
-/// Merges open regions of the same medium and material where two of them share a whole face
-/// and their union is convex (every vertex of each lies inside the other's remaining planes),
-/// until no merge is left: fewer, larger cells.
-pub(super) fn merge_regions(r: &mut Regions) {
-    loop {
-        let cs = contacts(r);
-        let mut used = vec![false; r.regions.len()];
-        let mut merged: Vec<Region> = Vec::new();
-        for c in &cs {
-            if used[c.a] || used[c.b] {
-                continue;
-            }
-            let (a, b) = (&r.regions[c.a], &r.regions[c.b]);
-            if !a.medium.is_open() || a.medium != b.medium || a.material != b.material {
-                continue;
-            }
-            let fa = a.poly.faces.iter().find(|f| f.plane == c.plane);
-            let fb = b.poly.faces.iter().find(|f| f.plane == c.plane ^ 1);
-            let (Some(fa), Some(fb)) = (fa, fb) else {
-                continue;
-            };
-            let area = c.winding.area();
-            if (fa.winding.area() - area).abs() > 1e-6 * area.max(1.0)
-                || (fb.winding.area() - area).abs() > 1e-6 * area.max(1.0)
-            {
-                continue;
-            }
-            let inside = |poly: &Poly, other: &Poly, skip: u32| {
-                other
-                    .faces
-                    .iter()
-                    .flat_map(|f| f.winding.points.iter())
-                    .all(|&p| {
-                        poly.faces
-                            .iter()
-                            .filter(|f| f.plane != skip)
-                            .all(|f| r.pool.get(f.plane).distance(p) <= 1e-6)
-                    })
-            };
-            if !inside(&a.poly, &b.poly, c.plane) || !inside(&b.poly, &a.poly, c.plane ^ 1) {
-                continue;
-            }
-            let mut planes: Vec<u32> = a
-                .poly
-                .faces
-                .iter()
-                .chain(b.poly.faces.iter())
-                .map(|f| f.plane)
-                .filter(|&p| p != c.plane && p != c.plane ^ 1)
-                .collect();
-            planes.sort_unstable();
-            planes.dedup();
-            let dplanes: Vec<DPlane> = planes.iter().map(|&p| *r.pool.get(p)).collect();
-            let Some(poly) = poly_from_planes(&mut r.pool, &dplanes) else {
-                continue;
-            };
-            used[c.a] = true;
-            used[c.b] = true;
-            merged.push(Region {
-                poly,
-                medium: a.medium,
-                material: a.material,
-                written: true,
-            });
-        }
-        if merged.is_empty() {
-            return;
-        }
-        let mut keep: Vec<Region> = r
-            .regions
-            .drain(..)
-            .enumerate()
-            .filter(|(i, _)| !used[*i])
-            .map(|(_, g)| g)
-            .collect();
-        keep.extend(merged);
-        r.regions = keep;
-    }
-}
+pub(super) use super::merge::merge_regions;
 
 #[cfg(test)]
 /// The medium at `p` by applying the operations in order to one point (the oracle).

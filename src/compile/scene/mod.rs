@@ -6,6 +6,8 @@
 mod cells;
 mod csg;
 mod kd_tree;
+mod merge;
+mod random;
 mod scene_file;
 
 use std::collections::HashMap;
@@ -23,6 +25,7 @@ use crate::compile::MAX_COORD;
 use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
 
 pub use self::kd_tree::kd_tree;
+pub use self::random::random_boxes;
 pub use self::scene_file::{
     parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTerrain,
 };
