@@ -228,8 +228,9 @@ mod messages {
         let out = scratch("leaky.lvl");
         let err = compile_to_file(&map, &out, &CompileOptions::default()).unwrap_err();
         let text = printed(err);
+        // The file and the entity's line (room_map's player start opens on line 87).
         assert!(
-            text.starts_with(&format!("{}: leak: entity ", map.display())),
+            text.starts_with(&format!("{}:87: leak: entity 4 info_player_start ", map.display())),
             "{text}"
         );
         assert_eq!(text.matches("no level was written").count(), 1, "{text}");

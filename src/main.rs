@@ -293,6 +293,9 @@ struct CompileArgs {
     /// Leave every surface at full light instead of baking the light entities.
     #[arg(long)]
     no_light: bool,
+    /// Write the level even when it leaks (the outside kept, the leak path stored in it).
+    #[arg(long)]
+    allow_leak: bool,
 }
 
 #[derive(Args)]
@@ -456,6 +459,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let opts = lanthorn::compile::CompileOptions {
                 max_cell_size: a.max_cell_size,
                 light: !a.no_light,
+                allow_leak: a.allow_leak,
                 ..Default::default()
             };
             app::compile::run(&a.input, &a.output, &opts, a.json)

@@ -8,6 +8,13 @@ use super::stats::CompileStats;
 use super::{MapError, SceneError};
 use crate::level::LvlError;
 
+fn pointfile_text(pointfile: Option<&std::path::Path>) -> String {
+    match pointfile {
+        Some(f) => format!("the path from it to the void is in {} (a point every 2 units)", f.display()),
+        None => "no point file was written".into(),
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     #[error("{path}: {error}")]
@@ -22,18 +29,27 @@ pub enum CompileError {
     /// A source with nothing to build: no entity, no world brush, or no open space enclosed.
     #[error("{path}: {why}, so no level was written")]
     Empty { path: PathBuf, why: &'static str },
+    #[error("{path}: the output is the source itself; give the level another name (-o LEVEL.lvl)")]
+    OutputIsInput { path: PathBuf },
     #[error("{path}: unsupported source type (expected .map or .ron)")]
     Unsupported { path: PathBuf },
+    /// An entity reaches the void (`line`: the entity's in the `.map`, for the editor's
+    /// select-by-line).
     #[error(
-        "{path}: leak: entity {classname} at ({:.0} {:.0} {:.0}) can reach the void, so no level \
-         was written; the path from it to the void is in {} (seal the gap it runs through)",
-        position[0], position[1], position[2], pointfile.display()
+        "{path}:{line}: leak: entity {entity} {classname} at ({:.0} {:.0} {:.0}) can reach the void, \
+         so no level was written; {}; {crossings}. Seal the gap the path runs through (or compile \
+         with --allow-leak to write the level anyway)",
+        position[0], position[1], position[2], pointfile_text(pointfile.as_deref())
     )]
     Leak {
         path: PathBuf,
+        line: usize,
+        entity: usize,
         classname: String,
         position: [f64; 3],
-        pointfile: PathBuf,
+        pointfile: Option<PathBuf>,
+        /// The brushes on the path that do not seal, and why (or that none does).
+        crossings: String,
         stats: Box<CompileStats>,
     },
     /// Writing the point file or the level.

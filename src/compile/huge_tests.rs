@@ -45,8 +45,8 @@ fn a_huge_solid_cube_is_refused_quickly() {
 }
 
 /// A hollow box ±32768 (walls 16 thick): its inside, 65504 units wide, would be 128³ cells of
-/// 512; the split stops at 4096 cells, 16 per axis (each 4094 units), joined by
-/// 3 · 15 · 16 · 16 = 11520 portals.
+/// 512; the split stops at 4096 cells, 16 per axis (halved 4 times, each at most 4096 units),
+/// joined by 3 · 15 · 16 · 16 = 11520 portals, filling the inside.
 #[test]
 fn a_huge_hollow_room_is_split_into_at_most_4096_cells() {
     let (n, m) = (32768, 32768 - 16);
@@ -63,9 +63,12 @@ fn a_huge_hollow_room_is_split_into_at_most_4096_cells() {
     let (level, stats) = compile_map_text(&text, &options()).unwrap();
     assert!(!stats.leak);
     assert_eq!((level.cells.len(), level.portals.len()), (4096, 11520));
+    let mut volume = 0.0;
     for c in &level.cells {
-        assert!((c.aabb.size() - glam::Vec3::splat(65504.0 / 16.0)).abs().max_element() < 1.0);
+        assert!(c.aabb.size().max_element() <= 4096.0, "{:?}", c.aabb);
+        volume += c.aabb.size().as_dvec3().element_product();
     }
+    assert!((volume / 65504f64.powi(3) - 1.0).abs() < 1e-6, "{volume}");
 }
 
 /// A scene whose one operation carves a ±65536 box of air: one cell, its six walls.

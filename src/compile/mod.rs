@@ -41,8 +41,12 @@ pub struct CompileOptions {
     pub luxel_size: f64,
     /// Folders searched for `.wad` files (texture sizes); the real-data wads are searched last.
     pub wad_dirs: Vec<PathBuf>,
-    /// Where a leak writes its point file; default: beside the input, extension `.pts`.
+    /// Where a leak writes its point file (`None`: nowhere; `compile_to_file` puts it beside
+    /// the output, extension `.pts`).
     pub leak_file: Option<PathBuf>,
+    /// Write the level even when it leaks: the outside is kept (not flooded away) and the
+    /// leak path is stored in the level (`Level::leak`).
+    pub allow_leak: bool,
     /// Bake direct light from the level's light entities (`light::entities`); off, or with no
     /// lights in the level, every surface stays at full light.
     pub light: bool,
@@ -55,6 +59,7 @@ impl Default for CompileOptions {
             luxel_size: 16.0,
             wad_dirs: Vec::new(),
             leak_file: None,
+            allow_leak: false,
             light: true,
         }
     }
@@ -76,18 +81,52 @@ pub fn compile(
     }
 }
 
-/// Compiles `input` and saves the level to `output` (atomically). Nothing is written when the
-/// compile fails; a leak writes its point file beside `output`.
+/// Compiles `input` and saves the level to `output` (atomically). When the compile fails,
+/// nothing is written and an `output` left by an earlier compile is removed (it no longer
+/// matches the source); a leak writes its point file beside `output`, and a compile without
+/// a leak removes a stale one.
 pub fn compile_to_file(
     input: &Path,
     output: &Path,
     options: &CompileOptions,
 ) -> Result<CompileStats, CompileError> {
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a).is_ok_and(|a| std::fs::canonicalize(b).is_ok_and(|b| a == b))
+    };
+    if same(input, output) {
+        return Err(CompileError::OutputIsInput { path: input.into() });
+    }
     let mut options = options.clone();
     if options.leak_file.is_none() {
         options.leak_file = Some(output.with_extension("pts"));
     }
-    let (level, stats) = compile(input, &options)?;
+    let (level, stats) = match compile(input, &options) {
+        Ok(done) => done,
+        Err(e) => {
+            remove_stale(output)?;
+            return Err(e);
+        }
+    };
+    if !stats.leak {
+        if let Some(pts) = &options.leak_file {
+            remove_stale(pts)?;
+        }
+    }
     crate::level::save(&level, output)?;
     Ok(stats)
+}
+
+/// Removes a file an earlier run left, if there is one.
+fn remove_stale(path: &Path) -> Result<(), CompileError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {
+            log::info!("removed the stale {}", path.display());
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(CompileError::Io {
+            path: path.into(),
+            error,
+        }),
+    }
 }

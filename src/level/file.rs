@@ -1,7 +1,8 @@
 //! The `.lvl` file: a versioned little-endian binary of the whole `Level`.
 //!
 //! Layout: magic `LNTHLVL\0`, `u32` version, `u64` payload length, then the sections in the
-//! order of `Level`'s fields. Every vector is a `u32` count followed by its elements; every
+//! order of `Level`'s fields. The last, the leak path, is optional: a level without one ends
+//! after the PVS, as files written before it existed do, so they still load. Every vector is a `u32` count followed by its elements; every
 //! `f32` is stored by its bits, so save → load → save is byte-identical. Loading checks the
 //! magic, the version, every length against the bytes left, and every index (see
 //! [`validate`]); a bad file gives an [`LvlError`], never a panic.
@@ -130,6 +131,7 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
     write_sky(&mut w, level.sky.as_ref());
     write_terrain(&mut w, level.terrain.as_ref());
     write_pvs(&mut w, level.pvs.as_ref());
+    write_leak(&mut w, level.leak.as_ref());
     with_header(&w.0)
 }
 
@@ -505,6 +507,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
     let sky = read_sky(&mut r)?;
     let terrain = read_terrain(&mut r)?;
     let pvs = read_pvs(&mut r)?;
+    let leak = read_leak(&mut r)?;
     if r.pos != bytes.len() {
         return Err(LvlError::Invalid(format!(
             "{} bytes left over after the last section",
@@ -523,6 +526,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
         sky,
         terrain,
         pvs,
+        leak,
     };
     validate(&level).map_err(LvlError::Invalid)?;
     Ok(level)
@@ -807,6 +811,34 @@ fn read_pvs(r: &mut R) -> Res<Option<Pvs>> {
     Ok(Some(Pvs {
         row_bytes,
         rows: r.bytes("pvs rows")?,
+    }))
+}
+
+/// The leak section: only written when there is a leak (see the module comment).
+fn write_leak(w: &mut W, leak: Option<&LeakPath>) {
+    let Some(leak) = leak else { return };
+    w.str(&leak.entity);
+    w.u32(leak.line);
+    w.len(leak.points.len());
+    for &p in &leak.points {
+        w.vec3(p);
+    }
+}
+
+fn read_leak(r: &mut R) -> Res<Option<LeakPath>> {
+    if r.pos == r.b.len() {
+        return Ok(None);
+    }
+    let entity = r.str("leak entity")?;
+    let line = r.u32("leak line")?;
+    let n = r.count(12, "leak points")?;
+    let points = (0..n)
+        .map(|_| r.vec3("leak point"))
+        .collect::<Res<Vec<_>>>()?;
+    Ok(Some(LeakPath {
+        entity,
+        line,
+        points,
     }))
 }
 
@@ -1206,7 +1238,31 @@ mod tests {
                 row_bytes: 1,
                 rows: vec![0b11, 0b10],
             }),
+            leak: Some(LeakPath {
+                entity: "info_player_start".into(),
+                line: 42,
+                points: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::new(1.0, 2.0, 5.0)],
+            }),
         }
+    }
+
+    /// The leak section is optional and last: a level without one is the file layout from
+    /// before it existed (the same bytes less the section, the payload length 
+    /// reduced by it), and it loads.
+    #[test]
+    fn the_leak_section_is_optional_and_last() {
+        let with = to_bytes(&sample());
+        let without = to_bytes(&Level {
+            leak: None,
+            ..sample()
+        });
+        let section = 4 + "info_player_start".len() + 4 + 4 + 2 * 12;
+        assert_eq!(with.len(), without.len() + section);
+        assert_eq!(with[20..with.len() - section], without[20..]);
+        let len = |b: &[u8]| u64::from_le_bytes(b[12..20].try_into().unwrap());
+        assert_eq!(len(&with), len(&without) + section as u64);
+        assert_eq!(from_bytes(&without).unwrap().leak, None);
+        assert_eq!(from_bytes(&with).unwrap().leak, sample().leak);
     }
 
     #[test]
@@ -1226,6 +1282,7 @@ mod tests {
         assert_eq!(loaded.sky, level.sky);
         assert_eq!(loaded.terrain, level.terrain);
         assert_eq!(loaded.pvs, level.pvs);
+        assert_eq!(loaded.leak, level.leak);
         assert_eq!(loaded.lightmaps, level.lightmaps);
         assert!(loaded.portals[0].transform.unwrap()[13].is_nan());
         // Options left empty survive too.

@@ -265,6 +265,16 @@ pub struct Bsp {
     pub root: Option<BspChild>,
 }
 
+/// Where a level compiled with `--allow-leak` leaks: the path from the entity that reaches the
+/// void to the void, a point every 2 units (as the `.pts` file), and the entity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeakPath {
+    /// The entity's classname and its line in the source.
+    pub entity: String,
+    pub line: u32,
+    pub points: Vec<Vec3>,
+}
+
 /// Precomputed potentially-visible sets from an imported BSP file: one bit row per cell.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pvs {
@@ -293,6 +303,8 @@ pub struct Level {
     pub sky: Option<Sky>,
     pub terrain: Option<TerrainRef>,
     pub pvs: Option<Pvs>,
+    /// The leak of a level compiled with `--allow-leak` (none in a sealed one).
+    pub leak: Option<LeakPath>,
 }
 
 impl Level {

@@ -100,16 +100,13 @@ pub(super) struct Brush {
     /// Entity index in the map, brush index inside the entity, source line: where an
     /// author finds the brush (`index` and `line` are for reports that name it).
     pub entity: usize,
-    #[allow(dead_code, reason = "names the brush in reports")]
     pub index: usize,
-    #[allow(dead_code, reason = "names the brush in reports")]
     pub line: usize,
     /// func_detail: never splits cells.
     pub detail: bool,
 }
 
 impl Brush {
-    #[cfg(test)]
     /// Whether `p` lies inside (or within `eps` of) the brush.
     pub(super) fn contains(&self, p: DVec3, eps: f64) -> bool {
         self.sides.iter().all(|s| s.plane.distance(p) <= eps)

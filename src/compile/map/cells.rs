@@ -2,16 +2,9 @@
 //! (an entity in a leaf the outside floods), open leaves as cells, leaf portals as portals,
 //! and the tree kept for point location.
 
-use std::path::Path;
-
-use glam::DVec3;
-
 use super::entity_brushes::{EntityBrushes, Group};
 use super::faces::Fragment;
-use super::map_file::MapFile;
 use super::tree::{self, Child, LeafContents, Tree};
-use crate::compile::stats::StageTimer;
-use crate::compile::{CompileError, CompileStats};
 use crate::geom::Aabb;
 use crate::level::{portal_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Portal};
 
@@ -40,56 +33,6 @@ pub(super) fn cell_tree(
     }
     let refs: Vec<_> = structural.iter().map(|&i| &brushes.brushes[i]).collect();
     tree::build_tree_with(&refs, max_cell_size, &|b, s| visible[structural[b]][s])
-}
-
-/// Fails with a leak when a point entity stands in a leaf the outside floods, after writing
-/// the path from it to the void to `leak_file`.
-pub(super) fn check_leaks(
-    map: &MapFile,
-    tree: &Tree,
-    from: &[Option<u32>],
-    path: &Path,
-    leak_file: &Path,
-    timer: &StageTimer,
-    stats: &mut CompileStats,
-) -> Result<(), CompileError> {
-    for e in map.entities.iter().skip(1) {
-        let Some(p) = e.get("origin").and_then(parse_origin) else {
-            continue;
-        };
-        let Some(l) = tree.leaf_at_tie(p, false) else {
-            continue;
-        };
-        if !(tree.is_open(l) && tree.leaves[l as usize].outside) {
-            continue;
-        }
-        let text: String = tree
-            .leak_path(p, from)
-            .iter()
-            .map(|p| format!("{} {} {}\n", p.x, p.y, p.z))
-            .collect();
-        stats.leak = true;
-        stats.bsp_nodes = tree.nodes.len();
-        stats.bsp_leaves = tree.leaves.len();
-        stats.seconds = timer.total();
-        crate::level::file::write_atomically(leak_file, text.as_bytes())?;
-        return Err(CompileError::Leak {
-            path: path.into(),
-            classname: e.classname().to_string(),
-            position: [p.x, p.y, p.z],
-            pointfile: leak_file.into(),
-            stats: Box::new(std::mem::take(stats)),
-        });
-    }
-    Ok(())
-}
-
-fn parse_origin(text: &str) -> Option<DVec3> {
-    let v: Vec<f64> = text
-        .split_whitespace()
-        .filter_map(|s| s.parse().ok())
-        .collect();
-    (v.len() == 3).then(|| DVec3::new(v[0], v[1], v[2]))
 }
 
 /// Open leaves the outside does not reach become cells (numbered into `tree`); portals

@@ -188,3 +188,62 @@ fn an_entity_brush_is_never_liquid() {
     assert_eq!(level.objects.len(), 1);
     assert!(level.cells.iter().all(|c| c.medium == Medium::Air));
 }
+
+/// The rule Lanthorn used before (any face: clip > nothing > liquid > sky > solid, `trigger`
+/// counting as nothing), kept to list what the change does to real maps.
+fn any_face_contents(mb: &map_file::MapBrush, group: entity_brushes::Group) -> brush::Contents {
+    use brush::Contents;
+    let texs: Vec<Option<Contents>> = mb
+        .faces
+        .iter()
+        .map(|f| match f.texture.to_ascii_lowercase().as_str() {
+            "trigger" => Some(Contents::Nothing),
+            t => brush::texture_contents(t),
+        })
+        .collect();
+    if texs.contains(&Some(Contents::Clip)) {
+        Contents::Clip
+    } else if texs.contains(&Some(Contents::Nothing)) || group == entity_brushes::Group::Trigger {
+        Contents::Nothing
+    } else if let Some(l) = texs.iter().flatten().find(|c| c.is_liquid()) {
+        *l
+    } else if texs.contains(&Some(Contents::Sky)) {
+        Contents::Sky
+    } else {
+        Contents::Solid
+    }
+}
+
+/// Lists every world brush of the 15 id maps whose contents differ between the old any-face
+/// rule and id's (`cargo test --release --features test-hooks --lib contents_changes -- --ignored --nocapture`).
+#[test]
+#[ignore = "a report, not a check: prints the brushes whose medium changed"]
+fn contents_changes_in_the_id_maps() {
+    let dir = crate::realdata_dir().join("quake/maps");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "map"))
+        .collect();
+    names.sort();
+    for p in &names {
+        let map = map_file::parse(&String::from_utf8_lossy(&std::fs::read(p).unwrap())).unwrap();
+        for (ei, e) in map.entities.iter().enumerate() {
+            let group = entity_brushes::entity_group(ei, e.classname());
+            if group != entity_brushes::Group::World {
+                continue;
+            }
+            for (bi, b) in e.brushes.iter().enumerate() {
+                let (old, new) = (any_face_contents(b, group), entity_brushes::brush_contents(b, group));
+                if old != new {
+                    let texs: Vec<&str> = b.faces.iter().map(|f| f.texture.as_str()).collect();
+                    println!(
+                        "{} entity {ei} brush {bi} (line {}): {old:?} -> {new:?}; faces {texs:?}",
+                        p.file_name().unwrap().to_string_lossy(),
+                        b.line
+                    );
+                }
+            }
+        }
+    }
+}

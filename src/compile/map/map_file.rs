@@ -211,10 +211,19 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// A name as a message shows it: itself, or cut after `QUOTE_MAX` characters like `quoted`.
+pub(crate) fn cut(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_MAX) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}… ({} bytes in all)", &s[..at], s.len()),
+    }
+}
+
+const QUOTE_MAX: usize = 40;
+
 /// A token as a message quotes it: in double quotes, and cut after `QUOTE_MAX` characters
 /// (saying how long it was), so a 10 MB token costs a line of stderr, not 10 MB.
 pub(crate) fn quoted(s: &str) -> String {
-    const QUOTE_MAX: usize = 40;
     match s.char_indices().nth(QUOTE_MAX) {
         None => format!("{s:?}"),
         Some((at, _)) => format!("{:?}… ({} bytes in all)", &s[..at], s.len()),

@@ -9,6 +9,9 @@ mod contents_tests;
 mod drafts;
 mod entity_brushes;
 mod faces;
+mod leak;
+#[cfg(test)]
+mod leak_tests;
 pub(super) mod map_file;
 mod sources;
 mod tree;
@@ -51,12 +54,8 @@ pub(crate) fn compile_map_file(
     timer.lap(&mut stats, "parse");
     let textures = sources::load_textures(path, &map, options);
     timer.lap(&mut stats, "wads");
-    let leak_file = options
-        .leak_file
-        .clone()
-        .unwrap_or_else(|| path.with_extension("pts"));
     let materials = Materials::new(&textures, sources::load_palette(path, options));
-    compile_map(&map, materials, options, path, &leak_file, timer, stats)
+    compile_map(&map, materials, options, path, timer, stats)
 }
 
 /// Compiles `.map` text held in memory (tests, tools); wads from `options.wad_dirs` only.
@@ -75,12 +74,8 @@ pub fn compile_map_text(
             let _ = textures.add_wad_file(&e.path());
         }
     }
-    let leak_file = options
-        .leak_file
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("lanthorn-memory.pts"));
     let materials = Materials::new(&textures, sources::load_palette(path, options));
-    compile_map(&map, materials, options, path, &leak_file, timer, stats)
+    compile_map(&map, materials, options, path, timer, stats)
 }
 
 fn parse(text: &str, path: &Path) -> Result<MapFile, CompileError> {
@@ -96,7 +91,6 @@ fn compile_map(
     mut materials: Materials,
     options: &CompileOptions,
     path: &Path,
-    leak_file: &Path,
     mut timer: StageTimer,
     mut stats: CompileStats,
 ) -> Result<(Level, CompileStats), CompileError> {
@@ -116,8 +110,12 @@ fn compile_map(
     timer.lap(&mut stats, "portals");
     let from = tree.flood_outside();
     timer.lap(&mut stats, "flood");
-    cells::check_leaks(map, &tree, &from, path, leak_file, &timer, &mut stats)?;
+    let leak = leak::find(map, &brushes, &tree, &from);
+    if let Some(leak) = &leak {
+        leak_found(leak, path, options, &mut tree, &timer, &mut stats)?;
+    }
     let mut draft = Draft::default();
+    draft.level.leak = leak.as_ref().map(leak::Leak::level_path);
     cells::add_cells_and_portals(&mut tree, &mut draft.level);
     timer.lap(&mut stats, "cells");
     if draft.level.cells.is_empty() {
@@ -139,6 +137,39 @@ fn compile_map(
     timer.lap(&mut stats, "drafts");
     let level = finish(draft, options, &mut timer, &mut stats);
     Ok((level, stats))
+}
+
+/// A leak: its point file written (where wanted) and then either the error, or, with
+/// `allow_leak`, a warning and the outside kept as cells (nothing is flooded away).
+fn leak_found(
+    leak: &leak::Leak,
+    path: &Path,
+    options: &CompileOptions,
+    tree: &mut tree::Tree,
+    timer: &StageTimer,
+    stats: &mut CompileStats,
+) -> Result<(), CompileError> {
+    leak::record(leak, path, options.leak_file.as_deref(), stats)?;
+    if options.allow_leak {
+        log::warn!("{}", stats.warnings.last().map_or("", String::as_str));
+        for l in &mut tree.leaves {
+            l.outside = false;
+        }
+        return Ok(());
+    }
+    stats.bsp_nodes = tree.nodes.len();
+    stats.bsp_leaves = tree.leaves.len();
+    stats.seconds = timer.total();
+    Err(CompileError::Leak {
+        path: path.into(),
+        line: leak.line,
+        entity: leak.entity,
+        classname: leak.classname.clone(),
+        position: leak.position.to_array(),
+        pointfile: options.leak_file.clone(),
+        crossings: leak.crossings_text(),
+        stats: Box::new(std::mem::take(stats)),
+    })
 }
 
 fn empty(path: &Path, why: &'static str) -> CompileError {
@@ -378,8 +409,8 @@ pub(crate) mod tests {
         assert!(stats.leak);
         assert!(err.to_string().contains(classname.as_str()));
         assert!(!out.exists(), "no level may be written on a leak");
-        assert_eq!(*pointfile, dir.join("room.pts"));
-        let pts = std::fs::read_to_string(pointfile).unwrap();
+        assert_eq!(pointfile.as_deref(), Some(dir.join("room.pts").as_path()));
+        let pts = std::fs::read_to_string(pointfile.as_ref().unwrap()).unwrap();
         let lines: Vec<Vec<f64>> = pts
             .lines()
             .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
@@ -631,7 +662,7 @@ mod realdata {
 }
 
 #[cfg(test)]
-mod map_props {
+pub(super) mod map_props {
     use super::*;
     use proptest::prelude::*;
 

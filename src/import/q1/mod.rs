@@ -166,6 +166,7 @@ pub fn from_bytes_with_palette(
         sky,
         terrain: None,
         pvs,
+        leak: None,
     })
 }
 
