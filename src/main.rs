@@ -123,6 +123,16 @@ impl TerrainArgs {
     }
 }
 
+/// An image file to write: only PNG is written, so any other extension is refused rather
+/// than filled with PNG bytes.
+fn png_path(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    match p.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(p),
+        _ => Err(format!("{s}: only PNG images are written; name the file FILE.png")),
+    }
+}
+
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -158,11 +168,11 @@ struct DemoArgs {
     /// Start camera: X,Y,Z,YAW,PITCH (Quake units, Z up, degrees).
     #[arg(long, allow_hyphen_values = true)]
     camera: Option<CameraSpec>,
-    /// Exit after N frames.
-    #[arg(long)]
+    /// Exit after N frames (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
     /// Save the last frame as PNG (with --frames).
-    #[arg(long)]
+    #[arg(long, value_parser = png_path)]
     screenshot: Option<PathBuf>,
     /// Window size.
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
@@ -210,7 +220,7 @@ struct CaptureArgs {
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
     size: (u32, u32),
     /// Output PNG.
-    #[arg(short, long)]
+    #[arg(short, long, value_parser = png_path)]
     output: PathBuf,
     #[command(flatten)]
     terrain: TerrainArgs,
@@ -235,8 +245,8 @@ struct BenchArgs {
     level: Option<PathBuf>,
     #[arg(long, allow_hyphen_values = true)]
     camera: Option<CameraSpec>,
-    /// Frames to render (default 200; with --path, the path's length ÷ its speed).
-    #[arg(long)]
+    /// Frames to render, at least 1 (default 200; with --path, the path's length ÷ its speed).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     frames: Option<u32>,
     #[arg(long, default_value_t = 10)]
     warmup: u32,

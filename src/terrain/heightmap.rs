@@ -9,6 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// The largest height a sidecar may give, in metres (either sign).
+pub const MAX_HEIGHT_M: f64 = 100_000.0;
+
 use super::TerrainError;
 
 /// What the command line names as a heightmap: `path/to/file.png` or `procedural:SIZE`
@@ -364,6 +367,17 @@ impl Heightmap {
                 path: path.to_path_buf(),
                 why: format!(
                     "height_min_m {} must be below height_max_m {} (both finite)",
+                    sc.height_min_m, sc.height_max_m
+                ),
+            });
+        }
+        // The scale is (max − min) / 65535 metres a step: ±1e308 would overflow it to
+        // infinity. No terrain on Earth spans more than 20 km; 100 km is the limit.
+        if sc.height_min_m.abs().max(sc.height_max_m.abs()) > MAX_HEIGHT_M {
+            return Err(TerrainError::Sidecar {
+                path: path.to_path_buf(),
+                why: format!(
+                    "height_min_m {} and height_max_m {} must lie within ±{MAX_HEIGHT_M} m",
                     sc.height_min_m, sc.height_max_m
                 ),
             });

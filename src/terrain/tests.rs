@@ -873,6 +873,20 @@ fn terrain_spec_parses_cli_spelling() {
         e.contains("lonely.json") && e.contains("height_min_m"),
         "{e}"
     );
+    // Heights whose range overflows (or beyond ±100 km) are refused, naming the field.
+    for text in [
+        r#"{"height_min_m": -1e308, "height_max_m": 1e308}"#,
+        r#"{"height_min_m": 0, "height_max_m": 100001}"#,
+    ] {
+        std::fs::write(dir.join("lonely.json"), text).unwrap();
+        let e = Heightmap::load_png(&png, Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("lonely.json") && e.contains("within ±100000 m"),
+            "{e}"
+        );
+    }
     std::fs::write(
         dir.join("lonely.json"),
         r#"{"height_min_m": -10, "height_max_m": 10}"#,

@@ -54,7 +54,7 @@ pub(crate) fn compile_scene_file(
     path: &Path,
     options: &CompileOptions,
 ) -> Result<(Level, CompileStats), CompileError> {
-    let text = std::fs::read_to_string(path).map_err(|error| CompileError::Io {
+    let bytes = std::fs::read(path).map_err(|error| CompileError::Io {
         path: path.into(),
         error,
     })?;
@@ -62,7 +62,7 @@ pub(crate) fn compile_scene_file(
         path: path.into(),
         error,
     };
-    let scene = parse(&text).map_err(in_file)?;
+    let scene = scene_file::parse_bytes(&bytes).map_err(in_file)?;
     compile_scene(&scene, options).map_err(in_file)
 }
 
@@ -550,6 +550,26 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("beyond"));
+    }
+
+    /// Parse errors name the field, a misspelt field as itself, and bytes that are not UTF-8
+    /// by their line and column; a long token is cut.
+    #[test]
+    fn parse_errors_name_the_field() {
+        let msg = |text: &str| parse(text).unwrap_err().to_string();
+        let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,\"x\",1)), medium: Air)])");
+        assert!(e.starts_with("line 1, column ") && e.contains("field `max`"), "{e}");
+        let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), maxx: (1,1,1)), medium: Air)])");
+        assert!(e.contains("`maxx`") && !e.contains("missing"), "{e}");
+        let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: Air, materal: None)])");
+        assert!(e.contains("`materal`"), "{e}");
+        let long = "A".repeat(1 << 20);
+        let e = msg(&format!("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: {long})])"));
+        assert!(e.len() < 400, "{} bytes", e.len());
+        let e = scene_file::parse_bytes(b"Scene(ops: [\n  (brush: \xff)])")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "line 2, column 11: byte 0xff is not UTF-8: save the scene as UTF-8 text");
     }
 }
 

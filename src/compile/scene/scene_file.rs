@@ -32,6 +32,7 @@ impl SceneMedium {
 
 /// A convex brush.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum SceneBrush {
     Box {
         min: (f64, f64, f64),
@@ -42,12 +43,14 @@ pub enum SceneBrush {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScenePlane {
     pub normal: (f64, f64, f64),
     pub dist: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SceneOp {
     pub brush: SceneBrush,
     pub medium: SceneMedium,
@@ -60,6 +63,7 @@ pub struct SceneOp {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SceneTerrain {
     pub heightmap: String,
     pub origin: (f32, f32, f32),
@@ -68,6 +72,7 @@ pub struct SceneTerrain {
 }
 
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Scene {
     pub ops: Vec<SceneOp>,
     /// Entities as key/value pairs (`classname`, `origin` "x y z", ...).
@@ -101,11 +106,60 @@ pub(super) fn brush_planes(b: &SceneBrush) -> Vec<DPlane> {
     }
 }
 
-/// Parses scene text; an error names the line and column.
+/// Parses scene text; an error names the line and column, and the field it is in where the
+/// parser's message does not (`Expected float` becomes `field \`max\`: Expected float`).
+/// Unknown fields are refused, so a misspelt one is named as itself, not as the real one
+/// found missing.
 pub fn parse(text: &str) -> Result<Scene, SceneError> {
-    ron::from_str(text).map_err(|e: ron::error::SpannedError| SceneError::Parse {
-        line: e.position.line,
-        column: e.position.col,
-        msg: e.code.to_string(),
+    ron::from_str(text).map_err(|e: ron::error::SpannedError| {
+        let msg = e.code.to_string();
+        let msg = match field_before(text, e.position.line, e.position.col) {
+            Some(field) if !msg.contains('`') => format!("field `{field}`: {msg}"),
+            _ => msg,
+        };
+        SceneError::Parse {
+            line: e.position.line,
+            column: e.position.col,
+            msg: crate::compile::map::map_file::cut(&msg),
+        }
     })
+}
+
+/// Parses scene bytes: text that is not UTF-8 is an error at the first bad byte.
+pub(super) fn parse_bytes(bytes: &[u8]) -> Result<Scene, SceneError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse(text),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+            Err(SceneError::Parse {
+                line,
+                column,
+                msg: format!(
+                    "byte 0x{:02x} is not UTF-8: save the scene as UTF-8 text",
+                    bytes[e.valid_up_to()]
+                ),
+            })
+        }
+    }
+}
+
+/// The field whose value holds 1-based (`line`, `col`): the last `name:` before it.
+fn field_before(text: &str, line: usize, col: usize) -> Option<String> {
+    let offset: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let upto = text.get(offset..)?.chars().take(col.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+    let before = text.get(..offset + upto)?;
+    let colon = before.rfind(':')?;
+    let name: String = before[..colon]
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    (!name.is_empty()).then_some(name)
 }
