@@ -350,6 +350,9 @@ struct InfoArgs {
     json: bool,
     #[command(flatten)]
     gpu: GpuArgs,
+    /// Describes the heightmap (samples, spacing, clipmap levels) instead; needs no GPU.
+    #[command(flatten)]
+    terrain: TerrainArgs,
 }
 
 /// winit and the Vulkan/EGL window-system probes complain without a runtime directory
@@ -475,6 +478,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             app::compile::run(&a.input, &a.output, &opts, a.json)
         }
         Command::VisCheck(a) => vis_check(a),
+        Command::Info(a) if a.level.is_none() && a.terrain.terrain.is_some() => {
+            let terrain = a.terrain.options().expect("a heightmap was given");
+            app::info::terrain_command(&terrain, a.json)
+        }
         Command::Info(a) => app::info::run_command(
             a.level.as_deref(),
             || Ok(Gpu::headless(&a.gpu.options()?)?),

@@ -85,3 +85,21 @@ pub fn run_command(
     }
     Ok(())
 }
+
+/// `lanthorn info --terrain HEIGHTMAP`: the heightmap as the clipmap loads it.
+pub fn terrain_command(opts: &super::terrain::TerrainOptions, json: bool) -> anyhow::Result<()> {
+    let terrain = super::terrain::load(opts)?;
+    let hm = &terrain.heightmap;
+    let v = serde_json::json!({
+        "heightmap": hm.name,
+        "samples": [hm.size().0, hm.size().1],
+        "spacing": hm.horizontal_scale,
+        "world_size": [hm.world_size().0, hm.world_size().1],
+    });
+    if json {
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        print_table(&v);
+    }
+    Ok(())
+}

@@ -118,21 +118,41 @@ impl W {
 
 /// The file image of a level (header included).
 pub fn to_bytes(level: &Level) -> Vec<u8> {
+    with_header(&write_sections(level, &mut Vec::new()).0)
+}
+
+/// Where each section lies in `to_bytes(level)`: its name and byte range (for tests that
+/// damage every section of a file).
+pub fn section_spans(level: &Level) -> Vec<(&'static str, std::ops::Range<usize>)> {
+    let mut spans = Vec::new();
+    write_sections(level, &mut spans);
+    spans.iter_mut().for_each(|(_, r)| *r = r.start + 20..r.end + 20);
+    spans
+}
+
+/// The payload: the sections in the order of `Level`'s fields, each span recorded.
+fn write_sections(level: &Level, spans: &mut Vec<(&'static str, std::ops::Range<usize>)>) -> W {
     let mut w = W(Vec::with_capacity(1 << 16));
-    // Sections in the order of `Level`'s fields.
-    write_cells(&mut w, &level.cells);
-    write_portals(&mut w, &level.portals);
-    write_surfaces(&mut w, &level.surfaces);
-    write_bsp(&mut w, &level.bsp);
-    write_materials(&mut w, &level.materials);
-    write_lightmaps(&mut w, &level.lightmaps);
-    write_objects(&mut w, &level.objects);
-    write_entities(&mut w, &level.entities);
-    write_sky(&mut w, level.sky.as_ref());
-    write_terrain(&mut w, level.terrain.as_ref());
-    write_pvs(&mut w, level.pvs.as_ref());
-    write_leak(&mut w, level.leak.as_ref());
-    with_header(&w.0)
+    let sections: [(&'static str, &dyn Fn(&mut W)); 12] = [
+        ("cells", &|w| write_cells(w, &level.cells)),
+        ("portals", &|w| write_portals(w, &level.portals)),
+        ("surfaces", &|w| write_surfaces(w, &level.surfaces)),
+        ("bsp", &|w| write_bsp(w, &level.bsp)),
+        ("materials", &|w| write_materials(w, &level.materials)),
+        ("lightmaps", &|w| write_lightmaps(w, &level.lightmaps)),
+        ("objects", &|w| write_objects(w, &level.objects)),
+        ("entities", &|w| write_entities(w, &level.entities)),
+        ("sky", &|w| write_sky(w, level.sky.as_ref())),
+        ("terrain", &|w| write_terrain(w, level.terrain.as_ref())),
+        ("pvs", &|w| write_pvs(w, level.pvs.as_ref())),
+        ("leak", &|w| write_leak(w, level.leak.as_ref())),
+    ];
+    for (name, write) in sections {
+        let start = w.0.len();
+        write(&mut w);
+        spans.push((name, start..w.0.len()));
+    }
+    w
 }
 
 /// Magic, version and payload length, then the payload.
