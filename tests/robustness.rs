@@ -232,7 +232,7 @@ fn room(wall: &dyn Fn(usize) -> ([String; 3], [String; 3])) -> String {
 fn room_walls(i: usize) -> ([String; 3], [String; 3]) {
     let (mut a, mut b) = ([-16; 3], [528; 3]);
     let k = i / 2;
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         b[k] = 0;
     } else {
         a[k] = 512;

@@ -43,13 +43,13 @@ pub enum CompileError {
     )]
     Leak {
         path: PathBuf,
-        line: usize,
-        entity: usize,
+        line: u32,
+        entity: u32,
         classname: String,
-        position: [f64; 3],
+        position: [f32; 3],
         pointfile: Option<PathBuf>,
         /// The brushes on the path that do not seal, and why (or that none does).
-        crossings: String,
+        crossings: Box<str>,
         stats: Box<CompileStats>,
     },
     /// Writing the point file or the level.

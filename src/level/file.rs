@@ -121,9 +121,12 @@ pub fn to_bytes(level: &Level) -> Vec<u8> {
     with_header(&write_sections(level, &mut Vec::new()).0)
 }
 
+/// A section's name and its bytes in the file.
+pub type SectionSpan = (&'static str, std::ops::Range<usize>);
+
 /// Where each section lies in `to_bytes(level)`: its name and byte range (for tests that
 /// damage every section of a file).
-pub fn section_spans(level: &Level) -> Vec<(&'static str, std::ops::Range<usize>)> {
+pub fn section_spans(level: &Level) -> Vec<SectionSpan> {
     let mut spans = Vec::new();
     write_sections(level, &mut spans);
     spans.iter_mut().for_each(|(_, r)| *r = r.start + 20..r.end + 20);
@@ -131,9 +134,10 @@ pub fn section_spans(level: &Level) -> Vec<(&'static str, std::ops::Range<usize>
 }
 
 /// The payload: the sections in the order of `Level`'s fields, each span recorded.
-fn write_sections(level: &Level, spans: &mut Vec<(&'static str, std::ops::Range<usize>)>) -> W {
+fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>) -> W {
     let mut w = W(Vec::with_capacity(1 << 16));
-    let sections: [(&'static str, &dyn Fn(&mut W)); 12] = [
+    type Writer<'a> = &'a dyn Fn(&mut W);
+    let sections: [(&'static str, Writer); 12] = [
         ("cells", &|w| write_cells(w, &level.cells)),
         ("portals", &|w| write_portals(w, &level.portals)),
         ("surfaces", &|w| write_surfaces(w, &level.surfaces)),

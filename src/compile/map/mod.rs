@@ -162,12 +162,12 @@ fn leak_found(
     stats.seconds = timer.total();
     Err(CompileError::Leak {
         path: path.into(),
-        line: leak.line,
-        entity: leak.entity,
+        line: u32::try_from(leak.line).unwrap_or(u32::MAX),
+        entity: u32::try_from(leak.entity).unwrap_or(u32::MAX),
         classname: leak.classname.clone(),
-        position: leak.position.to_array(),
+        position: leak.position.as_vec3().to_array(),
         pointfile: options.leak_file.clone(),
-        crossings: leak.crossings_text(),
+        crossings: leak.crossings_text().into(),
         stats: Box::new(std::mem::take(stats)),
     })
 }

@@ -552,6 +552,40 @@ mod tests {
             .contains("beyond"));
     }
 
+    /// The seeded random-box scenes against brute force: at random points, the cell the
+    /// compiled level puts there (or none, in solid) has the medium that applying every
+    /// operation in order to that one point gives.
+    #[test]
+    fn random_boxes_match_point_sampling() {
+        for seed in 1..4 {
+            let scene = random_boxes(80, seed);
+            let (level, _) = compile_scene(&scene, &CompileOptions { light: false, ..Default::default() }).unwrap();
+            crate::level::file::validate(&level).unwrap();
+            let ops = oracle_ops(&scene);
+            let side = 192.0 * 80f64.cbrt() + 256.0;
+            let mut s = seed;
+            let mut rnd = move || {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                // Odd multiples of 1/16: never on a box face (faces lie on multiples of 8).
+                ((s >> 33) % (side as u64 * 8)) as f64 / 8.0 + 1.0 / 16.0
+            };
+            let mut open = 0;
+            for _ in 0..3000 {
+                let p = DVec3::new(rnd(), rnd(), rnd());
+                let want = csg::medium_at(&ops, p);
+                let cell = level
+                    .locate(p.as_vec3())
+                    .filter(|&c| level.cells[c as usize].contains(p.as_vec3(), 0.01));
+                match cell {
+                    Some(c) => assert_eq!(level.cells[c as usize].medium, want, "seed {seed} at {p}"),
+                    None => assert_eq!(want, Medium::Solid, "seed {seed}: no cell at {p}"),
+                }
+                open += usize::from(want != Medium::Solid);
+            }
+            assert!(open > 100, "seed {seed}: only {open} open samples");
+        }
+    }
+
     /// Parse errors name the field, a misspelt field as itself, and bytes that are not UTF-8
     /// by their line and column; a long token is cut.
     #[test]
