@@ -221,6 +221,24 @@ mod messages {
         );
     }
 
+    /// Loading a leaky map (what `lanthorn info`, `demo`, `capture` do) writes nothing beside
+    /// it: no point file (only `compile` writes one, beside its output).
+    #[test]
+    fn loading_a_leaky_map_writes_no_file() {
+        let dir = scratch("leaky-load").with_extension("d");
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("room.map");
+        std::fs::write(&map, crate::compile::room_map(Some(1))).unwrap();
+        let err = printed(load(&map).unwrap_err());
+        assert!(err.contains("no point file was written"), "{err}");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["room.map"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_leak_is_said_once_by_the_compiler() {
         let map = scratch("leaky.map");

@@ -213,7 +213,12 @@ impl<'a> Lexer<'a> {
 
 /// A name as a message shows it: itself, or cut after `QUOTE_MAX` characters like `quoted`.
 pub(crate) fn cut(s: &str) -> String {
-    match s.char_indices().nth(QUOTE_MAX) {
+    cut_to(s, QUOTE_MAX)
+}
+
+/// `s`, or its first `max` characters and how long it was.
+pub(crate) fn cut_to(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
         None => s.to_string(),
         Some((at, _)) => format!("{}… ({} bytes in all)", &s[..at], s.len()),
     }

@@ -120,7 +120,7 @@ pub fn parse(text: &str) -> Result<Scene, SceneError> {
         SceneError::Parse {
             line: e.position.line,
             column: e.position.col,
-            msg: crate::compile::map::map_file::cut(&msg),
+            msg: crate::compile::map::map_file::cut_to(&msg, 240),
         }
     })
 }
