@@ -19,9 +19,34 @@ const LEVELS: usize = 26;
 const MIN_BASE: u64 = 64;
 const _: () = assert!(MIN_BASE << (LEVELS - 1) >= 2 << 30);
 
+/// Cell keys hashed by one multiply-rotate per coordinate: the default SipHash cost more
+/// than the rest of a query. The keys come from bounded coordinates; a collision only makes
+/// a longer list.
+#[derive(Default, Clone, Copy)]
+struct CellHasher(u64);
+
+impl std::hash::Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(u64::from(v as u32));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type CellMap = HashMap<(i32, i32, i32), Vec<u32>, std::hash::BuildHasherDefault<CellHasher>>;
+
 pub(super) struct Grid {
     base: f64,
-    levels: Vec<HashMap<(i32, i32, i32), Vec<u32>>>,
+    levels: Vec<CellMap>,
     /// Each id's box as inserted (ids are dense: slot indices), for the exact overlap test
     /// that keeps a query's answer short where cells hold many small boxes.
     boxes: Vec<Option<(DVec3, DVec3)>>,
@@ -32,7 +57,7 @@ impl Grid {
         assert!(base >= MIN_BASE as f64, "the levels must reach ±2^30");
         Grid {
             base,
-            levels: (0..LEVELS).map(|_| HashMap::new()).collect(),
+            levels: (0..LEVELS).map(|_| CellMap::default()).collect(),
             boxes: Vec::new(),
         }
     }

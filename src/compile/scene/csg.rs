@@ -120,6 +120,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
             continue;
         };
         grid.query(brush.min, brush.max, &mut cands);
+        let first_new = slots.len();
         for &ri in &cands {
             let Some(r) = &slots[ri as usize] else {
                 continue;
@@ -170,6 +171,8 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
                 written: true,
             }));
         }
+        let made = (first_new..slots.len()).collect();
+        super::merge::merge_from(&mut pool, &mut slots, &mut grid, made);
     }
     Regions {
         pool,

@@ -19,16 +19,31 @@ pub(in crate::compile) fn merge_regions(r: &mut Regions) {
     let mut grid = Grid::new(64.0);
     for (i, g) in slots.iter().enumerate() {
         let g = g.as_ref().expect("every slot starts full");
-        grid.insert(i as u32, g.poly.min - DVec3::ONE, g.poly.max + DVec3::ONE);
+        grid.insert(i as u32, g.poly.min, g.poly.max);
     }
-    let mut work: Vec<usize> = (0..slots.len()).rev().collect();
+    let all = (0..slots.len()).collect();
+    merge_from(&mut r.pool, &mut slots, &mut grid, all);
+    r.regions = slots.into_iter().flatten().collect();
+}
+
+/// Merges the regions of `work` (slot indices) with their neighbours, and what that makes
+/// with theirs, until none of them merges any more. `grid` holds every live slot's box.
+/// The CSG calls it after each operation with the regions the operation made, so the count
+/// stays near what the geometry needs instead of growing with every cut.
+pub(super) fn merge_from(
+    pool: &mut PlanePool,
+    slots: &mut Vec<Option<Region>>,
+    grid: &mut Grid,
+    mut work: Vec<usize>,
+) {
+    work.reverse();
     let mut cands = Vec::new();
     while let Some(a) = work.pop() {
         let Some(ra) = slots[a].as_ref() else { continue };
         grid.query(ra.poly.min - DVec3::ONE, ra.poly.max + DVec3::ONE, &mut cands);
         let merged = cands.iter().map(|&b| b as usize).find_map(|b| {
             let rb = slots[b].as_ref().filter(|_| b != a)?;
-            merge_pair(&mut r.pool, ra, rb).map(|poly| (b, poly))
+            merge_pair(pool, ra, rb).map(|poly| (b, poly))
         });
         if let Some((b, poly)) = merged {
             let (medium, material, written) = (ra.medium, ra.material, ra.written);
@@ -37,7 +52,7 @@ pub(in crate::compile) fn merge_regions(r: &mut Regions) {
                 grid.remove(i as u32);
             }
             let id = slots.len();
-            grid.insert(id as u32, poly.min - DVec3::ONE, poly.max + DVec3::ONE);
+            grid.insert(id as u32, poly.min, poly.max);
             slots.push(Some(Region {
                 poly,
                 medium,
@@ -47,7 +62,6 @@ pub(in crate::compile) fn merge_regions(r: &mut Regions) {
             work.push(id);
         }
     }
-    r.regions = slots.into_iter().flatten().collect();
 }
 
 /// The union of `a` and `b` when they have the same open medium and material, share a whole
