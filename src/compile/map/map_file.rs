@@ -504,6 +504,22 @@ mod tests {
     }
 
     #[test]
+    fn a_long_token_is_cut_once() {
+        for (long, what) in [
+            ("9".repeat(10 << 20), "the point coordinate"),
+            ("x".repeat(10 << 20), "the point coordinate"),
+            ("\"".to_string() + &"k".repeat(10 << 20) + "\"", "a key"),
+        ] {
+            let text = format!("{{\n\"classname\" \"worldspawn\"\n{{\n( {long} 0 0 )\n}}\n}}\n");
+            let text = if what == "a key" { format!("{{\n{long} 5\n}}\n") } else { text };
+            let e = err_of(&text).msg;
+            assert!(e.len() < 300, "{what}: {} bytes", e.len());
+            assert_eq!(e.matches("bytes in all").count(), 1, "{what}: {e}");
+            assert!(e.contains(&(10 << 20).to_string()) || e.contains(&((10 << 20) + 2).to_string()), "{e}");
+        }
+    }
+
+    #[test]
     fn malformed_input_names_the_line() {
         let truncated = &ROOM[..ROOM.find("}\n}").unwrap()];
         let e = err_of(truncated);
