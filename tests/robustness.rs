@@ -513,3 +513,21 @@ fn cli_refusals() {
     assert!(!out.exists(), "a failed compile removes the stale output");
     std::fs::remove_dir_all(&work).unwrap();
 }
+
+/// With no Vulkan driver to be found (and GL not tried) the program says which driver to
+/// install, once, and exits 1: no panic.
+#[test]
+fn zero_adapters_name_the_driver_to_install() {
+    let o = Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+        .arg("info")
+        .env("VK_ICD_FILENAMES", "/nonexistent/no-driver.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/no-driver.json")
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert_eq!(text.matches("apt-get install -y mesa-vulkan-drivers").count(), 1, "{text}");
+    assert_eq!(text.matches("no GPU adapter found").count(), 1, "{text}");
+}
