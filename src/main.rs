@@ -42,7 +42,8 @@ impl CullArgs {
 #[derive(Args, Clone, Default)]
 struct OverlayArgs {
     /// Culling debug overlays (comma-separated): portals, octagons, cells, depth,
-    /// culled-surfaces, frozen, overdraw, wireframe.
+    /// culled-surfaces, frozen, overdraw, wireframe, leak (on by default in a level compiled
+    /// with --allow-leak).
     #[arg(long, value_name = "NAMES")]
     overlay: Option<lanthorn::render::overlay::OverlaySet>,
     /// Freeze culling at this camera (X,Y,Z,YAW,PITCH) while drawing from --camera.
@@ -405,13 +406,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 None => None,
             };
             let gpu = Gpu::headless(&a.gpu.options()?)?;
+            let mut overlays = a.overlays.overlays();
+            overlays.set.leak |= world.level.leak.is_some();
             app::capture::run(
                 &gpu,
                 world,
                 a.size,
                 a.cull.cull,
                 &a.cull.settings(),
-                &a.overlays.overlays(),
+                &overlays,
                 &a.output,
                 a.trace.as_deref(),
                 renderdoc,
@@ -522,6 +525,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     if let Some(d) = a.screenshot_dir.as_ref().filter(|d| !d.is_dir()) {
         anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
     }
+    let world_has_leak = world.level.leak.is_some();
     app::demo::run(app::demo::DemoOptions {
         level: world.level,
         terrain: world.terrain,
@@ -534,7 +538,11 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         stress_surface: a.stress_surface,
         cull: a.cull.cull,
         settings: a.cull.settings(),
-        overlays: a.overlays.overlays(),
+        overlays: {
+            let mut overlays = a.overlays.overlays();
+            overlays.set.leak |= world_has_leak;
+            overlays
+        },
         screenshot_dir: a.screenshot_dir,
         input_script,
         renderdoc,

@@ -597,7 +597,7 @@ impl PanelStatus<'_> {
         }
     }
 
-    /// The "overlays" window: a checkbox per overlay (keys 1–8) and the legends.
+    /// The "overlays" window: a checkbox per overlay (keys 1–9) and the legends.
     fn overlay_window(&self, ctx: &egui::Context, overlays: &mut Overlays, camera: CameraSpec) {
         egui::Window::new("overlays")
             .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
@@ -677,6 +677,11 @@ fn legends(ui: &mut egui::Ui, set: &crate::render::overlay::OverlaySet) {
             let text = format!("{n}{} fragments", if n == 5 { "+" } else { "" });
             swatch(ui, *rgb, &text);
         }
+    }
+    if set.leak {
+        let [r, g, b, _] = crate::render::overlay::lines::LEAK_RGBA;
+        let rgb = [r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0];
+        swatch(ui, rgb, "the leak: from the entity (the cross) to the void");
     }
 }
 

@@ -63,6 +63,7 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
     (KeyCode::Digit6, Action::Overlay(5), "6  freeze culling (frozen overlay)"),
     (KeyCode::Digit7, Action::Overlay(6), "7  overdraw overlay"),
     (KeyCode::Digit8, Action::Overlay(7), "8  wireframe overlay"),
+    (KeyCode::Digit9, Action::Overlay(8), "9  leak overlay (a level compiled with --allow-leak)"),
     (KeyCode::KeyO, Action::OverdrawOctagons, "O  overdraw with / without octagon clipping"),
     (KeyCode::F1, Action::Panel, "F1  panel"),
     (KeyCode::KeyP, Action::RecordPath, "P  record a camera path (again: stop, write path-<time>.json)"),

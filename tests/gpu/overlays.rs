@@ -89,3 +89,54 @@ fn frozen_culling_seen_from_outside_matches_golden() {
     let img = capture(&level, above, overlays);
     check_golden("overlay_e1m1_frozen", &img);
 }
+
+/// A room whose +x wall is player clip (which does not seal), compiled with `--allow-leak`:
+/// the stored leak path is drawn as a magenta line from the player start (its cross) out
+/// through the clip wall, seen from inside the room.
+#[test]
+fn the_leak_of_a_leaky_map_matches_golden() {
+    if gpu().is_none() {
+        return;
+    }
+    let wall = |a: [i32; 3], b: [i32; 3], tex: &str| {
+        let ([x0, y0, z0], [x1, y1, z1]) = (a, b);
+        format!(
+            "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+             ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
+        )
+    };
+    let mut text = String::from("{\n\"classname\" \"worldspawn\"\n");
+    text += &wall([-16, -16, -16], [0, 272, 144], "wall");
+    text += &wall([512, -16, -16], [528, 272, 144], "clip");
+    text += &wall([-16, -16, -16], [528, 0, 144], "wall");
+    text += &wall([-16, 256, -16], [528, 272, 144], "wall");
+    text += &wall([-16, -16, -16], [528, 272, 0], "floor");
+    text += &wall([-16, -16, 128], [528, 272, 144], "ceiling");
+    text += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"128 128 48\"\n}\n";
+    let options = lanthorn::compile::CompileOptions {
+        allow_leak: true,
+        light: false,
+        ..Default::default()
+    };
+    let (level, stats) = lanthorn::compile::compile_map_text(&text, &options).unwrap();
+    assert!(stats.leak);
+    let leak = level.leak.as_ref().expect("the level keeps its leak path");
+    assert!(leak.points.last().unwrap().x > 528.0, "the path leaves through the clip wall");
+    let camera = CameraSpec {
+        position: Vec3::new(40.0, 40.0, 100.0),
+        yaw: 20.0,
+        pitch: -10.0,
+    };
+    let overlays = Overlays {
+        set: "leak".parse().unwrap(),
+        ..Default::default()
+    };
+    let img = capture(&level, camera, overlays);
+    let magenta = img.pixels().filter(|p| p.0[0] > 200 && p.0[1] < 120 && p.0[2] > 200).count();
+    assert!(magenta > 100, "{magenta} magenta pixels: the leak line is not drawn");
+    check_golden("overlay_leak_room", &img);
+}

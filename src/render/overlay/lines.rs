@@ -302,7 +302,29 @@ pub fn overlay_lines(
     if set.frozen {
         frustum_lines(view, 256.0, &mut out);
     }
+    if set.leak {
+        leak_lines(level, view, &mut out);
+    }
     out
+}
+
+/// The leak overlay's colour: bright magenta, which no Quake texture is.
+pub const LEAK_RGBA: [u8; 4] = [255, 40, 255, 255];
+
+/// The level's leak path (see `Level::leak`) as one polyline from the entity to the void, and
+/// the entity marked by a 16-unit cross on the three axes. Nothing in a level without a leak.
+pub fn leak_lines(level: &Level, view: &OverlayView<'_>, out: &mut Vec<OverlayVertex>) {
+    let Some(leak) = &level.leak else { return };
+    let vp = view.camera.view_proj();
+    for w in leak.points.windows(2) {
+        push_line(out, vp * w[0].extend(1.0), vp * w[1].extend(1.0), LEAK_RGBA);
+    }
+    if let Some(&at) = leak.points.first() {
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            let (a, b) = (at - axis * 16.0, at + axis * 16.0);
+            push_line(out, vp * a.extend(1.0), vp * b.extend(1.0), LEAK_RGBA);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub use self::lines::{OverlayVertex, OverlayView, PortalColour};
 pub use self::pass::OverlayPass;
 
 /// The overlays by name, as `--overlay` and the panel know them.
-pub const OVERLAY_NAMES: [&str; 8] = [
+pub const OVERLAY_NAMES: [&str; 9] = [
     "portals",
     "octagons",
     "cells",
@@ -20,6 +20,7 @@ pub const OVERLAY_NAMES: [&str; 8] = [
     "frozen",
     "overdraw",
     "wireframe",
+    "leak",
 ];
 
 /// Which overlays are on.
@@ -41,11 +42,14 @@ pub struct OverlaySet {
     pub overdraw: bool,
     /// The world's triangle edges.
     pub wireframe: bool,
+    /// The leak path stored in a level compiled with `--allow-leak`, its entity marked (on by
+    /// default in such a level).
+    pub leak: bool,
 }
 
 impl OverlaySet {
     /// The flags in `OVERLAY_NAMES` order.
-    pub fn flags_mut(&mut self) -> [&mut bool; 8] {
+    pub fn flags_mut(&mut self) -> [&mut bool; 9] {
         [
             &mut self.portals,
             &mut self.octagons,
@@ -55,6 +59,7 @@ impl OverlaySet {
             &mut self.frozen,
             &mut self.overdraw,
             &mut self.wireframe,
+            &mut self.leak,
         ]
     }
 
