@@ -1,9 +1,9 @@
 //! A hierarchy of uniform grids over boxes: candidate pairs for overlap tests, for both
 //! compilers' CSG.
 //!
-//! A box goes into the finest level whose cells are at least as large as its largest side, so
-//! it touches at most 2 × 2 × 2 cells whatever its size: memory is bounded by the number of
-//! boxes, never by the coordinate range (one grid of fixed 256-unit cells spent 2.4 GB on a
+//! A box goes into the finest level where it touches at most 16 cells (2 × 2 × 2 for a cube
+//! whatever its size; a long sliver at a finer level than its length alone would give): memory
+//! is bounded by the number of boxes, never by the coordinate range (one grid of fixed 256-unit cells spent 2.4 GB on a
 //! single ±65536 brush). A query walks each level's cells over its box, or, when the box spans
 //! more cells than the level holds, the level's occupied cells instead: its cost is bounded by
 //! the boxes stored too.
@@ -15,6 +15,8 @@ use glam::{DVec3, IVec3};
 /// Levels of cell sizes `base · 2^k`; with a base of at least `MIN_BASE` the last is far beyond any
 /// coordinate a source may hold (±65536), and larger boxes (non-finite or absurd) share it.
 const LEVELS: usize = 26;
+/// The most cells one box is stored in.
+const MAX_CELLS: f64 = 16.0;
 /// The smallest base cell the compilers use (the scene CSG's many small fragments).
 const MIN_BASE: u64 = 64;
 const _: () = assert!(MIN_BASE << (LEVELS - 1) >= 2 << 30);
@@ -66,11 +68,17 @@ impl Grid {
         self.base * (1u64 << level) as f64
     }
 
-    /// The finest level whose cells hold a box of this size within 2 cells per axis.
+    /// The finest level at which the box covers at most `MAX_CELLS` cells. A cube lands where
+    /// the cells are about its size (2 × 2 × 2); a long thin box lands finer than its length
+    /// alone would put it, so slivers do not crowd the few cells of a coarse level (where
+    /// every query would scan them all).
     fn level_for(&self, min: DVec3, max: DVec3) -> usize {
-        let extent = (max - min).max_element();
         (0..LEVELS)
-            .find(|&k| extent <= self.cell_size(k))
+            .find(|&k| {
+                let (lo, hi) = self.range(k, min, max);
+                let span = (hi - lo + IVec3::ONE).as_dvec3();
+                span.x * span.y * span.z <= MAX_CELLS
+            })
             .unwrap_or(LEVELS - 1)
     }
 
@@ -187,7 +195,7 @@ mod tests {
     use super::*;
 
     /// Against brute force: the query returns every box that overlaps (a superset is fine,
-    /// a miss is not), and each box is stored in at most 8 cells.
+    /// a miss is not), and each box is stored in at most 16 cells.
     #[test]
     fn queries_find_every_overlap_and_storage_is_bounded() {
         let mut s = 7u64;
@@ -204,7 +212,7 @@ mod tests {
             grid.insert(i, min, max);
             boxes.push((min, max));
         }
-        assert!(grid.stored() <= 8 * boxes.len());
+        assert!(grid.stored() <= 16 * boxes.len());
         let mut out = Vec::new();
         for (a, &(min, max)) in boxes.iter().enumerate() {
             grid.query(min, max, &mut out);
@@ -223,9 +231,10 @@ mod tests {
         let mut grid = Grid::new(256.0);
         grid.insert(0, DVec3::splat(-65536.0), DVec3::splat(65536.0));
         grid.insert(1, DVec3::splat(-1e300), DVec3::splat(f64::INFINITY));
-        assert!(grid.stored() <= 16);
+        assert!(grid.stored() <= 32);
         let mut out = Vec::new();
         grid.query(DVec3::splat(-65536.0), DVec3::splat(65536.0), &mut out);
         assert_eq!(out, [0, 1]);
     }
 }
+

@@ -8,13 +8,17 @@
 
 use glam::DVec3;
 
-use super::csg::{intersect_coplanar, poly_from_planes, Region, Regions};
+use super::csg::{intersect_coplanar, poly_from_planes, Region};
+#[cfg(test)]
+use super::csg::Regions;
 use crate::compile::grid::Grid;
 use crate::compile::polyhedron::{PlanePool, Poly};
 use crate::geom::DPlane;
 
-/// Merges until no two regions can be merged.
-pub(in crate::compile) fn merge_regions(r: &mut Regions) {
+/// Merges until no two regions can be merged (the CSG's own merging leaves nothing for it: a
+/// test checks that).
+#[cfg(test)]
+pub(super) fn merge_regions(r: &mut Regions) {
     let mut slots: Vec<Option<Region>> = r.regions.drain(..).map(Some).collect();
     let mut grid = Grid::new(64.0);
     for (i, g) in slots.iter().enumerate() {

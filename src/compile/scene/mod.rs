@@ -1,5 +1,5 @@
 //! The scene front end (`.ron`, ordered CSG): check the operations, apply them to space that
-//! starts solid, merge the regions, turn open regions into cells and their contacts into
+//! starts solid (merging regions as it goes), turn open regions into cells and their contacts into
 //! portals and surface drafts, and build a k-d tree for point location; the back half does
 //! the rest.
 
@@ -77,15 +77,10 @@ pub fn compile_scene(
     let mut stats = CompileStats::default();
     let mut materials = SceneMaterials::default();
     let (ops, min, max) = operations(scene, &mut materials, &mut stats)?;
-    let mut regions = csg::apply(&ops, min, max);
-    let before = regions.regions.len();
+    // Merged as it goes (see `merge`).
+    let regions = csg::apply(&ops, min, max);
+    log::info!("scene: {} regions", regions.regions.len());
     timer.lap(&mut stats, "csg");
-    csg::merge_regions(&mut regions);
-    log::info!(
-        "scene: {before} regions, {} after merging",
-        regions.regions.len()
-    );
-    timer.lap(&mut stats, "merge");
     let mut draft = Draft::default();
     let mut cells = cells::add_cells(scene, &regions, &mut draft.level);
     cells.luxel_size = options.luxel_size;
