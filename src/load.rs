@@ -248,7 +248,10 @@ mod messages {
         let text = printed(err);
         // The file and the entity's line (room_map's player start opens on line 87).
         assert!(
-            text.starts_with(&format!("{}:87: leak: entity 4 info_player_start ", map.display())),
+            text.starts_with(&format!(
+                "{}:87: leak: entity 4 info_player_start ",
+                map.display()
+            )),
             "{text}"
         );
         assert_eq!(text.matches("no level was written").count(), 1, "{text}");

@@ -103,7 +103,10 @@ fn run(args: &[&str], case: &str) -> bool {
         err.len(),
         &text[..2000.min(text.len())]
     );
-    LOADED.fetch_add(usize::from(status.code() == Some(0)), std::sync::atomic::Ordering::Relaxed);
+    LOADED.fetch_add(
+        usize::from(status.code() == Some(0)),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     match status.code() {
         Some(0) => true,
         Some(1) => {
@@ -119,10 +122,21 @@ fn compile(input: &Path, case: &str) {
     let out = input.with_extension("lvl");
     let _ = std::fs::remove_file(&out);
     let ok = run(
-        &["compile", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--no-light"],
+        &[
+            "compile",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--no-light",
+        ],
         case,
     );
-    assert_eq!(ok, out.exists(), "{case}: output file {} after exit ok={ok}", out.display());
+    assert_eq!(
+        ok,
+        out.exists(),
+        "{case}: output file {} after exit ok={ok}",
+        out.display()
+    );
 }
 
 fn info(input: &Path, case: &str) {
@@ -177,7 +191,14 @@ fn bsp29_mutations() {
     for name in ["e1m1", "dm3"] {
         let bytes = std::fs::read(dir.join(format!("bsp/{name}.bsp"))).unwrap();
         let file = work.join(format!("{name}.bsp"));
-        let bad = [i32::MAX, i32::MIN, -1, bytes.len() as i32, bytes.len() as i32 - 3, 7];
+        let bad = [
+            i32::MAX,
+            i32::MIN,
+            -1,
+            bytes.len() as i32,
+            bytes.len() as i32 - 3,
+            7,
+        ];
         for lump in 0..15 {
             for field in 0..2 {
                 let mut b = bytes.clone();
@@ -224,7 +245,11 @@ fn room(wall: &dyn Fn(usize) -> ([String; 3], [String; 3])) -> String {
     let mut s = String::from("{\n\"classname\" \"worldspawn\"\n");
     for i in 0..6 {
         let (a, b) = wall(i);
-        s += &box_brush(a.each_ref().map(String::as_str), b.each_ref().map(String::as_str), "wall");
+        s += &box_brush(
+            a.each_ref().map(String::as_str),
+            b.each_ref().map(String::as_str),
+            "wall",
+        );
     }
     s + "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"64 64 64\"\n}\n"
 }
@@ -247,7 +272,9 @@ fn replace_number(text: &str, rng: &mut Lcg, with: &str) -> String {
         .map(|(i, _)| i)
         .filter(|&i| i == 0 || !text.as_bytes()[i - 1].is_ascii_alphanumeric())
         .map(|i| {
-            let end = text[i..].find(|c: char| !c.is_ascii_digit() && c != '.').map_or(text.len(), |e| i + e);
+            let end = text[i..]
+                .find(|c: char| !c.is_ascii_digit() && c != '.')
+                .map_or(text.len(), |e| i + e);
             (i, end)
         })
         .collect();
@@ -267,25 +294,66 @@ fn map_mutations() {
     let base = room(&room_walls);
     let mut texts: Vec<(String, String)> = vec![
         ("empty".into(), String::new()),
-        ("only worldspawn".into(), "{\n\"classname\" \"worldspawn\"\n}\n".into()),
-        ("long token".into(), format!("{{\n\"classname\" \"worldspawn\"\n{{\n( {} 0 0 )\n}}\n}}\n", "9".repeat(10 << 20))),
-        ("long texture".into(), base.replacen("wall", &"w".repeat(10 << 20), 1)),
+        (
+            "only worldspawn".into(),
+            "{\n\"classname\" \"worldspawn\"\n}\n".into(),
+        ),
+        (
+            "long token".into(),
+            format!(
+                "{{\n\"classname\" \"worldspawn\"\n{{\n( {} 0 0 )\n}}\n}}\n",
+                "9".repeat(10 << 20)
+            ),
+        ),
+        (
+            "long texture".into(),
+            base.replacen("wall", &"w".repeat(10 << 20), 1),
+        ),
     ];
     for n in ["32768", "65536", "65537", "1e9"] {
         let m = format!("-{n}");
-        texts.push((format!("cube ±{n}"), base.replacen("{\n(", &format!("{}{{\n(", box_brush([&m, &m, &m], [n, n, n], "wall")), 1)));
+        texts.push((
+            format!("cube ±{n}"),
+            base.replacen(
+                "{\n(",
+                &format!("{}{{\n(", box_brush([&m, &m, &m], [n, n, n], "wall")),
+                1,
+            ),
+        ));
     }
-    for with in ["nan", "inf", "-inf", "1e308", "-65537", "99999999999999999999", "0x10", "1e-320", "("] {
+    for with in [
+        "nan",
+        "inf",
+        "-inf",
+        "1e308",
+        "-65537",
+        "99999999999999999999",
+        "0x10",
+        "1e-320",
+        "(",
+    ] {
         for _ in 0..2 {
-            texts.push((format!("number → {with}"), replace_number(&base, &mut rng, with)));
+            texts.push((
+                format!("number → {with}"),
+                replace_number(&base, &mut rng, with),
+            ));
         }
     }
     // Degenerate planes: a face whose three points coincide or are collinear.
-    texts.push(("collinear face".into(), base.replacen("( -16 528 -16 )", "( -16 -16 -16 )", 1)));
-    texts.push(("point face".into(), base.replacen("( -16 -16 528 )", "( -16 -16 -16 )", 1)));
+    texts.push((
+        "collinear face".into(),
+        base.replacen("( -16 528 -16 )", "( -16 -16 -16 )", 1),
+    ));
+    texts.push((
+        "point face".into(),
+        base.replacen("( -16 -16 528 )", "( -16 -16 -16 )", 1),
+    ));
     for k in 0..40 * scale() {
         let b = damage(base.as_bytes(), &mut rng);
-        texts.push((format!("room damage {k}"), String::from_utf8_lossy(&b).into_owned()));
+        texts.push((
+            format!("room damage {k}"),
+            String::from_utf8_lossy(&b).into_owned(),
+        ));
         texts.push((format!("room digits {k}"), digit_flips(&base, &mut rng)));
     }
     for (case, text) in &texts {
@@ -338,22 +406,53 @@ fn ron_mutations() {
     let before = loaded();
     let boxes = ron::to_string(&lanthorn::compile::scene::random_boxes(50, 3)).unwrap();
     let mut texts = vec![
-        ("huge box".to_string(), SCENE.replacen("(512, 256, 128)", "(65536, 65536, 65536)", 1)),
-        ("beyond the limit".into(), SCENE.replacen("(512, 256, 128)", "(1e300, 1, 1)", 1)),
-        ("zero normal".into(), SCENE.replacen("(0, 0, -1)", "(0, 0, 0)", 1)),
+        (
+            "huge box".to_string(),
+            SCENE.replacen("(512, 256, 128)", "(65536, 65536, 65536)", 1),
+        ),
+        (
+            "beyond the limit".into(),
+            SCENE.replacen("(512, 256, 128)", "(1e300, 1, 1)", 1),
+        ),
+        (
+            "zero normal".into(),
+            SCENE.replacen("(0, 0, -1)", "(0, 0, 0)", 1),
+        ),
         ("misspelt field".into(), SCENE.replacen("max:", "maxx:", 1)),
-        ("unknown medium".into(), SCENE.replacen("Water", "Plasma", 1)),
-        ("not utf-8".into(), String::from_utf8_lossy(b"Scene(ops: [\xff])").into_owned()),
+        (
+            "unknown medium".into(),
+            SCENE.replacen("Water", "Plasma", 1),
+        ),
+        (
+            "not utf-8".into(),
+            String::from_utf8_lossy(b"Scene(ops: [\xff])").into_owned(),
+        ),
         ("empty".into(), String::new()),
     ];
     for base in [SCENE, boxes.as_str()] {
-        for with in ["NaN", "inf", "-inf", "1e308", "-1e308", "\"x\"", "[]", "99999999999999999999999", "-0"] {
+        for with in [
+            "NaN",
+            "inf",
+            "-inf",
+            "1e308",
+            "-1e308",
+            "\"x\"",
+            "[]",
+            "99999999999999999999999",
+            "-0",
+        ] {
             for _ in 0..2 {
-                texts.push((format!("number → {with}"), replace_number(base, &mut rng, with)));
+                texts.push((
+                    format!("number → {with}"),
+                    replace_number(base, &mut rng, with),
+                ));
             }
         }
         for k in 0..20 * scale() {
-            texts.push((format!("damage {k}"), String::from_utf8_lossy(&damage(base.as_bytes(), &mut rng)).into_owned()));
+            texts.push((
+                format!("damage {k}"),
+                String::from_utf8_lossy(&damage(base.as_bytes(), &mut rng)).into_owned(),
+            ));
             texts.push((format!("digits {k}"), digit_flips(base, &mut rng)));
         }
     }
@@ -398,7 +497,10 @@ fn lvl_mutations() {
     assert_eq!(spans.last().unwrap().1.end, bytes.len());
     let file = work.join("m.lvl");
     std::fs::write(&file, &bytes).unwrap();
-    assert!(run(&["info", file.to_str().unwrap()], "the undamaged level"));
+    assert!(run(
+        &["info", file.to_str().unwrap()],
+        "the undamaged level"
+    ));
     let mut rng = Lcg(1);
     let mut cases = 1;
     let before = loaded() - 1;
@@ -427,7 +529,11 @@ fn lvl_mutations() {
             cases += 1;
         }
     }
-    eprintln!(".lvl: {cases} cases over {} sections ({} loaded)", spans.len(), loaded() - before);
+    eprintln!(
+        ".lvl: {cases} cases over {} sections ({} loaded)",
+        spans.len(),
+        loaded() - before
+    );
     std::fs::remove_dir_all(&work).unwrap();
 }
 
@@ -480,7 +586,10 @@ fn heightmap_mutations() {
         run(&args, &format!("png damage {k}"));
         cases += 1;
     }
-    eprintln!("png + sidecar: {cases} cases ({} loaded)", loaded() - before);
+    eprintln!(
+        "png + sidecar: {cases} cases ({} loaded)",
+        loaded() - before
+    );
     std::fs::remove_dir_all(&work).unwrap();
 }
 
@@ -496,15 +605,29 @@ fn cli_refusals() {
     let cases: [(&[&str], &str); 5] = [
         (&["bench", "--frames", "0"], "--frames"),
         (&["demo", "--frames", "0"], "--frames"),
-        (&["capture", "-o", jpg.to_str().unwrap()], "only PNG images are written"),
-        (&["demo", "--frames", "1", "--screenshot", "shot.bmp"], "only PNG images are written"),
         (
-            &["compile", empty.to_str().unwrap(), "-o", out.to_str().unwrap()],
+            &["capture", "-o", jpg.to_str().unwrap()],
+            "only PNG images are written",
+        ),
+        (
+            &["demo", "--frames", "1", "--screenshot", "shot.bmp"],
+            "only PNG images are written",
+        ),
+        (
+            &[
+                "compile",
+                empty.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
             "the map has no entities",
         ),
     ];
     for (args, says) in cases {
-        let o = Command::new(env!("CARGO_BIN_EXE_lanthorn")).args(args).output().unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+            .args(args)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "{args:?} succeeded");
         assert_eq!(text.matches(says).count(), 1, "{args:?}: {text}");
@@ -528,6 +651,11 @@ fn zero_adapters_name_the_driver_to_install() {
     let text = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(!text.contains("panicked"), "{text}");
-    assert_eq!(text.matches("apt-get install -y mesa-vulkan-drivers").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("apt-get install -y mesa-vulkan-drivers")
+            .count(),
+        1,
+        "{text}"
+    );
     assert_eq!(text.matches("no GPU adapter found").count(), 1, "{text}");
 }

@@ -10,7 +10,10 @@ use crate::level::LvlError;
 
 fn pointfile_text(pointfile: Option<&std::path::Path>) -> String {
     match pointfile {
-        Some(f) => format!("the path from it to the void is in {} (a point every 2 units)", f.display()),
+        Some(f) => format!(
+            "the path from it to the void is in {} (a point every 2 units)",
+            f.display()
+        ),
         None => "no point file was written".into(),
     }
 }

@@ -177,7 +177,11 @@ impl Grid {
 
     #[cfg(test)]
     fn stored(&self) -> usize {
-        self.levels.iter().flat_map(|m| m.values()).map(Vec::len).sum()
+        self.levels
+            .iter()
+            .flat_map(|m| m.values())
+            .map(Vec::len)
+            .sum()
     }
 }
 
@@ -200,7 +204,9 @@ mod tests {
     fn queries_find_every_overlap_and_storage_is_bounded() {
         let mut s = 7u64;
         let mut rnd = move || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut boxes = Vec::new();
@@ -237,4 +243,3 @@ mod tests {
         assert_eq!(out, [0, 1]);
     }
 }
-

@@ -129,7 +129,9 @@ pub type SectionSpan = (&'static str, std::ops::Range<usize>);
 pub fn section_spans(level: &Level) -> Vec<SectionSpan> {
     let mut spans = Vec::new();
     write_sections(level, &mut spans);
-    spans.iter_mut().for_each(|(_, r)| *r = r.start + 20..r.end + 20);
+    spans
+        .iter_mut()
+        .for_each(|(_, r)| *r = r.start + 20..r.end + 20);
     spans
 }
 
@@ -1271,7 +1273,7 @@ mod tests {
     }
 
     /// The leak section is optional and last: a level without one is the file layout from
-    /// before it existed (the same bytes less the section, the payload length 
+    /// before it existed (the same bytes less the section, the payload length
     /// reduced by it), and it loads.
     #[test]
     fn the_leak_section_is_optional_and_last() {

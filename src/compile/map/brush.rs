@@ -55,7 +55,9 @@ pub(super) fn is_tool_texture(name: &str) -> bool {
 
 pub(super) fn is_sky_texture(name: &str) -> bool {
     // Bytes, not a str slice: a multi-byte character may straddle byte 3.
-    name.as_bytes().get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"sky"))
+    name.as_bytes()
+        .get(..3)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"sky"))
 }
 
 /// Contents from the name of the face that decides a brush's contents (`None` for solid).

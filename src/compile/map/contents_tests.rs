@@ -64,10 +64,9 @@ fn corridor(world: &str, entities: &str) -> String {
 
 fn cells_and_portals(text: &str) -> (Level, usize, usize) {
     let options = CompileOptions {
-        leak_file: Some(std::env::temp_dir().join(format!(
-            "lanthorn-contents-{}.pts",
-            std::process::id()
-        ))),
+        leak_file: Some(
+            std::env::temp_dir().join(format!("lanthorn-contents-{}.pts", std::process::id())),
+        ),
         light: false,
         ..Default::default()
     };
@@ -132,12 +131,22 @@ fn a_sky_brush_with_a_liquid_first_face_is_sky() {
 #[test]
 fn one_liquid_face_makes_water_only_when_it_is_the_last() {
     for face in 0..5 {
-        let (_, c, p) = cells_and_portals(&corridor(&across(&one_face(face, "*teleport", "metal1_2")), ""));
+        let (_, c, p) = cells_and_portals(&corridor(
+            &across(&one_face(face, "*teleport", "metal1_2")),
+            "",
+        ));
         assert_eq!((c, p), (2, 0), "*teleport on face {face}");
     }
-    let (level, c, p) = cells_and_portals(&corridor(&across(&one_face(5, "*teleport", "metal1_2")), ""));
+    let (level, c, p) = cells_and_portals(&corridor(
+        &across(&one_face(5, "*teleport", "metal1_2")),
+        "",
+    ));
     assert_eq!((c, p), (3, 2));
-    let water = level.cells.iter().filter(|c| c.medium == Medium::Water).count();
+    let water = level
+        .cells
+        .iter()
+        .filter(|c| c.medium == Medium::Water)
+        .count();
     assert_eq!(water, 1);
 }
 
@@ -157,7 +166,11 @@ fn the_last_face_names_the_medium() {
         let (level, c, p) = cells_and_portals(&corridor(&across(&one_face(5, tex, "wall")), ""));
         assert_eq!((c, p), (cells, portals), "{tex}");
         if let Some(m) = medium {
-            assert_eq!(level.cells.iter().filter(|c| c.medium == m).count(), 1, "{tex}");
+            assert_eq!(
+                level.cells.iter().filter(|c| c.medium == m).count(),
+                1,
+                "{tex}"
+            );
         }
     }
     // A clip face that is not the last does not make the brush clip.
@@ -234,7 +247,10 @@ fn contents_changes_in_the_id_maps() {
                 continue;
             }
             for (bi, b) in e.brushes.iter().enumerate() {
-                let (old, new) = (any_face_contents(b, group), entity_brushes::brush_contents(b, group));
+                let (old, new) = (
+                    any_face_contents(b, group),
+                    entity_brushes::brush_contents(b, group),
+                );
                 if old != new {
                     let texs: Vec<&str> = b.faces.iter().map(|f| f.texture.as_str()).collect();
                     println!(

@@ -147,7 +147,8 @@ fn crossings(map: &MapFile, brushes: &EntityBrushes, points: &[DVec3]) -> Vec<St
             None => continue,
         };
         let on_path = points.iter().any(|&p| {
-            (0..3).all(|k| p[k] >= b.min[k] - 0.01 && p[k] <= b.max[k] + 0.01) && b.contains(p, 0.01)
+            (0..3).all(|k| p[k] >= b.min[k] - 0.01 && p[k] <= b.max[k] + 0.01)
+                && b.contains(p, 0.01)
         });
         if on_path {
             let class = map.entities[b.entity].classname();
@@ -169,7 +170,10 @@ fn non_sealing_reason(map: &MapFile, brushes: &EntityBrushes, i: usize) -> Optio
     let class = map.entities[b.entity].classname();
     match brushes.groups[i] {
         Group::Trigger => {
-            return Some(format!("{} brushes are separate models and never seal", cut(class)))
+            return Some(format!(
+                "{} brushes are separate models and never seal",
+                cut(class)
+            ))
         }
         Group::Object => {
             return Some(format!(
@@ -182,9 +186,13 @@ fn non_sealing_reason(map: &MapFile, brushes: &EntityBrushes, i: usize) -> Optio
     if b.detail {
         return Some("func_detail brushes never seal (make it a world brush)".into());
     }
-    let face = brushes.faces[i].last().map(|f| (quoted(&f.texture), f.line));
+    let face = brushes.faces[i]
+        .last()
+        .map(|f| (quoted(&f.texture), f.line));
     let (tex, line) = face.unwrap_or_default();
-    let because = format!("its last face (line {line}) is {tex}, and id's rule takes a brush's contents from it");
+    let because = format!(
+        "its last face (line {line}) is {tex}, and id's rule takes a brush's contents from it"
+    );
     match b.contents {
         Contents::Solid | Contents::Sky => None,
         Contents::Clip => Some(format!("{because}: player clip, which does not seal")),

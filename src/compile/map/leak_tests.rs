@@ -22,9 +22,15 @@ fn leaky(name: &str) -> Leaky {
     std::fs::create_dir_all(&dir).unwrap();
     let mut text = tests::room_map(Some(1));
     let at = text.find("}\n{\n\"classname\" \"func_detail\"").unwrap();
-    text.insert_str(at, &map_props::box_text([1024, -16, -16], [1040, 528, 272], "clip"));
+    text.insert_str(
+        at,
+        &map_props::box_text([1024, -16, -16], [1040, 528, 272], "clip"),
+    );
     let clip_line = line_of(&text, at);
-    let start_line = line_of(&text, text.find("{\n\"classname\" \"info_player_start\"").unwrap());
+    let start_line = line_of(
+        &text,
+        text.find("{\n\"classname\" \"info_player_start\"").unwrap(),
+    );
     Leaky {
         dir,
         text,
@@ -70,11 +76,23 @@ fn a_leak_names_the_entity_line_and_the_brush_that_does_not_seal() {
     // room_map's first point entity is the player start; it is the first the flood reaches.
     assert_eq!(classname, "info_player_start");
     assert_eq!(*line as usize, l.start_line);
-    assert!(text.starts_with(&format!("{}:{}: leak: entity ", map.display(), l.start_line)));
+    assert!(text.starts_with(&format!(
+        "{}:{}: leak: entity ",
+        map.display(),
+        l.start_line
+    )));
     // The clip brush is worldspawn's 7th brush (5 walls and the pool before it: index 6).
-    let brush = format!("entity 0 (worldspawn) brush 6 (line {}): its last face (line {}) is \"clip\"", l.clip_line, l.clip_line + 6);
+    let brush = format!(
+        "entity 0 (worldspawn) brush 6 (line {}): its last face (line {}) is \"clip\"",
+        l.clip_line,
+        l.clip_line + 6
+    );
     assert!(text.contains(&brush), "{text}");
-    assert_eq!(text.matches("player clip, which does not seal").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("player clip, which does not seal").count(),
+        1,
+        "{text}"
+    );
     assert!(!out.exists(), "the stale level is removed on a leak");
     let pts = read_points(pointfile.as_ref().unwrap());
     assert!(pts[0].distance(Vec3::from_array(*position).as_dvec3()) < 1e-3);
@@ -82,12 +100,18 @@ fn a_leak_names_the_entity_line_and_the_brush_that_does_not_seal() {
         assert!(w[0].distance(w[1]) <= 2.0 + 1e-6, "{} → {}", w[0], w[1]);
     }
     let end = *pts.last().unwrap();
-    assert!(end.x > 1040.0 || end.y > 528.0 || end.z > 272.0 || end.min_element() < -16.0, "{end}");
+    assert!(
+        end.x > 1040.0 || end.y > 528.0 || end.z > 272.0 || end.min_element() < -16.0,
+        "{end}"
+    );
     // Sealed again: the level is written and the stale point file removed.
     std::fs::write(&map, tests::room_map(None)).unwrap();
     compile_to_file(&map, &out, &CompileOptions::default()).unwrap();
     assert!(out.exists());
-    assert!(!pointfile.as_ref().unwrap().exists(), "the stale point file is removed");
+    assert!(
+        !pointfile.as_ref().unwrap().exists(),
+        "the stale point file is removed"
+    );
     std::fs::remove_dir_all(&l.dir).unwrap();
 }
 
@@ -105,17 +129,29 @@ fn allow_leak_writes_the_level_with_its_leak_path() {
     };
     let stats = compile_to_file(&map, &out, &options).unwrap();
     assert!(stats.leak);
-    assert_eq!(stats.warnings.iter().filter(|w| w.contains("leak:")).count(), 1);
+    assert_eq!(
+        stats
+            .warnings
+            .iter()
+            .filter(|w| w.contains("leak:"))
+            .count(),
+        1
+    );
     let level = crate::level::file::load_lvl(&out).unwrap();
     let leak = level.leak.as_ref().unwrap();
-    assert_eq!((leak.entity.as_str(), leak.line as usize), ("info_player_start", l.start_line));
+    assert_eq!(
+        (leak.entity.as_str(), leak.line as usize),
+        ("info_player_start", l.start_line)
+    );
     let pts = read_points(&out.with_extension("pts"));
     assert_eq!(leak.points.len(), pts.len());
     for (a, b) in leak.points.iter().zip(&pts) {
         assert!(a.as_dvec3().distance(*b) < 1e-2);
     }
     // The outside is kept: the room's cells and more (the void around the walls).
-    let sealed = compile_map_text(&tests::room_map(None), &CompileOptions::default()).unwrap().0;
+    let sealed = compile_map_text(&tests::room_map(None), &CompileOptions::default())
+        .unwrap()
+        .0;
     assert!(level.cells.len() > sealed.cells.len());
     assert_eq!(sealed.leak, None);
     std::fs::remove_dir_all(&l.dir).unwrap();

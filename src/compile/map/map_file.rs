@@ -196,8 +196,14 @@ impl<'a> Lexer<'a> {
         match self.next()? {
             Some((Tok::Word(w), line)) => match w.parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok((v, line)),
-                Ok(_) => self.err(line, format!("{what} is {}, not a finite number", quoted(&w))),
-                Err(_) => self.err(line, format!("expected a number for {what}, found {}", quoted(&w))),
+                Ok(_) => self.err(
+                    line,
+                    format!("{what} is {}, not a finite number", quoted(&w)),
+                ),
+                Err(_) => self.err(
+                    line,
+                    format!("expected a number for {what}, found {}", quoted(&w)),
+                ),
             },
             Some((t, line)) => self.err(
                 line,
@@ -511,11 +517,18 @@ mod tests {
             ("\"".to_string() + &"k".repeat(10 << 20) + "\"", "a key"),
         ] {
             let text = format!("{{\n\"classname\" \"worldspawn\"\n{{\n( {long} 0 0 )\n}}\n}}\n");
-            let text = if what == "a key" { format!("{{\n{long} 5\n}}\n") } else { text };
+            let text = if what == "a key" {
+                format!("{{\n{long} 5\n}}\n")
+            } else {
+                text
+            };
             let e = err_of(&text).msg;
             assert!(e.len() < 300, "{what}: {} bytes", e.len());
             assert_eq!(e.matches("bytes in all").count(), 1, "{what}: {e}");
-            assert!(e.contains(&(10 << 20).to_string()) || e.contains(&((10 << 20) + 2).to_string()), "{e}");
+            assert!(
+                e.contains(&(10 << 20).to_string()) || e.contains(&((10 << 20) + 2).to_string()),
+                "{e}"
+            );
         }
     }
 

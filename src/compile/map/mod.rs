@@ -95,12 +95,18 @@ fn compile_map(
     mut stats: CompileStats,
 ) -> Result<(Level, CompileStats), CompileError> {
     if map.entities.is_empty() {
-        return Err(empty(path, "the map has no entities (add a worldspawn with brushes)"));
+        return Err(empty(
+            path,
+            "the map has no entities (add a worldspawn with brushes)",
+        ));
     }
     let brushes = EntityBrushes::build(map, path, &mut stats);
     timer.lap(&mut stats, "brushes");
     if brushes.in_group(entity_brushes::Group::World).is_empty() {
-        return Err(empty(path, "the map has no world brush that builds (worldspawn needs brushes enclosing the level)"));
+        return Err(empty(
+            path,
+            "the map has no world brush that builds (worldspawn needs brushes enclosing the level)",
+        ));
     }
     let fragments = drafts::world_fragments(&brushes);
     timer.lap(&mut stats, "csg");

@@ -306,7 +306,11 @@ const MAX_SPLIT_PIECES: f64 = 4096.0;
 /// `max_cell`, doubled until a leaf of `size` splits into at most `MAX_SPLIT_PIECES` cells.
 fn split_cell_size(size: DVec3, max_cell: f64) -> f64 {
     let mut cell = max_cell;
-    let pieces = |c: f64| (0..3).map(|k| (size[k] / c).ceil().max(1.0)).product::<f64>();
+    let pieces = |c: f64| {
+        (0..3)
+            .map(|k| (size[k] / c).ceil().max(1.0))
+            .product::<f64>()
+    };
     while pieces(cell) > MAX_SPLIT_PIECES {
         cell *= 2.0;
     }

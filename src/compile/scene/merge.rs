@@ -8,9 +8,9 @@
 
 use glam::DVec3;
 
-use super::csg::{intersect_coplanar, poly_from_planes, Region};
 #[cfg(test)]
 use super::csg::Regions;
+use super::csg::{intersect_coplanar, poly_from_planes, Region};
 use crate::compile::grid::Grid;
 use crate::compile::polyhedron::{PlanePool, Poly};
 use crate::geom::DPlane;
@@ -43,8 +43,14 @@ pub(super) fn merge_from(
     work.reverse();
     let mut cands = Vec::new();
     while let Some(a) = work.pop() {
-        let Some(ra) = slots[a].as_ref() else { continue };
-        grid.query(ra.poly.min - DVec3::ONE, ra.poly.max + DVec3::ONE, &mut cands);
+        let Some(ra) = slots[a].as_ref() else {
+            continue;
+        };
+        grid.query(
+            ra.poly.min - DVec3::ONE,
+            ra.poly.max + DVec3::ONE,
+            &mut cands,
+        );
         let merged = cands.iter().map(|&b| b as usize).find_map(|b| {
             let rb = slots[b].as_ref().filter(|_| b != a)?;
             merge_pair(pool, ra, rb).map(|poly| (b, poly))

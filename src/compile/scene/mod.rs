@@ -554,13 +554,22 @@ mod tests {
     fn random_boxes_match_point_sampling() {
         for seed in 1..4 {
             let scene = random_boxes(80, seed);
-            let (level, _) = compile_scene(&scene, &CompileOptions { light: false, ..Default::default() }).unwrap();
+            let (level, _) = compile_scene(
+                &scene,
+                &CompileOptions {
+                    light: false,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             crate::level::file::validate(&level).unwrap();
             let ops = oracle_ops(&scene);
             let side = 192.0 * 80f64.cbrt() + 256.0;
             let mut s = seed;
             let mut rnd = move || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 // Odd multiples of 1/16: never on a box face (faces lie on multiples of 8).
                 ((s >> 33) % (side as u64 * 8)) as f64 / 8.0 + 1.0 / 16.0
             };
@@ -572,7 +581,9 @@ mod tests {
                     .locate(p.as_vec3())
                     .filter(|&c| level.cells[c as usize].contains(p.as_vec3(), 0.01));
                 match cell {
-                    Some(c) => assert_eq!(level.cells[c as usize].medium, want, "seed {seed} at {p}"),
+                    Some(c) => {
+                        assert_eq!(level.cells[c as usize].medium, want, "seed {seed} at {p}")
+                    }
                     None => assert_eq!(want, Medium::Solid, "seed {seed}: no cell at {p}"),
                 }
                 open += usize::from(want != Medium::Solid);
@@ -587,18 +598,28 @@ mod tests {
     fn parse_errors_name_the_field() {
         let msg = |text: &str| parse(text).unwrap_err().to_string();
         let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,\"x\",1)), medium: Air)])");
-        assert!(e.starts_with("line 1, column ") && e.contains("field `max`"), "{e}");
+        assert!(
+            e.starts_with("line 1, column ") && e.contains("field `max`"),
+            "{e}"
+        );
         let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), maxx: (1,1,1)), medium: Air)])");
         assert!(e.contains("`maxx`") && !e.contains("missing"), "{e}");
-        let e = msg("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: Air, materal: None)])");
+        let e = msg(
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: Air, materal: None)])",
+        );
         assert!(e.contains("`materal`"), "{e}");
         let long = "A".repeat(1 << 20);
-        let e = msg(&format!("Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: {long})])"));
+        let e = msg(&format!(
+            "Scene(ops: [(brush: Box(min: (0,0,0), max: (1,1,1)), medium: {long})])"
+        ));
         assert!(e.len() < 400, "{} bytes", e.len());
         let e = scene_file::parse_bytes(b"Scene(ops: [\n  (brush: \xff)])")
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "line 2, column 11: byte 0xff is not UTF-8: save the scene as UTF-8 text");
+        assert_eq!(
+            e,
+            "line 2, column 11: byte 0xff is not UTF-8: save the scene as UTF-8 text"
+        );
     }
 }
 

@@ -148,8 +148,17 @@ pub(super) fn parse_bytes(bytes: &[u8]) -> Result<Scene, SceneError> {
 
 /// The field whose value holds 1-based (`line`, `col`): the last `name:` before it.
 fn field_before(text: &str, line: usize, col: usize) -> Option<String> {
-    let offset: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    let upto = text.get(offset..)?.chars().take(col.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+    let offset: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let upto = text
+        .get(offset..)?
+        .chars()
+        .take(col.saturating_sub(1))
+        .map(char::len_utf8)
+        .sum::<usize>();
     let before = text.get(..offset + upto)?;
     let colon = before.rfind(':')?;
     let name: String = before[..colon]
