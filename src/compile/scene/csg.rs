@@ -111,7 +111,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
         material: 0,
         written: false,
     })];
-    let mut grid = Grid::new(64.0);
+    let mut grid = Grid::new(256.0);
     grid.insert(0, min, max);
     let mut cands = Vec::new();
     for op in ops {
@@ -193,7 +193,7 @@ pub(super) struct Contact {
 
 /// Every face-to-face contact between regions (brute force over grid candidates).
 pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
-    let mut grid = Grid::new(64.0);
+    let mut grid = Grid::new(256.0);
     for (i, g) in r.regions.iter().enumerate() {
         grid.insert(i as u32, g.poly.min - DVec3::ONE, g.poly.max + DVec3::ONE);
     }

@@ -20,7 +20,7 @@ use crate::geom::DPlane;
 #[cfg(test)]
 pub(super) fn merge_regions(r: &mut Regions) {
     let mut slots: Vec<Option<Region>> = r.regions.drain(..).map(Some).collect();
-    let mut grid = Grid::new(64.0);
+    let mut grid = Grid::new(256.0);
     for (i, g) in slots.iter().enumerate() {
         let g = g.as_ref().expect("every slot starts full");
         grid.insert(i as u32, g.poly.min, g.poly.max);
