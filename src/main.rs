@@ -237,6 +237,9 @@ struct CaptureArgs {
     /// RenderDoc (`renderdoccmd capture -w lanthorn capture …`).
     #[arg(long, value_name = "N")]
     renderdoc_frame: Option<u64>,
+    /// Self-test: destroy the GPU device before rendering (a lost device must end cleanly).
+    #[arg(long, hide = true)]
+    lose_device: bool,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -405,7 +408,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ),
                 None => None,
             };
-            let gpu = Gpu::headless(&a.gpu.options()?)?;
+            let gpu = headless(&a.gpu)?;
+            if a.lose_device {
+                // The device-loss self-test: wgpu reports the loss at the next poll.
+                gpu.device.destroy();
+                let _ = gpu.device.poll(wgpu::PollType::Poll);
+            }
             let mut overlays = a.overlays.overlays();
             overlays.set.leak |= world.level.leak.is_some();
             app::capture::run(
@@ -446,7 +454,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 plot: a.plot.clone(),
                 trace: a.trace.clone(),
             };
-            let gpu = Gpu::headless(&a.gpu.options()?)?;
+            let gpu = headless(&a.gpu)?;
             let opts = app::bench::BenchOptions {
                 frames,
                 warmup: a.warmup,
@@ -551,12 +559,19 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     })
 }
 
+/// The headless GPU of a command: a lost device or a GPU error is one message and exit 1.
+fn headless(gpu: &GpuArgs) -> anyhow::Result<Gpu> {
+    let gpu = Gpu::headless(&gpu.options()?)?;
+    gpu.exit_on_device_loss();
+    Ok(gpu)
+}
+
 fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
     if a.views == 0 {
         anyhow::bail!("--views 0: a check needs at least one view");
     }
     let level = lanthorn::load::load(&a.level)?;
-    let gpu = Gpu::headless(&a.gpu.options()?)?;
+    let gpu = headless(&a.gpu)?;
     let mut check = app::vis_check::VisCheckOptions {
         views: a.views,
         seed: a.seed,

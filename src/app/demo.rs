@@ -168,6 +168,7 @@ impl Demo {
             .create_surface(window.clone())
             .map_err(|e| crate::render::GpuError::Surface(e.to_string()))?;
         let gpu = Gpu::for_surface(instance, &surface, &self.opts.gpu)?;
+        gpu.exit_on_device_loss();
         let size = window.inner_size();
         let caps = surface.get_capabilities(&gpu.adapter);
         // egui blends in gamma space and wants a linear-format surface; the blit encodes sRGB.

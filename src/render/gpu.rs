@@ -175,6 +175,29 @@ impl fmt::Debug for Gpu {
 }
 
 impl Gpu {
+    /// For a command run from the CLI: a lost device (driver reset, GPU removed, or
+    /// `Device::destroy`) or a GPU error ends the program with one message naming what
+    /// happened and exit code 1, instead of a panic. Output files are written through a rename,
+    /// so none is left half-written. (Tests keep wgpu's default: errors panic the test.)
+    pub fn exit_on_device_loss(&self) {
+        self.device
+            .set_device_lost_callback(|reason, message| {
+                let what = match reason {
+                    wgpu::DeviceLostReason::Destroyed => "it was destroyed",
+                    _ => "the driver lost it",
+                };
+                eprintln!(
+                    "error: the GPU device was lost ({what}{}{message}); nothing more can be drawn. If it happens again, update the GPU driver or run on Mesa's lavapipe (apt-get install mesa-vulkan-drivers)",
+                    if message.is_empty() { "" } else { ": " }
+                );
+                std::process::exit(1);
+            });
+        self.device.on_uncaptured_error(std::sync::Arc::new(|e| {
+            eprintln!("error: the GPU reported: {e}");
+            std::process::exit(1);
+        }));
+    }
+
     /// A context with no window.
     pub fn headless(opts: &GpuOptions) -> Result<Gpu, GpuError> {
         // Vulkan alone first: probing GL (EGL) when Vulkan works only adds noise and start-up time.

@@ -370,6 +370,28 @@ cap.Shutdown(); rd.ShutdownReplay()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A lost GPU device (here destroyed on purpose by a hidden self-test flag) ends the command
+/// with one message naming what happened and what to do, exit code 1, no panic, no image.
+#[test]
+fn a_lost_device_is_one_clear_message_and_a_clean_exit() {
+    let Some(_) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("lanthorn-lost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("lost.png");
+    let out = lanthorn()
+        .args(["capture", "builtin", "--lose-device", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("the GPU device was lost").count(), 1, "{err}");
+    assert!(err.contains("apt-get install mesa-vulkan-drivers"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!png.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A scene whose terrain names a missing heightmap: one error naming the scene, the path it
 /// resolved (relative to the scene's folder) and what a heightmap is; no image written.
 #[test]
