@@ -6,7 +6,6 @@
 //!CLIP_DISTANCES_ENABLE
 
 //!include octagon.inc.wgsl
-//!include srgb.inc.wgsl
 
 // A view: the camera (0), or the view through a mirror or teleporter portal.
 struct WorldView {
@@ -23,6 +22,8 @@ struct WorldFrame {
     // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
     // w: 1 = sky surfaces show the cubemap skybox
     params: vec4<f32>,
+    // Every light style's brightness this frame (style s is styles[s / 4][s % 4]).
+    styles: array<vec4<f32>, 16>,
     views: array<WorldView, 8>,
 };
 
@@ -40,7 +41,8 @@ struct DrawRecord {
 
 @group(0) @binding(0) var<uniform> frame: WorldFrame;
 @group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
-@group(0) @binding(2) var lightmap: texture_2d<f32>;
+// Layer k holds every surface's lightmap of style slot k.
+@group(0) @binding(2) var lightmap: texture_2d_array<f32>;
 @group(0) @binding(3) var lightmap_sampler: sampler;
 @group(0) @binding(4) var materials: texture_2d_array<f32>;
 @group(0) @binding(5) var material_sampler: sampler;
@@ -53,6 +55,7 @@ struct WorldVertex {
     @location(3) layer: u32,
     @location(4) flags: u32,
     @location(5) surface: u32,
+    @location(6) styles: u32,
 };
 
 struct VertexOut {
@@ -66,6 +69,10 @@ struct VertexOut {
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
+    // This frame's brightness of each lightmap slot's style (0 for empty slots), and the
+    // number of slots in use: looked up per vertex, not per fragment.
+    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    @location(9) @interpolate(flat) style_count: u32,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -78,6 +85,8 @@ struct FragmentIn {
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
+    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    @location(9) @interpolate(flat) style_count: u32,
 };
 
 const SURFACE_SKY: u32 = 1u;
@@ -100,6 +109,10 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.world = world;
     out.clip_pos = clip;
     out.surface = v.surface;
+    let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
+    out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
+    // Slots end at the first empty one.
+    out.style_count = select(select(select(4u, 3u, s.w == 255u), 2u, s.z == 255u), 1u, s.y == 255u);
     return out;
 }
 
@@ -136,6 +149,31 @@ fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
 fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
     return shade(in);
+}
+
+// The camera's opaque surfaces: what `shade` does for them, without the sky and liquid
+// branches (lavapipe pays for every branch its fragments could take).
+@fragment
+fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
+    //!DISCARD_OUTSIDE
+    let tex = textureSample(materials, material_sampler, in.uv, in.layer);
+    let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
+    var light = style_light(in.lightmap_uv, in.style_scales, in.style_count) * frame.params.y;
+    if frame.params.z > 0.5 && frame.params.z < 1.5 {
+        light = vec3<f32>(1.0);
+    } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
+        light = unlit_light(n);
+    }
+    var color = mix(tex.rgb, tex.rgb * light, tex.a);
+    if frame.params.z > 1.5 {
+        color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
+    }
+    return vec4<f32>(min(color, vec3<f32>(1.0)), 1.0);
+}
+
+// Unbaked geometry: shade by the face normal so walls stay readable.
+fn unlit_light(n: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
 }
 
 // A view through a mirror or teleporter: what lies before the portal plane is clipped.
@@ -177,6 +215,27 @@ fn count_fragment(in: FragmentIn) -> vec4<f32> {
     return vec4<f32>(1.0 / 255.0);
 }
 
+// Brightness of light style `style` this frame (0 for an empty slot, 255).
+fn style_scale(style: u32) -> f32 {
+    return select(frame.styles[(style >> 2u) & 15u][style & 3u], 0.0, style == 255u);
+}
+
+// Quake's light styles: each slot's map times its style's brightness, summed, and clamped
+// where Quake's 8-bit lightmaps saturate (the ×2 overbright comes after). The brightnesses
+// come looked up from the vertex stage (indexing the uniform array per fragment, and a loop
+// over the slots, cost lavapipe more than the lightmap fetch); slot 0 is fetched always, the
+// others only on the surfaces that have them.
+fn style_light(lightmap_uv: vec2<f32>, scales: vec4<f32>, count: u32) -> vec3<f32> {
+    let uv = lightmap_uv / vec2<f32>(textureDimensions(lightmap));
+    var sum = textureSampleLevel(lightmap, lightmap_sampler, uv, 0, 0.0).rgb * scales.x;
+    // A loop, not an `if`: lavapipe runs the body of an `if` for every fragment (masked), but
+    // leaves a loop once no fragment needs another turn.
+    for (var k = 1u; k < count; k = k + 1u) {
+        sum = sum + textureSampleLevel(lightmap, lightmap_sampler, uv, k, 0.0).rgb * scales[k];
+    }
+    return min(sum, vec3<f32>(1.0));
+}
+
 fn shade(in: FragmentIn) -> vec4<f32> {
     // Every sample and derivative first, in uniform control flow.
     let time = frame.params.x;
@@ -187,8 +246,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         uv = uv + 0.125 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
-    let dims = vec2<f32>(textureDimensions(lightmap));
-    let baked = textureSample(lightmap, lightmap_sampler, in.lightmap_uv / dims).rgb;
+    let baked = style_light(in.lightmap_uv, in.style_scales, in.style_count);
     let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
 
     // One exit: an early return from a divergent branch makes lavapipe mask everything after
@@ -201,18 +259,18 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-            // Unbaked geometry: shade by the face normal so walls stay readable.
-            light = vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
+            light = unlit_light(n);
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
-        // multiply in gamma space, as Quake's renderers do; the sRGB target wants linear.
+        // multiply in gamma space, as Quake's renderers do, and the pass writes the raw
+        // (gamma) view of the frame: liquids blend in gamma space too, as in Quake.
         color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }
     let alpha = select(1.0, 0.6, liquid);
-    return vec4<f32>(srgb_to_linear(color), alpha);
+    return vec4<f32>(min(color, vec3<f32>(1.0)), alpha);
 }
 
 // The cells and depth overlays (params.z 2 and 3; render::overlay::tint_rgb is the twin): a

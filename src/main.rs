@@ -28,14 +28,35 @@ struct CullArgs {
     /// Texture magnification: nearest (Quake's look, default) or linear.
     #[arg(long, default_value = "nearest", value_parser = ["nearest", "linear"])]
     filter: String,
+    /// Light styles: animated (Quake's strings at 10 Hz, default) or normal (every style "m").
+    #[arg(long, default_value = "animated", value_parser = ["animated", "normal"])]
+    styles: String,
+    /// Hold the clock at SECONDS (light styles, sky scroll, liquid warp); capture draws at 0
+    /// without it, bench and the demo run the clock.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time)]
+    time: Option<f32>,
 }
 
 impl CullArgs {
     fn settings(&self) -> lanthorn::render::frame::FrameSettings {
+        use lanthorn::level::styles::StyleMode;
         lanthorn::render::frame::FrameSettings {
             linear_filtering: self.filter == "linear",
+            light_styles: if self.styles == "normal" {
+                StyleMode::Normal
+            } else {
+                StyleMode::Animated
+            },
+            time: self.time.unwrap_or(0.0),
             ..Default::default()
         }
+    }
+}
+
+fn parse_time(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("expected seconds ≥ 0, e.g. 2.5, got {s:?}")),
     }
 }
 
@@ -160,6 +181,19 @@ enum Command {
     VisCheck(VisCheckArgs),
     /// Describe the GPU adapter, or a level file.
     Info(InfoArgs),
+    /// Compare two renders of one view (scripts/compare-quakespasm.sh): one JSON line with the
+    /// mean absolute error in linear light, greyscale SSIM and each image's pure-black share.
+    #[command(hide = true)]
+    CompareImage(CompareImageArgs),
+}
+
+#[derive(Args)]
+struct CompareImageArgs {
+    a: PathBuf,
+    b: PathBuf,
+    /// Also write A and B side by side (A left) to this PNG.
+    #[arg(long, value_name = "OUT.png")]
+    side_by_side: Option<PathBuf>,
 }
 
 #[derive(Parser)]
@@ -461,6 +495,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 size: a.size,
                 cull: a.cull.cull,
                 settings: a.cull.settings(),
+                fixed_time: a.cull.time,
                 path: path.map(|p| p.cameras(frames)),
                 overdraw: !a.no_overdraw,
                 trace: a.trace.is_some(),
@@ -492,6 +527,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) if a.level.is_none() && a.terrain.terrain.is_some() => {
             let terrain = a.terrain.options().expect("a heightmap was given");
             app::info::terrain_command(&terrain, a.json)
+        }
+        Command::CompareImage(a) => {
+            app::compare::run_command(&a.a, &a.b, a.side_by_side.as_deref())
         }
         Command::Info(a) => app::info::run_command(
             a.level.as_deref(),
@@ -556,6 +594,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         renderdoc,
         renderdoc_frame: a.renderdoc_frame,
         trace: a.trace,
+        fixed_time: a.cull.time,
     })
 }
 

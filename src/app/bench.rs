@@ -20,6 +20,8 @@ pub struct BenchOptions {
     pub size: (u32, u32),
     pub cull: CullMode,
     pub settings: FrameSettings,
+    /// `--time`: every frame at this clock (else frame i at i/60 s).
+    pub fixed_time: Option<f32>,
     /// A camera path to replay (`--path`) instead of the automatic walk.
     pub path: Option<Vec<CameraSpec>>,
     /// Count the world pass's fragments after each frame (untimed) for `overdraw`.
@@ -38,6 +40,7 @@ impl Default for BenchOptions {
             size: (1280, 720),
             cull: CullMode::Portal,
             settings: FrameSettings::default(),
+            fixed_time: None,
             path: None,
             overdraw: true,
             trace: false,
@@ -306,7 +309,7 @@ pub fn run_with_terrain(
         let camera = Camera::new(spec, aspect);
         let t = Instant::now();
         let mut settings = FrameSettings {
-            time: i as f32 / 60.0,
+            time: opts.fixed_time.unwrap_or(i as f32 / 60.0),
             surface_tests: super::surface_tests(opts.cull),
             ..opts.settings
         };
@@ -408,6 +411,7 @@ impl BenchReport {
             "draw_calls_max": self.draw_calls.iter().copied().max().unwrap_or(0),
             "sub_draws_max": self.sub_draws.iter().copied().max().unwrap_or(0),
             "triangles_median": quantile(&tris, 0.5),
+            "surfaces_median": quantile(&self.surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
             "adapter": self.adapter,
             "cull": self.cull,
             "flow_us_median": quantile(&self.cull_us, 0.5),

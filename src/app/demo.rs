@@ -49,6 +49,8 @@ pub struct DemoOptions {
     pub renderdoc_frame: Option<u64>,
     /// Write a Chrome trace of the frames here on exit.
     pub trace: Option<PathBuf>,
+    /// `--time`: the clock held there (light styles, sky, liquids) instead of running.
+    pub fixed_time: Option<f32>,
 }
 
 struct Running {
@@ -272,7 +274,10 @@ impl Demo {
         let view = frame.texture.create_view(&Default::default());
         let aspect = r.config.width as f32 / r.config.height as f32;
         let camera = Camera::new(self.camera, aspect);
-        self.settings.time = self.start.elapsed().as_secs_f32();
+        self.settings.time = self
+            .opts
+            .fixed_time
+            .unwrap_or_else(|| self.start.elapsed().as_secs_f32());
         self.settings.surface_tests = super::surface_tests(self.culler.mode);
         super::overlays::cull_frame(
             &self.opts.level,

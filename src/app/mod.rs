@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod capture;
+pub mod compare;
 pub mod compile;
 pub mod demo;
 pub mod fly;

@@ -204,7 +204,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
     let mut world = WorldPass::create_clipped(
         gpu,
         level,
-        crate::render::target::COLOR_FORMAT,
+        crate::render::target::GAMMA_COLOR_FORMAT,
         opts.clip_distances,
     );
     let frame = IdFrame::create(gpu, size);

@@ -85,6 +85,7 @@ pub(super) fn make_surface(points: &[DVec3], normal: DVec3, spec: &SurfaceSpec) 
         normal: normal.as_vec3(),
         material: spec.material,
         lightmap,
+        styles: Default::default(),
         flags: spec.flags,
     }
 }

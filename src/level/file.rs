@@ -16,7 +16,11 @@ use super::*;
 use crate::geom::{Aabb, Plane};
 
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
-pub const VERSION: u32 = 1;
+/// Version 2 added the light style of each surface's lightmap slots and the atlas's layers
+/// (one per slot); version 1 files still load (every lit surface style 0, one layer).
+pub const VERSION: u32 = 2;
+/// The oldest version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LvlError {
@@ -30,7 +34,7 @@ pub enum LvlError {
     InFile { path: PathBuf, error: Box<LvlError> },
     #[error("not a Lanthorn level: bad magic (expected \"LNTHLVL\")")]
     BadMagic,
-    #[error("unsupported .lvl version {found} (this build reads version {expected}); recompile the level")]
+    #[error("unsupported .lvl version {found} (this build reads versions 1 to {expected}); recompile the level")]
     Version { found: u32, expected: u32 },
     #[error("truncated .lvl: {what} at byte {offset} needs {needed} bytes, only {left} left")]
     Truncated {
@@ -118,7 +122,12 @@ impl W {
 
 /// The file image of a level (header included).
 pub fn to_bytes(level: &Level) -> Vec<u8> {
-    with_header(&write_sections(level, &mut Vec::new()).0)
+    to_bytes_of_version(level, VERSION)
+}
+
+/// The file image in an older `version` (tests check that old files still load).
+fn to_bytes_of_version(level: &Level, version: u32) -> Vec<u8> {
+    with_header(&write_sections(level, &mut Vec::new(), version).0, version)
 }
 
 /// A section's name and its bytes in the file.
@@ -128,7 +137,7 @@ pub type SectionSpan = (&'static str, std::ops::Range<usize>);
 /// damage every section of a file).
 pub fn section_spans(level: &Level) -> Vec<SectionSpan> {
     let mut spans = Vec::new();
-    write_sections(level, &mut spans);
+    write_sections(level, &mut spans, VERSION);
     spans
         .iter_mut()
         .for_each(|(_, r)| *r = r.start + 20..r.end + 20);
@@ -136,13 +145,13 @@ pub fn section_spans(level: &Level) -> Vec<SectionSpan> {
 }
 
 /// The payload: the sections in the order of `Level`'s fields, each span recorded.
-fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>) -> W {
+fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>, version: u32) -> W {
     let mut w = W(Vec::with_capacity(1 << 16));
     type Writer<'a> = &'a dyn Fn(&mut W);
     let sections: [(&'static str, Writer); 12] = [
         ("cells", &|w| write_cells(w, &level.cells)),
         ("portals", &|w| write_portals(w, &level.portals)),
-        ("surfaces", &|w| write_surfaces(w, &level.surfaces)),
+        ("surfaces", &|w| write_surfaces(w, &level.surfaces, version)),
         ("bsp", &|w| write_bsp(w, &level.bsp)),
         ("materials", &|w| write_materials(w, &level.materials)),
         ("lightmaps", &|w| write_lightmaps(w, &level.lightmaps)),
@@ -162,10 +171,10 @@ fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>) -> W {
 }
 
 /// Magic, version and payload length, then the payload.
-fn with_header(payload: &[u8]) -> Vec<u8> {
+fn with_header(payload: &[u8], version: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 20);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     out.extend_from_slice(payload);
     out
@@ -209,7 +218,7 @@ fn write_portals(w: &mut W, portals: &[Portal]) {
     }
 }
 
-fn write_surfaces(w: &mut W, surfaces: &[Surface]) {
+fn write_surfaces(w: &mut W, surfaces: &[Surface], version: u32) {
     w.len(surfaces.len());
     for s in surfaces {
         w.len(s.vertices.len());
@@ -230,6 +239,9 @@ fn write_surfaces(w: &mut W, surfaces: &[Surface]) {
                 w.u32(r.width);
                 w.u32(r.height);
             }
+        }
+        if version >= 2 {
+            w.0.extend_from_slice(&s.styles.0);
         }
         w.u32(s.flags);
     }
@@ -409,6 +421,8 @@ pub fn load_lvl(path: &Path) -> Result<Level, LvlError> {
 struct R<'a> {
     b: &'a [u8],
     pos: usize,
+    /// The file's format version (what sections hold).
+    version: u32,
 }
 
 type Res<T> = Result<T, LvlError>;
@@ -564,9 +578,14 @@ fn read_header(bytes: &[u8]) -> Res<R<'_>> {
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(LvlError::BadMagic);
     }
-    let mut r = R { b: bytes, pos: 8 };
+    let mut r = R {
+        b: bytes,
+        pos: 8,
+        version: 0,
+    };
     let version = r.u32("version")?;
-    if version != VERSION {
+    r.version = version;
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(LvlError::Version {
             found: version,
             expected: VERSION,
@@ -652,7 +671,7 @@ fn read_portals(r: &mut R) -> Res<Vec<Portal>> {
 }
 
 fn read_surfaces(r: &mut R) -> Res<Vec<Surface>> {
-    let n = r.count(4 + 4 + 12 + 4 + 1 + 4, "surfaces")?;
+    let n = r.count(4 + 4 + 12 + 4 + 1 + 4 + 4, "surfaces")?;
     let mut surfaces = Vec::new();
     for _ in 0..n {
         let nv = r.count(28, "surface vertices")?;
@@ -677,6 +696,12 @@ fn read_surfaces(r: &mut R) -> Res<Vec<Surface>> {
         } else {
             None
         };
+        let styles = if r.version >= 2 {
+            let b = r.take(4, "surface light styles")?;
+            LightStyles([b[0], b[1], b[2], b[3]])
+        } else {
+            LightStyles::default()
+        };
         let flags = r.u32("surface flags")?;
         surfaces.push(Surface {
             vertices,
@@ -684,6 +709,7 @@ fn read_surfaces(r: &mut R) -> Res<Vec<Surface>> {
             normal,
             material,
             lightmap,
+            styles,
             flags,
         });
     }
@@ -913,11 +939,16 @@ fn validate_portals(level: &Level) -> Result<(), String> {
 
 fn validate_lightmap_atlas(lightmaps: &Lightmaps) -> Result<(), String> {
     let (aw, ah) = (lightmaps.width as u64, lightmaps.height as u64);
-    if lightmaps.texels.len() as u64 != aw * ah * 3 {
+    let (layer, len) = (aw * ah * 3, lightmaps.texels.len() as u64);
+    let whole = if layer == 0 {
+        len == 0
+    } else {
+        len.is_multiple_of(layer) && len / layer <= styles::MAX_SLOTS as u64 && len > 0
+    };
+    if !whole {
         return Err(format!(
-            "lightmap atlas {aw}x{ah} needs {} RGB bytes, has {}",
-            aw * ah * 3,
-            lightmaps.texels.len()
+            "lightmap atlas {aw}x{ah} needs 1 to {} layers of {layer} RGB bytes, has {len} bytes",
+            styles::MAX_SLOTS
         ));
     }
     Ok(())
@@ -953,6 +984,28 @@ fn validate_surfaces(level: &Level) -> Result<(), String> {
                 ));
             }
         }
+        validate_styles(i, s, level.lightmaps.layers())?;
+    }
+    Ok(())
+}
+
+/// A lit surface's slots must lie in the atlas's layers, and name styles below 64.
+fn validate_styles(i: usize, s: &Surface, layers: usize) -> Result<(), String> {
+    if let Some(st) = s
+        .styles
+        .slots()
+        .find(|&st| st as usize >= styles::MAX_STYLES)
+    {
+        return Err(format!(
+            "surface {i} uses light style {st}; styles go up to {}",
+            styles::MAX_STYLES - 1
+        ));
+    }
+    if s.lightmap.is_some() && s.styles.count() > layers.max(1) {
+        return Err(format!(
+            "surface {i} has {} light style slots but the atlas has {layers} layers",
+            s.styles.count()
+        ));
     }
     Ok(())
 }
@@ -1130,6 +1183,7 @@ mod tests {
             normal: Vec3::Z,
             material: m,
             lightmap: rect,
+            styles: LightStyles::default(),
             flags,
         };
         let cell = |medium, x0: f32| Cell {
@@ -1176,16 +1230,20 @@ mod tests {
                 flags: portal_flags::LIQUID_SURFACE,
             }],
             surfaces: vec![
-                surf(
-                    0,
-                    0,
-                    Some(LightmapRect {
-                        x: 0,
-                        y: 0,
-                        width: 5,
-                        height: 5,
-                    }),
-                ),
+                Surface {
+                    // A Quake face with two light styles: slot 1 in atlas layer 1.
+                    styles: LightStyles([0, 10, styles::NO_STYLE, styles::NO_STYLE]),
+                    ..surf(
+                        0,
+                        0,
+                        Some(LightmapRect {
+                            x: 0,
+                            y: 0,
+                            width: 5,
+                            height: 5,
+                        }),
+                    )
+                },
                 surf(1, surface_flags::SKY, None),
                 surf(
                     0,
@@ -1230,7 +1288,7 @@ mod tests {
             lightmaps: Lightmaps {
                 width: 8,
                 height: 8,
-                texels: (0..8 * 8 * 3).map(|i| i as u8).collect(),
+                texels: (0..8 * 8 * 3 * 2).map(|i| i as u8).collect(),
             },
             objects: vec![Object {
                 name: "func_door".into(),
@@ -1352,6 +1410,49 @@ mod tests {
         let mut long = bytes.clone();
         long.push(0);
         assert!(from_bytes(&long).is_err());
+    }
+
+    #[test]
+    fn version_1_files_still_load_with_style_0_everywhere() {
+        let mut level = sample();
+        level.surfaces[0].styles = LightStyles::default();
+        level.lightmaps.texels.truncate(8 * 8 * 3);
+        let v1 = to_bytes_of_version(&level, 1);
+        assert_eq!(&v1[8..12], &1u32.to_le_bytes());
+        // Version 1 had no style bytes: 4 fewer per surface.
+        assert_eq!(to_bytes(&level).len() - v1.len(), 4 * level.surfaces.len());
+        let back = from_bytes(&v1).unwrap();
+        // (The sample holds a NaN, so compare the images, not the levels.)
+        assert_eq!(to_bytes(&back), to_bytes(&level));
+        assert!(back
+            .surfaces
+            .iter()
+            .all(|s| s.styles == LightStyles([0, 255, 255, 255])));
+        // A two-layer atlas and a two-style surface round-trip in version 2.
+        let two = sample();
+        assert_eq!(two.lightmaps.layers(), 2);
+        assert_eq!(
+            to_bytes(&from_bytes(&to_bytes(&two)).unwrap()),
+            to_bytes(&two)
+        );
+    }
+
+    #[test]
+    fn styles_beyond_the_atlas_layers_or_63_are_invalid() {
+        let mut level = sample();
+        level.surfaces[0].styles = LightStyles([0, 1, 2, 255]);
+        let e = validate(&level).unwrap_err();
+        assert!(
+            e.contains("surface 0 has 3 light style slots but the atlas has 2 layers"),
+            "{e}"
+        );
+        level.surfaces[0].styles = LightStyles([64, 255, 255, 255]);
+        let e = validate(&level).unwrap_err();
+        assert!(e.contains("surface 0 uses light style 64"), "{e}");
+        level.surfaces[0].styles = LightStyles::default();
+        level.lightmaps.texels.push(0);
+        let e = validate(&level).unwrap_err();
+        assert!(e.contains("lightmap atlas 8x8 needs 1 to 4 layers"), "{e}");
     }
 
     #[test]

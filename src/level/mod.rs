@@ -2,6 +2,7 @@
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
 pub mod file;
+pub mod styles;
 pub mod tjunctions;
 
 use glam::{Vec2, Vec3};
@@ -9,6 +10,7 @@ use glam::{Vec2, Vec3};
 use crate::geom::{Aabb, Plane};
 
 pub use file::{load_lvl, save, LvlError};
+pub use styles::LightStyles;
 
 /// What fills a region of space. Ordered-CSG operations write media; cells are the open ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -136,6 +138,8 @@ pub struct Surface {
     pub normal: Vec3,
     pub material: u32,
     pub lightmap: Option<LightmapRect>,
+    /// The light style of each lightmap slot (slot `k` lies in atlas layer `k` at `lightmap`).
+    pub styles: LightStyles,
     pub flags: u32,
 }
 
@@ -169,12 +173,27 @@ pub struct Material {
     pub flags: u32,
 }
 
-/// The level's lightmap atlas (light style 0), RGB8.
+/// The level's lightmap atlas, RGB8, in layers: layer `k` holds every surface's slot-`k`
+/// lightmap at the surface's rect (most surfaces use layer 0 alone; Quake faces with several
+/// light styles use up to four).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lightmaps {
     pub width: u32,
     pub height: u32,
+    /// The layers one after another, each `width * height * 3` bytes.
     pub texels: Vec<u8>,
+}
+
+impl Lightmaps {
+    /// Number of layers (0 for an empty atlas).
+    pub fn layers(&self) -> usize {
+        let layer = self.width as usize * self.height as usize * 3;
+        if layer == 0 {
+            0
+        } else {
+            self.texels.len() / layer
+        }
+    }
 }
 
 /// A movable or separately drawn thing: a brush model (door, lift, button) or a prop.

@@ -5,6 +5,8 @@
 //! duplicating its edge luxels, so bilinear filtering at a block's edge never picks up a
 //! neighbour's light. The returned [`LightmapRect`] of a block is its interior (without the
 //! border): the atlas position of luxel `(i, j)` of block `k` is `rects[k].x + i, rects[k].y + j`.
+//! A block may carry up to four layers (a Quake face's light style maps): layer `l` of every
+//! block goes to layer `l` of the atlas, at the block's one rect.
 
 use guillotiere::{size2, AllocatorOptions, SimpleAtlasAllocator};
 
@@ -16,7 +18,11 @@ pub const MAX_ATLAS_SIDE: u32 = 16384;
 /// Border around every block, in luxels.
 pub const BORDER: u32 = 1;
 
-/// One block of luxels to place: `rgb` holds `width * height * 3` bytes, row-major.
+/// Layers a block (and the atlas) may have: one per light style slot.
+pub const MAX_LAYERS: usize = crate::level::styles::MAX_SLOTS;
+
+/// One block of luxels to place: `rgb` holds `width * height * 3` bytes, row-major, per
+/// layer, the layers (1 to [`MAX_LAYERS`]) one after another.
 #[derive(Clone, Copy, Debug)]
 pub struct LuxelBlock<'a> {
     pub width: u32,
@@ -26,7 +32,7 @@ pub struct LuxelBlock<'a> {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AtlasError {
-    #[error("lightmap block {index} is {width}x{height} luxels with {bytes} bytes of data (expected {expected})")]
+    #[error("lightmap block {index} is {width}x{height} luxels with {bytes} bytes of data (expected {expected} per layer, 1 to 4 layers)")]
     BadBlock {
         index: usize,
         width: u32,
@@ -46,13 +52,16 @@ pub enum AtlasError {
 /// rectangle. An empty input gives a 1×1 black atlas.
 pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), AtlasError> {
     let mut area: u64 = 0;
+    let mut layers = 1;
     for (index, b) in blocks.iter().enumerate() {
         let expected = b.width as u64 * b.height as u64 * 3;
+        let len = b.rgb.len() as u64;
         if b.width == 0
             || b.height == 0
             || b.width > MAX_ATLAS_SIDE - 2 * BORDER
             || b.height > MAX_ATLAS_SIDE - 2 * BORDER
-            || b.rgb.len() as u64 != expected
+            || !len.is_multiple_of(expected)
+            || !(1..=MAX_LAYERS as u64).contains(&(len / expected))
         {
             return Err(AtlasError::BadBlock {
                 index,
@@ -63,6 +72,7 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
             });
         }
         area += (b.width + 2 * BORDER) as u64 * (b.height + 2 * BORDER) as u64;
+        layers = layers.max((len / expected) as usize);
     }
     if blocks.is_empty() {
         return Ok((
@@ -138,18 +148,22 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
         }
     };
 
-    let mut texels = vec![0u8; w as usize * h as usize * 3];
+    let layer_bytes = w as usize * h as usize * 3;
+    let mut texels = vec![0u8; layer_bytes * layers];
     let mut rects = Vec::with_capacity(blocks.len());
     for (b, &(ox, oy)) in blocks.iter().zip(&origins) {
         let (bw, bh) = (b.width as usize, b.height as usize);
-        for py in 0..bh + 2 * BORDER as usize {
-            let sy = py.saturating_sub(BORDER as usize).min(bh - 1);
-            let row = (oy as usize + py) * w as usize;
-            for px in 0..bw + 2 * BORDER as usize {
-                let sx = px.saturating_sub(BORDER as usize).min(bw - 1);
-                let src = (sy * bw + sx) * 3;
-                let dst = (row + ox as usize + px) * 3;
-                texels[dst..dst + 3].copy_from_slice(&b.rgb[src..src + 3]);
+        for (l, rgb) in b.rgb.chunks_exact(bw * bh * 3).enumerate() {
+            let layer = &mut texels[l * layer_bytes..(l + 1) * layer_bytes];
+            for py in 0..bh + 2 * BORDER as usize {
+                let sy = py.saturating_sub(BORDER as usize).min(bh - 1);
+                let row = (oy as usize + py) * w as usize;
+                for px in 0..bw + 2 * BORDER as usize {
+                    let sx = px.saturating_sub(BORDER as usize).min(bw - 1);
+                    let src = (sy * bw + sx) * 3;
+                    let dst = (row + ox as usize + px) * 3;
+                    layer[dst..dst + 3].copy_from_slice(&rgb[src..src + 3]);
+                }
             }
         }
         rects.push(LightmapRect {
@@ -249,6 +263,51 @@ mod tests {
             atlas.width,
             atlas.height
         );
+    }
+
+    /// Layer `l` of each block lands in atlas layer `l` at the block's rect; blocks with
+    /// fewer layers leave the others black.
+    #[test]
+    fn layers_share_one_rect() {
+        let one: Vec<u8> = vec![10; 2 * 3 * 3];
+        let three: Vec<u8> = [1u8, 2, 3]
+            .iter()
+            .flat_map(|&v| vec![v; 3 * 2 * 3])
+            .collect();
+        let blocks = [
+            LuxelBlock {
+                width: 2,
+                height: 3,
+                rgb: &one,
+            },
+            LuxelBlock {
+                width: 3,
+                height: 2,
+                rgb: &three,
+            },
+        ];
+        let (atlas, rects) = pack(&blocks).unwrap();
+        assert_eq!(atlas.layers(), 3);
+        let layer = (atlas.width * atlas.height * 3) as usize;
+        let at = |l: usize, x: u32, y: u32| {
+            atlas.texels[l * layer + ((y * atlas.width + x) * 3) as usize]
+        };
+        for l in 0..3 {
+            assert_eq!(at(l, rects[1].x + 2, rects[1].y + 1), l as u8 + 1);
+            assert_eq!(
+                at(l, rects[0].x + 1, rects[0].y + 2),
+                if l == 0 { 10 } else { 0 }
+            );
+        }
+        let five = vec![0u8; 5 * 3];
+        assert!(matches!(
+            pack(&[LuxelBlock {
+                width: 1,
+                height: 1,
+                rgb: &five
+            }]),
+            Err(AtlasError::BadBlock { .. })
+        ));
     }
 
     #[test]

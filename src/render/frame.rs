@@ -43,6 +43,8 @@ pub struct FrameSettings {
     /// Lightmap scale: 2 is Quake's overbright.
     pub light_scale: f32,
     pub fullbright: bool,
+    /// How light styles animate (with `time`): Quake's strings, or all held at "m".
+    pub light_styles: crate::level::styles::StyleMode,
     /// Linear texture magnification instead of Quake's nearest.
     pub linear_filtering: bool,
     /// Terrain debug overlays.
@@ -65,6 +67,7 @@ impl Default for FrameSettings {
             time: 0.0,
             light_scale: 2.0,
             fullbright: false,
+            light_styles: crate::level::styles::StyleMode::Animated,
             linear_filtering: false,
             terrain: TerrainOverlay::default(),
             surface_tests: SurfaceTests::ALL,
@@ -111,12 +114,17 @@ impl PassTarget for FrameAttachments<'_> {
     fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
         match attachment {
             Attachment::FrameDepth => &self.target.depth_view,
+            Attachment::FrameColorGamma => &self.target.color_gamma_view,
             _ => &self.target.color_view,
         }
     }
 
-    fn clear_color(&self, _: Attachment) -> wgpu::Color {
-        self.clear
+    /// The clear colour is linear; the raw view stores it encoded.
+    fn clear_color(&self, attachment: Attachment) -> wgpu::Color {
+        match attachment {
+            Attachment::FrameColorGamma => target::encode_srgb(self.clear),
+            _ => self.clear,
+        }
     }
 }
 
@@ -124,7 +132,7 @@ impl Renderer {
     pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
         Renderer {
             target: FrameTarget::create(gpu, size),
-            world: WorldPass::create(gpu, level, target::COLOR_FORMAT),
+            world: WorldPass::create(gpu, level, target::GAMMA_COLOR_FORMAT),
             timer: GpuTimer::create(gpu),
             clear_color: wgpu::Color {
                 r: 0.02,

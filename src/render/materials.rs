@@ -79,7 +79,9 @@ impl MaterialArray {
                 address_mode_u: wgpu::AddressMode::Repeat,
                 address_mode_v: wgpu::AddressMode::Repeat,
                 mag_filter: mag,
-                min_filter: wgpu::FilterMode::Linear,
+                // Nearest within a mip level too, as GL_NEAREST_MIPMAP_LINEAR (Quake's crisp
+                // look in GL engines); linear blends between mip levels in both modes.
+                min_filter: mag,
                 mipmap_filter: wgpu::MipmapFilterMode::Linear,
                 ..Default::default()
             })
@@ -169,25 +171,25 @@ fn downsample(src: &[u8], size: u32) -> Vec<u8> {
     out
 }
 
-/// The lightmap atlas as an RGBA8 (linear) texture; 1×1 white when the level has none.
+/// The lightmap atlas as an RGBA8 (linear) 2D array texture, one layer per light style slot;
+/// one 1×1 white layer when the level has none.
 pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
-    let (w, h, rgba) =
-        if lm.width == 0 || lm.height == 0 || lm.texels.len() < (lm.width * lm.height * 3) as usize
-        {
-            (1, 1, vec![255u8; 4])
-        } else {
-            let mut rgba = Vec::with_capacity((lm.width * lm.height * 4) as usize);
-            for px in lm.texels.chunks_exact(3) {
-                rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
-            }
-            (lm.width, lm.height, rgba)
-        };
+    let layers = lm.layers() as u32;
+    let (w, h, layers, rgba) = if layers == 0 {
+        (1, 1, 1, vec![255u8; 4])
+    } else {
+        let mut rgba = Vec::with_capacity(lm.texels.len() / 3 * 4);
+        for px in lm.texels.chunks_exact(3) {
+            rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
+        }
+        (lm.width, lm.height, layers, rgba)
+    };
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("lightmap atlas"),
         size: wgpu::Extent3d {
             width: w,
             height: h,
-            depth_or_array_layers: 1,
+            depth_or_array_layers: layers,
         },
         mip_level_count: 1,
         sample_count: 1,
@@ -207,7 +209,7 @@ pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
         wgpu::Extent3d {
             width: w,
             height: h,
-            depth_or_array_layers: 1,
+            depth_or_array_layers: layers,
         },
     );
     texture

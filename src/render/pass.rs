@@ -36,6 +36,8 @@ pub struct FrameInputs<'a> {
 pub enum Attachment {
     /// The frame's colour (the window, `capture` and the tests read it).
     FrameColor,
+    /// The same colour seen raw, gamma-encoded (`target::GAMMA_COLOR_FORMAT`).
+    FrameColorGamma,
     /// The frame's reverse-Z depth.
     FrameDepth,
     /// Surface ids (R32Uint) of the solid surfaces, and of the liquids.

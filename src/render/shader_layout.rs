@@ -61,7 +61,7 @@ macro_rules! twin {
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(WorldFrame: view_proj, eye, params, views),
+        twin!(WorldFrame: view_proj, eye, params, styles, views),
         twin!(WorldView: view_proj, clip_plane, eye),
         twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, _pad, origin),
         twin!(TerrainFrame:
@@ -82,7 +82,7 @@ fn buffer_twins() -> Vec<Twin> {
 fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
     vec![
         (
-            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface),
+            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface, styles),
             &WorldVertex::ATTRIBUTES,
         ),
         (twin!(LineVertex: position, color), &LineVertex::ATTRIBUTES),
@@ -111,7 +111,10 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
 
 /// Fixed-size WGSL arrays (struct, member) and the Rust length they repeat.
 fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
-    vec![("WorldFrame", "views", MAX_VIEWS)]
+    vec![
+        ("WorldFrame", "views", MAX_VIEWS),
+        ("WorldFrame", "styles", crate::level::styles::MAX_STYLES / 4),
+    ]
 }
 
 fn parse(name: &str, source: &str) -> Module {

@@ -5,11 +5,17 @@ use super::gpu::Gpu;
 use super::DEPTH_FORMAT;
 
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The same texels seen raw: the world pass writes the gamma-encoded colour it shades (Quake
+/// lights in gamma space) without a decode in the shader and an encode at the store, which
+/// cost lavapipe more than the rest of its shading.
+pub const GAMMA_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 pub struct FrameTarget {
     pub size: (u32, u32),
     pub color: wgpu::Texture,
     pub color_view: wgpu::TextureView,
+    /// `color` as [`GAMMA_COLOR_FORMAT`].
+    pub color_gamma_view: wgpu::TextureView,
     pub depth: wgpu::Texture,
     pub depth_view: wgpu::TextureView,
 }
@@ -32,7 +38,7 @@ impl FrameTarget {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
+            view_formats: &[GAMMA_COLOR_FORMAT],
         });
         let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("frame depth"),
@@ -47,10 +53,32 @@ impl FrameTarget {
         FrameTarget {
             size,
             color_view: color.create_view(&Default::default()),
+            color_gamma_view: color.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(GAMMA_COLOR_FORMAT),
+                ..Default::default()
+            }),
             depth_view: depth.create_view(&Default::default()),
             color,
             depth,
         }
+    }
+}
+
+/// A linear colour as the sRGB encoding stores it (alpha unchanged).
+pub fn encode_srgb(c: wgpu::Color) -> wgpu::Color {
+    let e = |v: f64| {
+        let v = v.clamp(0.0, 1.0);
+        if v <= 0.0031308 {
+            v * 12.92
+        } else {
+            1.055 * v.powf(1.0 / 2.4) - 0.055
+        }
+    };
+    wgpu::Color {
+        r: e(c.r),
+        g: e(c.g),
+        b: e(c.b),
+        a: c.a,
     }
 }
 

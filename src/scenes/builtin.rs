@@ -553,6 +553,7 @@ fn quad(q: [Vec3; 4], material: u32, materials: &[Material]) -> Surface {
         normal,
         material,
         lightmap: None,
+        styles: Default::default(),
         flags: 0,
     }
 }

@@ -384,6 +384,7 @@ fn polygon_surface(points: Vec<Vec3>, material: u32) -> Surface {
         normal,
         material,
         lightmap: None,
+        styles: Default::default(),
         flags: 0,
     }
 }

@@ -11,6 +11,7 @@ mod overdraw;
 mod overlays;
 mod portals;
 mod shaders;
+mod styles;
 mod support;
 mod terrain;
 mod vis;

@@ -18,7 +18,7 @@ use lanthorn::render::frame::FrameSettings;
 use lanthorn::geom::Octagon;
 use lanthorn::render::overdraw::{FragmentCounter, OverdrawCounter};
 use lanthorn::render::pass::{FrameInputs, Pass};
-use lanthorn::render::target::{FrameTarget, COLOR_FORMAT};
+use lanthorn::render::target::{FrameTarget, GAMMA_COLOR_FORMAT};
 use lanthorn::render::world::{OctagonClip, SurfaceTests, WorldPass};
 use lanthorn::vis::VisibleSet;
 
@@ -59,7 +59,7 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         ..Default::default()
     };
     let size = SIZE;
-    let mut world = WorldPass::create(gpu, &level, COLOR_FORMAT);
+    let mut world = WorldPass::create(gpu, &level, GAMMA_COLOR_FORMAT);
     let camera = Camera::new(
         CameraSpec {
             position: Vec3::ZERO,

@@ -1,9 +1,10 @@
 //! Faces → surfaces: vertex loops from edges/surfedges, fan triangles wound counter-clockwise
-//! from the visible side, texture and lightmap coordinates, and each face's style-0 lightmap
-//! block (extents computed the way Quake's light tool does, in double precision).
+//! from the visible side, texture and lightmap coordinates, and each face's lightmap blocks,
+//! one per light style (extents computed the way Quake's light tool does, in double precision).
 
 use glam::{DVec3, Vec2, Vec3};
 
+use crate::level::styles::{self, LightStyles};
 use crate::level::{material_flags, surface_flags, Material, Surface, Vertex};
 
 use super::lumps::{Lumps, RawFace, RawTexinfo};
@@ -62,6 +63,7 @@ pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
 }
 
 /// Number of light styles stored for a face (styles up to the first 255).
+#[cfg(test)]
 pub(super) fn style_count(f: &RawFace) -> usize {
     f.styles.iter().take_while(|&&s| s != 255).count()
 }
@@ -159,18 +161,69 @@ pub(super) fn face_geom(
     })
 }
 
-/// A surface without its lightmap rect, and the luxels of its style-0 lightmap (grey, one
-/// byte per luxel) when it has one.
+/// A surface without its lightmap rect, and the luxels of its lightmaps (grey, one byte per
+/// luxel, one map per style slot one after another) when it has them.
 pub(super) struct BuiltFace {
     pub surface: Surface,
     pub luxels: Option<(u32, u32, Vec<u8>)>,
 }
 
+/// The face's styles, checked: each slot in use must name one of Quake's 64 styles.
+fn face_styles(f: &RawFace, i: usize, file: &str) -> Result<LightStyles, Q1Error> {
+    let st = LightStyles(f.styles);
+    if let Some((k, s)) = st
+        .slots()
+        .enumerate()
+        .find(|&(_, s)| s as usize >= styles::MAX_STYLES)
+    {
+        return Err(Q1Error::corrupt(
+            file,
+            "faces",
+            format!(
+                "face {i}: light style {s} in slot {k} is not below {} (Quake's MAX_LIGHTSTYLES)",
+                styles::MAX_STYLES
+            ),
+        ));
+    }
+    Ok(st)
+}
+
+/// Face `i`'s lightmaps from the lighting lump: `n` luxels per style slot, the slots stored
+/// one after another from the face's light offset (checked against the lump's length). A
+/// face whose styles are all empty shows black, under style 0.
+fn face_luxels(
+    l: &Lumps,
+    f: &RawFace,
+    i: usize,
+    n: usize,
+    file: &str,
+) -> Result<(Vec<u8>, LightStyles), Q1Error> {
+    let st = face_styles(f, i, file)?;
+    let count = st.count();
+    if count == 0 {
+        return Ok((vec![0; n], LightStyles::default()));
+    }
+    let start = f.light_ofs as u64;
+    let end = start + (n * count) as u64;
+    if end > l.lighting.len() as u64 {
+        return Err(Q1Error::corrupt(
+            file,
+            "faces",
+            format!(
+                "face {i}: light data at {} + {n}x{count} bytes runs past the lighting lump ({} bytes)",
+                f.light_ofs,
+                l.lighting.len()
+            ),
+        ));
+    }
+    Ok((l.lighting[start as usize..end as usize].to_vec(), st))
+}
+
 /// Builds face `i`. Lightmaps: sky and liquid faces (texinfo SPECIAL or a sky/liquid
 /// material) have none (drawn fullbright, as Quake does); so do all faces of a map without a
 /// lighting lump. A normal face without light data (offset -1) gets a single black luxel
-/// (1×1 block, every `lightmap_uv` = (0.5, 0.5)): Quake shows such faces dark. A face whose
-/// light has no style-0 map gets black luxels of its full size.
+/// (1×1 block, every `lightmap_uv` = (0.5, 0.5)): Quake shows such faces dark. A lit face
+/// keeps a map per light style, each shown at its style's current brightness.
 pub(super) fn build(
     l: &Lumps,
     i: usize,
@@ -195,6 +248,7 @@ pub(super) fn build(
     let ext = extents(&g.texinfo, &g.points);
 
     let unlit = !special && !l.lighting.is_empty() && f.light_ofs == -1;
+    let mut face_styles = LightStyles::default();
     let luxels = if special || l.lighting.is_empty() {
         None
     } else if unlit {
@@ -216,25 +270,8 @@ pub(super) fn build(
                 ),
             ));
         }
-        let n = ext.luxels();
-        let styles = style_count(f);
-        let end = f.light_ofs as u64 + (n * styles) as u64;
-        if end > l.lighting.len() as u64 {
-            return Err(Q1Error::corrupt(
-                file,
-                "faces",
-                format!(
-                    "face {i}: light data at {} + {n}x{styles} bytes runs past the lighting lump ({} bytes)",
-                    f.light_ofs,
-                    l.lighting.len()
-                ),
-            ));
-        }
-        let mut grey = vec![0u8; n];
-        if let Some(slot) = f.styles[..styles].iter().position(|&s| s == 0) {
-            let start = f.light_ofs as usize + slot * n;
-            grey.copy_from_slice(&l.lighting[start..start + n]);
-        }
+        let (grey, st) = face_luxels(l, f, i, ext.luxels(), file)?;
+        face_styles = st;
         Some((ext.size[0] as u32, ext.size[1] as u32, grey))
     };
 
@@ -277,6 +314,7 @@ pub(super) fn build(
             normal: g.normal,
             material: g.material,
             lightmap: None,
+            styles: face_styles,
             flags,
         },
         luxels,

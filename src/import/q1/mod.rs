@@ -5,7 +5,8 @@
 //! - Every face becomes a surface with the same index (`level.surfaces[i]` is face `i`);
 //!   cells list the faces their marksurfaces name. Faces of brush models 1..N are listed by
 //!   their [`Object`] only.
-//! - Lightmaps: each lit face's style-0 luxels go into one atlas (`light::atlas`). Sky and
+//! - Lightmaps: each lit face's luxels go into one atlas (`light::atlas`), its map of light
+//!   style slot `k` into layer `k` (the surface's `styles` say which style each is). Sky and
 //!   liquid faces, and all faces of a map without light data, have `lightmap: None` (draw
 //!   fullbright). A normal face without light data gets one black luxel, as Quake shows it
 //!   dark.
@@ -243,7 +244,8 @@ fn check_models(l: &lumps::Lumps, file: &str) -> Result<(), Q1Error> {
     Ok(())
 }
 
-/// One surface per face, and the faces' grey luxels packed into one RGB atlas.
+/// One surface per face, and the faces' grey luxels (every style slot) packed into one
+/// layered RGB atlas.
 fn surfaces_and_lightmaps(
     l: &lumps::Lumps,
     materials: &[Material],

@@ -536,6 +536,78 @@ fn cells_lie_in_front_of_their_surfaces() {
     }
 }
 
+/// Every lit face keeps all its light style maps: the surface's styles are the face record's
+/// four style bytes (read straight from the file: faces lump, 20-byte records, styles at byte
+/// 12, light offset at 16), and atlas layer `k` at the surface's rect holds the lighting
+/// lump's `k`-th block of the face, luxel for luxel. start.bsp alone has faces with 1–3 styles.
+#[test]
+fn every_style_map_of_a_face_lands_in_its_atlas_layer() {
+    if !require_realdata("every_style_map_of_a_face_lands_in_its_atlas_layer") {
+        return;
+    }
+    let mut multi = 0;
+    for m in maps() {
+        let (faces_at, faces_len) = lump_range(&m.bytes, 7);
+        let (light_at, _) = lump_range(&m.bytes, 8);
+        let lm = &m.level.lightmaps;
+        let layer = (lm.width * lm.height * 3) as usize;
+        for i in 0..faces_len / 20 {
+            let rec = &m.bytes[faces_at + 20 * i..faces_at + 20 * (i + 1)];
+            let styles: [u8; 4] = rec[12..16].try_into().unwrap();
+            let ofs = i32_at(rec, 16);
+            let s = &m.level.surfaces[i];
+            let Some(r) = s.lightmap else { continue };
+            if ofs < 0 || styles[0] == 255 || r.width * r.height == 1 {
+                continue;
+            }
+            assert_eq!(s.styles.0, styles, "{} face {i}", m.name);
+            let n = (r.width * r.height) as usize;
+            let count = styles.iter().take_while(|&&x| x != 255).count();
+            multi += (count > 1) as usize;
+            for k in 0..count {
+                for j in 0..r.height as usize {
+                    for x in 0..r.width as usize {
+                        let want =
+                            m.bytes[light_at + ofs as usize + k * n + j * r.width as usize + x];
+                        let at = k * layer
+                            + (((r.y as usize + j) * lm.width as usize) + r.x as usize + x) * 3;
+                        assert_eq!(
+                            &lm.texels[at..at + 3],
+                            &[want; 3],
+                            "{} face {i} style slot {k} luxel ({x}, {j})",
+                            m.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(multi > 500, "only {multi} faces with several styles");
+}
+
+/// A face naming a style beyond Quake's 64 is one error naming the face, slot and style.
+#[test]
+fn a_style_beyond_63_is_an_error_naming_the_face() {
+    if !require_realdata("a_style_beyond_63_is_an_error_naming_the_face") {
+        return;
+    }
+    let mut bytes = e1m1();
+    let (faces_at, faces_len) = lump_range(&bytes, 7);
+    let i = (0..faces_len / 20)
+        .find(|&i| {
+            i32_at(&bytes, faces_at + 20 * i + 16) >= 0 && bytes[faces_at + 20 * i + 13] == 255
+        })
+        .unwrap();
+    bytes[faces_at + 20 * i + 13] = 200;
+    let e = from_bytes(&bytes, "x.bsp").unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "x.bsp: corrupt faces lump: face {i}: light style 200 in slot 1 is not below 64"
+        )),
+        "{e}"
+    );
+}
+
 fn lump_range(bytes: &[u8], lump: usize) -> (usize, usize) {
     (
         i32_at(bytes, 4 + lump * 8) as usize,
@@ -625,8 +697,22 @@ fn check_indices(l: &Level) -> Result<(), String> {
             return Err(format!("surface {i}"));
         }
     }
-    if l.lightmaps.texels.len() != (l.lightmaps.width * l.lightmaps.height * 3) as usize {
+    // Whole layers, one per style slot, and every lit surface's slots within them.
+    let layer = (l.lightmaps.width * l.lightmaps.height * 3) as usize;
+    let layers = l.lightmaps.texels.len() / layer.max(1);
+    if layer == 0 || !l.lightmaps.texels.len().is_multiple_of(layer) || !(1..=4).contains(&layers) {
         return Err("lightmap atlas size".into());
+    }
+    if let Some(i) = l.surfaces.iter().position(|s| {
+        s.styles
+            .0
+            .iter()
+            .take_while(|&&x| x != 255)
+            .any(|&x| x >= 64)
+            || (s.lightmap.is_some()
+                && s.styles.0.iter().take_while(|&&x| x != 255).count() > layers)
+    }) {
+        return Err(format!("surface {i} light styles"));
     }
     let child_ok = |c: &BspChild| match *c {
         BspChild::Node(n) => (n as usize) < l.bsp.nodes.len(),

@@ -21,12 +21,16 @@ pub struct WorldVertex {
     pub flags: u32,
     /// Index into `Level::surfaces` (the id pass writes it).
     pub surface: u32,
+    /// The surface's light style per lightmap slot (`LightStyles::packed`: slot 0 in the low
+    /// byte, 255 ends the slots); slot `k` is lightmap atlas layer `k`.
+    pub styles: u32,
 }
 
 impl WorldVertex {
     /// The vertex buffer's attributes (of the WGSL `WorldVertex`).
-    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
-        0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
+        0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32,
+        6 => Uint32
     ];
 }
 
@@ -133,6 +137,7 @@ impl WorldMesh {
                     layer,
                     flags,
                     surface: si as u32,
+                    styles: s.styles.packed(),
                 });
             }
         }

@@ -38,6 +38,8 @@ pub struct WorldFrame {
     pub eye: [f32; 4],
     /// x: seconds, y: lightmap scale, z: fullbright debug.
     pub params: [f32; 4],
+    /// Every light style's brightness this frame (`level::styles::scales`), four a vector.
+    pub styles: [[f32; 4]; crate::level::styles::MAX_STYLES / 4],
     /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
     pub views: [WorldView; MAX_VIEWS],
 }
@@ -95,6 +97,10 @@ pub struct WorldPass {
     back_faces_occlude: bool,
     mesh: WorldMesh,
     object_origins: Vec<[f32; 4]>,
+    /// Switchable light styles whose lights start off (`level::styles::switched_off`).
+    styles_off: u32,
+    /// This frame's light style brightnesses.
+    style_scales: [f32; crate::level::styles::MAX_STYLES],
     use_indirect: bool,
     /// Records that fit the records buffer.
     max_records: usize,
@@ -202,6 +208,8 @@ impl WorldPass {
                 .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             mesh,
             object_origins,
+            styles_off: crate::level::styles::switched_off(&level.entities),
+            style_scales: [1.0; crate::level::styles::MAX_STYLES],
             use_indirect: gpu.features.indirect_first_instance,
             max_records,
             draws: DrawBuilder::default(),
@@ -324,10 +332,12 @@ impl WorldPass {
                 eye: v.eye.extend(1.0).to_array(),
             };
         }
+        let s = &self.style_scales;
         let frame = WorldFrame {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
             params,
+            styles: std::array::from_fn(|i| [s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]),
             views,
         };
         gpu.queue
@@ -347,7 +357,7 @@ impl Pass for WorldPass {
 
     fn attachments(&self) -> PassAttachments {
         PassAttachments {
-            color: (Attachment::FrameColor, Load::Clear),
+            color: (Attachment::FrameColorGamma, Load::Clear),
             depth: Some((Attachment::FrameDepth, Load::Clear)),
         }
     }
@@ -376,6 +386,8 @@ impl Pass for WorldPass {
                 })
             });
         }
+        self.style_scales =
+            crate::level::styles::scales(s.time as f64, s.light_styles, self.styles_off);
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
         PassStats::World(self.stats)
     }

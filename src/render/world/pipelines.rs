@@ -51,7 +51,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
         entries: &[
             uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
             storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
-            texture_entry(2, wgpu::TextureViewDimension::D2),
+            texture_entry(2, wgpu::TextureViewDimension::D2Array),
             sampler_entry(3),
             texture_entry(4, wgpu::TextureViewDimension::D2Array),
             sampler_entry(5),
@@ -111,10 +111,12 @@ pub(super) fn world_bind_group(
             },
             wgpu::BindGroupEntry {
                 binding: 2,
-                resource: wgpu::BindingResource::TextureView(
-                    &res.lightmap
-                        .create_view(&wgpu::TextureViewDescriptor::default()),
-                ),
+                resource: wgpu::BindingResource::TextureView(&res.lightmap.create_view(
+                    &wgpu::TextureViewDescriptor {
+                        dimension: Some(wgpu::TextureViewDimension::D2Array),
+                        ..Default::default()
+                    },
+                )),
             },
             wgpu::BindGroupEntry {
                 binding: 3,
@@ -170,7 +172,9 @@ pub(super) fn make_pipeline(
     let translucent = kind == SurfaceKind::Liquid;
     let (entry, target) = match color {
         Some(format) => (
-            if class == ViewClass::Camera {
+            if class == ViewClass::Camera && kind == SurfaceKind::Opaque {
+                "fs_opaque"
+            } else if class == ViewClass::Camera {
                 "fs_main"
             } else {
                 "fs_portal_view"

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Lanthorn against quakespasm on the 15 id maps (run by scripts/compare-quakespasm.sh).
+
+For every map, the cameras are the map's own entities: each info_player_start and
+info_player_deathmatch (the eye 22 units above it, looking along its "angle") and each
+info_intermission (its origin, "mangle" = pitch yaw roll, Quake's pitch looks down). Both
+renderers draw each at 1280x720 with matched settings:
+
+  quakespasm  QS_LIGHTSTYLES=1 (every style "m"), QS_ENTS=1 (brush models where the map puts
+              them: doors closed), gl_overbright 1, GL_NEAREST_MIPMAP_LINEAR, fov 90 with
+              fov_adapt 0 (90 degrees across the 16:9 window; quakespasm 0.95's cvar is
+              "fov_adapt", its default widens to 106 degrees), game time stepped 1 ms a frame
+  Lanthorn    --styles normal, --filter nearest, --time QS_TIME (the game time of
+              quakespasm's screenshot, so sky and liquids match)
+
+and the script writes OUT/MAP-CAMERA.png (quakespasm left, Lanthorn right), OUT/results.json
+and OUT/table.md: mean absolute error in linear light, SSIM on greyscale, the pure-black share
+of each, and for the timed cameras the frame ms of both (median over RUNS alternating runs;
+quakespasm: timedemo of a demo recorded at the camera, whole frame with its 2D pass and the
+swap to Xvfb; Lanthorn: headless bench of a one-key path, submit + wait) and Lanthorn's world
+surfaces drawn against quakespasm's wpoly. The exit code is 1 when a camera misses the image
+thresholds below (fixed before the final run), 0 otherwise.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# Pass thresholds, per camera (fixed before the final run).
+MAE_MAX = 0.012  # mean |linear(a) - linear(b)| over RGB, 0..1
+SSIM_MIN = 0.60  # greyscale SSIM, 8x8 windows
+BLACK_EXTRA_MAX = 0.02  # Lanthorn's pure-black share may exceed quakespasm's by this much
+
+# Game time of quakespasm's screenshot: the map's spawn frames and 36 console waits at 1 ms.
+QS_TIME = 0.04
+
+MAPS = "dm1 dm2 dm3 dm4 dm5 dm6 e1m1 e1m2 e1m3 e1m4 e1m5 e1m6 e1m7 e1m8 start".split()
+SIZE = (1280, 720)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def entities(bsp):
+    """The entity lump of a BSP29 file as a list of dicts (first value of each key)."""
+    data = bsp.read_bytes()
+    ofs, length = struct.unpack_from("<ii", data, 4)
+    text = data[ofs : ofs + length].decode("latin-1")
+    out = []
+    for body in re.findall(r"\{([^{}]*)\}", text):
+        e = {}
+        for k, v in re.findall(r'"([^"]*)"\s*"([^"]*)"', body):
+            e.setdefault(k, v)
+        out.append(e)
+    return out
+
+
+def floats(s, n):
+    v = [float(x) for x in s.split()]
+    return v if len(v) == n else None
+
+
+def cameras(bsp):
+    """(name, x, y, z, yaw, quake_pitch) for every spawn point and intermission camera."""
+    out, counts = [], {}
+    for e in entities(bsp):
+        cls = e.get("classname", "")
+        o = floats(e.get("origin", ""), 3)
+        if o is None:
+            continue
+        if cls in ("info_player_start", "info_player_deathmatch"):
+            yaw, pitch, z = float(e.get("angle", "0") or 0), 0.0, o[2] + 22.0
+            short = "start" if cls == "info_player_start" else "dm"
+        elif cls == "info_intermission":
+            m = floats(e.get("mangle", "0 0 0"), 3) or [0.0, 0.0, 0.0]
+            pitch, yaw, z = m[0], m[1], o[2]
+            short = "inter"
+        else:
+            continue
+        counts[short] = counts.get(short, 0) + 1
+        out.append((f"{short}{counts[short]}", o[0], o[1], z, yaw, pitch))
+    return out
+
+
+def run(cmd, env=None, check=True):
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+    return p.stdout
+
+
+def qs_env(timing, frames):
+    env = dict(os.environ)
+    env.update(
+        QS_W=str(SIZE[0]), QS_H=str(SIZE[1]), QS_LIGHTSTYLES="1", QS_ENTS="1",
+        QS_TEXMODE="GL_NEAREST_MIPMAP_LINEAR", QS_OVERBRIGHT="1", QS_EXTRA="fov_adapt 0",
+        QS_TIMING="1" if timing else "0", QS_FRAMES=str(frames),
+    )
+    return env
+
+
+def fmt(v):
+    return f"{v:g}"
+
+
+class Compare:
+    def __init__(self, args):
+        self.args = args
+        self.out = Path(args.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.qs = Path(args.qs_root) / "qs_shot.sh"
+        self.lanthorn = Path(args.lanthorn)
+        self.bsp_dir = ROOT.parent / "shared/realdata/quake/bsp"
+        if not self.qs.exists():
+            sys.exit(f"{self.qs} is missing: run bash ../shared/tools/quakespasm/build.sh once")
+        if not self.lanthorn.exists():
+            sys.exit(f"{self.lanthorn} is missing: cargo build --release (or set LANTHORN)")
+
+    def lanthorn_common(self, cam):
+        _, x, y, z, yaw, pitch = cam
+        # Lanthorn's pitch is positive up.
+        return [f"--camera={fmt(x)},{fmt(y)},{fmt(z)},{fmt(yaw)},{fmt(-pitch)}",
+                "--size", f"{SIZE[0]}x{SIZE[1]}", "--styles", "normal", "--filter", "nearest",
+                "--time", str(QS_TIME)]
+
+    def qs_cmd(self, mp, cam, png):
+        _, x, y, z, yaw, pitch = cam
+        return ["bash", str(self.qs), mp, fmt(x), fmt(y), fmt(z), fmt(yaw), fmt(pitch), str(png)]
+
+    def images(self, mp, cam, tmp):
+        qs_png, ln_png = tmp / "qs.png", tmp / "ln.png"
+        run(self.qs_cmd(mp, cam, qs_png), env=qs_env(False, 1), check=False)
+        if not qs_png.exists():
+            print(f"{mp} {cam[0]}: quakespasm wrote no picture", file=sys.stderr)
+            return dict(mae_linear=float("nan"), ssim=float("nan"), black_a=float("nan"),
+                        black_b=float("nan"), error="quakespasm wrote no picture")
+        run([str(self.lanthorn), "capture", str(self.bsp_dir / f"{mp}.bsp"), "-o", str(ln_png)]
+            + self.lanthorn_common(cam))
+        sbs = self.out / f"{mp}-{cam[0]}.png"
+        j = json.loads(run([str(self.lanthorn), "compare-image", str(qs_png), str(ln_png),
+                            "--side-by-side", str(sbs)]).strip().splitlines()[-1])
+        return j
+
+    def timing(self, mp, cam, tmp):
+        _, x, y, z, yaw, pitch = cam
+        path = tmp / "still.json"
+        path.write_text(json.dumps({"speed": 8, "keys": [{"pos": [x, y, z], "yaw": yaw, "pitch": -pitch}]}))
+        qs_ms, ln_ms, ln_world, wpoly, surfaces = [], [], [], None, None
+        for _ in range(self.args.runs):
+            text = run(self.qs_cmd(mp, cam, tmp / "qs_t.png"), env=qs_env(True, self.args.frames))
+            m = re.search(r"= ([\d.]+) ms/frame", text)
+            w = re.search(r"wpoly (\d+)", text)
+            if m:
+                qs_ms.append(float(m.group(1)))
+            if w:
+                wpoly = int(w.group(1))
+            b = run([str(self.lanthorn), "bench", str(self.bsp_dir / f"{mp}.bsp"), "--path", str(path),
+                     "--allow-solid", "--frames", str(self.args.frames), "--warmup", "5", "--json"]
+                    + self.lanthorn_common(cam)[1:])
+            j = json.loads(b.strip().splitlines()[-1])
+            ln_ms.append(j["frame_ms_median"])
+            ln_world.append(j.get("gpu_world_ms_median", float("nan")))
+            surfaces = j.get("surfaces_median")
+        med = lambda v: statistics.median(v) if v else float("nan")
+        return dict(qs_ms=med(qs_ms), ln_ms=med(ln_ms), ln_world_ms=med(ln_world), wpoly=wpoly,
+                    surfaces=surfaces, runs=len(ln_ms))
+
+    def camera(self, mp, cam, timed):
+        with tempfile.TemporaryDirectory() as t:
+            tmp = Path(t)
+            r = dict(map=mp, camera=cam[0], eye=list(cam[1:4]), yaw=cam[4], quake_pitch=cam[5])
+            r.update(self.images(mp, cam, tmp))
+            if timed:
+                r.update(self.timing(mp, cam, tmp))
+        r["pass"] = (r["mae_linear"] <= MAE_MAX and r["ssim"] >= SSIM_MIN
+                     and r["black_b"] - r["black_a"] <= BLACK_EXTRA_MAX)
+        return r
+
+    def main(self):
+        results = []
+        for mp in self.args.maps:
+            cams = cameras(self.bsp_dir / f"{mp}.bsp")
+            for i, cam in enumerate(cams):
+                timed = self.args.timed < 0 or i < self.args.timed
+                r = self.camera(mp, cam, timed)
+                results.append(r)
+                print(row(r), flush=True)
+                (self.out / "results.json").write_text(json.dumps(results, indent=1))
+        table = "\n".join([HEADER, RULE] + [row(r) for r in results])
+        failed = [r for r in results if not r["pass"]]
+        ratios = [r["ln_ms"] / r["qs_ms"] for r in results if r.get("qs_ms", 0) == r.get("qs_ms", 0) and r.get("qs_ms")]
+        summary = (f"\n{len(results)} cameras, {len(failed)} outside the thresholds (MAE <= {MAE_MAX}, "
+                   f"SSIM >= {SSIM_MIN}, black share <= quakespasm's + {BLACK_EXTRA_MAX})")
+        if ratios:
+            summary += (f"; Lanthorn / quakespasm frame ms over {len(ratios)} timed cameras: median "
+                        f"{statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
+        (self.out / "table.md").write_text(table + "\n" + summary + "\n")
+        print(summary)
+        worst = sorted(results, key=lambda r: r["ssim"])[:5]
+        print("lowest SSIM:", ", ".join(f"{r['map']}-{r['camera']} ({r['ssim']:.3f})" for r in worst))
+        return 1 if failed else 0
+
+
+HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU) "
+          "| ratio | QS wpoly / Lanthorn surfaces | pass |")
+RULE = "|---|---|---|---|---|---|---|---|---|---|"
+
+
+def row(r):
+    t = ""
+    if "qs_ms" in r:
+        t = (f"{r['qs_ms']:.1f} | {r['ln_ms']:.1f} ({r['ln_world_ms']:.1f}) | {r['ln_ms'] / r['qs_ms']:.2f} "
+             f"| {r['wpoly']} / {r['surfaces']:.0f}")
+    else:
+        t = " |  |  | "
+    return (f"| {r['map']} | {r['camera']} | {r['mae_linear']:.4f} | {r['ssim']:.3f} "
+            f"| {r['black_a']:.3f} / {r['black_b']:.3f} | {t} | {'yes' if r['pass'] else 'NO'} |")
+
+
+def parse():
+    target = os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "lanthorn-vs-quakespasm"))
+    p.add_argument("--maps", nargs="+", default=MAPS)
+    p.add_argument("--runs", type=int, default=5, help="alternating timing runs per timed camera (>= 5)")
+    p.add_argument("--timed", type=int, default=2, help="cameras timed per map (-1: all, 0: none)")
+    p.add_argument("--frames", type=int, default=20, help="frames per timing run")
+    p.add_argument("--qs-root", default=os.environ.get("QS_ROOT", os.path.join(tempfile.gettempdir(), "qs-ref")))
+    p.add_argument("--lanthorn", default=os.environ.get("LANTHORN", os.path.join(target, "release/lanthorn")))
+    return p.parse_args()
+
+
+if __name__ == "__main__":
+    sys.exit(Compare(parse()).main())

@@ -1,0 +1,109 @@
+//! Light styles on an imported id map: dm1's pulsing light (style 2, world.qc's
+//! "abcdefghijklmnopqrstuvwxyzyxw…", 10 letters a second) on the walls of a corridor whose faces
+//! carry a style-0 map and a style-2 map.
+
+use glam::Vec3;
+use lanthorn::geom::CameraSpec;
+use lanthorn::level::styles::{StyleMode, NO_STYLE};
+use lanthorn::level::Level;
+use lanthorn::render::frame::FrameSettings;
+use lanthorn::vis::CullMode;
+
+use crate::golden::{check_golden, diff, passes, quake_level};
+use crate::support::gpu;
+
+const CAMERA: CameraSpec = CameraSpec {
+    position: Vec3::new(320.0, 1504.0, -80.0),
+    yaw: 90.0,
+    pitch: 0.0,
+};
+const SIZE: (u32, u32) = (480, 270);
+/// Style frame 25 of style 2: "z", the brightest.
+const BRIGHTEST: f32 = 2.55;
+/// Style frame 0: "a", the pulse's light off.
+const DARKEST: f32 = 0.05;
+/// Style frame 12: "m", normal.
+const NORMAL: f32 = 1.25;
+
+fn render(level: &Level, time: f32, styles: StyleMode) -> image::RgbaImage {
+    let settings = FrameSettings {
+        time,
+        light_styles: styles,
+        ..Default::default()
+    };
+    let gpu = gpu().expect("checked by the caller");
+    lanthorn::app::capture::capture_with(gpu, level, CAMERA, SIZE, CullMode::Portal, &settings).0
+}
+
+/// The level with every style-2 slot dropped (its lightmap no longer adds).
+fn without_style_2(level: &Level) -> Level {
+    let mut l = level.clone();
+    for s in &mut l.surfaces {
+        let kept: Vec<u8> = s.styles.slots().filter(|&st| st != 2).collect();
+        let mut styles = [NO_STYLE; 4];
+        styles[..kept.len()].copy_from_slice(&kept);
+        // Slot order is layer order: only trailing style-2 slots can be dropped in place.
+        assert_eq!(
+            &s.styles.0[..kept.len()],
+            &styles[..kept.len()],
+            "style 2 is not last"
+        );
+        s.styles.0 = styles;
+    }
+    l
+}
+
+/// The golden frame at "z"; and the oracles: at "a" the frame is the level without its style-2
+/// maps, at "m" it is the `--styles normal` frame (every other style on dm1 is 0, always "m"),
+/// and "z" is brighter than "a" beyond the golden tolerance (each pair at one time: the sky
+/// and liquids move with it).
+#[test]
+fn dm1_pulsing_light_follows_style_2() {
+    if gpu().is_none() {
+        return;
+    }
+    let Some(level) = quake_level("dm1") else {
+        return;
+    };
+    assert!(level
+        .surfaces
+        .iter()
+        .any(|s| s.styles.slots().any(|st| st == 2)));
+    assert!(level
+        .surfaces
+        .iter()
+        .all(|s| s.styles.slots().all(|st| st == 0 || st == 2)));
+    let bright = render(&level, BRIGHTEST, StyleMode::Animated);
+    check_golden("dm1_style2_z", &bright);
+
+    let dark = render(&level, DARKEST, StyleMode::Animated);
+    let (d, _) = diff(
+        &dark,
+        &render(&without_style_2(&level), DARKEST, StyleMode::Animated),
+    );
+    assert!(
+        d.mean < 0.05 && d.bad_fraction == 0.0,
+        "\"a\" is not off: {d:?}"
+    );
+
+    let (d, _) = diff(
+        &render(&level, NORMAL, StyleMode::Animated),
+        &render(&level, NORMAL, StyleMode::Normal),
+    );
+    assert!(
+        d.mean < 0.05 && d.bad_fraction == 0.0,
+        "\"m\" is not normal: {d:?}"
+    );
+
+    let (d, _) = diff(&bright, &dark);
+    assert!(!passes(&d), "the pulse does not show: {d:?}");
+    let luma = |i: &image::RgbaImage| {
+        i.pixels()
+            .map(|p| p[0] as u64 + p[1] as u64 + p[2] as u64)
+            .sum::<u64>()
+    };
+    assert!(
+        luma(&bright) > luma(&dark) * 11 / 10,
+        "\"z\" is not brighter than \"a\""
+    );
+}
