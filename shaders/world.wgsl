@@ -242,8 +242,10 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     var uv = in.uv;
     let liquid = (in.flags & SURFACE_LIQUID) != 0u;
     if liquid {
-        // Quake's turbulent warp.
-        uv = uv + 0.125 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
+        // Quake's turbulent warp as quakespasm draws it (and software Quake, for 64-texel
+        // liquids): each coordinate moves by 1/16 of a repeat along a sine of the other, one
+        // period per repeat, one radian a second.
+        uv = uv + 0.0625 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
     let baked = style_light(in.lightmap_uv, in.style_scales, in.style_count);
@@ -269,7 +271,9 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }
-    let alpha = select(1.0, 0.6, liquid);
+    // Liquids are opaque, as Quake draws them by default (r_wateralpha 1); the liquid
+    // pipeline still blends, so a lower alpha here makes them translucent.
+    let alpha = 1.0;
     return vec4<f32>(min(color, vec3<f32>(1.0)), alpha);
 }
 

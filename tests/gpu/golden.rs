@@ -209,7 +209,7 @@ fn dm3_sky_matches_golden() {
     quake_golden("dm3", "dm3_sky", Some(cam));
 }
 
-/// e1m1's slime pool from below: warped, translucent liquid.
+/// e1m1's slime pool from below: warped liquid, opaque as Quake draws it by default.
 #[test]
 fn e1m1_liquid_matches_golden() {
     let cam = CameraSpec {
