@@ -56,6 +56,7 @@ struct WorldVertex {
     @location(4) flags: u32,
     @location(5) surface: u32,
     @location(6) styles: u32,
+    @location(7) unlit: f32,
 };
 
 struct VertexOut {
@@ -73,6 +74,8 @@ struct VertexOut {
     // number of slots in use: looked up per vertex, not per fragment.
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
     @location(9) @interpolate(flat) style_count: u32,
+    // The light of a surface without a lightmap (shaded by its normal on the CPU).
+    @location(10) @interpolate(flat) unlit: f32,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -87,6 +90,8 @@ struct FragmentIn {
     @location(7) @interpolate(flat) surface: u32,
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
     @location(9) @interpolate(flat) style_count: u32,
+    // The light of a surface without a lightmap (shaded by its normal on the CPU).
+    @location(10) @interpolate(flat) unlit: f32,
 };
 
 const SURFACE_SKY: u32 = 1u;
@@ -113,6 +118,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
     // Slots end at the first empty one.
     out.style_count = select(select(select(4u, 3u, s.w == 255u), 2u, s.z == 255u), 1u, s.y == 255u);
+    out.unlit = v.unlit;
     return out;
 }
 
@@ -157,23 +163,17 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
 fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
     let tex = textureSample(materials, material_sampler, in.uv, in.layer);
-    let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
     var light = style_light(in.lightmap_uv, in.style_scales, in.style_count) * frame.params.y;
     if frame.params.z > 0.5 && frame.params.z < 1.5 {
         light = vec3<f32>(1.0);
     } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-        light = unlit_light(n);
+        light = vec3<f32>(in.unlit);
     }
     var color = mix(tex.rgb, tex.rgb * light, tex.a);
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }
     return vec4<f32>(min(color, vec3<f32>(1.0)), 1.0);
-}
-
-// Unbaked geometry: shade by the face normal so walls stay readable.
-fn unlit_light(n: vec3<f32>) -> vec3<f32> {
-    return vec3<f32>(0.55 + 0.45 * abs(dot(n, normalize(vec3<f32>(0.3, 0.5, 0.8)))));
 }
 
 // A view through a mirror or teleporter: what lies before the portal plane is clipped.
@@ -237,7 +237,7 @@ fn style_light(lightmap_uv: vec2<f32>, scales: vec4<f32>, count: u32) -> vec3<f3
 }
 
 fn shade(in: FragmentIn) -> vec4<f32> {
-    // Every sample and derivative first, in uniform control flow.
+    // Every sample first, in uniform control flow.
     let time = frame.params.x;
     var uv = in.uv;
     let liquid = (in.flags & SURFACE_LIQUID) != 0u;
@@ -249,7 +249,6 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
     let baked = style_light(in.lightmap_uv, in.style_scales, in.style_count);
-    let n = normalize(cross(dpdx(in.world), dpdy(in.world)));
 
     // One exit: an early return from a divergent branch makes lavapipe mask everything after
     // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).
@@ -261,7 +260,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-            light = unlit_light(n);
+            light = vec3<f32>(in.unlit);
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
         // multiply in gamma space, as Quake's renderers do, and the pass writes the raw

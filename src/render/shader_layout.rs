@@ -82,7 +82,7 @@ fn buffer_twins() -> Vec<Twin> {
 fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
     vec![
         (
-            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface, styles),
+            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface, styles, unlit),
             &WorldVertex::ATTRIBUTES,
         ),
         (twin!(LineVertex: position, color), &LineVertex::ATTRIBUTES),

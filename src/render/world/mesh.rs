@@ -24,13 +24,21 @@ pub struct WorldVertex {
     /// The surface's light style per lightmap slot (`LightStyles::packed`: slot 0 in the low
     /// byte, 255 ends the slots); slot `k` is lightmap atlas layer `k`.
     pub styles: u32,
+    /// The light of a surface without a lightmap (`VERTEX_NO_LIGHTMAP`): shaded by its normal
+    /// so walls stay readable ([`unlit_light`]); worked out here, not per fragment.
+    pub unlit: f32,
+}
+
+/// `0.55 + 0.45 · |n · l|` for a fixed light direction `l`.
+pub(super) fn unlit_light(normal: Vec3) -> f32 {
+    0.55 + 0.45 * normal.normalize_or_zero().dot(Vec3::new(0.3, 0.5, 0.8).normalize()).abs()
 }
 
 impl WorldVertex {
     /// The vertex buffer's attributes (of the WGSL `WorldVertex`).
-    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_attr_array![
         0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32,
-        6 => Uint32
+        6 => Uint32, 7 => Float32
     ];
 }
 
@@ -138,6 +146,7 @@ impl WorldMesh {
                     flags,
                     surface: si as u32,
                     styles: s.styles.packed(),
+                    unlit: unlit_light(s.normal),
                 });
             }
         }
