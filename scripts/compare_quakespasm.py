@@ -160,7 +160,8 @@ class Compare:
             if w:
                 wpoly = int(w.group(1))
             b = run([str(self.lanthorn), "bench", str(self.bsp_dir / f"{mp}.bsp"), "--path", str(path),
-                     "--allow-solid", "--frames", str(self.args.frames), "--warmup", "5", "--json"]
+                     "--allow-solid", "--frames", str(self.args.frames), "--warmup", "5", "--json",
+                     "--no-overdraw"]
                     + self.lanthorn_common(cam)[1:])
             j = json.loads(b.strip().splitlines()[-1])
             ln_ms.append(j["frame_ms_median"])
@@ -187,6 +188,8 @@ class Compare:
             cams = cameras(self.bsp_dir / f"{mp}.bsp")
             for i, cam in enumerate(cams):
                 timed = self.args.timed < 0 or i < self.args.timed
+                if self.args.only_timed and not timed:
+                    continue
                 r = self.camera(mp, cam, timed)
                 results.append(r)
                 print(row(r), flush=True)
@@ -230,6 +233,7 @@ def parse():
     p.add_argument("--runs", type=int, default=5, help="alternating timing runs per timed camera (>= 5)")
     p.add_argument("--timed", type=int, default=2, help="cameras timed per map (-1: all, 0: none)")
     p.add_argument("--frames", type=int, default=20, help="frames per timing run")
+    p.add_argument("--only-timed", action="store_true", help="skip the cameras that are not timed")
     p.add_argument("--qs-root", default=os.environ.get("QS_ROOT", os.path.join(tempfile.gettempdir(), "qs-ref")))
     p.add_argument("--lanthorn", default=os.environ.get("LANTHORN", os.path.join(target, "release/lanthorn")))
     return p.parse_args()

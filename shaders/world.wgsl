@@ -41,8 +41,9 @@ struct DrawRecord {
 
 @group(0) @binding(0) var<uniform> frame: WorldFrame;
 @group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
-// Layer k holds every surface's lightmap of style slot k.
-@group(0) @binding(2) var lightmap: texture_2d_array<f32>;
+// RGB: a one-style surface's light; a surface with several styles has slot k in channel k
+// (render::world::light_atlas).
+@group(0) @binding(2) var lightmap: texture_2d<f32>;
 @group(0) @binding(3) var lightmap_sampler: sampler;
 @group(0) @binding(4) var materials: texture_2d_array<f32>;
 @group(0) @binding(5) var material_sampler: sampler;
@@ -70,10 +71,9 @@ struct VertexOut {
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
-    // This frame's brightness of each lightmap slot's style (0 for empty slots), and the
-    // number of slots in use: looked up per vertex, not per fragment.
+    // This frame's brightness of each lightmap slot's style (0 for empty slots): looked up
+    // per vertex, not per fragment.
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
-    @location(9) @interpolate(flat) style_count: u32,
     // The light of a surface without a lightmap (shaded by its normal on the CPU).
     @location(10) @interpolate(flat) unlit: f32,
 };
@@ -89,7 +89,6 @@ struct FragmentIn {
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
-    @location(9) @interpolate(flat) style_count: u32,
     // The light of a surface without a lightmap (shaded by its normal on the CPU).
     @location(10) @interpolate(flat) unlit: f32,
 };
@@ -97,6 +96,7 @@ struct FragmentIn {
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
+const VERTEX_PACKED_STYLES: u32 = 131072u;
 
 @vertex
 fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
@@ -116,8 +116,6 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.surface = v.surface;
     let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
     out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
-    // Slots end at the first empty one.
-    out.style_count = select(select(select(4u, 3u, s.w == 255u), 2u, s.z == 255u), 1u, s.y == 255u);
     out.unlit = v.unlit;
     return out;
 }
@@ -163,7 +161,7 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
 fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
     let tex = textureSample(materials, material_sampler, in.uv, in.layer);
-    var light = style_light(in.lightmap_uv, in.style_scales, in.style_count) * frame.params.y;
+    var light = style_light(in.lightmap_uv, in.style_scales, in.flags) * frame.params.y;
     if frame.params.z > 0.5 && frame.params.z < 1.5 {
         light = vec3<f32>(1.0);
     } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
@@ -221,19 +219,15 @@ fn style_scale(style: u32) -> f32 {
 }
 
 // Quake's light styles: each slot's map times its style's brightness, summed, and clamped
-// where Quake's 8-bit lightmaps saturate (the ×2 overbright comes after). The brightnesses
-// come looked up from the vertex stage (indexing the uniform array per fragment, and a loop
-// over the slots, cost lavapipe more than the lightmap fetch); slot 0 is fetched always, the
-// others only on the surfaces that have them.
-fn style_light(lightmap_uv: vec2<f32>, scales: vec4<f32>, count: u32) -> vec3<f32> {
+// where Quake's 8-bit lightmaps saturate (the ×2 overbright comes after). One fetch: a
+// surface with several styles has its (grey) slots in the texel's channels, summed by one dot
+// product (a second fetch, or a loop over slots, cost lavapipe a quarter of the world pass).
+fn style_light(lightmap_uv: vec2<f32>, scales: vec4<f32>, flags: u32) -> vec3<f32> {
     let uv = lightmap_uv / vec2<f32>(textureDimensions(lightmap));
-    var sum = textureSampleLevel(lightmap, lightmap_sampler, uv, 0, 0.0).rgb * scales.x;
-    // A loop, not an `if`: lavapipe runs the body of an `if` for every fragment (masked), but
-    // leaves a loop once no fragment needs another turn.
-    for (var k = 1u; k < count; k = k + 1u) {
-        sum = sum + textureSampleLevel(lightmap, lightmap_sampler, uv, k, 0.0).rgb * scales[k];
-    }
-    return min(sum, vec3<f32>(1.0));
+    let t = textureSampleLevel(lightmap, lightmap_sampler, uv, 0.0);
+    let packed = vec3<f32>(dot(t, scales));
+    let single = t.rgb * scales.x;
+    return min(select(single, packed, (flags & VERTEX_PACKED_STYLES) != 0u), vec3<f32>(1.0));
 }
 
 fn shade(in: FragmentIn) -> vec4<f32> {
@@ -248,7 +242,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         uv = uv + 0.0625 * sin(uv.yx * 6.2831853 + vec2<f32>(time, time));
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
-    let baked = style_light(in.lightmap_uv, in.style_scales, in.style_count);
+    let baked = style_light(in.lightmap_uv, in.style_scales, in.flags);
 
     // One exit: an early return from a divergent branch makes lavapipe mask everything after
     // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).

@@ -171,18 +171,14 @@ fn downsample(src: &[u8], size: u32) -> Vec<u8> {
     out
 }
 
-/// The lightmap atlas as an RGBA8 (linear) 2D array texture, one layer per light style slot;
-/// one 1×1 white layer when the level has none.
-pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps) -> wgpu::Texture {
-    let layers = lm.layers() as u32;
-    let (w, h, layers, rgba) = if layers == 0 {
-        (1, 1, 1, vec![255u8; 4])
+/// The lightmap atlas as the world shader reads it (`world::light_atlas::atlas_rgba`: RGBA8,
+/// light styles packed); 1×1 white when the level has none.
+pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps, rgba: Vec<u8>) -> wgpu::Texture {
+    let layers = 1;
+    let (w, h, rgba) = if lm.layers() == 0 || rgba.len() != (lm.width * lm.height * 4) as usize {
+        (1, 1, vec![255u8; 4])
     } else {
-        let mut rgba = Vec::with_capacity(lm.texels.len() / 3 * 4);
-        for px in lm.texels.chunks_exact(3) {
-            rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
-        }
-        (lm.width, lm.height, layers, rgba)
+        (lm.width, lm.height, rgba)
     };
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("lightmap atlas"),

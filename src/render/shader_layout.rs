@@ -11,7 +11,7 @@ use super::shaders::{all_variants, SOURCES};
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
-use super::world::{DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP};
+use super::world::{DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP, VERTEX_PACKED_STYLES};
 use crate::level::surface_flags;
 use crate::terrain::{TerrainFrame, TerrainInstance};
 
@@ -103,6 +103,7 @@ fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
 fn shared_constants() -> Vec<(&'static str, u64)> {
     vec![
         ("VERTEX_NO_LIGHTMAP", VERTEX_NO_LIGHTMAP.into()),
+        ("VERTEX_PACKED_STYLES", VERTEX_PACKED_STYLES.into()),
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),

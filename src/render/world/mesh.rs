@@ -9,6 +9,9 @@ use crate::level::{surface_flags, Level, Surface};
 
 /// Vertex flag (beyond the surface flags): no lightmap, draw at full light.
 pub const VERTEX_NO_LIGHTMAP: u32 = 1 << 16;
+/// Vertex flag: the surface's light styles are packed into the atlas texel's channels
+/// (`light_atlas`).
+pub const VERTEX_PACKED_STYLES: u32 = 1 << 17;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -136,6 +139,9 @@ impl WorldMesh {
             };
             if level.lightmaps.width == 0 {
                 flags |= VERTEX_NO_LIGHTMAP;
+            }
+            if super::light_atlas::packs_styles(s) {
+                flags |= VERTEX_PACKED_STYLES;
             }
             for v in &s.vertices {
                 mesh.vertices.push(WorldVertex {

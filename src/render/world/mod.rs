@@ -6,6 +6,7 @@
 mod count_pass;
 mod draws;
 mod id_pass;
+pub mod light_atlas;
 mod mesh;
 mod pipelines;
 
@@ -28,7 +29,9 @@ pub use self::draws::{
     build_draws, culled_surfaces, CullReason, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
-pub use self::mesh::{IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
+pub use self::mesh::{
+    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_PACKED_STYLES,
+};
 pub(crate) use self::pipelines::{sampler_entry, texture_entry, uniform_entry};
 
 #[repr(C)]
@@ -144,7 +147,11 @@ impl WorldPass {
         let max_records =
             (level.cells.len() + level.objects.len() + liquid_count + shared).max(MAX_RECORDS_MIN);
         let (records, indirect) = create_draw_buffers(device, max_records);
-        let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps);
+        let lightmap = super::materials::lightmap_texture(
+            gpu,
+            &level.lightmaps,
+            light_atlas::atlas_rgba(level),
+        );
         let (skybox, skybox_active) = super::materials::skybox_texture(
             gpu,
             level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),

@@ -51,7 +51,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
         entries: &[
             uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
             storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
-            texture_entry(2, wgpu::TextureViewDimension::D2Array),
+            texture_entry(2, wgpu::TextureViewDimension::D2),
             sampler_entry(3),
             texture_entry(4, wgpu::TextureViewDimension::D2Array),
             sampler_entry(5),
@@ -111,12 +111,10 @@ pub(super) fn world_bind_group(
             },
             wgpu::BindGroupEntry {
                 binding: 2,
-                resource: wgpu::BindingResource::TextureView(&res.lightmap.create_view(
-                    &wgpu::TextureViewDescriptor {
-                        dimension: Some(wgpu::TextureViewDimension::D2Array),
-                        ..Default::default()
-                    },
-                )),
+                resource: wgpu::BindingResource::TextureView(
+                    &res.lightmap
+                        .create_view(&wgpu::TextureViewDescriptor::default()),
+                ),
             },
             wgpu::BindGroupEntry {
                 binding: 3,
