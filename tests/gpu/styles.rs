@@ -107,3 +107,45 @@ fn dm1_pulsing_light_follows_style_2() {
         "\"z\" is not brighter than \"a\""
     );
 }
+
+/// The command line reaches the same clock and style mode: `capture --time` at "a" and at "z"
+/// differ, `--styles normal` at "a" equals `--time` at "m", and a negative time is one clear
+/// error.
+#[test]
+fn capture_time_and_styles_flags_drive_the_light_styles() {
+    if gpu().is_none() {
+        return;
+    }
+    let bsp = lanthorn::realdata_dir().join("quake/bsp/dm1.bsp");
+    if quake_level("dm1").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-styles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = |name: &str, extra: &[&str]| {
+        let png = dir.join(format!("{name}.png"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+            .arg("capture")
+            .arg(&bsp)
+            .args(["--camera=320,1504,-80,90,0", "--size", "240x135", "-o"])
+            .arg(&png)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        image::open(&png).unwrap().to_rgba8()
+    };
+    let dark = shot("a", &["--time", "0.05"]);
+    let bright = shot("z", &["--time", "2.55"]);
+    assert!(!passes(&diff(&dark, &bright).0), "--time changes nothing");
+    let (d, _) = diff(&shot("m", &["--time", "1.25"]), &shot("normal", &["--time", "1.25", "--styles", "normal"]));
+    assert!(d.mean < 0.05, "--styles normal is not \"m\": {d:?}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+        .args(["capture", "--time=-1", "-o"])
+        .arg(dir.join("bad.png"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("expected seconds ≥ 0"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
