@@ -188,11 +188,7 @@ impl Lightmaps {
     /// Number of layers (0 for an empty atlas).
     pub fn layers(&self) -> usize {
         let layer = self.width as usize * self.height as usize * 3;
-        if layer == 0 {
-            0
-        } else {
-            self.texels.len() / layer
-        }
+        self.texels.len().checked_div(layer).unwrap_or(0)
     }
 }
 
