@@ -14,6 +14,7 @@ use super::fly::{self, FlyKeys};
 use super::keys::{Action, ScriptedKey};
 use super::overlays::Overlays;
 use crate::geom::{Camera, CameraSpec};
+use crate::level::styles::StyleMode;
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::present::PresentPass;
@@ -555,6 +556,10 @@ impl PanelStatus<'_> {
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
+                let mut animated = settings.light_styles == StyleMode::Animated;
+                if ui.checkbox(&mut animated, "animated light styles").changed() {
+                    settings.light_styles = if animated { StyleMode::Animated } else { StyleMode::Normal };
+                }
                 if self.has_terrain {
                     self.terrain_section(ui, &mut settings.terrain);
                 }
