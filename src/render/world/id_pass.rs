@@ -173,6 +173,7 @@ impl WorldPass {
                         ViewClass::Mirrored
                     },
                     self.back_faces_occlude && !liquid,
+                    false,
                 )
             })
         });

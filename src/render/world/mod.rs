@@ -73,6 +73,10 @@ pub struct WorldPass {
     /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
     /// without polygon-mode lines.
     wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
+    /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
+    tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
+    /// This frame tints (`FrameSettings::tint`).
+    tinted: bool,
     polygon_mode_line: bool,
     color_format: wgpu::TextureFormat,
     /// This frame draws the wireframe over the world.
@@ -195,6 +199,8 @@ impl WorldPass {
             clip_distances,
             device_clip_distances: gpu.features.clip_distances,
             wire_pipelines: std::cell::OnceCell::new(),
+            tint_pipeline: std::cell::OnceCell::new(),
+            tinted: false,
             polygon_mode_line: gpu.features.polygon_mode_line,
             color_format,
             wireframe: false,
@@ -379,6 +385,17 @@ impl Pass for WorldPass {
         };
         let params = [s.time, s.light_scale, mode, 0.0];
         self.linear_filtering = s.linear_filtering;
+        self.tinted = s.tint != crate::render::overlay::OverlayTint::None;
+        if self.tinted {
+            self.tint_pipeline.get_or_init(|| {
+                pipelines::tinted_opaque_pipeline(
+                    &gpu.device,
+                    &self.pipeline_layout,
+                    &self.module,
+                    self.color_format,
+                )
+            });
+        }
         self.wireframe = s.wireframe && self.polygon_mode_line;
         if self.wireframe {
             self.wire_pipelines.get_or_init(|| {
@@ -409,7 +426,11 @@ impl Pass for WorldPass {
             if count == 0 {
                 continue;
             }
-            pass.set_pipeline(&self.pipelines[batch]);
+            let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
+            match self.tint_pipeline.get() {
+                Some(tint) if self.tinted && camera_opaque => pass.set_pipeline(tint),
+                _ => pass.set_pipeline(&self.pipelines[batch]),
+            }
             self.draw_batch(pass, first, count);
         }
         if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {

@@ -152,11 +152,34 @@ pub(super) fn create_color_pipelines(
             Some(color_format),
             ViewClass::ALL[i / 3],
             false,
+            false,
         )
     })
 }
 
-/// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint).
+/// The camera's opaque surfaces through `fs_main`, which tints them for the cells and depth
+/// overlays (`fs_opaque` leaves the tint out: lavapipe would pay for it every frame).
+pub(super) fn tinted_opaque_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    make_pipeline(
+        device,
+        layout,
+        module,
+        SurfaceKind::Opaque,
+        Some(color_format),
+        ViewClass::Camera,
+        false,
+        true,
+    )
+}
+
+/// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint);
+/// `tinted`: the camera's opaque surfaces through `fs_main` (see `tinted_opaque_pipeline`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn make_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -165,12 +188,13 @@ pub(super) fn make_pipeline(
     color: Option<wgpu::TextureFormat>,
     class: ViewClass,
     back_faces: bool,
+    tinted: bool,
 ) -> wgpu::RenderPipeline {
     let mirrored = class == ViewClass::Mirrored;
     let translucent = kind == SurfaceKind::Liquid;
     let (entry, target) = match color {
         Some(format) => (
-            if class == ViewClass::Camera && kind == SurfaceKind::Opaque {
+            if class == ViewClass::Camera && kind == SurfaceKind::Opaque && !tinted {
                 "fs_opaque"
             } else if class == ViewClass::Camera {
                 "fs_main"
