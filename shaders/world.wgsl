@@ -75,7 +75,7 @@ struct VertexOut {
     // per vertex, not per fragment.
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
     // The light of a surface without a lightmap (shaded by its normal on the CPU).
-    @location(10) @interpolate(flat) unlit: f32,
+    @location(9) @interpolate(flat) unlit: f32,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -90,7 +90,7 @@ struct FragmentIn {
     @location(7) @interpolate(flat) surface: u32,
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
     // The light of a surface without a lightmap (shaded by its normal on the CPU).
-    @location(10) @interpolate(flat) unlit: f32,
+    @location(9) @interpolate(flat) unlit: f32,
 };
 
 const SURFACE_SKY: u32 = 1u;
