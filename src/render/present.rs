@@ -30,33 +30,21 @@ impl PresentPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("present"),
-            layout: Some(&pl),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                // The offscreen frame is sRGB (sampling decodes it); a linear surface needs the
-                // encoding done in the shader.
-                entry_point: Some(if surface_format.is_srgb() {
-                    "fs_main"
-                } else {
-                    "fs_encode_srgb"
-                }),
-                compilation_options: Default::default(),
-                targets: &[Some(surface_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        // The offscreen frame is sRGB (sampling decodes it); a linear surface needs the
+        // encoding done in the shader.
+        let fragment = if surface_format.is_srgb() {
+            "fs_main"
+        } else {
+            "fs_encode_srgb"
+        };
+        let pipeline = super::pass::fullscreen_pipeline(
+            device,
+            "present",
+            &pl,
+            &module,
+            ("vs_main", fragment),
+            surface_format,
+        );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,

@@ -62,27 +62,14 @@ impl HeatmapPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("overdraw heatmap"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_fullscreen"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_heatmap"),
-                compilation_options: Default::default(),
-                targets: &[Some(color_format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = crate::render::pass::fullscreen_pipeline(
+            device,
+            "overdraw heatmap",
+            &pipeline_layout,
+            &module,
+            ("vs_fullscreen", "fs_heatmap"),
+            color_format,
+        );
         HeatmapPass {
             counter,
             pipeline,
