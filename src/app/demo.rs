@@ -280,6 +280,7 @@ impl Demo {
             .fixed_time
             .unwrap_or_else(|| self.start.elapsed().as_secs_f32());
         self.settings.surface_tests = super::surface_tests(self.culler.mode);
+        let culling = Instant::now();
         super::overlays::cull_frame(
             &self.opts.level,
             &mut self.culler,
@@ -291,6 +292,7 @@ impl Demo {
         );
         let visible = &self.visible;
         let mut stats = FrameStats::default();
+        stats.stage("culling", culling);
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
         r.renderer.encode(
             &r.gpu,
