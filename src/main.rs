@@ -151,7 +151,9 @@ fn png_path(s: &str) -> Result<PathBuf, String> {
     let p = PathBuf::from(s);
     match p.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("png") => Ok(p),
-        _ => Err(format!("{s}: only PNG images are written; name the file FILE.png")),
+        _ => Err(format!(
+            "{s}: only PNG images are written; name the file FILE.png"
+        )),
     }
 }
 
@@ -547,8 +549,9 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     app::check_cull(&world, a.cull.cull)?;
     let input_script = match &a.input_script {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| anyhow::anyhow!("{}: cannot read the input script: {e}", p.display()))?;
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                anyhow::anyhow!("{}: cannot read the input script: {e}", p.display())
+            })?;
             app::keys::parse_script(p, &text)?
         }
         None => Vec::new(),
@@ -559,7 +562,10 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     let renderdoc = lanthorn::render::renderdoc::RenderDoc::attached().ok();
     if let Some(n) = a.renderdoc_frame {
         if renderdoc.is_none() {
-            anyhow::bail!("--renderdoc-frame: {}", lanthorn::render::renderdoc::NOT_ATTACHED);
+            anyhow::bail!(
+                "--renderdoc-frame: {}",
+                lanthorn::render::renderdoc::NOT_ATTACHED
+            );
         }
         if a.frames.is_some_and(|f| n >= f) {
             anyhow::bail!(

@@ -247,7 +247,12 @@ pub struct BenchReport {
 }
 
 /// Counts the world fragments of the frame `renderer` just drew into `report.overdraw`.
-fn count_overdraw(gpu: &Gpu, renderer: &Renderer, counter: &OverdrawCounter, report: &mut BenchReport) {
+fn count_overdraw(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    counter: &OverdrawCounter,
+    report: &mut BenchReport,
+) {
     let portal = report.cull == CullMode::Portal.name();
     let mut covered = None;
     for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
@@ -715,15 +720,23 @@ mod tests {
             crate::testutil::missing_realdata(&q);
             return;
         }
-        let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/paths/e1m1.json");
+        let committed =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/paths/e1m1.json");
         for path in ["bsp/e1m1.bsp", "maps/e1m1.map", "bsp/dm3.bsp"] {
             let level = crate::load::load(&q.join(path)).unwrap();
             if path.contains("e1m1") {
                 // The committed path, as `bench --path` replays it.
-                let p = crate::app::path::CameraPath::load(&committed, Some(&level), false).unwrap();
+                let p =
+                    crate::app::path::CameraPath::load(&committed, Some(&level), false).unwrap();
                 let frames = p.cameras(p.frames());
-                let outside = frames.iter().filter(|c| level.locate(c.position).is_none()).count();
-                assert_eq!(outside, 0, "{path}: tests/paths/e1m1.json has frames in solid");
+                let outside = frames
+                    .iter()
+                    .filter(|c| level.locate(c.position).is_none())
+                    .count();
+                assert_eq!(
+                    outside, 0,
+                    "{path}: tests/paths/e1m1.json has frames in solid"
+                );
             }
             let start = crate::app::start_camera(&level, None);
             let walk = level_path(&level, start, 600);

@@ -40,7 +40,16 @@ pub fn capture_with(
     cull: CullMode,
     settings: &FrameSettings,
 ) -> (image::RgbaImage, FrameStats) {
-    capture_with_terrain(gpu, level, None, camera, size, cull, settings, &Overlays::default())
+    capture_with_terrain(
+        gpu,
+        level,
+        None,
+        camera,
+        size,
+        cull,
+        settings,
+        &Overlays::default(),
+    )
 }
 
 /// [`capture`] with an optional clipmap terrain drawn into the same frame, and overlays.

@@ -18,8 +18,8 @@ use crate::level::styles::StyleMode;
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::present::PresentPass;
-use crate::render::{FrameStats, Gpu, GpuOptions, Renderer, TerrainOverlay};
 use crate::render::world::OctagonClip;
+use crate::render::{FrameStats, Gpu, GpuOptions, Renderer, TerrainOverlay};
 use crate::vis::{CullMode, Culler, VisibleSet};
 
 pub struct DemoOptions {
@@ -346,7 +346,8 @@ impl Demo {
                 Some((texture, _)) => r.read_surface_texture(texture),
                 None => r.renderer.read_color(&r.gpu),
             };
-            self.screenshot_status = save_timestamped(&img, self.opts.screenshot_dir.as_deref(), panel);
+            self.screenshot_status =
+                save_timestamped(&img, self.opts.screenshot_dir.as_deref(), panel);
         }
         if let Some(timer) = r.renderer.timer() {
             let t = Instant::now();
@@ -559,8 +560,15 @@ impl PanelStatus<'_> {
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 let mut animated = settings.light_styles == StyleMode::Animated;
-                if ui.checkbox(&mut animated, "animated light styles").changed() {
-                    settings.light_styles = if animated { StyleMode::Animated } else { StyleMode::Normal };
+                if ui
+                    .checkbox(&mut animated, "animated light styles")
+                    .changed()
+                {
+                    settings.light_styles = if animated {
+                        StyleMode::Animated
+                    } else {
+                        StyleMode::Normal
+                    };
                 }
                 if self.has_terrain {
                     self.terrain_section(ui, &mut settings.terrain);
@@ -621,7 +629,10 @@ impl PanelStatus<'_> {
                 }
                 overlays.freeze(camera);
                 let mut clipped = overlays.overdraw_clip != OctagonClip::Off;
-                if ui.checkbox(&mut clipped, "overdraw with octagon clipping (O)").changed() {
+                if ui
+                    .checkbox(&mut clipped, "overdraw with octagon clipping (O)")
+                    .changed()
+                {
                     overlays.toggle_overdraw_octagons();
                 }
                 legends(ui, &overlays.set);
@@ -672,15 +683,26 @@ fn legends(ui: &mut egui::Ui, set: &crate::render::overlay::OverlaySet) {
         for (c, text) in [
             (PortalColour::Green, "passed"),
             (PortalColour::Yellow, "rejected, its cell seen another way"),
-            (PortalColour::Red, "rejected (dashed: in a mirror or teleporter view)"),
+            (
+                PortalColour::Red,
+                "rejected (dashed: in a mirror or teleporter view)",
+            ),
         ] {
             let [r, g, b, _] = c.rgba();
-            swatch(ui, [r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0], text);
+            swatch(
+                ui,
+                [r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0],
+                text,
+            );
         }
     }
     if set.depth {
         for d in [0, 1, 2, 4, 7] {
-            swatch(ui, tint_rgb(d, true), &format!("{d}{} portals from the eye", if d == 7 { "+" } else { "" }));
+            swatch(
+                ui,
+                tint_rgb(d, true),
+                &format!("{d}{} portals from the eye", if d == 7 { "+" } else { "" }),
+            );
         }
     } else if set.cells {
         ui.label("a colour per cell");

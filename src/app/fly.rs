@@ -32,7 +32,13 @@ pub fn update(cam: &mut CameraSpec, keys: &FlyKeys, mouse: (f32, f32), dt: f32) 
 }
 
 /// [`update`] with separate movement and turning time steps.
-pub fn update_turning(cam: &mut CameraSpec, keys: &FlyKeys, mouse: (f32, f32), dt: f32, turn_dt: f32) {
+pub fn update_turning(
+    cam: &mut CameraSpec,
+    keys: &FlyKeys,
+    mouse: (f32, f32),
+    dt: f32,
+    turn_dt: f32,
+) {
     let axis = |on: bool| if on { 1.0 } else { 0.0 };
     let turn = TURN_DEGREES_PER_SECOND * turn_dt;
     cam.yaw -= mouse.0 * MOUSE_DEGREES_PER_PIXEL;

@@ -51,7 +51,11 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
     (KeyCode::KeyE, Action::YawRight, ""),
     (KeyCode::KeyR, Action::PitchUp, "R / F  look up / down"),
     (KeyCode::KeyF, Action::PitchDown, ""),
-    (KeyCode::Equal, Action::Faster, "+  faster (or the mouse wheel)"),
+    (
+        KeyCode::Equal,
+        Action::Faster,
+        "+  faster (or the mouse wheel)",
+    ),
     (KeyCode::NumpadAdd, Action::Faster, ""),
     (KeyCode::Minus, Action::Slower, "−  slower"),
     (KeyCode::NumpadSubtract, Action::Slower, ""),
@@ -59,22 +63,53 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
     (KeyCode::Digit2, Action::Overlay(1), "2  octagons overlay"),
     (KeyCode::Digit3, Action::Overlay(2), "3  cells overlay"),
     (KeyCode::Digit4, Action::Overlay(3), "4  depth overlay"),
-    (KeyCode::Digit5, Action::Overlay(4), "5  culled-surfaces overlay"),
-    (KeyCode::Digit6, Action::Overlay(5), "6  freeze culling (frozen overlay)"),
+    (
+        KeyCode::Digit5,
+        Action::Overlay(4),
+        "5  culled-surfaces overlay",
+    ),
+    (
+        KeyCode::Digit6,
+        Action::Overlay(5),
+        "6  freeze culling (frozen overlay)",
+    ),
     (KeyCode::Digit7, Action::Overlay(6), "7  overdraw overlay"),
     (KeyCode::Digit8, Action::Overlay(7), "8  wireframe overlay"),
-    (KeyCode::Digit9, Action::Overlay(8), "9  leak overlay (a level compiled with --allow-leak)"),
-    (KeyCode::KeyO, Action::OverdrawOctagons, "O  overdraw with / without octagon clipping"),
+    (
+        KeyCode::Digit9,
+        Action::Overlay(8),
+        "9  leak overlay (a level compiled with --allow-leak)",
+    ),
+    (
+        KeyCode::KeyO,
+        Action::OverdrawOctagons,
+        "O  overdraw with / without octagon clipping",
+    ),
     (KeyCode::F1, Action::Panel, "F1  panel"),
-    (KeyCode::KeyP, Action::RecordPath, "P  record a camera path (again: stop, write path-<time>.json)"),
-    (KeyCode::F12, Action::Screenshot, "F12  save the frame (Shift+F12: with the panel)"),
-    (KeyCode::F11, Action::RenderDocCapture, "F11  RenderDoc capture of the next frame (under RenderDoc)"),
+    (
+        KeyCode::KeyP,
+        Action::RecordPath,
+        "P  record a camera path (again: stop, write path-<time>.json)",
+    ),
+    (
+        KeyCode::F12,
+        Action::Screenshot,
+        "F12  save the frame (Shift+F12: with the panel)",
+    ),
+    (
+        KeyCode::F11,
+        Action::RenderDocCapture,
+        "F11  RenderDoc capture of the next frame (under RenderDoc)",
+    ),
     (KeyCode::Escape, Action::Quit, "Esc  quit"),
 ];
 
 /// The action of `key`, if it has one.
 pub fn action(key: KeyCode) -> Option<Action> {
-    KEY_MAP.iter().find(|(k, _, _)| *k == key).map(|(_, a, _)| *a)
+    KEY_MAP
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, a, _)| *a)
 }
 
 /// The help panel's lines.
@@ -115,7 +150,9 @@ pub fn parse_script(path: &std::path::Path, text: &str) -> anyhow::Result<Vec<Sc
         if parts.len() < 2 || parts.len() > 3 {
             return Err(fail("wrong number of fields"));
         }
-        let frame = parts[0].parse().map_err(|_| fail("the frame is not a number"))?;
+        let frame = parts[0]
+            .parse()
+            .map_err(|_| fail("the frame is not a number"))?;
         let key = key_named(parts[1]).ok_or_else(|| fail("unknown key name"))?;
         let hold = match parts.get(2) {
             Some(h) => h.parse().map_err(|_| fail("the hold is not a number"))?,
@@ -166,7 +203,11 @@ mod tests {
             if KEY_MAP[i].2.is_empty() {
                 let above = KEY_MAP[..i].iter().rev().find(|e| !e.2.is_empty()).unwrap();
                 let same = above.1 == KEY_MAP[i].1;
-                assert!(same || above.2.contains(" / "), "{:?} has no help line", KEY_MAP[i].1);
+                assert!(
+                    same || above.2.contains(" / "),
+                    "{:?} has no help line",
+                    KEY_MAP[i].1
+                );
             }
         }
         assert_eq!(action(KeyCode::KeyQ), Some(Action::YawLeft));
@@ -180,14 +221,24 @@ mod tests {
         assert_eq!(
             s,
             vec![
-                ScriptedKey { frame: 5, key: KeyCode::Digit1, hold: 1 },
-                ScriptedKey { frame: 8, key: KeyCode::KeyQ, hold: 10 },
+                ScriptedKey {
+                    frame: 5,
+                    key: KeyCode::Digit1,
+                    hold: 1
+                },
+                ScriptedKey {
+                    frame: 8,
+                    key: KeyCode::KeyQ,
+                    hold: 10
+                },
             ]
         );
         assert_eq!(events_at(&s, 5), vec![(KeyCode::Digit1, true)]);
         assert_eq!(events_at(&s, 6), vec![(KeyCode::Digit1, false)]);
         assert_eq!(events_at(&s, 18), vec![(KeyCode::KeyQ, false)]);
-        let err = parse_script(p, "1 Digit1\n2 KeyZed\n").unwrap_err().to_string();
+        let err = parse_script(p, "1 Digit1\n2 KeyZed\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("s.txt:2: unknown key name"), "{err}");
     }
 }

@@ -78,7 +78,10 @@ pub fn start_camera(level: &Level, camera: Option<CameraSpec>) -> CameraSpec {
 /// does not exist.
 pub fn check_output_path(path: &std::path::Path, ext: &str, flag: &str) -> anyhow::Result<()> {
     if path.extension().and_then(|e| e.to_str()) != Some(ext) {
-        anyhow::bail!("{}: {flag} writes .{ext}; name the file FILE.{ext}", path.display());
+        anyhow::bail!(
+            "{}: {flag} writes .{ext}; name the file FILE.{ext}",
+            path.display()
+        );
     }
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(folder) = folder.filter(|f| !f.is_dir()) {

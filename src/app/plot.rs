@@ -55,11 +55,7 @@ fn nice_max(max: f64) -> f64 {
 
 /// The SVG text of the plot.
 pub fn svg<'a>(series: &[Series<'a>]) -> String {
-    let frames = series
-        .iter()
-        .map(|s| s.frame_ms.len())
-        .max()
-        .unwrap_or(0);
+    let frames = series.iter().map(|s| s.frame_ms.len()).max().unwrap_or(0);
     let height = TOP + 2.0 * PANEL + GAP + 50.0;
     let mut out = String::new();
     let _ = writeln!(
@@ -67,10 +63,8 @@ pub fn svg<'a>(series: &[Series<'a>]) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let panels: [(&str, fn(&Series<'a>) -> &'a [f64]); 2] = [
-        ("frame ms", |s| s.frame_ms),
-        ("triangles", |s| s.triangles),
-    ];
+    let panels: [(&str, fn(&Series<'a>) -> &'a [f64]); 2] =
+        [("frame ms", |s| s.frame_ms), ("triangles", |s| s.triangles)];
     for (p, (title, values)) in panels.iter().enumerate() {
         let max = series
             .iter()
@@ -178,8 +172,16 @@ mod tests {
 
     /// The polyline points of the `n`-th polyline, as (x, y).
     fn points(svg: &str, n: usize) -> Vec<(f64, f64)> {
-        let line = svg.lines().filter(|l| l.starts_with("<polyline")).nth(n).unwrap();
-        let list = line.split("points=\"").nth(1).unwrap().trim_end_matches("\"/>");
+        let line = svg
+            .lines()
+            .filter(|l| l.starts_with("<polyline"))
+            .nth(n)
+            .unwrap();
+        let list = line
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches("\"/>");
         list.split(' ')
             .map(|p| {
                 let (x, y) = p.split_once(',').unwrap();

@@ -61,7 +61,13 @@ impl Trace {
         for s in &stats.cpu_spans {
             let ts = self.micros(s.start);
             let dur = (s.end - s.start).as_secs_f64() * 1e6;
-            self.complete(s.name, CPU_TRACK, ts, dur, serde_json::json!({ "frame": frame }));
+            self.complete(
+                s.name,
+                CPU_TRACK,
+                ts,
+                dur,
+                serde_json::json!({ "frame": frame }),
+            );
         }
         let (Some(submitted), Some(read_back)) = (stats.submitted, stats.read_back) else {
             return;
@@ -88,7 +94,11 @@ impl Trace {
         let text = serde_json::to_string(&json)?;
         crate::level::file::write_atomically(path, text.as_bytes())
             .map_err(|e| anyhow::anyhow!("{}: cannot write the trace: {e}", path.display()))?;
-        eprintln!("wrote the trace {} ({} events)", path.display(), self.events.len());
+        eprintln!(
+            "wrote the trace {} ({} events)",
+            path.display(),
+            self.events.len()
+        );
         Ok(())
     }
 }

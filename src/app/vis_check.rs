@@ -10,11 +10,11 @@ use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
 use crate::render::overdraw::{FragmentCounter, OverdrawCounter};
-use crate::render::target::FrameTarget;
 use crate::render::pass::{FrameInputs, Pass};
-use crate::render::world::{OctagonClip, SurfaceTests};
+use crate::render::target::FrameTarget;
 use crate::render::world::WorldPass;
 use crate::render::world::{IdFrame, IdImages};
+use crate::render::world::{OctagonClip, SurfaceTests};
 use crate::render::Gpu;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
@@ -561,7 +561,10 @@ pub fn views_in_cells(file: &std::path::Path, level: &Level) -> anyhow::Result<V
         );
     }
     if views.is_empty() {
-        anyhow::bail!("{}: no view is in an open cell of this level", file.display());
+        anyhow::bail!(
+            "{}: no view is in an open cell of this level",
+            file.display()
+        );
     }
     Ok(views)
 }

@@ -363,7 +363,10 @@ mod tests {
         // Tight: almost every polygon it keeps really reaches inside (sampling misses only
         // slivers).
         assert!(said_true > 100, "{said_true}");
-        assert!(agree_true as f32 >= 0.97 * said_true as f32, "{agree_true}/{said_true}");
+        assert!(
+            agree_true as f32 >= 0.97 * said_true as f32,
+            "{agree_true}/{said_true}"
+        );
     }
 
     #[test]
@@ -378,8 +381,13 @@ mod tests {
             ]
         };
         assert!(o.meets_clip_polygon(&square(0.0, 1.0, 0.1)));
-        assert!(!o.meets_clip_polygon(&square(3.0, 1.0, 0.1)), "right of the screen");
-        assert!(!o.meets_clip_polygon(&square(0.0, -1.0, 0.1)), "behind the eye");
+        assert!(
+            !o.meets_clip_polygon(&square(3.0, 1.0, 0.1)),
+            "right of the screen"
+        );
+        assert!(
+            !o.meets_clip_polygon(&square(0.0, -1.0, 0.1)),
+            "behind the eye"
+        );
     }
-
 }

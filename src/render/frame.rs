@@ -3,12 +3,12 @@
 use std::time::Instant;
 
 use super::gpu::Gpu;
+use super::overlay::heatmap::HeatmapPass;
+use super::overlay::{OverlayPass, OverlayTint, OverlayVertex};
 use super::pass::{run_pass, Attachment, FrameInputs, Pass, PassStats, PassTarget};
 use super::profiler::GpuTimer;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainOverlay, TerrainPlacement, TerrainStats};
-use super::overlay::heatmap::HeatmapPass;
-use super::overlay::{OverlayPass, OverlayTint, OverlayVertex};
 use super::world::{OctagonClip, SurfaceTests, WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
@@ -254,7 +254,15 @@ impl Renderer {
                 heatmap.clip = clip;
                 // Its own submit: the world's draws as prepared above, counted.
                 heatmap.count(gpu, &self.world);
-                run_pass(gpu, enc, heatmap, &inputs, &target, self.timer.as_mut(), stats);
+                run_pass(
+                    gpu,
+                    enc,
+                    heatmap,
+                    &inputs,
+                    &target,
+                    self.timer.as_mut(),
+                    stats,
+                );
             }
             None => self.heatmap = None,
         }
@@ -262,7 +270,15 @@ impl Renderer {
             let overlay = self
                 .overlay
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
-            run_pass(gpu, enc, overlay, &inputs, &target, self.timer.as_mut(), stats);
+            run_pass(
+                gpu,
+                enc,
+                overlay,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
         }
         if let Some(timer) = &mut self.timer {
             timer.resolve(enc);

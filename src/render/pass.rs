@@ -4,8 +4,8 @@
 //! attachments it declares — it never begins a pass, submits or picks a target itself.
 
 use super::frame::FrameSettings;
-use super::gpu::Gpu;
 use super::frame::FrameStats;
+use super::gpu::Gpu;
 use super::profiler::GpuTimer;
 use super::terrain::TerrainStats;
 use super::world::WorldStats;

@@ -45,7 +45,9 @@ impl RenderDoc {
         // SAFETY: asks for the 1.4.1 table, which RenderDoc fills in or refuses (returns 0).
         let ok = unsafe { get_api(eRENDERDOC_API_Version_1_4_1, &mut api) };
         if ok != 1 || api.is_null() {
-            return Err("RenderDoc is attached but refused API 1.4.1 (it is older than 1.4.1)".into());
+            return Err(
+                "RenderDoc is attached but refused API 1.4.1 (it is older than 1.4.1)".into(),
+            );
         }
         Ok(RenderDoc {
             api: api as *const RENDERDOC_API_1_4_1,

@@ -11,7 +11,10 @@ use super::shaders::{all_variants, SOURCES};
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
-use super::world::{DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP, VERTEX_PACKED_STYLES};
+use super::world::{
+    DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
+    VERTEX_PACKED_STYLES,
+};
 use crate::level::surface_flags;
 use crate::terrain::{TerrainFrame, TerrainInstance};
 

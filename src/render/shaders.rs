@@ -187,7 +187,8 @@ pub fn world(clip_distances: bool) -> String {
 
 /// The culling overlays' shader (lines, overdraw heatmap).
 pub fn overlay() -> String {
-    build("overlay.wgsl", &[]).expect("shaders/overlay.wgsl: an include is missing or a marker left")
+    build("overlay.wgsl", &[])
+        .expect("shaders/overlay.wgsl: an include is missing or a marker left")
 }
 
 /// The present pass's shader.

@@ -196,7 +196,8 @@ impl Culler {
         }
         self.micros = t.elapsed().as_secs_f64() * 1e6;
         self.stage_micros.objects = cells_done.elapsed().as_secs_f64() * 1e6;
-        self.stage_micros.cells = self.micros - self.stage_micros.objects - self.stage_micros.locate;
+        self.stage_micros.cells =
+            self.micros - self.stage_micros.objects - self.stage_micros.locate;
     }
 
     /// Locates the eye (timed as the `locate` stage).

@@ -306,7 +306,10 @@ impl PortalFlow {
             for k in a..b {
                 let portal = self.portals[self.cell_portals[k] as usize];
                 // Closed (a shut door): read every frame, so doors open and close live.
-                let flags = level.portals.get(self.cell_portals[k] as usize).map_or(0, |p| p.flags);
+                let flags = level
+                    .portals
+                    .get(self.cell_portals[k] as usize)
+                    .map_or(0, |p| p.flags);
                 if portal.count == 0 || flags & portal_flags::CLOSED != 0 {
                     continue;
                 }

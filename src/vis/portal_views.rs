@@ -29,7 +29,12 @@ struct Opening {
 
 /// Appends to `out` the views through transformed portals seen in `out`'s view-0 cells, and
 /// each view's cells (from `pick`, with the view's octagon).
-pub fn add_portal_views(level: &Level, camera: &Camera, out: &mut VisibleSet, pick: &mut PickCells<'_>) {
+pub fn add_portal_views(
+    level: &Level,
+    camera: &Camera,
+    out: &mut VisibleSet,
+    pick: &mut PickCells<'_>,
+) {
     out.views.clear();
     if !level.portals.iter().any(|p| p.transform.is_some()) {
         return;

@@ -193,17 +193,31 @@ fn demo_window_survives_resize_minimize_and_lost_surface() {
 fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
     let Some(_) = gpu() else { return };
     if std::env::var_os("DISPLAY").is_none() {
-        crate::support::unavailable::<()>("a display (run the tests under `xvfb-run -a`)", "DISPLAY is not set");
+        crate::support::unavailable::<()>(
+            "a display (run the tests under `xvfb-run -a`)",
+            "DISPLAY is not set",
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("lanthorn-demo-keys-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("keys.txt");
-    std::fs::write(&script, "5 Digit1\n6 Digit4\n8 KeyQ 6\n20 F12\n24 ShiftLeft 4\n25 F12\n").unwrap();
+    std::fs::write(
+        &script,
+        "5 Digit1\n6 Digit4\n8 KeyQ 6\n20 F12\n24 ShiftLeft 4\n25 F12\n",
+    )
+    .unwrap();
     let last = dir.join("last.png");
     let out = lanthorn()
-        .args(["demo", "builtin:portals", "--frames", "32", "--size", "320x180"])
+        .args([
+            "demo",
+            "builtin:portals",
+            "--frames",
+            "32",
+            "--size",
+            "320x180",
+        ])
         .args(["--camera", "0,0,64,0,0", "--input-script"])
         .arg(&script)
         .arg("--screenshot-dir")
@@ -213,15 +227,27 @@ fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Q turned the camera left: its yaw grew from 0.
-    let camera = text.lines().find_map(|l| l.split("(camera ").nth(1)).unwrap();
+    let camera = text
+        .lines()
+        .find_map(|l| l.split("(camera ").nth(1))
+        .unwrap();
     let yaw: f32 = camera.split(',').nth(3).unwrap().parse().unwrap();
     assert!(yaw > 1.0 && yaw < 180.0, "yaw {yaw}: {text}");
     let mut shots: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("lanthorn-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("lanthorn-")
+        })
         .collect();
     shots.sort();
     assert_eq!(shots.len(), 2, "{text}");
@@ -229,8 +255,15 @@ fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
     let plain = image::open(&shots[0]).unwrap().to_rgba8();
     let panel = image::open(&shots[1]).unwrap().to_rgba8();
     // The depth overlay tints what is near green: the plain frame is mostly green.
-    let mean = |c: usize| plain.pixels().map(|p| p[c] as f64).sum::<f64>() / plain.len() as f64 * 4.0;
-    assert!(mean(1) > mean(0) && mean(1) > mean(2), "not green: {} {} {}", mean(0), mean(1), mean(2));
+    let mean =
+        |c: usize| plain.pixels().map(|p| p[c] as f64).sum::<f64>() / plain.len() as f64 * 4.0;
+    assert!(
+        mean(1) > mean(0) && mean(1) > mean(2),
+        "not green: {} {} {}",
+        mean(0),
+        mean(1),
+        mean(2)
+    );
     // The panel covers the top-left corner of the second frame only.
     let differs = |x0: u32, y0: u32| {
         let mut n = 0;
@@ -255,21 +288,41 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.json");
     let out = lanthorn()
-        .args(["capture", "builtin:portals", "--size", "320x180", "--overlay", "portals", "-o"])
+        .args([
+            "capture",
+            "builtin:portals",
+            "--size",
+            "320x180",
+            "--overlay",
+            "portals",
+            "-o",
+        ])
         .arg(dir.join("t.png"))
         .arg("--trace")
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
     let events = json["traceEvents"].as_array().unwrap();
     let scopes = |cat: &str| -> Vec<&serde_json::Value> {
-        events.iter().filter(|e| e["ph"] == "X" && e["cat"] == cat).collect()
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == cat)
+            .collect()
     };
     let cpu = scopes("cpu");
     let names: Vec<&str> = cpu.iter().map(|e| e["name"].as_str().unwrap()).collect();
-    for stage in ["world prepare", "world record", "overlay record", "submit + wait"] {
+    for stage in [
+        "world prepare",
+        "world record",
+        "overlay record",
+        "submit + wait",
+    ] {
         assert!(names.contains(&stage), "no CPU stage {stage}: {names:?}");
     }
     let span = |name: &str| {
@@ -278,22 +331,43 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
         (ts, ts + e["dur"].as_f64().unwrap())
     };
     let submit = span("submit + wait").0;
-    let read_back = if g.features.timestamp_query { span("readback").1 } else { 0.0 };
+    let read_back = if g.features.timestamp_query {
+        span("readback").1
+    } else {
+        0.0
+    };
     let gpu_scopes = scopes("gpu");
     if !g.features.timestamp_query {
         assert!(gpu_scopes.is_empty());
         return;
     }
-    let passes: Vec<&str> = gpu_scopes.iter().map(|e| e["name"].as_str().unwrap()).collect();
-    assert_eq!(passes, ["world", "overlay"], "one GPU scope per pass, in order");
+    let passes: Vec<&str> = gpu_scopes
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        passes,
+        ["world", "overlay"],
+        "one GPU scope per pass, in order"
+    );
     let mut previous_end = submit;
     for e in gpu_scopes {
         let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
         let a = &e["args"];
-        let expected = (a["gpu_end_s"].as_f64().unwrap() - a["gpu_begin_s"].as_f64().unwrap()) * 1e6;
-        assert!(dur > 0.0 && (dur - expected).abs() < 1e-3, "{e}: {expected} µs");
-        assert!(ts >= previous_end - 1e-3, "{e} starts before the previous pass ends");
-        assert!(ts >= submit && ts + dur <= read_back + 1e-3, "{e} outside [{submit}, {read_back}]");
+        let expected =
+            (a["gpu_end_s"].as_f64().unwrap() - a["gpu_begin_s"].as_f64().unwrap()) * 1e6;
+        assert!(
+            dur > 0.0 && (dur - expected).abs() < 1e-3,
+            "{e}: {expected} µs"
+        );
+        assert!(
+            ts >= previous_end - 1e-3,
+            "{e} starts before the previous pass ends"
+        );
+        assert!(
+            ts >= submit && ts + dur <= read_back + 1e-3,
+            "{e} outside [{submit}, {read_back}]"
+        );
         previous_end = ts + dur;
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -307,14 +381,31 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
 fn renderdoc_captures_the_frame_with_its_passes_by_name() {
     let Some(_) = gpu() else { return };
     let out = lanthorn()
-        .args(["capture", "builtin", "-o", "/nonexistent/x.png", "--renderdoc-frame", "0"])
+        .args([
+            "capture",
+            "builtin",
+            "-o",
+            "/nonexistent/x.png",
+            "--renderdoc-frame",
+            "0",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("RenderDoc is not attached"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("RenderDoc is not attached"),
+        "{err}"
+    );
     assert_eq!(err.matches("RenderDoc is not attached").count(), 1, "{err}");
-    if std::process::Command::new("renderdoccmd").arg("version").output().is_err() {
-        crate::support::unavailable::<()>("renderdoccmd (apt-get install renderdoccmd python3-renderdoc)", "not installed");
+    if std::process::Command::new("renderdoccmd")
+        .arg("version")
+        .output()
+        .is_err()
+    {
+        crate::support::unavailable::<()>(
+            "renderdoccmd (apt-get install renderdoccmd python3-renderdoc)",
+            "not installed",
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("lanthorn-rdc-{}", std::process::id()));
@@ -326,13 +417,21 @@ fn renderdoc_captures_the_frame_with_its_passes_by_name() {
         .arg(dir.join("frame"))
         .arg("-w")
         .arg(env!("CARGO_BIN_EXE_lanthorn"))
-        .args(["capture", "builtin:portals", "--size", "320x180", "--overlay", "portals"])
+        .args([
+            "capture",
+            "builtin:portals",
+            "--size",
+            "320x180",
+            "--overlay",
+            "portals",
+        ])
         .arg("-o")
         .arg(dir.join("x.png"))
         .args(["--renderdoc-frame", "0"])
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("RenderDoc: frame 0 captured"), "{text}");
     let rdc = std::fs::read_dir(&dir)
         .unwrap()
@@ -358,7 +457,12 @@ cap.Shutdown(); rd.ShutdownReplay()
         .into_iter()
         .find(|p| std::path::Path::new(p).exists())
         .unwrap_or("python3");
-    let run = std::process::Command::new(python).arg("-c").arg(script).arg(&rdc).output().unwrap();
+    let run = std::process::Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(&rdc)
+        .output()
+        .unwrap();
     let labels = String::from_utf8_lossy(&run.stdout);
     for pass in ["world", "overlay"] {
         assert!(

@@ -12,10 +12,10 @@
 //! invocations a pixel for one full-screen wall at 64×36, which is why it is not the overdraw.
 
 use glam::{Vec2, Vec3};
+use lanthorn::geom::Octagon;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::{Cell, Level, Surface, Vertex};
 use lanthorn::render::frame::FrameSettings;
-use lanthorn::geom::Octagon;
 use lanthorn::render::overdraw::{FragmentCounter, OverdrawCounter};
 use lanthorn::render::pass::{FrameInputs, Pass};
 use lanthorn::render::target::{FrameTarget, GAMMA_COLOR_FORMAT};
@@ -115,7 +115,11 @@ fn depth_tested_counts(order: &[f32], octagon: Octagon, clip: OctagonClip) -> Op
             .map(|(_, &n)| n)
             .collect();
         values.dedup();
-        assert_eq!(values.len(), 1, "{clip:?} {order:?}: one count over each half: {values:?}");
+        assert_eq!(
+            values.len(),
+            1,
+            "{clip:?} {order:?}: one count over each half: {values:?}"
+        );
         values[0]
     };
     Some((half(true), half(false)))

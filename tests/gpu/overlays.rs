@@ -13,7 +13,11 @@ use crate::support::gpu;
 
 const SIZE: (u32, u32) = (480, 270);
 
-fn capture(level: &lanthorn::level::Level, camera: CameraSpec, overlays: Overlays) -> image::RgbaImage {
+fn capture(
+    level: &lanthorn::level::Level,
+    camera: CameraSpec,
+    overlays: Overlays,
+) -> image::RgbaImage {
     let gpu = gpu().expect("checked by the caller");
     let (img, stats) = lanthorn::app::capture::capture_with_terrain(
         gpu,
@@ -45,7 +49,14 @@ fn each_world_overlay_on_e1m1_matches_golden() {
         return;
     };
     let start = level.player_start().unwrap();
-    for name in ["portals", "octagons", "cells", "depth", "overdraw", "wireframe"] {
+    for name in [
+        "portals",
+        "octagons",
+        "cells",
+        "depth",
+        "overdraw",
+        "wireframe",
+    ] {
         let img = capture(&level, start, with(name));
         check_golden(&format!("overlay_e1m1_{name}"), &img);
     }
@@ -125,7 +136,10 @@ fn the_leak_of_a_leaky_map_matches_golden() {
     let (level, stats) = lanthorn::compile::compile_map_text(&text, &options).unwrap();
     assert!(stats.leak);
     let leak = level.leak.as_ref().expect("the level keeps its leak path");
-    assert!(leak.points.last().unwrap().x > 528.0, "the path leaves through the clip wall");
+    assert!(
+        leak.points.last().unwrap().x > 528.0,
+        "the path leaves through the clip wall"
+    );
     let camera = CameraSpec {
         position: Vec3::new(40.0, 40.0, 100.0),
         yaw: 20.0,
@@ -136,7 +150,13 @@ fn the_leak_of_a_leaky_map_matches_golden() {
         ..Default::default()
     };
     let img = capture(&level, camera, overlays);
-    let magenta = img.pixels().filter(|p| p.0[0] > 200 && p.0[1] < 120 && p.0[2] > 200).count();
-    assert!(magenta > 100, "{magenta} magenta pixels: the leak line is not drawn");
+    let magenta = img
+        .pixels()
+        .filter(|p| p.0[0] > 200 && p.0[1] < 120 && p.0[2] > 200)
+        .count();
+    assert!(
+        magenta > 100,
+        "{magenta} magenta pixels: the leak line is not drawn"
+    );
     check_golden("overlay_leak_room", &img);
 }

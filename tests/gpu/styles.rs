@@ -132,13 +132,20 @@ fn capture_time_and_styles_flags_drive_the_light_styles() {
             .args(extra)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         image::open(&png).unwrap().to_rgba8()
     };
     let dark = shot("a", &["--time", "0.05"]);
     let bright = shot("z", &["--time", "2.55"]);
     assert!(!passes(&diff(&dark, &bright).0), "--time changes nothing");
-    let (d, _) = diff(&shot("m", &["--time", "1.25"]), &shot("normal", &["--time", "1.25", "--styles", "normal"]));
+    let (d, _) = diff(
+        &shot("m", &["--time", "1.25"]),
+        &shot("normal", &["--time", "1.25", "--styles", "normal"]),
+    );
     assert!(d.mean < 0.05, "--styles normal is not \"m\": {d:?}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
         .args(["capture", "--time=-1", "-o"])
@@ -146,6 +153,9 @@ fn capture_time_and_styles_flags_drive_the_light_styles() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("expected seconds ≥ 0"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("expected seconds ≥ 0"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

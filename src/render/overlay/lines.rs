@@ -6,8 +6,8 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::geom::{Camera, Octagon};
-use crate::render::world::{CullReason, WorldMesh};
 use crate::level::Level;
+use crate::render::world::{CullReason, WorldMesh};
 use crate::vis::{PortalOutcome, PortalTest, VisibleSet};
 
 /// One overlay line vertex: clip-space position and colour.
@@ -190,7 +190,11 @@ fn clip_2d(poly: &[Vec2], dist: impl Fn(Vec2) -> f32) -> Vec<Vec2> {
 /// Each visible cell's octagon as an outline (the culling camera's screen regions), a colour
 /// per view.
 pub fn octagon_lines(visible: &VisibleSet, out: &mut Vec<OverlayVertex>) {
-    const VIEW_COLOURS: [[u8; 4]; 3] = [[80, 200, 255, 255], [255, 120, 255, 255], [255, 170, 60, 255]];
+    const VIEW_COLOURS: [[u8; 4]; 3] = [
+        [80, 200, 255, 255],
+        [255, 120, 255, 255],
+        [255, 170, 60, 255],
+    ];
     for c in &visible.cells {
         let corners = octagon_corners(&c.octagon);
         let colour = VIEW_COLOURS[(c.view as usize).min(VIEW_COLOURS.len() - 1)];
@@ -227,7 +231,12 @@ pub fn frustum_lines(view: &OverlayView<'_>, depth: f32, out: &mut Vec<OverlayVe
     }
     let s = 8.0;
     for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        push_line(out, clip(eye - axis * s), clip(eye + axis * s), [255, 60, 200, 255]);
+        push_line(
+            out,
+            clip(eye - axis * s),
+            clip(eye + axis * s),
+            [255, 60, 200, 255],
+        );
     }
 }
 
@@ -256,7 +265,12 @@ pub fn culled_surface_lines(
         let corners = &mesh.outlines[first..first + c.corner_count as usize];
         for i in 0..corners.len() {
             let (a, b) = (corners[i], corners[(i + 1) % corners.len()]);
-            push_line(out, vp * a.extend(1.0), vp * b.extend(1.0), reason_rgba(reason));
+            push_line(
+                out,
+                vp * a.extend(1.0),
+                vp * b.extend(1.0),
+                reason_rgba(reason),
+            );
         }
     }
 }
@@ -477,7 +491,8 @@ mod tests {
         // Every corner on the boundary: inside, and on at least one of the 8 bounds.
         for c in &corners {
             let a = [c.x, c.y, c.x + c.y, c.x - c.y];
-            let on = (0..4).any(|i| (a[i] - o.min[i]).abs() < 1e-5 || (a[i] - o.max[i]).abs() < 1e-5);
+            let on =
+                (0..4).any(|i| (a[i] - o.min[i]).abs() < 1e-5 || (a[i] - o.max[i]).abs() < 1e-5);
             assert!(on && o.contains(*c * 0.999), "{c}");
         }
         assert!(octagon_corners(&Octagon::EMPTY).is_empty());

@@ -87,12 +87,12 @@ impl std::str::FromStr for OverlaySet {
     fn from_str(s: &str) -> Result<Self, String> {
         let mut set = OverlaySet::default();
         for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let i = OVERLAY_NAMES.iter().position(|n| *n == name).ok_or_else(|| {
-                format!(
-                    "unknown overlay {name:?}: use {}",
-                    OVERLAY_NAMES.join(", ")
-                )
-            })?;
+            let i = OVERLAY_NAMES
+                .iter()
+                .position(|n| *n == name)
+                .ok_or_else(|| {
+                    format!("unknown overlay {name:?}: use {}", OVERLAY_NAMES.join(", "))
+                })?;
             *set.flags_mut()[i] = true;
         }
         Ok(set)
@@ -132,7 +132,10 @@ mod tests {
         assert!(set.portals && set.depth && !set.cells);
         assert_eq!(set.tint(), OverlayTint::Depth);
         let err = "portals,holes".parse::<OverlaySet>().unwrap_err();
-        assert!(err.contains("\"holes\"") && err.contains("wireframe"), "{err}");
+        assert!(
+            err.contains("\"holes\"") && err.contains("wireframe"),
+            "{err}"
+        );
         let mut all = OverlaySet::default();
         for f in all.flags_mut() {
             *f = true;

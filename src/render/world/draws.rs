@@ -394,7 +394,7 @@ impl DrawBuilder {
                         view: 0,
                         cell: u32::MAX,
                         depth: 0,
-                _pad: 0,
+                        _pad: 0,
                         origin: [0.0; 4],
                     });
                 }
@@ -832,7 +832,7 @@ mod tests {
             view: 0,
             cell,
             depth: 0,
-                _pad: 0,
+            _pad: 0,
             origin,
         };
         assert_eq!(

@@ -21,14 +21,23 @@ pub fn atlas_rgba(level: &Level) -> Vec<u8> {
     let (w, h) = (lm.width as usize, lm.height as usize);
     let layer = w * h * 3;
     let mut rgba = vec![0u8; w * h * 4];
-    for (px, src) in rgba.chunks_exact_mut(4).zip(lm.texels[..layer.min(lm.texels.len())].chunks_exact(3)) {
+    for (px, src) in rgba
+        .chunks_exact_mut(4)
+        .zip(lm.texels[..layer.min(lm.texels.len())].chunks_exact(3))
+    {
         px[..3].copy_from_slice(src);
     }
     for s in level.surfaces.iter().filter(|s| packs_styles(s)) {
         let Some(r) = s.lightmap else { continue };
         let b = BORDER as usize;
-        let (x0, y0) = ((r.x as usize).saturating_sub(b), (r.y as usize).saturating_sub(b));
-        let (x1, y1) = (((r.x + r.width) as usize + b).min(w), ((r.y + r.height) as usize + b).min(h));
+        let (x0, y0) = (
+            (r.x as usize).saturating_sub(b),
+            (r.y as usize).saturating_sub(b),
+        );
+        let (x1, y1) = (
+            ((r.x + r.width) as usize + b).min(w),
+            ((r.y + r.height) as usize + b).min(h),
+        );
         for y in y0..y1 {
             for x in x0..x1 {
                 let at = y * w + x;

@@ -34,7 +34,11 @@ pub struct WorldVertex {
 
 /// `0.55 + 0.45 · |n · l|` for a fixed light direction `l`.
 pub(super) fn unlit_light(normal: Vec3) -> f32 {
-    0.55 + 0.45 * normal.normalize_or_zero().dot(Vec3::new(0.3, 0.5, 0.8).normalize()).abs()
+    0.55 + 0.45
+        * normal
+            .normalize_or_zero()
+            .dot(Vec3::new(0.3, 0.5, 0.8).normalize())
+            .abs()
 }
 
 impl WorldVertex {
@@ -245,8 +249,12 @@ fn surface_cull(s: &Surface, outlines: &mut Vec<Vec3>) -> SurfaceCull {
     let first_corner = outlines.len() as u32;
     let points: Vec<Vec3> = s.vertices.iter().map(|v| v.position).collect();
     let planar = normal != Vec3::ZERO
-        && points.iter().all(|p| (normal.dot(*p) - dist).abs() < PLANAR_TOLERANCE);
-    let hull = planar.then(|| convex_hull_in_plane(&points, normal)).flatten();
+        && points
+            .iter()
+            .all(|p| (normal.dot(*p) - dist).abs() < PLANAR_TOLERANCE);
+    let hull = planar
+        .then(|| convex_hull_in_plane(&points, normal))
+        .flatten();
     let convex = hull.is_some();
     match hull {
         Some(h) => outlines.extend(h.iter().map(|&i| points[i])),
@@ -275,7 +283,11 @@ fn convex_hull_in_plane(points: &[Vec3], normal: Vec3) -> Option<Vec<usize>> {
         .map(|p| (p.dot(u) as f64, p.dot(v) as f64))
         .collect();
     let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by(|&a, &b| flat[a].partial_cmp(&flat[b]).unwrap_or(std::cmp::Ordering::Equal));
+    order.sort_by(|&a, &b| {
+        flat[a]
+            .partial_cmp(&flat[b])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     let cross = |o: usize, a: usize, b: usize| {
         let (o, a, b) = (flat[o], flat[a], flat[b]);
         (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
@@ -289,7 +301,9 @@ fn convex_hull_in_plane(points: &[Vec3], normal: Vec3) -> Option<Vec<usize>> {
             order.iter().rev().copied().collect()
         };
         for i in chain {
-            while hull.len() >= start + 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], i) <= 0.0 {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], i) <= 0.0
+            {
                 hull.pop();
             }
             hull.push(i);
@@ -334,7 +348,12 @@ mod outline_tests {
             lightmap_uv: glam::Vec2::ZERO,
         };
         let s = Surface {
-            vertices: vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(1.0, 1.0, 3.0), v(0.0, 1.0, 0.0)],
+            vertices: vec![
+                v(0.0, 0.0, 0.0),
+                v(1.0, 0.0, 0.0),
+                v(1.0, 1.0, 3.0),
+                v(0.0, 1.0, 0.0),
+            ],
             normal: Vec3::Z,
             ..Default::default()
         };

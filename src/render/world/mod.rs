@@ -26,7 +26,8 @@ use crate::vis::VisibleSet;
 
 pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
-    build_draws, culled_surfaces, CullReason, DrawBuilder, DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES,
+    build_draws, culled_surfaces, CullReason, DrawBuilder, DrawInputs, DrawList, DrawRecord,
+    SurfaceTests, WorldStats, BATCHES,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
