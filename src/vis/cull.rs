@@ -75,6 +75,8 @@ pub struct Culler {
     pub micros: f64,
     /// Of which: locating the eye, the method's cells (the flow), and the objects.
     pub stage_micros: CullStages,
+    /// The level has mirrors or teleporters (looked at once, not every frame).
+    portal_views: bool,
 }
 
 /// Microseconds per culling stage of the last `cull` call.
@@ -116,6 +118,7 @@ impl Culler {
             frame: 0,
             micros: 0.0,
             stage_micros: CullStages::default(),
+            portal_views: level.portals.iter().any(|p| p.transform.is_some()),
         }
     }
 
@@ -123,6 +126,7 @@ impl Culler {
         let t = Instant::now();
         out.cells.clear();
         out.objects.clear();
+        out.views.clear();
         out.flow_depth.clear();
         let planes = camera.frustum_planes();
         match self.mode {
@@ -164,7 +168,7 @@ impl Culler {
         if matches!(self.mode, CullMode::None | CullMode::Frustum) {
             self.locate(level, camera);
         }
-        if self.mode != CullMode::Portal {
+        if self.mode != CullMode::Portal && self.portal_views {
             self.add_portal_views(level, camera, out);
         }
         let cells_done = std::time::Instant::now();

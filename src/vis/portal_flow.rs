@@ -438,39 +438,45 @@ impl PortalFlow {
     /// The screen octagon of a world polygon, clipped to the near plane; `None` when nothing is
     /// in front of the eye.
     fn project(&mut self, view_proj: &Mat4, first: usize, count: usize) -> Option<Octagon> {
-        self.clip_in.clear();
         let polygon = &self.vertices[first..first + count];
-        self.clip_in
-            .extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
-        // Reverse-Z: in front of the near plane where w − z >= 0.
-        let inside = |c: &Vec4| c.w - c.z;
-        if self.clip_in.iter().any(|c| inside(c) < 0.0) {
-            self.clip_out.clear();
-            let n = self.clip_in.len();
-            for i in 0..n {
-                let (a, b) = (self.clip_in[i], self.clip_in[(i + 1) % n]);
-                let (da, db) = (inside(&a), inside(&b));
-                if da >= 0.0 {
-                    self.clip_out.push(a);
-                }
-                if (da >= 0.0) != (db >= 0.0) {
-                    self.clip_out.push(a + (b - a) * (da / (da - db)));
-                }
-            }
-            std::mem::swap(&mut self.clip_in, &mut self.clip_out);
-            if self.clip_in.len() < 3 {
-                return None;
-            }
-        }
-        let mut o = Octagon::from_points(
-            self.clip_in
-                .iter()
-                .map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)),
-        );
-        for i in 0..4 {
-            o.min[i] -= OCTAGON_MARGIN;
-            o.max[i] += OCTAGON_MARGIN;
-        }
-        Some(o)
+        portal_octagon(view_proj, polygon, (&mut self.clip_in, &mut self.clip_out))
     }
+}
+
+/// The screen octagon of a world polygon clipped to the near plane, grown by
+/// `OCTAGON_MARGIN`; `None` when nothing is in front of the eye. `scratch` keeps the clip
+/// buffers between calls (no allocation once warm).
+pub fn portal_octagon(
+    view_proj: &Mat4,
+    polygon: &[Vec3],
+    (clip_in, clip_out): (&mut Vec<Vec4>, &mut Vec<Vec4>),
+) -> Option<Octagon> {
+    clip_in.clear();
+    clip_in.extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
+    // Reverse-Z: in front of the near plane where w − z >= 0.
+    let inside = |c: &Vec4| c.w - c.z;
+    if clip_in.iter().any(|c| inside(c) < 0.0) {
+        clip_out.clear();
+        let n = clip_in.len();
+        for i in 0..n {
+            let (a, b) = (clip_in[i], clip_in[(i + 1) % n]);
+            let (da, db) = (inside(&a), inside(&b));
+            if da >= 0.0 {
+                clip_out.push(a);
+            }
+            if (da >= 0.0) != (db >= 0.0) {
+                clip_out.push(a + (b - a) * (da / (da - db)));
+            }
+        }
+        std::mem::swap(clip_in, clip_out);
+        if clip_in.len() < 3 {
+            return None;
+        }
+    }
+    let mut o = Octagon::from_points(clip_in.iter().map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)));
+    for i in 0..4 {
+        o.min[i] -= OCTAGON_MARGIN;
+        o.max[i] += OCTAGON_MARGIN;
+    }
+    Some(o)
 }

@@ -5,9 +5,9 @@
 //! (`MAX_VIEWS` views, `MAX_VIEW_DEPTH` deep, breadth first); the method then picks that
 //! view's cells from the eye beyond the portal.
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 
-use super::portal_flow::{MAX_VIEWS, MAX_VIEW_DEPTH, OCTAGON_MARGIN};
+use super::portal_flow::{portal_octagon, MAX_VIEWS, MAX_VIEW_DEPTH};
 use super::{View, VisibleCell, VisibleSet};
 use crate::geom::{Camera, Octagon, Plane};
 use crate::level::{portal_flags, Level};
@@ -28,7 +28,8 @@ struct Opening {
 }
 
 /// Appends to `out` the views through transformed portals seen in `out`'s view-0 cells, and
-/// each view's cells (from `pick`, with the view's octagon).
+/// each view's cells (from `pick`, with the view's octagon). Call it only for a level with
+/// transformed portals (`Culler` checks once).
 pub fn add_portal_views(
     level: &Level,
     camera: &Camera,
@@ -36,9 +37,6 @@ pub fn add_portal_views(
     pick: &mut PickCells<'_>,
 ) {
     out.views.clear();
-    if !level.portals.iter().any(|p| p.transform.is_some()) {
-        return;
-    }
     let near_zone = camera.near * 2.0;
     let mut parents = vec![(
         0u32,
@@ -52,6 +50,7 @@ pub fn add_portal_views(
     )];
     let mut next = 0;
     let mut cells = Vec::new();
+    let (mut clip_in, mut clip_out) = (Vec::new(), Vec::new());
     while next < parents.len() {
         let (index, parent) = parents[next];
         let (parent_view_proj, parent_eye, parent_octagon) =
@@ -77,7 +76,8 @@ pub fn add_portal_views(
             if d.abs() < near_zone || !seen {
                 continue;
             }
-            let Some(octagon) = project(&parent_view_proj, &portal.polygon)
+            let scratch = (&mut clip_in, &mut clip_out);
+            let Some(octagon) = portal_octagon(&parent_view_proj, &portal.polygon, scratch)
                 .map(|o| o.intersect(&parent_octagon))
                 .filter(|o| !o.is_empty())
             else {
@@ -136,29 +136,4 @@ pub fn frustum_planes(view_proj: &Mat4) -> [Plane; 5] {
         plane(r(3) + r(1)),
         plane(r(3) - r(1)),
     ]
-}
-
-/// The screen octagon of a world polygon clipped to the near plane (with the flow's margin).
-fn project(view_proj: &Mat4, polygon: &[Vec3]) -> Option<Octagon> {
-    let clip: Vec<Vec4> = polygon.iter().map(|p| *view_proj * p.extend(1.0)).collect();
-    let mut kept = Vec::with_capacity(clip.len() + 1);
-    for i in 0..clip.len() {
-        let (a, b) = (clip[i], clip[(i + 1) % clip.len()]);
-        let (da, db) = (a.w - a.z, b.w - b.z);
-        if da >= 0.0 {
-            kept.push(a);
-        }
-        if (da >= 0.0) != (db >= 0.0) {
-            kept.push(a + (b - a) * (da / (da - db)));
-        }
-    }
-    if kept.len() < 3 {
-        return None;
-    }
-    let mut o = Octagon::from_points(kept.iter().map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)));
-    for i in 0..4 {
-        o.min[i] -= OCTAGON_MARGIN;
-        o.max[i] += OCTAGON_MARGIN;
-    }
-    Some(o)
 }
