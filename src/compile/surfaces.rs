@@ -11,6 +11,7 @@ use crate::level::{LightmapRect, Surface, Vertex};
 pub(super) const MAX_LIGHTMAP: u32 = 1024;
 
 /// Texture and lightmap settings for one surface.
+#[derive(Clone)]
 pub(super) struct SurfaceSpec {
     pub tex: TexVecs,
     pub tex_size: (u32, u32),

@@ -2,57 +2,76 @@
 //! rendered from the reflected camera, flipped left–right), a teleporter shows the room it leads
 //! to.
 
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
-use lanthorn::level::portal_flags;
-use lanthorn::scenes::builtin::{portals_scene, MAX, MIRROR, TELEPORTER};
+use lanthorn::level::{portal_flags, Level, Portal};
+use lanthorn::scenes::builtin::portals_scene;
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu;
 
 const SIZE: (u32, u32) = (320, 180);
 
+fn transform(p: &Portal) -> Option<Mat4> {
+    p.transform.map(|m| Mat4::from_cols_array(&m))
+}
+
+/// The level's mirror portals (a transform that reflects), looked up: the compiled yard may
+/// cut its mirror into one portal per cell its wall spans.
+fn mirrors(level: &Level) -> Vec<&Portal> {
+    let reflects = |p: &&Portal| transform(p).is_some_and(|m| m.determinant() < 0.0);
+    level.portals.iter().filter(reflects).collect()
+}
+
 #[test]
 fn mirror_shows_the_reflected_yard() {
     let Some(gpu) = gpu() else { return };
     let mut level = portals_scene();
-    // Close the teleporter so the mirror shows only the yard.
-    for p in level.portals.iter_mut().skip(1) {
-        p.flags |= portal_flags::CLOSED;
+    // Close the teleporter (the portals that move without reflecting) so the mirror shows
+    // only the yard.
+    for p in level.portals.iter_mut() {
+        if transform(p).is_some_and(|m| m.determinant() > 0.0) {
+            p.flags |= portal_flags::CLOSED;
+        }
     }
+    let mirror = mirrors(&level);
+    assert!(!mirror.is_empty());
+    let reflect = transform(mirror[0]).unwrap();
+    assert!(mirror
+        .iter()
+        .all(|p| transform(p).unwrap().abs_diff_eq(reflect, 1e-4)));
     let spec = CameraSpec {
         position: Vec3::new(0.0, 30.0, 100.0),
         yaw: 5.0,
         pitch: 0.0,
     };
     let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
-    // The flow opens one mirrored view whose matrix is the camera's times the reflection.
+    // The flow opens a mirrored view per mirror portal it sees, each matrix the camera's
+    // times the reflection.
     let mut vis = VisibleSet::default();
     Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
-    assert_eq!(vis.views.len(), 1);
-    assert!(vis.views[0].mirrored);
-    let reflect = glam::Mat4::from_cols_array(&level.portals[0].transform.unwrap());
-    assert!(vis.views[0]
-        .view_proj
-        .abs_diff_eq(cam.view_proj() * reflect, 1e-4));
+    assert!(!vis.views.is_empty() && vis.views.len() <= mirror.len());
+    for v in &vis.views {
+        assert!(v.mirrored);
+        assert!(v.view_proj.abs_diff_eq(cam.view_proj() * reflect, 1e-4));
+    }
     let (img, stats) = lanthorn::app::capture::capture(gpu, &level, spec, SIZE, CullMode::Portal);
-    assert!(stats.world.views == 2);
-    // Oracle: the reflected camera (x mirrored, yaw 180 − yaw), no portals, flipped left–right.
+    assert_eq!(stats.world.views as usize, 1 + vis.views.len());
+    // Oracle: the reflected camera (the eye reflected, yaw 180 − yaw: the mirror faces −x),
+    // no portals, flipped left–right.
+    assert!(mirror[0].plane.normal.abs_diff_eq(-Vec3::X, 1e-5));
     let mirrored = CameraSpec {
-        position: Vec3::new(
-            2.0 * MAX.x - spec.position.x,
-            spec.position.y,
-            spec.position.z,
-        ),
+        position: reflect.transform_point3(spec.position),
         yaw: 180.0 - spec.yaw,
         pitch: 0.0,
     };
     let (oracle, _) = lanthorn::app::capture::capture(gpu, &level, mirrored, SIZE, CullMode::None);
     let oracle = image::imageops::flip_horizontal(&oracle);
-    // Compare inside the mirror's screen rectangle, two pixels in from its edges.
-    let corners: Vec<Vec2> = level.portals[0]
-        .polygon
+    // Compare inside the mirror's screen rectangle (all its portals), two pixels in from its
+    // edges.
+    let corners: Vec<Vec2> = mirror
         .iter()
+        .flat_map(|p| p.polygon.iter())
         .map(|p| cam.world_to_ndc(*p).unwrap().truncate())
         .collect();
     let oct = Octagon::from_points(corners.iter().copied());
@@ -84,13 +103,23 @@ fn mirror_shows_the_reflected_yard() {
         mean < 3.0,
         "mirror differs from the reflected render: mean {mean:.2}"
     );
-    let _ = (MIRROR, TELEPORTER);
 }
 
 #[test]
 fn teleporter_shows_the_room_it_leads_to() {
     let Some(gpu) = gpu() else { return };
     let level = portals_scene();
+    // The green room, found by a point inside it, and the teleporter's face in the yard's west
+    // wall: the portals that move without reflecting and lead into the room.
+    let room = level
+        .locate(Vec3::new(2192.0, 0.0, 128.0))
+        .expect("the green room");
+    let from: Vec<&Portal> = level
+        .portals
+        .iter()
+        .filter(|p| transform(p).is_some_and(|m| m.determinant() > 0.0) && p.back == room)
+        .collect();
+    assert!(!from.is_empty());
     let spec = CameraSpec {
         position: Vec3::new(0.0, 0.0, 96.0),
         yaw: 180.0,
@@ -101,12 +130,15 @@ fn teleporter_shows_the_room_it_leads_to() {
     Culler::new(&level, CullMode::Portal).cull(&level, &cam, &mut vis);
     assert!(vis.views.iter().any(|v| !v.mirrored));
     assert!(
-        vis.cells.iter().any(|c| c.cell == 1 && c.view > 0),
+        vis.cells.iter().any(|c| c.cell == room && c.view > 0),
         "the green room is drawn in a teleporter view"
     );
+    assert!(!vis.cells.iter().any(|c| c.cell == room && c.view == 0));
     let (img, _) = lanthorn::app::capture::capture(gpu, &level, spec, SIZE, CullMode::Portal);
-    // The middle of the teleporter's hole shows the green room's back wall.
-    let centre = cam.world_to_ndc(Vec3::new(MIN_X, 0.0, 96.0)).unwrap();
+    // The middle of the teleporter's face shows the green room's back wall.
+    let corners = from.iter().flat_map(|p| p.polygon.iter());
+    let (lo, hi) = corners.fold((Vec3::MAX, Vec3::MIN), |(a, b), &p| (a.min(p), b.max(p)));
+    let centre = cam.world_to_ndc((lo + hi) * 0.5).unwrap();
     let px = lanthorn::geom::Camera::ndc_to_pixel(centre.truncate(), SIZE);
     let p = img.get_pixel(px.x as u32, px.y as u32);
     assert!(
@@ -114,8 +146,6 @@ fn teleporter_shows_the_room_it_leads_to() {
         "expected green, got {p:?}"
     );
 }
-
-const MIN_X: f32 = lanthorn::scenes::builtin::MIN.x;
 
 /// The terrain under a level shows only through the visible outdoor cells: every pixel the
 /// terrain changes lies inside the octagon of the outdoor cell it is seen through.

@@ -359,8 +359,14 @@ pub(crate) mod tests {
                 &level.cells[p.front as usize],
                 &level.cells[p.back as usize],
             );
+            // A mirror's or teleporter's back cell lies behind it in the space its transform
+            // maps from: carry the points back there.
+            let back_space = p.transform.map_or(glam::Mat4::IDENTITY, |m| {
+                glam::Mat4::from_cols_array(&m).inverse()
+            });
+            let behind = |q: Vec3| back_space.transform_point3(q);
             assert!(
-                f.contains(c, 0.05) && b.contains(c, 0.05),
+                f.contains(c, 0.05) && b.contains(behind(c), 0.05),
                 "portal {i} centre {c} off its cells"
             );
             assert!(
@@ -368,7 +374,7 @@ pub(crate) mod tests {
                 "portal {i}: front cell not in front"
             );
             assert!(
-                b.contains(c - p.plane.normal * 0.5, 0.01),
+                b.contains(behind(c - p.plane.normal * 0.5), 0.01),
                 "portal {i}: back cell not behind"
             );
             assert!(f.portals.contains(&(i as u32)) && b.portals.contains(&(i as u32)));

@@ -7,8 +7,10 @@ mod cells;
 mod csg;
 mod kd_tree;
 mod merge;
+mod mirrors;
 mod random;
 mod scene_file;
+mod wall_faces;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,7 +29,7 @@ use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
 pub use self::kd_tree::kd_tree;
 pub use self::random::random_boxes;
 pub use self::scene_file::{
-    parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTerrain,
+    parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTeleporter, SceneTerrain,
 };
 
 /// What is wrong with a scene: where (line and column, or operation and field) and what.
@@ -45,6 +47,9 @@ pub enum SceneError {
         field: &'static str,
         msg: String,
     },
+    /// A mirror or teleporter (`mirrors[2]`, `teleporters[0].to`) that cannot be built.
+    #[error("{portal}: {msg}")]
+    Portal { portal: String, msg: String },
     #[error("the scene has no operations (every brush was empty or unbounded): add at least one")]
     NoOperations,
 }
@@ -88,7 +93,8 @@ pub fn compile_scene(
     if scene.terrain.is_some() && cells.outdoor.contains(&true) {
         cells.outside = Some(cells::add_outside_cell(&regions, &mut draft.level));
     }
-    let (surfaces, open_faces) = cells.add_contacts(&regions, &mut draft.level);
+    let (mut surfaces, open_faces) = cells.add_contacts(&regions, &mut draft.level);
+    mirrors::add_mirrors_and_teleporters(scene, &mut surfaces, &mut draft.level)?;
     draft.cell_surfaces = surfaces;
     log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
     timer.lap(&mut stats, "portals");
@@ -625,14 +631,33 @@ mod tests {
 
 #[cfg(test)]
 mod readme {
-    /// The example in README.md parses and compiles (the docs cannot drift from the format).
+    /// Every scene example in README.md parses and compiles (the docs cannot drift from the
+    /// format); the one with mirrors and teleporters makes their portals.
     #[test]
-    fn readme_example_compiles() {
+    fn readme_examples_compile() {
         let readme = include_str!("../../../README.md");
-        let start = readme.find("```ron\n").expect("README has a ron example") + 7;
-        let end = start + readme[start..].find("```").unwrap();
-        let scene = super::parse(&readme[start..end]).unwrap();
-        let (level, _) = super::compile_scene(&scene, &Default::default()).unwrap();
-        assert!(!level.cells.is_empty());
+        let blocks: Vec<&str> = readme
+            .split("```ron\n")
+            .skip(1)
+            .map(|b| &b[..b.find("```").unwrap()])
+            .collect();
+        assert!(blocks.len() >= 2, "README has its ron examples");
+        let mut transformed = 0;
+        for block in blocks {
+            let scene = super::parse(block).unwrap();
+            let (level, _) = super::compile_scene(&scene, &Default::default()).unwrap();
+            assert!(!level.cells.is_empty());
+            let with = |det: fn(f32) -> bool| {
+                level.portals.iter().any(|p| {
+                    p.transform
+                        .is_some_and(|m| det(glam::Mat4::from_cols_array(&m).determinant()))
+                })
+            };
+            if !scene.mirrors.is_empty() {
+                assert!(with(|d| d < 0.0) && with(|d| d > 0.0));
+                transformed += 1;
+            }
+        }
+        assert_eq!(transformed, 1);
     }
 }

@@ -87,6 +87,23 @@ pub struct Scene {
     /// lies inside one are flagged `OUTDOOR`.
     #[serde(default)]
     pub outdoor: Vec<SceneBrush>,
+    /// Mirrors: the wall faces of open cells inside each brush become one mirror portal (the
+    /// rest of the wall stays a surface).
+    #[serde(default)]
+    pub mirrors: Vec<SceneBrush>,
+    /// Teleporters: two wall faces of the same size, each showing the space in front of the
+    /// other.
+    #[serde(default)]
+    pub teleporters: Vec<SceneTeleporter>,
+}
+
+/// A teleporter: the wall face inside `from` shows the space in front of the wall face inside
+/// `to`, and `to` shows the space in front of `from` (one portal each way).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneTeleporter {
+    pub from: SceneBrush,
+    pub to: SceneBrush,
 }
 
 pub(super) fn brush_planes(b: &SceneBrush) -> Vec<DPlane> {
