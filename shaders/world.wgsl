@@ -34,7 +34,8 @@ struct DrawRecord {
     cell: u32,
     // Portals the flow crossed to reach the cell (the depth tint).
     depth: u32,
-    _pad: u32,
+    // An object lit where it is: RGB bytes, 64 = 1 (render::world::draws::LIGHT_UNIT).
+    light: u32,
     // Object translation (zero for cells).
     origin: vec4<f32>,
 };
@@ -74,8 +75,9 @@ struct VertexOut {
     // This frame's brightness of each lightmap slot's style (0 for empty slots): looked up
     // per vertex, not per fragment.
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
-    // The light of a surface without a lightmap (shaded by its normal on the CPU).
-    @location(9) @interpolate(flat) unlit: f32,
+    // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
+    // record's light (a moving object's, sampled below it).
+    @location(9) @interpolate(flat) unlit: vec3<f32>,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -89,13 +91,15 @@ struct FragmentIn {
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
     @location(8) @interpolate(flat) style_scales: vec4<f32>,
-    // The light of a surface without a lightmap (shaded by its normal on the CPU).
-    @location(9) @interpolate(flat) unlit: f32,
+    // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
+    // record's light (a moving object's, sampled below it).
+    @location(9) @interpolate(flat) unlit: vec3<f32>,
 };
 
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
+const LIGHT_UNIT: u32 = 64u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
 
 @vertex
@@ -116,7 +120,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.surface = v.surface;
     let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
     out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
-    out.unlit = v.unlit;
+    out.unlit = v.unlit * unpack4x8unorm(record.light).rgb * (255.0 / f32(LIGHT_UNIT));
     return out;
 }
 
@@ -166,7 +170,7 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     if frame.params.z > 0.5 && frame.params.z < 1.5 {
         light = vec3<f32>(1.0);
     } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-        light = vec3<f32>(in.unlit);
+        light = in.unlit;
     }
     // The cells and depth tints (params.z 2, 3) are fs_main's: a tinting frame draws these
     // surfaces with it (WorldPass::tint_pipeline).
@@ -254,7 +258,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-            light = vec3<f32>(in.unlit);
+            light = in.unlit;
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
         // multiply in gamma space, as Quake's renderers do, and the pass writes the raw

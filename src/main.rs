@@ -379,6 +379,10 @@ struct VisCheckArgs {
     /// Skip the fragment counts behind `overdraw` (up to four renders a view fewer).
     #[arg(long)]
     no_overdraw: bool,
+    /// Check the level as it is at SECONDS: where its moving objects are, which doors are
+    /// shut (default 0, when every door is shut).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time, default_value_t = 0.0)]
+    time: f32,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -623,6 +627,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
         size: a.size,
         clip_distances: a.clip_distances,
         overdraw: !a.no_overdraw,
+        time: a.time,
         ..Default::default()
     };
     let views = match &a.views_file {

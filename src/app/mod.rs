@@ -16,7 +16,7 @@ pub mod trace;
 pub mod vis_check;
 mod world;
 
-pub use world::{load_world, World};
+pub use world::{animate, load_world, World};
 
 use std::path::{Path, PathBuf};
 

@@ -73,6 +73,7 @@ pub fn cull_frame(
     } else {
         culler.flow.trace = None;
     }
+    super::world::animate(level, culler, settings);
     culler.cull(level, &culling, visible);
     renderer.culling = overlays.cull_camera.is_some().then_some(culling);
     let view = OverlayView {

@@ -34,6 +34,8 @@ pub struct VisCheckOptions {
     pub clip_distances: bool,
     /// Count fragments for `overdraw` (one more render a method and view; three for portal).
     pub overdraw: bool,
+    /// The level's clock: where moving objects are, which doors are shut.
+    pub time: f32,
 }
 
 impl Default for VisCheckOptions {
@@ -47,6 +49,7 @@ impl Default for VisCheckOptions {
             dump: None,
             clip_distances: false,
             overdraw: true,
+            time: 0.0,
         }
     }
 }
@@ -249,12 +252,16 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         }
         let cam = Camera::new(*spec, aspect);
         // The truth draws every surface of every cell in every view; the methods cull.
-        let truth_settings = FrameSettings {
-            surface_tests: SurfaceTests::NONE,
+        let settings = FrameSettings {
+            time: opts.time,
             ..Default::default()
         };
-        let settings = FrameSettings::default();
+        let truth_settings = FrameSettings {
+            surface_tests: SurfaceTests::NONE,
+            ..settings
+        };
         // Every cell, and the views through every mirror and teleporter in sight.
+        super::world::animate(level, &mut truth_culler, &settings);
         truth_culler.cull(level, &cam, &mut everything);
         world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
         let truth = frame.render(gpu, &world);
@@ -286,6 +293,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             .count() as u64;
         views += 1;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
+            super::world::animate(level, culler, &settings);
             culler.cull(level, &cam, &mut vis);
             // Submitted is what the draw list sends (every copy, objects and views too).
             let settings = FrameSettings {

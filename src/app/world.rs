@@ -78,3 +78,33 @@ fn level_terrain(level: &Level, level_path: &Path) -> anyhow::Result<Option<Clip
     .map(Some)
     .map_err(|e| context(&e))
 }
+
+/// Puts the level's moving objects where they are at the frame's time, shuts the portals of
+/// the doors at rest, and lights each moving object by the lightmap straight below its centre
+/// (Quake's `R_LightPoint`; full light where no lit floor lies below, or in fullbright).
+pub fn animate(
+    level: &Level,
+    culler: &mut crate::vis::Culler,
+    settings: &crate::render::frame::FrameSettings,
+) {
+    if !crate::vis::movers::has_motion(level) {
+        return;
+    }
+    let time = settings.time as f64;
+    culler.animate(level, time);
+    let off = crate::level::styles::switched_off(&level.entities);
+    let scales = crate::level::styles::scales(time, settings.light_styles, off);
+    for (i, o) in level.objects.iter().enumerate() {
+        if o.motion.is_none() {
+            continue;
+        }
+        let b = culler.links.bounds[i];
+        let centre = (b.min + b.max) * 0.5;
+        culler.links.lights[i] = if settings.fullbright {
+            [1.0; 3]
+        } else {
+            crate::light::point::light_below(level, centre, &scales, settings.light_scale)
+                .unwrap_or([1.0; 3])
+        };
+    }
+}

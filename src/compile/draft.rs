@@ -31,6 +31,7 @@ pub(crate) struct ObjectDraft {
     pub(crate) name: String,
     pub(crate) entity: Option<u32>,
     pub(crate) surfaces: Vec<SurfaceDraft>,
+    pub(crate) motion: Option<crate::level::Motion>,
 }
 
 /// A material's stand-in colour where it has no texels: a hash of its name, mid-grey to pastel.

@@ -83,6 +83,8 @@ fn add_object(level: &mut Level, object: ObjectDraft) {
         bounds,
         origin: Vec3::ZERO,
         entity: object.entity,
+        motion: object.motion,
+        closes: Vec::new(),
     });
 }
 

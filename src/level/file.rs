@@ -18,7 +18,7 @@ use crate::geom::{Aabb, Plane};
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
 /// Version 2 added the light style of each surface's lightmap slots and the atlas's layers
 /// (one per slot); version 1 files still load (every lit surface style 0, one layer).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -155,7 +155,7 @@ fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>, version: u32) -> 
         ("bsp", &|w| write_bsp(w, &level.bsp)),
         ("materials", &|w| write_materials(w, &level.materials)),
         ("lightmaps", &|w| write_lightmaps(w, &level.lightmaps)),
-        ("objects", &|w| write_objects(w, &level.objects)),
+        ("objects", &|w| write_objects(w, &level.objects, version)),
         ("entities", &|w| write_entities(w, &level.entities)),
         ("sky", &|w| write_sky(w, level.sky.as_ref())),
         ("terrain", &|w| write_terrain(w, level.terrain.as_ref())),
@@ -289,7 +289,7 @@ fn write_lightmaps(w: &mut W, lightmaps: &Lightmaps) {
     w.bytes(&lightmaps.texels);
 }
 
-fn write_objects(w: &mut W, objects: &[Object]) {
+fn write_objects(w: &mut W, objects: &[Object], version: u32) {
     w.len(objects.len());
     for o in objects {
         w.str(&o.name);
@@ -303,7 +303,27 @@ fn write_objects(w: &mut W, objects: &[Object]) {
                 w.u32(e);
             }
         }
+        if version >= 3 {
+            write_motion(w, o.motion.as_ref());
+            w.u32s(&o.closes);
+        }
     }
+}
+
+/// Version 3: an object's motion (flag, points, speed, wait, phase).
+fn write_motion(w: &mut W, motion: Option<&Motion>) {
+    let Some(m) = motion else {
+        w.u8(0);
+        return;
+    };
+    w.u8(1);
+    w.len(m.points.len());
+    for &p in &m.points {
+        w.vec3(p);
+    }
+    w.f32(m.speed);
+    w.f32(m.wait);
+    w.f32(m.phase);
 }
 
 fn write_entities(w: &mut W, entities: &[Entity]) {
@@ -795,15 +815,45 @@ fn read_objects(r: &mut R) -> Res<Vec<Object>> {
         } else {
             None
         };
+        let (motion, closes) = if r.version >= 3 {
+            (read_motion(r)?, r.u32s("object closes")?)
+        } else {
+            (None, Vec::new())
+        };
         objects.push(Object {
             name,
             surfaces,
             bounds,
             origin,
             entity,
+            motion,
+            closes,
         });
     }
     Ok(objects)
+}
+
+fn read_motion(r: &mut R) -> Res<Option<Motion>> {
+    if !r.flag("object motion")? {
+        return Ok(None);
+    }
+    let n = r.count(12, "object motion points")?;
+    if n > crate::level::motion::MAX_PATH_POINTS {
+        return Err(LvlError::Invalid(format!(
+            "object motion: {n} points (at most {})",
+            crate::level::motion::MAX_PATH_POINTS
+        )));
+    }
+    let mut points = Vec::with_capacity(n);
+    for _ in 0..n {
+        points.push(r.vec3("object motion point")?);
+    }
+    Ok(Some(Motion {
+        points,
+        speed: r.f32("object motion speed")?,
+        wait: r.f32("object motion wait")?,
+        phase: r.f32("object motion phase")?,
+    }))
 }
 
 fn read_entities(r: &mut R) -> Res<Vec<Entity>> {
@@ -1125,6 +1175,20 @@ fn validate_objects(level: &Level) -> Result<(), String> {
                 level.entities.len()
             ));
         }
+        if let Some(p) = o
+            .closes
+            .iter()
+            .find(|&&p| p as usize >= level.portals.len())
+        {
+            return Err(format!(
+                "object {i} ({}) closes portal {p} but there are {} portals",
+                o.name,
+                level.portals.len()
+            ));
+        }
+        if let Some(Err(e)) = o.motion.as_ref().map(Motion::check) {
+            return Err(format!("object {i} ({}) motion: {e}", o.name));
+        }
     }
     Ok(())
 }
@@ -1296,6 +1360,13 @@ mod tests {
                 bounds: Aabb::new(Vec3::ZERO, Vec3::splat(64.0)),
                 origin: Vec3::new(1.0, 2.0, 3.0),
                 entity: Some(1),
+                motion: Some(Motion {
+                    points: vec![Vec3::ZERO, Vec3::new(0.0, 0.0, 56.0)],
+                    speed: 32.0,
+                    wait: 2.5,
+                    phase: 0.25,
+                }),
+                closes: vec![0],
             }],
             entities: vec![
                 Entity {
@@ -1417,10 +1488,17 @@ mod tests {
         let mut level = sample();
         level.surfaces[0].styles = LightStyles::default();
         level.lightmaps.texels.truncate(8 * 8 * 3);
+        // Versions 1 and 2 had no motions.
+        level.objects[0].motion = None;
+        level.objects[0].closes.clear();
         let v1 = to_bytes_of_version(&level, 1);
         assert_eq!(&v1[8..12], &1u32.to_le_bytes());
         // Version 1 had no style bytes: 4 fewer per surface.
-        assert_eq!(to_bytes(&level).len() - v1.len(), 4 * level.surfaces.len());
+        let v2 = to_bytes_of_version(&level, 2);
+        assert_eq!(v2.len() - v1.len(), 4 * level.surfaces.len());
+        // Version 3 adds a motion flag and the closed portals' count per object.
+        assert_eq!(to_bytes(&level).len() - v2.len(), 5 * level.objects.len());
+        assert_eq!(to_bytes(&from_bytes(&v2).unwrap()), to_bytes(&level));
         let back = from_bytes(&v1).unwrap();
         // (The sample holds a NaN, so compare the images, not the levels.)
         assert_eq!(to_bytes(&back), to_bytes(&level));
@@ -1453,6 +1531,24 @@ mod tests {
         level.lightmaps.texels.push(0);
         let e = validate(&level).unwrap_err();
         assert!(e.contains("lightmap atlas 8x8 needs 1 to 4 layers"), "{e}");
+    }
+
+    #[test]
+    fn bad_object_motions_and_closed_portals_are_invalid() {
+        let mut level = sample();
+        level.objects[0].closes = vec![7];
+        let e = validate(&level).unwrap_err();
+        assert!(
+            e.contains("object 0 (func_door) closes portal 7 but there are 1 portals"),
+            "{e}"
+        );
+        level.objects[0].closes.clear();
+        level.objects[0].motion.as_mut().unwrap().speed = -1.0;
+        let e = validate(&level).unwrap_err();
+        assert!(
+            e.contains("object 0 (func_door) motion: speed -1 is not a positive number"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
 pub mod file;
+pub mod motion;
 pub mod styles;
 pub mod tjunctions;
 
@@ -10,6 +11,7 @@ use glam::{Vec2, Vec3};
 use crate::geom::{Aabb, Plane};
 
 pub use file::{load_lvl, save, LvlError};
+pub use motion::Motion;
 pub use styles::LightStyles;
 
 /// What fills a region of space. Ordered-CSG operations write media; cells are the open ones.
@@ -204,6 +206,10 @@ pub struct Object {
     pub origin: Vec3,
     /// The entity it came from, if any.
     pub entity: Option<u32>,
+    /// How it moves (`None`: it stays at `origin`).
+    pub motion: Option<Motion>,
+    /// Portals it closes while it is at rest (a door in its frame).
+    pub closes: Vec<u32>,
 }
 
 /// Entity key/value pairs in file order.

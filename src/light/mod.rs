@@ -4,3 +4,4 @@ pub mod atlas;
 mod bvh;
 pub mod direct;
 pub mod entities;
+pub mod point;

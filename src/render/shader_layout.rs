@@ -66,7 +66,7 @@ fn buffer_twins() -> Vec<Twin> {
     vec![
         twin!(WorldFrame: view_proj, eye, params, styles, views),
         twin!(WorldView: view_proj, clip_plane, eye),
-        twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, _pad, origin),
+        twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, light, origin),
         twin!(TerrainFrame:
             anchor, window_size, levels, camera_offset, base_spacing, morph_start, morph_width,
             tile_quads
@@ -110,6 +110,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),
+        ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
     ]
 }
 

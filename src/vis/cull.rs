@@ -122,6 +122,14 @@ impl Culler {
         }
     }
 
+    /// Puts the moving objects where they are at `time` and shuts the portals of the doors
+    /// at rest (`vis::movers`); a level where nothing moves costs nothing.
+    pub fn animate(&mut self, level: &Level, time: f64) {
+        if super::movers::has_motion(level) {
+            super::movers::animate(level, &mut self.links, &mut self.flow.shut, time);
+        }
+    }
+
     pub fn cull(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let t = Instant::now();
         out.cells.clear();
@@ -175,7 +183,12 @@ impl Culler {
         let eye_in_open_space = self.tracker.cell().is_some();
         out.eye_outside = !eye_in_open_space && !level.cells.is_empty();
         match self.mode {
-            CullMode::None => {}
+            CullMode::None => {
+                for o in &mut out.objects {
+                    o.origin = self.links.origins[o.object as usize];
+                    o.light = self.links.lights[o.object as usize];
+                }
+            }
             CullMode::Portal if eye_in_open_space => {
                 // Objects through the cells they are linked to, clipped to those cells' octagons.
                 self.frame = self.frame.wrapping_add(1).max(1);
@@ -193,6 +206,8 @@ impl Culler {
                         out.objects.push(VisibleObject {
                             object: i as u32,
                             octagon: Octagon::FULL,
+                            origin: self.links.origins[i],
+                            light: self.links.lights[i],
                         });
                     }
                 }

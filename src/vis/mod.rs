@@ -26,11 +26,15 @@ pub struct View {
     pub mirrored: bool,
 }
 
-/// A visible object and the union of its cells' octagons.
+/// A visible object, the union of its cells' octagons, and where it is this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VisibleObject {
     pub object: u32,
     pub octagon: Octagon,
+    /// Its translation this frame.
+    pub origin: glam::Vec3,
+    /// Its light multiplier this frame (linear RGB; 1 where it has its own lightmap).
+    pub light: [f32; 3],
 }
 
 /// Cells front-to-back with their octagons, and objects.
@@ -63,6 +67,8 @@ impl VisibleSet {
                 .map(|object| VisibleObject {
                     object,
                     octagon: Octagon::FULL,
+                    origin: level.objects[object as usize].origin,
+                    light: [1.0; 3],
                 })
                 .collect(),
             views: Vec::new(),
@@ -74,6 +80,7 @@ impl VisibleSet {
 
 pub mod cull;
 pub mod locate;
+pub mod movers;
 pub mod objects;
 pub mod portal_flow;
 pub mod portal_views;

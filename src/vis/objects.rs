@@ -1,12 +1,13 @@
-//! Objects in cells, as Thief tracks them: each object is linked to every cell its bounds
-//! overlap, relinked incrementally when it moves, and drawn when its screen octagon meets the
-//! octagon of a visible cell it is in, clipped to the union of those cells' octagons.
+//! Objects in cells, as Thief tracks them: each object is linked to the cells its bounds reach
+//! through portals from the cell of its centre (and a door to the cells on both sides of the
+//! portals it closes), relinked incrementally when it moves, and drawn when its screen octagon
+//! meets the octagon of a visible cell it is in, clipped to the union of those cells' octagons.
 
 use glam::{Vec2, Vec3, Vec4};
 
-use super::{VisibleCell, VisibleObject};
+use super::{EyeTracker, VisibleCell, VisibleObject};
 use crate::geom::{Aabb, Camera, Octagon};
-use crate::level::{BspChild, Level};
+use crate::level::{cell_flags, BspChild, Level};
 
 /// Units an object's box grows by when it is linked to cells.
 pub const LINK_MARGIN: f32 = 1.0;
@@ -19,8 +20,17 @@ pub struct ObjectLinks {
     pub objects_in: Vec<Vec<u32>>,
     /// Each object's current world bounds.
     pub bounds: Vec<Aabb>,
+    /// Each object's current translation (its rest `origin` plus its motion's offset).
+    pub origins: Vec<Vec3>,
+    /// Each object's light this frame (linear RGB multiplier; 1 for an object with its own
+    /// lightmap). Set by whoever moves it (`vis::movers`' caller samples the lightmap below).
+    pub lights: Vec<[f32; 3]>,
+    /// The cell of each object's centre, tracked as the eye is: walked through the portals
+    /// its movement crosses.
+    trackers: Vec<EyeTracker>,
+    /// Flood scratch.
+    queue: Vec<u32>,
 }
-
 /// True when the box reaches into the convex cell (the box is not wholly outside any plane).
 fn box_touches_cell(level: &Level, cell: u32, b: &Aabb) -> bool {
     let c = &level.cells[cell as usize];
@@ -78,10 +88,15 @@ pub fn cells_touching(level: &Level, b: &Aabb, out: &mut Vec<u32>) {
 
 impl ObjectLinks {
     pub fn new(level: &Level) -> ObjectLinks {
+        let n = level.objects.len();
         let mut links = ObjectLinks {
-            cells_of: vec![Vec::new(); level.objects.len()],
+            cells_of: vec![Vec::new(); n],
             objects_in: vec![Vec::new(); level.cells.len()],
-            bounds: vec![Aabb::EMPTY; level.objects.len()],
+            bounds: vec![Aabb::EMPTY; n],
+            origins: vec![Vec3::NAN; n],
+            lights: vec![[1.0; 3]; n],
+            trackers: vec![EyeTracker::new(); n],
+            queue: Vec::new(),
         };
         for (i, o) in level.objects.iter().enumerate() {
             links.place(level, i as u32, o.origin);
@@ -89,34 +104,43 @@ impl ObjectLinks {
         links
     }
 
-    /// (Re)links object `i` at `origin`: only its own links change.
+    /// (Re)links object `i` at `origin`, as Thief does: its centre's cell is followed through
+    /// the portals it moved across, and its cells are those reached from there through
+    /// portals its box meets. A centre in solid or on a cell's boundary (where a wall of no
+    /// thickness would make its cell ambiguous) falls back to every cell the box meets (BSP
+    /// descent). Only its own links change; an object that did not move costs nothing.
     pub fn place(&mut self, level: &Level, i: u32, origin: Vec3) {
-        let o = &level.objects[i as usize];
+        let iu = i as usize;
+        if self.origins[iu] == origin {
+            return;
+        }
+        self.origins[iu] = origin;
+        let o = &level.objects[iu];
         let b = if o.bounds.is_empty() {
             Aabb::EMPTY
         } else {
             Aabb::new(o.bounds.min + origin, o.bounds.max + origin)
         };
-        for &c in &self.cells_of[i as usize] {
+        for &c in &self.cells_of[iu] {
             self.objects_in[c as usize].retain(|&x| x != i);
         }
-        let mut cells = std::mem::take(&mut self.cells_of[i as usize]);
-        if b.is_empty() {
-            cells.clear();
-        } else {
-            // Grown a little: a face flush with a cell boundary (a door in its frame) is seen
-            // from the cell it touches even though it encloses no volume of it.
-            let grown = Aabb::new(
-                b.min - Vec3::splat(LINK_MARGIN),
-                b.max + Vec3::splat(LINK_MARGIN),
-            );
-            cells_touching(level, &grown, &mut cells);
+        let mut cells = std::mem::take(&mut self.cells_of[iu]);
+        cells.clear();
+        if !b.is_empty() {
+            let grown = link_box(&b);
+            let centre = (b.min + b.max) * 0.5;
+            let cell = self.trackers[iu].update(level, centre);
+            match cell.filter(|&c| strictly_inside(level, c, centre)) {
+                Some(c) => flood(level, c, &grown, &mut self.queue, &mut cells),
+                None => cells_touching(level, &grown, &mut cells),
+            }
+            add_door_sides(level, iu, &mut cells);
         }
         for &c in &cells {
             self.objects_in[c as usize].push(i);
         }
-        self.cells_of[i as usize] = cells;
-        self.bounds[i as usize] = b;
+        self.cells_of[iu] = cells;
+        self.bounds[iu] = b;
     }
 
     /// Objects seen through the visible cells: an object is drawn when its screen octagon meets
@@ -147,6 +171,8 @@ impl ObjectLinks {
                     out.push(VisibleObject {
                         object: o,
                         octagon: vc.octagon,
+                        origin: self.origins[oi],
+                        light: self.lights[oi],
                     });
                 } else {
                     let e = &mut out[slot[oi] as usize];
@@ -155,6 +181,73 @@ impl ObjectLinks {
             }
         }
     }
+}
+
+/// An object's box grown a little for linking: a face flush with a cell boundary (a door in
+/// its frame) is seen from the cell it touches even though it encloses no volume of it.
+fn link_box(b: &Aabb) -> Aabb {
+    Aabb::new(
+        b.min - Vec3::splat(LINK_MARGIN),
+        b.max + Vec3::splat(LINK_MARGIN),
+    )
+}
+
+/// A door is also in the cells on both sides of the portals it closes: shut, it is seen from
+/// there while the flow no longer enters its doorway.
+fn add_door_sides(level: &Level, object: usize, cells: &mut Vec<u32>) {
+    for &p in &level.objects[object].closes {
+        let p = &level.portals[p as usize];
+        for c in [p.front, p.back] {
+            if !cells.contains(&c) {
+                cells.push(c);
+            }
+        }
+    }
+    cells.sort_unstable();
+}
+
+/// Whether `p` lies inside the cell, off all its planes (not the `OUTSIDE` cell, which holds
+/// every point of the level's box).
+fn strictly_inside(level: &Level, cell: u32, p: Vec3) -> bool {
+    let c = &level.cells[cell as usize];
+    c.flags & cell_flags::OUTSIDE == 0 && c.planes.iter().all(|pl| pl.distance(p) > ON_BOUNDARY)
+}
+
+/// Distance from a cell's plane within which a centre counts as on its boundary.
+const ON_BOUNDARY: f32 = 0.01;
+
+/// Whether the box meets a portal's polygon (its bounds: a portal is flat, so this is tight
+/// on one axis).
+fn box_meets_portal(level: &Level, portal: u32, b: &Aabb) -> bool {
+    let p = &level.portals[portal as usize];
+    let mut pb = Aabb::EMPTY;
+    for &v in &p.polygon {
+        pb.add_point(v);
+    }
+    !pb.is_empty() && pb.intersects(b)
+}
+
+/// The cells reached from `start` through portals the box meets, each touched by the box;
+/// sorted. Mirrors and teleporters lead to no neighbouring space and are not crossed.
+fn flood(level: &Level, start: u32, b: &Aabb, queue: &mut Vec<u32>, out: &mut Vec<u32>) {
+    out.clear();
+    queue.clear();
+    out.push(start);
+    queue.push(start);
+    while let Some(c) = queue.pop() {
+        for &pid in &level.cells[c as usize].portals {
+            let p = &level.portals[pid as usize];
+            let other = p.other(c);
+            if p.transform.is_some() || out.contains(&other) {
+                continue;
+            }
+            if box_meets_portal(level, pid, b) && box_touches_cell(level, other, b) {
+                out.push(other);
+                queue.push(other);
+            }
+        }
+    }
+    out.sort_unstable();
 }
 
 /// The screen octagon of a box; the full screen when a corner is behind the near plane.
@@ -176,8 +269,44 @@ mod tests {
     use crate::level::Object;
     use crate::scenes::synthetic::{maze, MazeSpec};
 
+    /// The oracle of `place`, by linear scans: the cells the (grown) box touches, reached from
+    /// the cell holding its centre through untransformed portals whose polygon bounds meet the
+    /// box; every cell the box touches when its centre is in solid or on a cell boundary.
+    fn brute_force_links(level: &Level, b: &Aabb) -> Vec<u32> {
+        let grown = link_box(b);
+        let touched: Vec<u32> = (0..level.cells.len() as u32)
+            .filter(|&c| box_touches_cell(level, c, &grown))
+            .collect();
+        let centre = (b.min + b.max) * 0.5;
+        let Some(start) = (0..level.cells.len() as u32).find(|&c| {
+            let cell = &level.cells[c as usize];
+            cell.planes.iter().all(|p| p.distance(centre) > 0.01)
+        }) else {
+            return touched;
+        };
+        let mut reached = vec![start];
+        loop {
+            let before = reached.len();
+            for (pid, p) in level.portals.iter().enumerate() {
+                if p.transform.is_some() || !box_meets_portal(level, pid as u32, &grown) {
+                    continue;
+                }
+                for (a, b) in [(p.front, p.back), (p.back, p.front)] {
+                    if reached.contains(&a) && !reached.contains(&b) && touched.contains(&b) {
+                        reached.push(b);
+                    }
+                }
+            }
+            if reached.len() == before {
+                break;
+            }
+        }
+        reached.sort_unstable();
+        reached
+    }
+
     #[test]
-    fn links_match_brute_force_overlap_and_follow_moves() {
+    fn links_match_brute_force_and_follow_moves_incrementally() {
         let mut level = maze(&MazeSpec {
             nx: 6,
             ny: 6,
@@ -190,36 +319,66 @@ mod tests {
         ] {
             level.objects.push(Object {
                 name: "box".into(),
-                surfaces: vec![],
                 bounds: Aabb::new(min, max),
-                origin: Vec3::ZERO,
-                entity: None,
+                ..Default::default()
             });
         }
         level.objects[0].origin = Vec3::new(512.0, 512.0, 0.0);
         level.objects[1].origin = Vec3::new(100.0, 100.0, 50.0);
         let mut links = ObjectLinks::new(&level);
-        let brute = |links: &ObjectLinks, i: usize| -> Vec<u32> {
-            (0..level.cells.len() as u32)
-                .filter(|&c| box_touches_cell(&level, c, &links.bounds[i]))
-                .collect()
-        };
-        assert_eq!(links.cells_of[0].len(), 4);
-        assert_eq!(links.cells_of[0], brute(&links, 0));
+        assert_eq!(
+            links.cells_of[0],
+            brute_force_links(&level, &links.bounds[0])
+        );
         assert_eq!(links.cells_of[1], vec![0]);
-        // Move the small box along a path; links always equal brute force, and the reverse
-        // index stays consistent.
-        for k in 0..200 {
+        // Move the small box along a path through many rooms and doorways; the links always
+        // equal the oracle, the reverse index stays consistent, and the centre is walked
+        // through portals, not located from scratch.
+        let mut cells_seen = std::collections::BTreeSet::new();
+        for k in 0..400 {
             let p = Vec3::new(
-                30.0 + k as f32 * 7.3,
-                40.0 + (k as f32 * 0.37).sin() * 200.0 + 200.0,
+                30.0 + k as f32 * 3.65,
+                40.0 + (k as f32 * 0.185).sin() * 200.0 + 200.0,
                 50.0,
             );
             links.place(&level, 1, p);
-            assert_eq!(links.cells_of[1], brute(&links, 1));
+            assert_eq!(
+                links.cells_of[1],
+                brute_force_links(&level, &links.bounds[1]),
+                "step {k}"
+            );
+            cells_seen.extend(links.cells_of[1].iter().copied());
             for (c, objs) in links.objects_in.iter().enumerate() {
                 assert_eq!(objs.contains(&1), links.cells_of[1].contains(&(c as u32)));
             }
         }
+        assert!(
+            cells_seen.len() > 6,
+            "the path crossed only {} cells",
+            cells_seen.len()
+        );
+        // That path runs through walls: each wall crossed is a relocation. Through doorways
+        // the centre is walked: from room to room through a portal, no relocation at all.
+        let mut crossed = 0;
+        for p in level.portals.iter().filter(|p| p.front != p.back).take(12) {
+            let mid = p.polygon.iter().copied().sum::<Vec3>() / p.polygon.len() as f32;
+            let centre = |c: u32| {
+                let b = level.cells[c as usize].aabb;
+                Vec3::new((b.min.x + b.max.x) * 0.5, (b.min.y + b.max.y) * 0.5, mid.z)
+            };
+            let (a, b) = (centre(p.front), centre(p.back));
+            // The jump to the first room may relocate; the walk to the second must not.
+            links.place(&level, 1, a);
+            let before = links.trackers[1].relocations;
+            for k in 1..=60 {
+                let t = k as f32 / 30.0;
+                let at = if t <= 1.0 { a.lerp(mid, t) } else { mid.lerp(b, t - 1.0) };
+                links.place(&level, 1, at);
+                assert_eq!(links.cells_of[1], brute_force_links(&level, &links.bounds[1]));
+            }
+            assert_eq!(links.trackers[1].relocations, before, "walked through the doorway");
+            crossed += 1;
+        }
+        assert!(crossed >= 10);
     }
 }

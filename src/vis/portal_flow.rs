@@ -113,6 +113,9 @@ pub struct PortalFlow {
     pub trace: Option<Vec<PortalTest>>,
     /// Portals passed this run (into `stats`).
     passed: u32,
+    /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
+    /// itself marks `CLOSED`; empty when nothing moves.
+    pub shut: Vec<bool>,
 }
 
 impl PortalFlow {
@@ -168,6 +171,7 @@ impl PortalFlow {
             depth: vec![0; n],
             trace: None,
             passed: 0,
+            shut: Vec::new(),
         }
     }
 
@@ -306,11 +310,10 @@ impl PortalFlow {
             for k in a..b {
                 let portal = self.portals[self.cell_portals[k] as usize];
                 // Closed (a shut door): read every frame, so doors open and close live.
-                let flags = level
-                    .portals
-                    .get(self.cell_portals[k] as usize)
-                    .map_or(0, |p| p.flags);
-                if portal.count == 0 || flags & portal_flags::CLOSED != 0 {
+                let pid = self.cell_portals[k] as usize;
+                let flags = level.portals.get(pid).map_or(0, |p| p.flags);
+                let shut = self.shut.get(pid).copied().unwrap_or(false);
+                if portal.count == 0 || flags & portal_flags::CLOSED != 0 || shut {
                     continue;
                 }
                 let target = if portal.front == cell {

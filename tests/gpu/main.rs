@@ -6,6 +6,7 @@
 
 mod cli;
 mod clipping;
+mod doors;
 mod golden;
 mod overdraw;
 mod overlays;

@@ -85,6 +85,7 @@ pub(super) fn objects(
             name,
             entity: Some(ei as u32),
             surfaces,
+            motion: None,
         });
     }
     objects

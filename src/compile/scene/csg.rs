@@ -20,6 +20,8 @@ pub(super) struct Op {
     pub only: Option<Vec<Medium>>,
     /// Material index for surfaces of what this operation writes.
     pub material: u32,
+    /// Cuts the regions it meets even where they already hold its medium (a door's doorway).
+    pub cut: bool,
 }
 
 impl Op {
@@ -30,6 +32,7 @@ impl Op {
             medium,
             only: None,
             material: 0,
+            cut: false,
         }
     }
 
@@ -41,7 +44,7 @@ impl Op {
     /// Whether this operation changes a region of medium `m`: a different medium, or the
     /// initial solid nobody wrote yet (a solid brush over it makes it built, with its material).
     fn applies_to(&self, m: Medium, written: bool) -> bool {
-        (m != self.medium || !written) && self.only.as_ref().is_none_or(|set| set.contains(&m))
+        (m != self.medium || !written || self.cut) && self.only.as_ref().is_none_or(|set| set.contains(&m))
     }
 }
 
@@ -346,6 +349,7 @@ mod tests {
                     medium,
                     only,
                     material: 0,
+                    cut: false,
                 }
             })
     }

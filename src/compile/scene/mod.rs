@@ -8,6 +8,7 @@ mod csg;
 mod kd_tree;
 mod merge;
 mod mirrors;
+mod objects;
 mod random;
 mod scene_file;
 mod wall_faces;
@@ -52,6 +53,13 @@ pub enum SceneError {
     Portal { portal: String, msg: String },
     #[error("the scene has no operations (every brush was empty or unbounded): add at least one")]
     NoOperations,
+    #[error("object {index} ({name}), {field}: {msg}")]
+    Object {
+        index: usize,
+        name: String,
+        field: String,
+        msg: String,
+    },
 }
 
 /// Compiles a `.ron` scene file.
@@ -103,9 +111,11 @@ pub fn compile_scene(
     if materials.list.is_empty() {
         materials.id("wall");
     }
+    draft.objects = objects::object_drafts(scene, &mut materials, options.luxel_size)?;
     draft.level.materials = materials.list;
     timer.lap(&mut stats, "drafts");
-    let level = finish(draft, options, &mut timer, &mut stats);
+    let mut level = finish(draft, options, &mut timer, &mut stats);
+    objects::link_doors(scene, &mut level)?;
     Ok((level, stats))
 }
 
@@ -165,12 +175,15 @@ fn operations(
                 .as_ref()
                 .map(|v| v.iter().map(|m| m.medium()).collect()),
             material: materials.id(o.material.as_deref().unwrap_or(default_material)),
+            cut: false,
         });
         stats.brushes += 1;
     }
     if ops.is_empty() {
         return Err(SceneError::NoOperations);
     }
+    // Doors cut their doorways last, so nothing written later fills the cut.
+    ops.extend(objects::door_cuts(scene));
     let margin = DVec3::splat(16.0);
     Ok((ops, min - margin, max + margin))
 }
@@ -331,6 +344,7 @@ mod tests {
                     .as_ref()
                     .map(|v| v.iter().map(|m| m.medium()).collect()),
                 material: 0,
+                cut: false,
             })
             .collect()
     }

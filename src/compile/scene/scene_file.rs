@@ -95,7 +95,55 @@ pub struct Scene {
     /// other.
     #[serde(default)]
     pub teleporters: Vec<SceneTeleporter>,
+    /// Brush groups outside the CSG world: doors, lifts, lanterns, props.
+    #[serde(default)]
+    pub objects: Vec<SceneObject>,
 }
+
+/// An object: brushes drawn together, moving together.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneObject {
+    pub name: String,
+    pub brushes: Vec<SceneObjectBrush>,
+    /// `None`: it stays where its brushes are (and is lit like the world).
+    #[serde(default)]
+    pub motion: Option<SceneMotion>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneObjectBrush {
+    pub brush: SceneBrush,
+    #[serde(default)]
+    pub material: Option<String>,
+}
+
+/// How an object moves: offsets from where its brushes are, back and forth at `speed` units a
+/// second, resting `wait` seconds at each end; `phase` seconds shift its clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SceneMotion {
+    /// Slides open by `open` and back; while shut it closes the portals its box covers.
+    Door {
+        open: (f32, f32, f32),
+        speed: f32,
+        #[serde(default)]
+        wait: f32,
+        #[serde(default)]
+        phase: f32,
+    },
+    /// Along `points` (offsets; the first is usually (0, 0, 0)) and back.
+    Path {
+        points: Vec<(f32, f32, f32)>,
+        speed: f32,
+        #[serde(default)]
+        wait: f32,
+        #[serde(default)]
+        phase: f32,
+    },
+}
+
 
 /// A teleporter: the wall face inside `from` shows the space in front of the wall face inside
 /// `to`, and `to` shows the space in front of `from` (one portal each way).

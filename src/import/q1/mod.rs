@@ -403,6 +403,7 @@ fn brush_models(l: &lumps::Lumps, all_surfaces: &[Surface], entities: &[Entity])
                 origin: Vec3::ZERO,
                 entity: entity_of(&name).map(|e| e as u32),
                 name,
+                ..Default::default()
             }
         })
         .collect()

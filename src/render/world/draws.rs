@@ -21,8 +21,21 @@ pub struct DrawRecord {
     pub cell: u32,
     /// Portals the flow crossed to reach the cell (the `depth` tint; 0 without a flow).
     pub depth: u32,
-    pub _pad: u32,
+    /// Light multiplier of an object lit where it is: RGB bytes, `LIGHT_UNIT` is 1
+    /// (`LIGHT_ONE` for everything with its own lightmap).
+    pub light: u32,
     pub origin: [f32; 4],
+}
+
+/// The byte that means a light multiplier of 1 in `DrawRecord::light` (room up to ×4).
+pub const LIGHT_UNIT: u32 = 64;
+/// `DrawRecord::light` of 1 in every channel.
+pub const LIGHT_ONE: u32 = LIGHT_UNIT | (LIGHT_UNIT << 8) | (LIGHT_UNIT << 16);
+
+/// Packs a light multiplier (linear RGB, 0..4) into `DrawRecord::light`.
+pub fn pack_light(rgb: [f32; 3]) -> u32 {
+    let byte = |v: f32| (v * LIGHT_UNIT as f32).round().clamp(0.0, 255.0) as u32;
+    byte(rgb[0]) | (byte(rgb[1]) << 8) | (byte(rgb[2]) << 16)
 }
 
 /// What the world pass submitted in one frame.
@@ -151,8 +164,6 @@ impl SurfaceTests {
 pub struct DrawInputs<'a> {
     pub visible: &'a VisibleSet,
     pub camera: &'a Camera,
-    /// `object_origins[o]` is object `o`'s translation.
-    pub object_origins: &'a [[f32; 4]],
     /// Records that fit the buffer: those beyond are not drawn.
     pub max_records: usize,
     /// One draw command per batch (multi-draw indirect), or one per sub-draw.
@@ -170,7 +181,7 @@ impl DrawBuilder {
     /// liquids; sub-draws per batch (portal views test their clip plane, mirrored views wind
     /// the other way), one per run of consecutive surfaces that pass the tests.
     pub fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
-        let liquid_base = self.collect_records(mesh, inputs.visible, inputs.object_origins);
+        let liquid_base = self.collect_records(mesh, inputs.visible);
         self.list.records.truncate(inputs.max_records);
         let eyes = ViewEyes::of_inputs(inputs);
         if inputs.tests.once {
@@ -189,12 +200,7 @@ impl DrawBuilder {
     /// Records: one per visible cell, then objects, then liquid surfaces (the union of the
     /// octagons of the visible cells that list each). Returns the index of the first liquid
     /// record.
-    fn collect_records(
-        &mut self,
-        mesh: &WorldMesh,
-        visible: &VisibleSet,
-        object_origins: &[[f32; 4]],
-    ) -> usize {
+    fn collect_records(&mut self, mesh: &WorldMesh, visible: &VisibleSet) -> usize {
         let records = &mut self.list.records;
         records.clear();
         self.items.clear();
@@ -208,7 +214,7 @@ impl DrawBuilder {
                 view: c.view,
                 cell: c.cell,
                 depth: visible.flow_depth.get(i).copied().unwrap_or(0) as u32,
-                _pad: 0,
+                light: LIGHT_ONE,
                 origin: [0.0; 4],
             });
         }
@@ -219,11 +225,8 @@ impl DrawBuilder {
                 view: 0,
                 cell: u32::MAX - o.object,
                 depth: 0,
-                _pad: 0,
-                origin: object_origins
-                    .get(o.object as usize)
-                    .copied()
-                    .unwrap_or_default(),
+                light: pack_light(o.light),
+                origin: o.origin.extend(0.0).to_array(),
             });
         }
         self.collect_camera_liquids(mesh, visible);
@@ -234,7 +237,7 @@ impl DrawBuilder {
                 view: 0,
                 cell: u32::MAX,
                 depth: 0,
-                _pad: 0,
+                light: LIGHT_ONE,
                 origin: [0.0; 4],
             });
         }
@@ -394,7 +397,7 @@ impl DrawBuilder {
                         view: 0,
                         cell: u32::MAX,
                         depth: 0,
-                        _pad: 0,
+                        light: LIGHT_ONE,
                         origin: [0.0; 4],
                     });
                 }
@@ -712,7 +715,6 @@ mod tests {
     fn whole_cells(
         mesh: &WorldMesh,
         visible: &VisibleSet,
-        object_origins: &[[f32; 4]],
         max_records: usize,
         multi_draw: bool,
     ) -> DrawList {
@@ -722,7 +724,6 @@ mod tests {
             &DrawInputs {
                 visible,
                 camera: &camera,
-                object_origins,
                 max_records,
                 multi_draw,
                 tests: SurfaceTests::NONE,
@@ -822,17 +823,23 @@ mod tests {
             objects: vec![VisibleObject {
                 object: 0,
                 octagon: c,
+                origin: Vec3::new(1.0, 2.0, 3.0),
+                light: [0.5, 1.0, 2.0],
             }],
             ..Default::default()
         };
         let origin = [[1.0, 2.0, 3.0, 0.0]];
-        let list = whole_cells(&mesh, &visible, &origin, 256, true);
+        let list = whole_cells(&mesh, &visible, 256, true);
         let record = |octagon, cell, origin| DrawRecord {
             octagon,
             view: 0,
             cell,
             depth: 0,
-            _pad: 0,
+            light: if cell == u32::MAX && origin != [0.0; 4] {
+                32 | (64 << 8) | (128 << 16)
+            } else {
+                LIGHT_ONE
+            },
             origin,
         };
         assert_eq!(
@@ -866,7 +873,7 @@ mod tests {
             }
         );
         // Without multi-draw every sub-draw is its own draw command.
-        let direct = whole_cells(&mesh, &visible, &origin, 256, false);
+        let direct = whole_cells(&mesh, &visible, 256, false);
         assert_eq!(direct.stats.draw_calls, 4);
         assert_eq!(direct.commands.len(), list.commands.len());
     }
@@ -887,7 +894,7 @@ mod tests {
             views: vec![view(false), view(true)],
             ..Default::default()
         };
-        let list = whole_cells(&mesh, &visible, &[], 256, true);
+        let list = whole_cells(&mesh, &visible, 256, true);
         let views: Vec<u32> = list.records.iter().map(|r| r.view).collect();
         assert_eq!(views, [0, 1, 2], "no camera-view liquid record");
         assert_eq!(drawn(&mesh, &list, CAMERA_OPAQUE), [(0, set(&[0]))]);
@@ -905,9 +912,9 @@ mod tests {
         let level = three_cells();
         let mesh = WorldMesh::build(&level, &[]);
         let visible = VisibleSet::everything(&level);
-        let all = whole_cells(&mesh, &visible, &[[0.0; 4]], 256, true);
+        let all = whole_cells(&mesh, &visible, 256, true);
         assert_eq!(all.records.len(), 5, "3 cells, the door, the pool");
-        let cut = whole_cells(&mesh, &visible, &[[0.0; 4]], 2, true);
+        let cut = whole_cells(&mesh, &visible, 2, true);
         assert_eq!(cut.records, all.records[..2]);
         assert!(cut.commands.iter().all(|c| c.first_instance < 2));
         assert_eq!(
@@ -937,7 +944,6 @@ mod tests {
             let inputs = DrawInputs {
                 visible,
                 camera: &camera,
-                object_origins: &[[0.0; 4]],
                 max_records: 256,
                 multi_draw: true,
                 tests: SurfaceTests::ALL,
@@ -998,7 +1004,6 @@ mod tests {
             let inputs = DrawInputs {
                 visible: &visible,
                 camera: &camera,
-                object_origins: &[],
                 max_records: 256,
                 multi_draw: true,
                 tests,
@@ -1078,7 +1083,6 @@ mod tests {
             let inputs = DrawInputs {
                 visible: &visible,
                 camera: &camera,
-                object_origins: &[],
                 max_records: usize::MAX,
                 multi_draw: true,
                 tests,
@@ -1133,7 +1137,6 @@ mod tests {
         let inputs = DrawInputs {
             visible: &visible,
             camera: &camera,
-            object_origins: &[],
             max_records: 256,
             multi_draw: true,
             tests: once,
@@ -1147,7 +1150,7 @@ mod tests {
         assert_eq!(got, [(0, set(&[2])), (1, set(&[1])), (2, set(&[0]))]);
         assert_eq!(list.stats.surfaces, 3);
         // Per cell, the wall is drawn twice, each time with its cell's octagon.
-        let per_cell = whole_cells(&mesh, &visible, &[], 256, true);
+        let per_cell = whole_cells(&mesh, &visible, 256, true);
         let mut got = drawn(&mesh, &per_cell, CAMERA_OPAQUE);
         got.sort();
         assert_eq!(got, [(0, set(&[0, 2])), (1, set(&[0, 1]))]);

@@ -26,8 +26,8 @@ use crate::vis::VisibleSet;
 
 pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
-    build_draws, culled_surfaces, CullReason, DrawBuilder, DrawInputs, DrawList, DrawRecord,
-    SurfaceTests, WorldStats, BATCHES,
+    build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawInputs, DrawList,
+    DrawRecord, SurfaceTests, WorldStats, BATCHES, LIGHT_ONE, LIGHT_UNIT,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -104,7 +104,6 @@ pub struct WorldPass {
     /// faces seen from behind through cracks would only add noise).
     back_faces_occlude: bool,
     mesh: WorldMesh,
-    object_origins: Vec<[f32; 4]>,
     /// Switchable light styles whose lights start off (`level::styles::switched_off`).
     styles_off: u32,
     /// This frame's light style brightnesses.
@@ -188,11 +187,6 @@ impl WorldPass {
             immediate_size: 0,
         });
         let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
-        let object_origins = level
-            .objects
-            .iter()
-            .map(|o| o.origin.extend(0.0).to_array())
-            .collect();
         WorldPass {
             pipelines,
             id_pipelines: std::cell::OnceCell::new(),
@@ -221,7 +215,6 @@ impl WorldPass {
                 .iter()
                 .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             mesh,
-            object_origins,
             styles_off: crate::level::styles::switched_off(&level.entities),
             style_scales: [1.0; crate::level::styles::MAX_STYLES],
             use_indirect: gpu.features.indirect_first_instance,
@@ -252,7 +245,6 @@ impl WorldPass {
         let inputs = DrawInputs {
             visible,
             camera,
-            object_origins: &self.object_origins,
             max_records: self.max_records,
             multi_draw: self.use_indirect,
             tests: SurfaceTests {
@@ -296,7 +288,6 @@ impl WorldPass {
             visible,
             // Frozen culling: the surfaces its camera kept.
             camera: frame.culling.unwrap_or(camera),
-            object_origins: &self.object_origins,
             max_records: self.max_records,
             multi_draw: self.use_indirect,
             tests,

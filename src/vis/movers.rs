@@ -1,0 +1,30 @@
+//! Objects in motion: each frame every object with a motion is put where its motion has it at
+//! the frame's time and relinked to its cells (incrementally, `ObjectLinks::place`), and the
+//! portals a door covers are shut exactly while it is at rest, so the flow reads each door's
+//! state every frame. The level stays as it was loaded: this is the culler's runtime state.
+
+use super::objects::ObjectLinks;
+use crate::level::Level;
+
+/// Moves the objects to `time` (seconds) and marks in `shut` (one flag per portal) the
+/// portals of the doors at rest.
+pub fn animate(level: &Level, links: &mut ObjectLinks, shut: &mut Vec<bool>, time: f64) {
+    shut.clear();
+    shut.resize(level.portals.len(), false);
+    for (i, o) in level.objects.iter().enumerate() {
+        let Some(motion) = &o.motion else { continue };
+        links.place(level, i as u32, o.origin + motion.offset(time));
+        if motion.at_rest(time) {
+            for &p in &o.closes {
+                if let Some(s) = shut.get_mut(p as usize) {
+                    *s = true;
+                }
+            }
+        }
+    }
+}
+
+/// Whether the level has anything that moves (commands skip the per-frame work otherwise).
+pub fn has_motion(level: &Level) -> bool {
+    level.objects.iter().any(|o| o.motion.is_some())
+}
