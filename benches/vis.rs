@@ -123,7 +123,6 @@ fn bench_e1m1_views(c: &mut Criterion) {
         })
         .collect();
     let mesh = WorldMesh::build(&level, &[]);
-    let origins = vec![[0.0f32; 4]; level.objects.len()];
     let mut flow = PortalFlow::new(&level);
     let mut vis = VisibleSet::default();
     let mut draws = DrawBuilder::default();
@@ -136,7 +135,6 @@ fn bench_e1m1_views(c: &mut Criterion) {
             let inputs = DrawInputs {
                 visible: &vis,
                 camera,
-                object_origins: &origins,
                 max_records: usize::MAX,
                 multi_draw: true,
                 tests: SurfaceTests::ALL,

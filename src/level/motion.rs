@@ -92,7 +92,7 @@ impl Motion {
         if !(self.speed.is_finite() && self.speed > 0.0) {
             return Err(format!("speed {} is not a positive number", self.speed));
         }
-        if !(self.wait.is_finite() && self.wait >= 0.0) || !self.phase.is_finite() {
+        if !(self.wait.is_finite() && self.wait >= 0.0 && self.phase.is_finite()) {
             return Err("wait and phase must be finite, wait at least 0".into());
         }
         if self.length() <= 0.0 {

@@ -372,11 +372,21 @@ mod tests {
             let before = links.trackers[1].relocations;
             for k in 1..=60 {
                 let t = k as f32 / 30.0;
-                let at = if t <= 1.0 { a.lerp(mid, t) } else { mid.lerp(b, t - 1.0) };
+                let at = if t <= 1.0 {
+                    a.lerp(mid, t)
+                } else {
+                    mid.lerp(b, t - 1.0)
+                };
                 links.place(&level, 1, at);
-                assert_eq!(links.cells_of[1], brute_force_links(&level, &links.bounds[1]));
+                assert_eq!(
+                    links.cells_of[1],
+                    brute_force_links(&level, &links.bounds[1])
+                );
             }
-            assert_eq!(links.trackers[1].relocations, before, "walked through the doorway");
+            assert_eq!(
+                links.trackers[1].relocations, before,
+                "walked through the doorway"
+            );
             crossed += 1;
         }
         assert!(crossed >= 10);

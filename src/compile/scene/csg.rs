@@ -44,7 +44,8 @@ impl Op {
     /// Whether this operation changes a region of medium `m`: a different medium, or the
     /// initial solid nobody wrote yet (a solid brush over it makes it built, with its material).
     fn applies_to(&self, m: Medium, written: bool) -> bool {
-        (m != self.medium || !written || self.cut) && self.only.as_ref().is_none_or(|set| set.contains(&m))
+        (m != self.medium || !written || self.cut)
+            && self.only.as_ref().is_none_or(|set| set.contains(&m))
     }
 }
 

@@ -406,7 +406,11 @@ mod tests {
             .iter()
             .all(|&s| level.surfaces[s as usize].lightmap.is_none()));
         // Corridor, room, and the doorway cut in three at the door's faces.
-        let air = level.cells.iter().filter(|c| c.medium == Medium::Air).count();
+        let air = level
+            .cells
+            .iter()
+            .filter(|c| c.medium == Medium::Air)
+            .count();
         assert_eq!(air, 5);
     }
 

@@ -144,7 +144,6 @@ pub enum SceneMotion {
     },
 }
 
-
 /// A teleporter: the wall face inside `from` shows the space in front of the wall face inside
 /// `to`, and `to` shows the space in front of `from` (one portal each way).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
