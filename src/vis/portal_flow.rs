@@ -43,6 +43,8 @@ pub enum PortalOutcome {
     BeyondNear,
     /// A mirror or teleporter the flow's view limits (`MAX_VIEWS`, `MAX_VIEW_DEPTH`) left shut.
     ViewLimit,
+    /// Closed: a shut door, or flagged `CLOSED` in the level.
+    Closed,
 }
 
 /// One portal test of a traced flow (`PortalFlow::trace`).
@@ -313,7 +315,7 @@ impl PortalFlow {
                 let pid = self.cell_portals[k] as usize;
                 let flags = level.portals.get(pid).map_or(0, |p| p.flags);
                 let shut = self.shut.get(pid).copied().unwrap_or(false);
-                if portal.count == 0 || flags & portal_flags::CLOSED != 0 || shut {
+                if portal.count == 0 {
                     continue;
                 }
                 let target = if portal.front == cell {
@@ -321,6 +323,14 @@ impl PortalFlow {
                 } else {
                     portal.front
                 };
+                if flags & portal_flags::CLOSED != 0 || shut {
+                    // Traced where it faces the eye, so the portals overlay shows the door.
+                    let d = portal.plane.distance(eye);
+                    if (portal.front == cell) == (d > 0.0) {
+                        self.record(pid as u32, index, target, PortalOutcome::Closed);
+                    }
+                    continue;
+                }
                 if target == cell && portal.transform.is_none() {
                     continue;
                 }

@@ -370,6 +370,25 @@ mod tests {
             let cells = visible_cells(&level, &mut culler, open);
             assert!(cells.contains(&room), "t = {open}: {cells:?}");
         }
+        // The traced flow reports the door's portal facing the eye as closed while it is shut
+        // (the portals overlay draws it blue), and never once it opens.
+        let closed = |culler: &Culler| {
+            let trace = culler.flow.trace.as_deref().unwrap_or(&[]);
+            trace
+                .iter()
+                .filter(|t| t.outcome == crate::vis::portal_flow::PortalOutcome::Closed)
+                .map(|t| t.portal)
+                .collect::<Vec<u32>>()
+        };
+        culler.flow.trace = Some(Vec::new());
+        visible_cells(&level, &mut culler, 1.0);
+        let shut = closed(&culler);
+        assert!(
+            shut.len() == 1 && door.closes.contains(&shut[0]),
+            "{shut:?}"
+        );
+        visible_cells(&level, &mut culler, 5.0);
+        assert!(closed(&culler).is_empty());
     }
 
     /// Object faces are the union's boundary: the lantern's two boxes overlap, so its area is

@@ -31,6 +31,8 @@ pub enum PortalColour {
     Red,
     /// Not passed, but the cell behind it is visible by another path.
     Yellow,
+    /// Closed by a shut door (or by the level): the flow stops there.
+    Blue,
     /// The flow went through it.
     Green,
 }
@@ -39,6 +41,7 @@ impl PortalColour {
     pub fn rgba(self) -> [u8; 4] {
         match self {
             PortalColour::Green => [40, 230, 60, 255],
+            PortalColour::Blue => [70, 140, 255, 255],
             PortalColour::Yellow => [250, 220, 40, 255],
             PortalColour::Red => [240, 50, 40, 255],
         }
@@ -46,13 +49,16 @@ impl PortalColour {
 }
 
 /// Each tested portal's colour per view, by precedence: green if the flow passed it in that
-/// view; else yellow if the cell behind it is visible in that view; else red. Sorted by
+/// view; else blue if it is closed (a shut door); else yellow if the cell behind it is visible
+/// in that view; else red. Sorted by
 /// (view, portal).
 pub fn portal_colours(trace: &[PortalTest], visible: &VisibleSet) -> Vec<(u32, u32, PortalColour)> {
     let mut out: Vec<(u32, u32, PortalColour)> = Vec::new();
     for t in trace {
         let colour = if t.outcome == PortalOutcome::Passed {
             PortalColour::Green
+        } else if t.outcome == PortalOutcome::Closed {
+            PortalColour::Blue
         } else if visible
             .cells
             .iter()
@@ -469,13 +475,16 @@ mod tests {
             test(0, 1, PortalOutcome::Passed),
             test(1, 2, PortalOutcome::OutsideOctagon),
             test(2, 3, PortalOutcome::BackFacing),
+            // A shut door into the visible cell 2: blue, over yellow.
+            test(3, 2, PortalOutcome::Closed),
         ];
         assert_eq!(
             portal_colours(&trace, &visible),
             vec![
                 (0, 0, PortalColour::Green),
                 (0, 1, PortalColour::Yellow),
-                (0, 2, PortalColour::Red)
+                (0, 2, PortalColour::Red),
+                (0, 3, PortalColour::Blue)
             ]
         );
     }
