@@ -13,20 +13,8 @@ use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu_fallbacks;
 
-/// A corridor, a doorway through its north wall, a room; a door filling the doorway (3 s shut,
-/// 2 s up, 3 s open, 2 s down).
-const SCENE: &str = r#"Scene(
-    ops: [
-        (brush: Box(min: (0, 0, 0), max: (512, 128, 128)), medium: Air),
-        (brush: Box(min: (200, 128, 0), max: (264, 144, 96)), medium: Air),
-        (brush: Box(min: (136, 144, 0), max: (328, 400, 128)), medium: Air, material: Some("room")),
-    ],
-    entities: [[("classname", "light"), ("origin", "256 64 100"), ("light", "250")]],
-    objects: [
-        (name: "door", brushes: [(brush: Box(min: (200, 132, 0), max: (264, 140, 96)), material: Some("wood"))],
-         motion: Some(Door(open: (0, 0, 92), speed: 46, wait: 3))),
-    ],
-)"#;
+/// A corridor, a doorway, a room, a door (3 s shut, 2 s up, 3 s open, 2 s down), a lantern.
+const SCENE: &str = include_str!("../scenes/door.ron");
 
 const SIZE: (u32, u32) = (320, 180);
 

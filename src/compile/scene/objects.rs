@@ -298,25 +298,9 @@ mod tests {
     use crate::vis::{CullMode, Culler, VisibleSet};
     use glam::Vec3;
 
-    /// A corridor, a doorway through its 16-unit north wall, a room behind; a door filling
-    /// the doorway (3 s shut, 2 s up, 3 s open, 2 s down: a 10 s cycle); a lantern of two
-    /// overlapping boxes patrolling the corridor.
-    pub(crate) const DOOR_SCENE: &str = r#"Scene(
-    ops: [
-        (brush: Box(min: (0, 0, 0), max: (512, 128, 128)), medium: Air),
-        (brush: Box(min: (200, 128, 0), max: (264, 144, 96)), medium: Air),
-        (brush: Box(min: (136, 144, 0), max: (328, 400, 128)), medium: Air, material: Some("room")),
-    ],
-    entities: [[("classname", "light"), ("origin", "256 64 100"), ("light", "250")]],
-    objects: [
-        (name: "door", brushes: [(brush: Box(min: (200, 132, 0), max: (264, 140, 96)), material: Some("wood"))],
-         motion: Some(Door(open: (0, 0, 92), speed: 46, wait: 3))),
-        (name: "lantern", brushes: [
-            (brush: Box(min: (20, 56, 60), max: (36, 72, 80))),
-            (brush: Box(min: (24, 60, 50), max: (32, 68, 90))),
-         ], motion: Some(Path(points: [(0, 0, 0), (440, 0, 0)], speed: 40))),
-    ],
-)"#;
+    /// The door tests' scene (tests/scenes/door.ron): a corridor, a doorway, a room, a door
+    /// (3 s shut, 2 s up, 3 s open, 2 s down) and a lantern patrolling the corridor.
+    pub(crate) const DOOR_SCENE: &str = include_str!("../../../tests/scenes/door.ron");
 
     fn door_level() -> Level {
         compile_scene(&parse(DOOR_SCENE).unwrap(), &CompileOptions::default())
