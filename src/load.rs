@@ -33,7 +33,7 @@ pub enum LoadError {
 /// path) is the built-in test scene.
 pub fn load(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
-        Some("builtin") => return Ok(crate::scenes::builtin::scene()),
+        Some("builtin") => return Ok(crate::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(crate::scenes::builtin::portals_scene()),
         Some("builtin:maze") => {
             return Ok(crate::scenes::synthetic::maze(
@@ -74,6 +74,13 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         .hash(&mut h);
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
+    // A scene's textures are part of its level: a changed PNG compiles again.
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) {
+        for file in crate::compile::scene::named_files(path) {
+            let meta = std::fs::metadata(&file).ok();
+            (file, meta.as_ref().map(|m| m.len()), meta.and_then(|m| m.modified().ok())).hash(&mut h);
+        }
+    }
     crate::level::file::VERSION.hash(&mut h);
     // A rebuilt program may compile differently: its own timestamp is part of the key.
     std::env::current_exe()
@@ -292,6 +299,29 @@ mod caching {
         )
         .unwrap();
         assert!(crate::load::load(&ron).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A scene's PNG is part of its cache key: the second load after the PNG changed (the
+    /// scene did not) shows the new texture, whose size is the oracle.
+    #[test]
+    fn a_changed_texture_is_compiled_again() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-load-png-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ron = dir.join("scene.ron");
+        std::fs::write(
+            &ron,
+            "Scene(materials: [(name: \"t\", source: Png(\"t.png\"))], \
+             ops: [(brush: Box(min: (0,0,0), max: (64,64,64)), medium: Air, material: Some(\"t\"))])",
+        )
+        .unwrap();
+        let png = dir.join("t.png");
+        for size in [8, 16] {
+            image::RgbaImage::new(size, size).save(&png).unwrap();
+            let level = crate::load::load(&ron).unwrap();
+            let t = level.materials.iter().find(|m| m.name == "t").unwrap();
+            assert_eq!((t.width, t.height), (size, size));
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

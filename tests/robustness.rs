@@ -468,6 +468,56 @@ fn ron_mutations() {
     std::fs::remove_dir_all(&work).unwrap();
 }
 
+/// A scene's PNG material damaged (truncated, bytes flipped, its header's size made 0 or
+/// 100000 texels), and the other bad material entries: each compile loads or is one error.
+#[test]
+fn ron_texture_mutations() {
+    let work = scratch("ron-textures");
+    let file = work.join("s.ron");
+    let png = work.join("t.png");
+    let scene = |materials: &str| {
+        format!(
+            "Scene(materials: [{materials}], ops: [(brush: Box(min: (0, 0, 0), max: (256, 256, \
+             128)), medium: Air, material: Some(\"t\"), texture: Some((scale: (2, 2))))])"
+        )
+    };
+    let good = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/textures/brick.png"),
+    )
+    .unwrap();
+    let mut rng = Lcg(2027);
+    let before = loaded();
+    let mut cases = 0;
+    std::fs::write(&file, scene(r#"(name: "t", source: Png("t.png"))"#)).unwrap();
+    let mut pngs: Vec<(String, Vec<u8>)> = (0..20 * scale())
+        .map(|k| (format!("png damage {k}"), damage(&good, &mut rng)))
+        .collect();
+    for (what, size) in [("zero", 0u32), ("huge", 100_000)] {
+        let mut b = good.clone();
+        b[16..20].copy_from_slice(&size.to_be_bytes());
+        b[20..24].copy_from_slice(&size.to_be_bytes());
+        pngs.push((format!("png {what} size"), b));
+    }
+    for (case, bytes) in &pngs {
+        std::fs::write(&png, bytes).unwrap();
+        compile(&file, case);
+        cases += 1;
+    }
+    for (case, materials) in [
+        ("missing png", r#"(name: "t", source: Png("nope.png"))"#),
+        ("png is a folder", r#"(name: "t", source: Png("."))"#),
+        ("unknown generator", r#"(name: "t", source: Procedural("marble"))"#),
+        ("listed twice", r#"(name: "t", source: Color((1, 1, 1))), (name: "t", source: Color((0, 0, 0)))"#),
+        ("colour out of range", r#"(name: "t", source: Color((1e30, -1, 0)))"#),
+    ] {
+        std::fs::write(&file, scene(materials)).unwrap();
+        compile(&file, case);
+        cases += 1;
+    }
+    eprintln!(".ron textures: {cases} cases ({} loaded)", loaded() - before);
+    std::fs::remove_dir_all(&work).unwrap();
+}
+
 /// `.lvl`: each section of a compiled level truncated inside, its first word (a count or a
 /// flag) set to huge values, and bytes inside it flipped.
 #[test]

@@ -1,8 +1,13 @@
-//! The built-in test scene: a walled yard with an open sky, a floor and lit boxes. Everything,
-//! textures included, is generated here, so the demo runs with no data files.
+//! The built-in test scene: a walled yard with an open sky, a floor and lit boxes. The yard is
+//! a scene, `assets/levels/builtin.ron`, compiled into the program and compiled by the scene
+//! compiler when it is loaded; its textures are generated (`compile::scene::procedural`), so
+//! the demo runs with no data files. Its portal variant is still built here in code.
 
 use glam::{Vec2, Vec3};
 
+use super::embedded;
+use crate::compile::scene::procedural::procedural;
+use crate::compile::{CompileError, CompileOptions};
 use crate::geom::{Aabb, Plane};
 use crate::level::{
     cell_flags, material_flags, surface_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Entity,
@@ -13,7 +18,8 @@ use crate::light::direct::{bake, BakeOptions, PointLight};
 pub const MIN: Vec3 = Vec3::new(-512.0, -384.0, 0.0);
 pub const MAX: Vec3 = Vec3::new(512.0, 384.0, 320.0);
 
-/// Boxes standing on the floor: (min, max, material).
+/// Boxes standing on the floor: (min, max, material: 1 brick, 2 crate), as
+/// `assets/levels/builtin.ron` builds them.
 pub const BOXES: [(Vec3, Vec3, u32); 5] = [
     (
         Vec3::new(-96.0, -64.0, 0.0),
@@ -46,13 +52,24 @@ const FLOOR: u32 = 0;
 const WALL: u32 = 1;
 const SKY: u32 = 3;
 
-/// The scene, lit.
+/// The yard compiled from `assets/levels/builtin.ron` (light baked from its entities, a
+/// luxel every 8 units as the yard always had).
+pub fn load() -> Result<Level, CompileError> {
+    let options = CompileOptions {
+        luxel_size: 8.0,
+        ..Default::default()
+    };
+    Ok(embedded::compile("builtin.ron", &options)?.0)
+}
+
+/// The yard, lit (`load`; the embedded scene always compiles, a test checks it).
 pub fn scene() -> Level {
-    build(false)
+    load().unwrap_or_else(|e| panic!("the built-in yard does not compile: {e}"))
 }
 
 /// The yard with a mirror in its east wall and a teleporter in its west wall that looks into a
-/// green room far away (cell 1): the test scene of views through transformed portals.
+/// green room far away (cell 1): the test scene of views through transformed portals, built in
+/// code.
 pub fn portals_scene() -> Level {
     build(true)
 }
@@ -97,14 +114,13 @@ fn build(portals: bool) -> Level {
 }
 
 fn yard_materials() -> Vec<Material> {
-    let mut materials = vec![
-        procedural("floor", 128, floor_texel),
-        procedural("wall", 128, brick_texel),
-        procedural("crate", 64, crate_texel),
-        sky_material(),
-    ];
-    materials[SKY as usize].flags = material_flags::SKY;
-    materials
+    let generated = |name: &str| procedural(name).expect("a generator of compile::scene");
+    let mut wall = generated("brick");
+    wall.name = "wall".into();
+    let mut sky = generated("sky");
+    sky.name = "sky_builtin".into();
+    sky.flags = material_flags::SKY;
+    vec![generated("floor"), wall, generated("crate"), sky]
 }
 
 /// The yard's floor, sky and walls (surfaces 0 to 5), then the boxes' faces.
@@ -558,131 +574,107 @@ fn quad(q: [Vec3; 4], material: u32, materials: &[Material]) -> Surface {
     }
 }
 
-fn hash(x: u32, y: u32, seed: u32) -> f32 {
-    let mut h =
-        x.wrapping_mul(374761393) ^ y.wrapping_mul(668265263) ^ seed.wrapping_mul(2246822519);
-    h = (h ^ (h >> 13)).wrapping_mul(1274126177);
-    ((h ^ (h >> 16)) & 0xffff) as f32 / 65535.0
-}
-
-fn procedural(name: &str, size: u32, texel: fn(u32, u32) -> [f32; 3]) -> Material {
-    let mut texels = Vec::with_capacity((size * size * 4) as usize);
-    for y in 0..size {
-        for x in 0..size {
-            let c = texel(x, y);
-            texels.extend(c.iter().map(|v| (v.clamp(0.0, 1.0) * 255.0) as u8));
-            texels.push(255);
-        }
-    }
-    Material {
-        name: name.into(),
-        width: size,
-        height: size,
-        texels: Some(texels),
-        fullbright: None,
-        color: [0.5; 3],
-        flags: 0,
-    }
-}
-
-fn floor_texel(x: u32, y: u32) -> [f32; 3] {
-    let tile = ((x / 32) + (y / 32)) % 2;
-    let grout = x % 32 == 0 || y % 32 == 0;
-    let n = hash(x / 2, y / 2, 1) * 0.12;
-    let base = if grout {
-        0.22
-    } else if tile == 0 {
-        0.55
-    } else {
-        0.45
-    };
-    [base + n, base + n * 0.9, base * 0.9 + n * 0.8]
-}
-
-fn brick_texel(x: u32, y: u32) -> [f32; 3] {
-    let row = y / 16;
-    let offset = if row % 2 == 0 { 0 } else { 16 };
-    let mortar = y % 16 == 0 || (x + offset) % 32 == 0;
-    let n = hash((x + offset) / 32, row, 2) * 0.2 + hash(x, y, 3) * 0.08;
-    if mortar {
-        [0.35, 0.33, 0.3]
-    } else {
-        [0.5 + n, 0.25 + n * 0.5, 0.18 + n * 0.3]
-    }
-}
-
-fn crate_texel(x: u32, y: u32) -> [f32; 3] {
-    let border = x < 4 || y < 4 || x >= 60 || y >= 60;
-    let diagonal = (x as i32 - y as i32).abs() < 3;
-    let grain = hash(x / 8, y, 4) * 0.1;
-    if border || diagonal {
-        [0.45 + grain, 0.3 + grain, 0.12]
-    } else {
-        [0.62 + grain, 0.45 + grain, 0.22]
-    }
-}
-
-/// Quake sky layout: 256×128, left half the front (black = transparent), right half the back.
-fn sky_material() -> Material {
-    let (w, h) = (256u32, 128u32);
-    let mut texels = Vec::with_capacity((w * h * 4) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            let n = (hash(x / 8, y / 8, 5) + hash(x / 4, y / 4, 6) * 0.5) / 1.5;
-            let c = if x < 128 {
-                if n > 0.6 {
-                    [0.9 * n, 0.9 * n, 0.95 * n]
-                } else {
-                    [0.0, 0.0, 0.0]
-                }
-            } else {
-                [0.15 + 0.1 * n, 0.3 + 0.1 * n, 0.6 + 0.1 * n]
-            };
-            texels.extend(c.iter().map(|v: &f32| (v.clamp(0.0, 1.0) * 255.0) as u8));
-            texels.push(255);
-        }
-    }
-    Material {
-        name: "sky_builtin".into(),
-        width: w,
-        height: h,
-        texels: Some(texels),
-        fullbright: None,
-        color: [0.3, 0.4, 0.7],
-        flags: 0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn scene_is_consistent_and_lit() {
-        let level = scene();
-        assert_eq!(level.cells.len(), 1);
-        // Every surface faces into the cell: its centroid plus normal stays inside the yard.
-        for s in &level.surfaces {
-            let c = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32;
-            assert!(
-                level.cells[0].contains(c + s.normal, 0.0),
-                "surface at {c} faces outward"
-            );
+    /// Area of a surface's triangles.
+    fn area(s: &Surface) -> f32 {
+        s.indices
+            .chunks(3)
+            .map(|t| {
+                let p = |i: u32| s.vertices[i as usize].position;
+                (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).length() * 0.5
+            })
+            .sum()
+    }
+
+    /// The luxel (red + green) of the floor at `p` (z = 0): the lightmap coordinate
+    /// interpolated in the floor triangle holding `p`.
+    fn floor_light(level: &Level, p: Vec3) -> u32 {
+        for s in level.surfaces.iter().filter(|s| s.normal.z > 0.999) {
+            let Some(rect) = s.lightmap else { continue };
+            for t in s.indices.chunks(3) {
+                let v = |i: usize| &s.vertices[t[i] as usize];
+                let (a, b, c) = (v(0).position, v(1).position, v(2).position);
+                if a.z.abs() > 1e-3 {
+                    continue;
+                }
+                let d = (b - a).cross(c - a).z;
+                let wb = (p - a).cross(c - a).z / d;
+                let wc = (b - a).cross(p - a).z / d;
+                let wa = 1.0 - wb - wc;
+                if wa < 0.0 || wb < 0.0 || wc < 0.0 {
+                    continue;
+                }
+                let uv = v(0).lightmap_uv * wa + v(1).lightmap_uv * wb + v(2).lightmap_uv * wc;
+                let (x, y) = (rect.x + uv.x as u32, rect.y + uv.y as u32);
+                let i = ((y * level.lightmaps.width + x) * 3) as usize;
+                return level.lightmaps.texels[i] as u32 + level.lightmaps.texels[i + 1] as u32;
+            }
         }
-        // The floor under the main light is brighter than the floor in a box's shadow.
-        let floor = &level.surfaces[0];
-        let rect = floor.lightmap.unwrap();
-        let sample = |p: Vec3| {
-            let st = (Vec2::new(p.x, p.y) - Vec2::new(MIN.x, MIN.y)) / 8.0;
-            let (x, y) = (rect.x + st.x as u32, rect.y + st.y as u32);
-            let i = ((y * level.lightmaps.width + x) * 3) as usize;
-            level.lightmaps.texels[i] as u32 + level.lightmaps.texels[i + 1] as u32
+        panic!("no floor at {p}");
+    }
+
+    /// The compiled `builtin.ron` is the yard of `MIN`, `MAX` and `BOXES` (the hand-built
+    /// yard's constants): open where the yard is, solid in every box; per material, the
+    /// surfaces' area is the analytic area of the floor, walls, boxes and open sky; it is lit.
+    #[test]
+    fn the_compiled_yard_is_the_yard() {
+        let level = scene();
+        crate::level::file::validate(&level).unwrap();
+        let open = |p: Vec3| {
+            level
+                .locate(p)
+                .is_some_and(|c| level.cells[c as usize].contains(p, 0.01))
         };
-        let lit = sample(Vec3::new(-200.0, -200.0, 0.0));
-        // Directly behind the tall pillar (−320..−256, 128..192, 224 high) seen from the light.
-        let shadow = sample(Vec3::new(-300.0, 250.0, 0.0));
+        assert!(open(Vec3::new(0.0, 0.0, 200.0)) && open(Vec3::new(-500.0, 370.0, 10.0)));
+        let mut areas = std::collections::HashMap::<&str, f32>::new();
+        let (size, h) = (MAX - MIN, MAX.z - MIN.z);
+        let mut floor = size.x * size.y;
+        let mut wall = 2.0 * (size.x + size.y) * h;
+        let mut boxes = 0.0;
+        for (lo, hi, m) in BOXES {
+            assert!(!open((lo + hi) * 0.5), "box {lo}..{hi} is not solid");
+            let d = hi - lo;
+            floor -= d.x * d.y;
+            let faces = d.x * d.y + 2.0 * (d.x + d.y) * d.z;
+            if m == WALL {
+                wall += faces;
+            } else {
+                boxes += faces;
+            }
+        }
+        for s in &level.surfaces {
+            *areas
+                .entry(level.materials[s.material as usize].name.as_str())
+                .or_default() += area(s);
+        }
+        let close = |name: &str, want: f32| {
+            let got = areas.get(name).copied().unwrap_or(0.0);
+            assert!((got - want).abs() < 0.5, "{name}: {got} (expected {want})");
+        };
+        close("floor", floor);
+        close("wall", wall);
+        close("crate", boxes);
+        close("sky", size.x * size.y);
+        assert_eq!(areas.len(), 4, "{areas:?}");
+        for m in &level.materials {
+            assert!(m.texels.is_some(), "{} has no texels", m.name);
+        }
+        let sky = level.sky.as_ref().unwrap();
+        assert_eq!(sky.cubemap.as_deref(), Some("procedural:dusk"));
+        let sky_material = &level.materials[sky.material.unwrap() as usize];
+        assert_eq!(sky_material.flags & material_flags::SKY, material_flags::SKY);
+        assert!(level
+            .cells
+            .iter()
+            .all(|c| c.flags & cell_flags::OUTDOOR != 0));
+        // The floor under the main light is brighter than the floor in the tall pillar's
+        // shadow (−320..−256, 128..192, 224 high, seen from the light at (−200, 0, 260)).
+        let lit = floor_light(&level, Vec3::new(-200.0, -200.0, 0.0));
+        let shadow = floor_light(&level, Vec3::new(-300.0, 250.0, 0.0));
         assert!(lit > shadow + 20, "lit {lit} vs shadow {shadow}");
-        assert_eq!(level.locate(Vec3::new(0.0, 0.0, 100.0)), Some(0));
         assert!(level.player_start().is_some());
     }
 }

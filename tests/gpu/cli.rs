@@ -89,8 +89,8 @@ fn bench_json_has_the_promised_keys() {
         assert!(v.get(k).is_some(), "missing {k} in {v}");
     }
     assert_eq!(v["frames"], 5);
-    // The yard is one cell: whole-cell culling submitted all of it; per-surface culling drops
-    // what faces away or lies off screen, but never everything.
+    // Per-surface culling drops what faces away or lies off screen in the yard, but never
+    // everything.
     let level = lanthorn::scenes::builtin::scene();
     let triangles = v["triangles_median"].as_f64().unwrap() as usize;
     assert!(

@@ -9,8 +9,8 @@ use lanthorn::vis::{VisibleCell, VisibleSet};
 use crate::golden::BUILTIN_CAMERA;
 use crate::support::{gpu, gpu_fallbacks};
 
-/// Renders the built-in scene with the octagon `x <= 0` (left half) and checks that nothing is
-/// drawn right of the centre line while the left half shows the scene.
+/// Renders the built-in scene (all its cells) with the octagon `x <= 0` (left half) and checks
+/// that nothing is drawn right of the centre line while the left half shows the scene.
 fn half_screen(gpu: &Gpu) {
     let level = lanthorn::scenes::builtin::scene();
     let size = (320u32, 180u32);
@@ -23,12 +23,15 @@ fn half_screen(gpu: &Gpu) {
     let cam = Camera::new(BUILTIN_CAMERA, size.0 as f32 / size.1 as f32);
     let mut left = Octagon::FULL;
     left.max[0] = 0.0;
+    // Every cell of the yard (it is several), each with the left-half octagon.
     let visible = VisibleSet {
-        cells: vec![VisibleCell {
-            cell: 0,
-            octagon: left,
-            view: 0,
-        }],
+        cells: (0..level.cells.len() as u32)
+            .map(|cell| VisibleCell {
+                cell,
+                octagon: left,
+                view: 0,
+            })
+            .collect(),
         objects: vec![],
         views: vec![],
         flow_depth: Vec::new(),

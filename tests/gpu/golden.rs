@@ -133,13 +133,21 @@ fn golden_comparison_catches_a_changed_scene() {
         SIZE,
         lanthorn::vis::CullMode::Portal,
     );
-    // Same camera, one box moved: the comparison must fail.
+    // Same camera, one box moved: the comparison must fail. The box's faces are the surfaces
+    // lying within its bounds (`BOXES[0]`, as the scene builds it), found by position.
     let mut moved = level.clone();
-    for s in moved.surfaces.iter_mut().skip(6).take(5) {
-        for v in s.vertices.iter_mut() {
-            v.position.x += 48.0;
+    let (lo, hi, _) = lanthorn::scenes::builtin::BOXES[0];
+    let within = |p: Vec3| p.cmpge(lo - 0.01).all() && p.cmple(hi + 0.01).all();
+    let mut faces = 0;
+    for s in moved.surfaces.iter_mut() {
+        if s.vertices.iter().all(|v| within(v.position)) {
+            faces += 1;
+            for v in s.vertices.iter_mut() {
+                v.position.x += 48.0;
+            }
         }
     }
+    assert!(faces >= 5, "the box has {faces} faces");
     let (b, _) = lanthorn::app::capture::capture(
         gpu,
         &moved,

@@ -166,9 +166,18 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
     use lanthorn::render::Renderer;
     use lanthorn::vis::VisibleCell;
     let mut level = lanthorn::scenes::builtin::scene();
-    // Open the yard's floor onto a terrain far below, and flag the yard outdoor.
-    level.surfaces[0].indices.clear();
-    level.cells[0].flags |= lanthorn::level::cell_flags::OUTDOOR;
+    // Open the yard's floor (every surface facing up at z = 0, found by its plane: the
+    // compiled yard has several) onto a terrain far below; the yard's cells are outdoor.
+    let mut floors = 0;
+    for s in level.surfaces.iter_mut() {
+        if s.normal.z > 0.999 && s.vertices.iter().all(|v| v.position.z.abs() < 1e-3) {
+            s.indices.clear();
+            floors += 1;
+        }
+    }
+    assert!(floors > 0);
+    let outdoor = lanthorn::level::cell_flags::OUTDOOR;
+    assert!(level.cells.iter().all(|c| c.flags & outdoor != 0));
     level.terrain = Some(lanthorn::level::TerrainRef {
         heightmap: "procedural:1024".into(),
         origin: Vec3::new(0.0, 0.0, -4000.0),
@@ -191,15 +200,17 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
         pitch: -45.0,
     };
     let cam = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
-    // The yard seen only through the left half of the screen.
+    // The yard (all its cells) seen only through the left half of the screen.
     let mut left = Octagon::FULL;
     left.max[0] = 0.0;
     let visible = VisibleSet {
-        cells: vec![VisibleCell {
-            cell: 0,
-            octagon: left,
-            view: 0,
-        }],
+        cells: (0..level.cells.len() as u32)
+            .map(|cell| VisibleCell {
+                cell,
+                octagon: left,
+                view: 0,
+            })
+            .collect(),
         objects: vec![],
         views: vec![],
         flow_depth: Vec::new(),

@@ -7,10 +7,9 @@
 use glam::DVec3;
 
 use super::csg::{self, Contact, Region, Regions};
+use super::materials::FaceStyle;
 use super::scene_file::{brush_planes, Scene};
 use crate::compile::draft::SurfaceDraft;
-use crate::compile::surfaces::SurfaceSpec;
-use crate::compile::texture::{tex_vecs, TexProjection};
 use crate::geom::{Aabb, DPlane};
 use crate::level::{cell_flags, portal_flags, surface_flags, Cell, Level, Medium, Portal};
 
@@ -22,9 +21,11 @@ pub(super) struct SceneCells {
     pub(super) outdoor: Vec<bool>,
     /// The OUTSIDE cell, with a terrain and outdoor cells.
     pub(super) outside: Option<u32>,
-    /// The sky material of open faces, without a terrain.
+    /// The sky style of open faces, without a terrain.
     pub(super) open_sky: Option<u32>,
     pub(super) luxel_size: f64,
+    /// The face styles the regions' `material` ids index.
+    pub(super) styles: Vec<FaceStyle>,
 }
 
 /// Open regions become cells, in region order.
@@ -62,6 +63,7 @@ pub(super) fn add_cells(scene: &Scene, regions: &Regions, level: &mut Level) -> 
         outside: None,
         open_sky: None,
         luxel_size: 16.0,
+        styles: Vec::new(),
     }
 }
 
@@ -187,30 +189,19 @@ impl SceneCells {
         }
     }
 
+    /// A surface of face style `style` (a region's `material`).
     fn draft(
         &self,
         points: Vec<DVec3>,
         normal: DVec3,
-        material: u32,
+        style: u32,
         flags: u32,
         cell: u32,
     ) -> SurfaceDraft {
-        let lit = flags & (surface_flags::LIQUID | surface_flags::SKY) == 0;
-        let standard = TexProjection::Standard {
-            offset: [0.0, 0.0],
-            rotation: 0.0,
-            scale: [1.0, 1.0],
-        };
         SurfaceDraft {
             points,
             normal,
-            spec: SurfaceSpec {
-                tex: tex_vecs(&standard, normal),
-                tex_size: (64, 64),
-                material,
-                flags,
-                luxel: lit.then_some(self.luxel_size),
-            },
+            spec: self.styles[style as usize].spec(normal, flags, self.luxel_size),
             cells: vec![cell],
         }
     }

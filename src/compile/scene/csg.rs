@@ -18,7 +18,8 @@ pub(super) struct Op {
     pub medium: Medium,
     /// Only regions whose medium is in this set change; `None` = all.
     pub only: Option<Vec<Medium>>,
-    /// Material index for surfaces of what this operation writes.
+    /// Face style (`materials::FaceStyle`: material and texture) of the surfaces of what this
+    /// operation writes.
     pub material: u32,
     /// Cuts the regions it meets even where they already hold its medium (a door's doorway).
     pub cut: bool,
@@ -65,7 +66,7 @@ pub(super) fn box_planes(min: DVec3, max: DVec3) -> Vec<DPlane> {
 pub(super) struct Region {
     pub poly: Poly,
     pub medium: Medium,
-    /// Material of the operation that last wrote it.
+    /// Face style of the operation that last wrote it (the initial solid: style 0).
     pub material: u32,
     /// Some operation wrote this space. `false` only for the initial solid: the space nothing
     /// was built in, which an outdoor cell is open to (terrain and sky) instead of walled by.

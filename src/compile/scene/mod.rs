@@ -5,32 +5,39 @@
 
 mod cells;
 mod csg;
+mod files;
 mod kd_tree;
+mod materials;
 mod merge;
 mod mirrors;
 mod objects;
+pub mod procedural;
 mod random;
 mod scene_file;
+#[cfg(test)]
+mod texture_tests;
 mod wall_faces;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use glam::{DVec3, Vec3};
 
 use self::csg::Op;
-use super::draft::{flat_color, Draft};
+use self::materials::{check_texture, SceneMaterials};
+use super::draft::Draft;
 use super::finish::finish;
 use super::stats::StageTimer;
 use super::{CompileError, CompileOptions, CompileStats};
 use crate::compile::polyhedron::PlanePool;
 use crate::compile::MAX_COORD;
-use crate::level::{material_flags, Entity, Level, Material, Sky, TerrainRef};
+use crate::level::{Entity, Level, Medium, Sky, TerrainRef};
 
+pub use self::files::{EmbeddedFile, SceneFiles};
 pub use self::kd_tree::kd_tree;
 pub use self::random::random_boxes;
 pub use self::scene_file::{
-    parse, Scene, SceneBrush, SceneMedium, SceneOp, ScenePlane, SceneTeleporter, SceneTerrain,
+    parse, MaterialSource, Scene, SceneBrush, SceneMaterial, SceneMedium, SceneOp, ScenePlane,
+    SceneTeleporter, SceneTerrain, SceneTexture,
 };
 
 /// What is wrong with a scene: where (line and column, or operation and field) and what.
@@ -51,6 +58,14 @@ pub enum SceneError {
     /// A mirror or teleporter (`mirrors[2]`, `teleporters[0].to`) that cannot be built.
     #[error("{portal}: {msg}")]
     Portal { portal: String, msg: String },
+    /// An entry of `Scene::materials`.
+    #[error("material {index} (\"{name}\"), {field}: {msg}")]
+    Material {
+        index: usize,
+        name: String,
+        field: &'static str,
+        msg: String,
+    },
     #[error("the scene has no operations (every brush was empty or unbounded): add at least one")]
     NoOperations,
     #[error("object {index} ({name}), {field}: {msg}")]
@@ -62,7 +77,7 @@ pub enum SceneError {
     },
 }
 
-/// Compiles a `.ron` scene file.
+/// Compiles a `.ron` scene file; the files it names are read from its folder.
 pub(crate) fn compile_scene_file(
     path: &Path,
     options: &CompileOptions,
@@ -71,24 +86,65 @@ pub(crate) fn compile_scene_file(
         path: path.into(),
         error,
     })?;
+    compile_scene_source(path, &bytes, &SceneFiles::beside(path), options)
+}
+
+/// The files on disk the `.ron` scene at `path` names (its PNG materials), for a cache key;
+/// none when it does not parse (compiling it then says why).
+pub fn named_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let files = SceneFiles::beside(path);
+    let Ok(scene) = std::fs::read(path)
+        .map_err(|_| ())
+        .and_then(|b| scene_file::parse_bytes(&b).map_err(|_| ()))
+    else {
+        return Vec::new();
+    };
+    scene
+        .materials
+        .iter()
+        .filter_map(|m| match &m.source {
+            MaterialSource::Png(name) => Some(files.path(name)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Compiles scene text read from `path` (which errors name), reading the files it names
+/// through `files`: the one path of `.ron` files on disk and the built-in scenes alike.
+pub fn compile_scene_source(
+    path: &Path,
+    bytes: &[u8],
+    files: &SceneFiles,
+    options: &CompileOptions,
+) -> Result<(Level, CompileStats), CompileError> {
     let in_file = |error| CompileError::Scene {
         path: path.into(),
         error,
     };
-    let scene = scene_file::parse_bytes(&bytes).map_err(in_file)?;
-    compile_scene(&scene, options).map_err(in_file)
+    let scene = scene_file::parse_bytes(bytes).map_err(in_file)?;
+    compile_scene_with(&scene, files, options).map_err(in_file)
 }
 
-/// Compiles a scene: ordered CSG → regions; open regions → cells; contacts between open
-/// regions → portals; contacts between solid and open → surfaces facing the open side (and
-/// both ways between air and liquid).
+/// Compiles a scene whose PNG materials (if any) are relative to the current folder.
 pub fn compile_scene(
     scene: &Scene,
     options: &CompileOptions,
 ) -> Result<(Level, CompileStats), SceneError> {
+    compile_scene_with(scene, &SceneFiles::Dir(".".into()), options)
+}
+
+/// Compiles a scene: ordered CSG → regions; open regions → cells; contacts between open
+/// regions → portals; contacts between solid and open → surfaces facing the open side (and
+/// both ways between air and liquid). Listed materials are loaded through `files`.
+pub fn compile_scene_with(
+    scene: &Scene,
+    files: &SceneFiles,
+    options: &CompileOptions,
+) -> Result<(Level, CompileStats), SceneError> {
     let mut timer = StageTimer::start();
     let mut stats = CompileStats::default();
-    let mut materials = SceneMaterials::default();
+    let mut materials = SceneMaterials::new(scene, files)?;
+    timer.lap(&mut stats, "materials");
     let (ops, min, max) = operations(scene, &mut materials, &mut stats)?;
     // Merged as it goes (see `merge`).
     let regions = csg::apply(&ops, min, max);
@@ -98,6 +154,7 @@ pub fn compile_scene(
     let mut cells = cells::add_cells(scene, &regions, &mut draft.level);
     cells.luxel_size = options.luxel_size;
     cells.open_sky = scene.terrain.is_none().then(|| materials.sky());
+    cells.styles = materials.styles.clone();
     if scene.terrain.is_some() && cells.outdoor.contains(&true) {
         cells.outside = Some(cells::add_outside_cell(&regions, &mut draft.level));
     }
@@ -107,7 +164,8 @@ pub fn compile_scene(
     log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
     timer.lap(&mut stats, "portals");
     draft.level.bsp = kd_tree(&draft.level.cells);
-    add_world(scene, cells.open_sky, &mut draft.level);
+    let sky_material = cells.open_sky.map(|s| materials.styles[s as usize].material);
+    add_world(scene, sky_material, &mut draft.level);
     if materials.list.is_empty() {
         materials.id("wall");
     }
@@ -166,7 +224,7 @@ fn operations(
         min = min.min(poly.min);
         max = max.max(poly.max);
         let medium = o.medium.medium();
-        let default_material = if medium.is_liquid() { "*water" } else { "wall" };
+        let style = op_style(index, o, medium, materials)?;
         ops.push(Op {
             planes,
             medium,
@@ -174,7 +232,7 @@ fn operations(
                 .only
                 .as_ref()
                 .map(|v| v.iter().map(|m| m.medium()).collect()),
-            material: materials.id(o.material.as_deref().unwrap_or(default_material)),
+            material: style,
             cut: false,
         });
         stats.brushes += 1;
@@ -186,6 +244,34 @@ fn operations(
     ops.extend(objects::door_cuts(scene));
     let margin = DVec3::splat(16.0);
     Ok((ops, min - margin, max + margin))
+}
+
+/// The face style of operation `index`'s material and texture (`*water` for a liquid without
+/// one, `wall` otherwise); a liquid material on solid, or a texture that cannot be laid, is an
+/// error naming the field.
+fn op_style(
+    index: usize,
+    o: &SceneOp,
+    medium: Medium,
+    materials: &mut SceneMaterials,
+) -> Result<u32, SceneError> {
+    let error = |field, msg| SceneError::Operation { index, field, msg };
+    let default_material = if medium.is_liquid() { "*water" } else { "wall" };
+    let name = o.material.as_deref().unwrap_or(default_material);
+    if medium == Medium::Solid && name.starts_with('*') {
+        return Err(error(
+            "material",
+            format!(
+                "\"{name}\" is a liquid material (its name starts with `*`) but the medium is \
+                 Solid: give the operation a liquid medium (Water, Slime or Lava) or a material \
+                 name without `*`"
+            ),
+        ));
+    }
+    if let Some(t) = &o.texture {
+        check_texture(t).map_err(|msg| error("texture", msg))?;
+    }
+    Ok(materials.style(name, o.texture.as_ref()))
 }
 
 /// Entities, the sky and the terrain of the scene.
@@ -207,45 +293,6 @@ fn add_world(scene: &Scene, open_sky: Option<u32>, level: &mut Level) {
         horizontal_scale: t.horizontal_scale,
         vertical_scale: t.vertical_scale,
     });
-}
-
-/// A scene's materials by name: untextured, drawn in a colour derived from the name.
-#[derive(Default)]
-struct SceneMaterials {
-    ids: HashMap<String, u32>,
-    list: Vec<Material>,
-}
-
-impl SceneMaterials {
-    fn id(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
-        }
-        self.list.push(Material {
-            name: name.into(),
-            width: 64,
-            height: 64,
-            color: flat_color(name),
-            flags: if name.starts_with('*') {
-                material_flags::LIQUID
-            } else {
-                0
-            },
-            ..Default::default()
-        });
-        let id = self.list.len() as u32 - 1;
-        self.ids.insert(name.to_string(), id);
-        id
-    }
-
-    /// The sky shown through outdoor cells' open faces in a scene without a terrain.
-    fn sky(&mut self) -> u32 {
-        let m = self.id("sky");
-        let material = &mut self.list[m as usize];
-        material.flags |= material_flags::SKY;
-        material.color = [0.45, 0.6, 0.8];
-        m
-    }
 }
 
 #[cfg(test)]

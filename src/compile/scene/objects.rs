@@ -7,11 +7,10 @@ use glam::{DVec3, Vec3};
 
 use super::csg;
 use super::scene_file::{brush_planes, Scene, SceneBrush, SceneMotion, SceneObject};
-use super::{SceneError, SceneMaterials};
+use super::materials::{check_texture, SceneMaterials};
+use super::SceneError;
 use crate::compile::draft::{ObjectDraft, SurfaceDraft};
 use crate::compile::polyhedron::PlanePool;
-use crate::compile::surfaces::SurfaceSpec;
-use crate::compile::texture::{tex_vecs, TexProjection};
 use crate::geom::{Aabb, DPlane, DPolygon};
 use crate::level::{Level, Medium, Motion};
 
@@ -76,12 +75,20 @@ fn object_draft(
                 format!("the brush reaches beyond ±{}", crate::compile::MAX_COORD),
             ));
         }
-        let material = materials.id(b.material.as_deref().unwrap_or("wall"));
+        if let Some(t) = &b.texture {
+            check_texture(t).map_err(|msg| error(format!("brushes[{i}].texture"), msg))?;
+        }
+        let material = b.material.as_deref().unwrap_or("wall");
         let luxel = motion.is_none().then_some(luxel_size);
         for face in &poly.faces {
             let normal = face.winding.area_vector().normalize();
             for piece in outside_others(&face.winding, normal, i, &brushes) {
-                surfaces.push(face_draft(piece.points, normal, material, luxel));
+                surfaces.push(SurfaceDraft {
+                    points: piece.points,
+                    normal,
+                    spec: materials.face_spec(material, b.texture.as_ref(), normal, 0, luxel),
+                    cells: Vec::new(),
+                });
             }
         }
     }
@@ -171,31 +178,6 @@ fn subtract(poly: DPolygon, normal: DVec3, planes: &[DPlane], later: bool) -> Ve
         }
     }
     out
-}
-
-fn face_draft(
-    points: Vec<DVec3>,
-    normal: DVec3,
-    material: u32,
-    luxel: Option<f64>,
-) -> SurfaceDraft {
-    let standard = TexProjection::Standard {
-        offset: [0.0, 0.0],
-        rotation: 0.0,
-        scale: [1.0, 1.0],
-    };
-    SurfaceDraft {
-        points,
-        normal,
-        spec: SurfaceSpec {
-            tex: tex_vecs(&standard, normal),
-            tex_size: (64, 64),
-            material,
-            flags: 0,
-            luxel,
-        },
-        cells: Vec::new(),
-    }
 }
 
 /// The portals a door at rest covers: portals in the planes of its box's faces (a unit of

@@ -54,6 +54,7 @@ pub fn random_boxes(count: usize, seed: u64) -> Scene {
             medium,
             only,
             material: Some(material.to_string()),
+            texture: None,
         });
     }
     Scene {

@@ -60,6 +60,53 @@ pub struct SceneOp {
     /// Texture of the surfaces this operation's medium shows (walls it builds, liquid tops).
     #[serde(default)]
     pub material: Option<String>,
+    /// How that texture lies on the faces (Quake's scale and offset); absent = scale 1, offset 0.
+    #[serde(default)]
+    pub texture: Option<SceneTexture>,
+}
+
+/// How a texture is laid on a face, as Quake's id format does it: axes from the axial plane
+/// nearest the face, `scale` 2 makes the texture twice as large, `offset` shifts it in texels.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneTexture {
+    #[serde(default = "unit_scale")]
+    pub scale: (f64, f64),
+    #[serde(default)]
+    pub offset: (f64, f64),
+}
+
+fn unit_scale() -> (f64, f64) {
+    (1.0, 1.0)
+}
+
+impl Default for SceneTexture {
+    fn default() -> Self {
+        Self {
+            scale: unit_scale(),
+            offset: (0.0, 0.0),
+        }
+    }
+}
+
+/// A named material of `Scene::materials`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneMaterial {
+    pub name: String,
+    pub source: MaterialSource,
+}
+
+/// Where a material's texels come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum MaterialSource {
+    /// A PNG file, its path relative to the scene file.
+    Png(String),
+    /// A texture generated in code (`floor`, `brick`, `crate`, `sky`: see `procedural`).
+    Procedural(String),
+    /// A flat colour, linear RGB 0..1.
+    Color((f32, f32, f32)),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,6 +145,10 @@ pub struct Scene {
     /// Brush groups outside the CSG world: doors, lifts, lanterns, props.
     #[serde(default)]
     pub objects: Vec<SceneObject>,
+    /// Materials with texels (PNG files, generated ones) or a set colour; a material an
+    /// operation names that is not listed here is a flat colour derived from its name.
+    #[serde(default)]
+    pub materials: Vec<SceneMaterial>,
 }
 
 /// An object: brushes drawn together, moving together.
@@ -117,6 +168,9 @@ pub struct SceneObjectBrush {
     pub brush: SceneBrush,
     #[serde(default)]
     pub material: Option<String>,
+    /// How the material lies on the brush's faces (as an operation's `texture`).
+    #[serde(default)]
+    pub texture: Option<SceneTexture>,
 }
 
 /// How an object moves: offsets from where its brushes are, back and forth at `speed` units a
