@@ -75,10 +75,18 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
     // A scene's textures are part of its level: a changed PNG compiles again.
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+    {
         for file in crate::compile::scene::named_files(path) {
             let meta = std::fs::metadata(&file).ok();
-            (file, meta.as_ref().map(|m| m.len()), meta.and_then(|m| m.modified().ok())).hash(&mut h);
+            (
+                file,
+                meta.as_ref().map(|m| m.len()),
+                meta.and_then(|m| m.modified().ok()),
+            )
+                .hash(&mut h);
         }
     }
     crate::level::file::VERSION.hash(&mut h);

@@ -481,10 +481,9 @@ fn ron_texture_mutations() {
              128)), medium: Air, material: Some(\"t\"), texture: Some((scale: (2, 2))))])"
         )
     };
-    let good = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/textures/brick.png"),
-    )
-    .unwrap();
+    let good =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/textures/brick.png"))
+            .unwrap();
     let mut rng = Lcg(2027);
     let before = loaded();
     let mut cases = 0;
@@ -506,15 +505,27 @@ fn ron_texture_mutations() {
     for (case, materials) in [
         ("missing png", r#"(name: "t", source: Png("nope.png"))"#),
         ("png is a folder", r#"(name: "t", source: Png("."))"#),
-        ("unknown generator", r#"(name: "t", source: Procedural("marble"))"#),
-        ("listed twice", r#"(name: "t", source: Color((1, 1, 1))), (name: "t", source: Color((0, 0, 0)))"#),
-        ("colour out of range", r#"(name: "t", source: Color((1e30, -1, 0)))"#),
+        (
+            "unknown generator",
+            r#"(name: "t", source: Procedural("marble"))"#,
+        ),
+        (
+            "listed twice",
+            r#"(name: "t", source: Color((1, 1, 1))), (name: "t", source: Color((0, 0, 0)))"#,
+        ),
+        (
+            "colour out of range",
+            r#"(name: "t", source: Color((1e30, -1, 0)))"#,
+        ),
     ] {
         std::fs::write(&file, scene(materials)).unwrap();
         compile(&file, case);
         cases += 1;
     }
-    eprintln!(".ron textures: {cases} cases ({} loaded)", loaded() - before);
+    eprintln!(
+        ".ron textures: {cases} cases ({} loaded)",
+        loaded() - before
+    );
     std::fs::remove_dir_all(&work).unwrap();
 }
 

@@ -56,8 +56,18 @@ fn every_texture_loads_as_a_scene_material() {
         } else {
             t.name.to_string()
         };
-        materials += &format!("(name: \"{name}\", source: Png(\"../textures/{}.png\")),", t.name);
-        let (x, medium) = (i as f64 * 160.0 + 32.0, if name.starts_with('*') { "Water" } else { "Solid" });
+        materials += &format!(
+            "(name: \"{name}\", source: Png(\"../textures/{}.png\")),",
+            t.name
+        );
+        let (x, medium) = (
+            i as f64 * 160.0 + 32.0,
+            if name.starts_with('*') {
+                "Water"
+            } else {
+                "Solid"
+            },
+        );
         ops += &format!(
             "(brush: Box(min: ({x}, 64, 0), max: ({}, 128, 64)), medium: {medium}, material: Some(\"{name}\")),",
             x + 64.0
@@ -83,6 +93,9 @@ fn every_texture_loads_as_a_scene_material() {
             image::Rgb([px[0], px[1], px[2]])
         });
         assert!(rgba == make_textures::render(t), "{}", t.name);
-        assert!(level.surfaces.iter().any(|s| level.materials[s.material as usize].name == m.name));
+        assert!(level
+            .surfaces
+            .iter()
+            .any(|s| level.materials[s.material as usize].name == m.name));
     }
 }

@@ -776,7 +776,8 @@ mod tests {
         let yard = crate::scenes::builtin::scene();
         let start = yard.player_start().unwrap();
         let path = level_path(&yard, start, 120);
-        let yard_box = crate::geom::Aabb::new(crate::scenes::builtin::MIN, crate::scenes::builtin::MAX);
+        let yard_box =
+            crate::geom::Aabb::new(crate::scenes::builtin::MIN, crate::scenes::builtin::MAX);
         for c in &path {
             assert!(yard.locate(c.position).is_some(), "{c:?} is in solid");
             assert!(yard_box.contains(c.position), "{c:?} left the yard");

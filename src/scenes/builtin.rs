@@ -62,9 +62,14 @@ pub fn load() -> Result<Level, CompileError> {
     Ok(embedded::compile("builtin.ron", &options)?.0)
 }
 
-/// The yard, lit (`load`; the embedded scene always compiles, a test checks it).
+/// The yard, lit (`load`, compiled once per process: tests ask for it many times; the
+/// embedded scene always compiles, a test checks it).
 pub fn scene() -> Level {
-    load().unwrap_or_else(|e| panic!("the built-in yard does not compile: {e}"))
+    static YARD: std::sync::OnceLock<Level> = std::sync::OnceLock::new();
+    YARD.get_or_init(|| {
+        load().unwrap_or_else(|e| panic!("the built-in yard does not compile: {e}"))
+    })
+    .clone()
 }
 
 /// The yard with a mirror in its east wall and a teleporter in its west wall that looks into a
@@ -665,7 +670,10 @@ mod tests {
         let sky = level.sky.as_ref().unwrap();
         assert_eq!(sky.cubemap.as_deref(), Some("procedural:dusk"));
         let sky_material = &level.materials[sky.material.unwrap() as usize];
-        assert_eq!(sky_material.flags & material_flags::SKY, material_flags::SKY);
+        assert_eq!(
+            sky_material.flags & material_flags::SKY,
+            material_flags::SKY
+        );
         assert!(level
             .cells
             .iter()

@@ -23,12 +23,10 @@ pub fn compile(
         dir: "levels",
     };
     let path = files.path(name);
-    let bytes = files
-        .read(name)
-        .map_err(|error| CompileError::Io {
-            path: path.clone(),
-            error,
-        })?;
+    let bytes = files.read(name).map_err(|error| CompileError::Io {
+        path: path.clone(),
+        error,
+    })?;
     compile_scene_source(&path, &bytes, &files, options)
 }
 
@@ -48,7 +46,9 @@ mod tests {
                 crate::level::file::validate(&level).unwrap();
             }
         }
-        let e = super::compile("nope.ron", &options).unwrap_err().to_string();
+        let e = super::compile("nope.ron", &options)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "<built-in>/levels/nope.ron: not among the files built into the program"

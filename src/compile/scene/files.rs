@@ -79,10 +79,7 @@ fn embedded_key(dir: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
-    static TABLE: &[EmbeddedFile] = &[
-        ("levels/a.ron", b"scene"),
-        ("textures/brick.png", b"png"),
-    ];
+    static TABLE: &[EmbeddedFile] = &[("levels/a.ron", b"scene"), ("textures/brick.png", b"png")];
 
     #[test]
     fn embedded_names_resolve_relative_to_the_scene_folder() {

@@ -228,9 +228,8 @@ fn load_png(name: &str, files: &SceneFiles) -> Result<Material, String> {
     let bytes = files.read(name).map_err(|e| {
         format!("cannot read {shown}: {e}: put the PNG there or fix the path (it is relative to the scene file)")
     })?;
-    let not_png = |e: image::ImageError| {
-        format!("{shown} is not a readable PNG ({e}): save it as an 8-bit PNG")
-    };
+    let not_png =
+        |e: image::ImageError| format!("{shown} is not a readable PNG ({e}): re-save it as a PNG");
     let decoder = image::codecs::png::PngDecoder::new(Cursor::new(&*bytes)).map_err(not_png)?;
     let (w, h) = decoder.dimensions();
     if w == 0 || h == 0 || w > MAX_TEXTURE_SIDE || h > MAX_TEXTURE_SIDE {
@@ -284,7 +283,12 @@ mod tests {
         assert_eq!(m.styles.len(), 1);
         // Liquids and sky have no lightmap.
         let water = m.face_spec("*water", None, DVec3::Z, surface_flags::LIQUID, Some(16.0));
+        // A moving object's face: no lightmap.
+        assert_eq!(m.face_spec("crate", None, DVec3::Z, 0, None).luxel, None);
         assert_eq!(water.luxel, None);
-        assert_eq!(m.list[water.material as usize].flags, material_flags::LIQUID);
+        assert_eq!(
+            m.list[water.material as usize].flags,
+            material_flags::LIQUID
+        );
     }
 }

@@ -164,7 +164,9 @@ pub fn compile_scene_with(
     log::info!("scene: {open_faces} outdoor faces open to the terrain or sky");
     timer.lap(&mut stats, "portals");
     draft.level.bsp = kd_tree(&draft.level.cells);
-    let sky_material = cells.open_sky.map(|s| materials.styles[s as usize].material);
+    let sky_material = cells
+        .open_sky
+        .map(|s| materials.styles[s as usize].material);
     add_world(scene, sky_material, &mut draft.level);
     if materials.list.is_empty() {
         materials.id("wall");

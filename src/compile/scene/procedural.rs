@@ -55,7 +55,7 @@ fn rgba(w: u32, h: u32, color: [f32; 3], texel: impl Fn(u32, u32) -> [f32; 3]) -
 
 fn floor_texel(x: u32, y: u32) -> [f32; 3] {
     let tile = ((x / 32) + (y / 32)) % 2;
-    let grout = x % 32 == 0 || y % 32 == 0;
+    let grout = x.is_multiple_of(32) || y.is_multiple_of(32);
     let n = hash(x / 2, y / 2, 1) * 0.12;
     let base = if grout {
         0.22
@@ -69,8 +69,8 @@ fn floor_texel(x: u32, y: u32) -> [f32; 3] {
 
 fn brick_texel(x: u32, y: u32) -> [f32; 3] {
     let row = y / 16;
-    let offset = if row % 2 == 0 { 0 } else { 16 };
-    let mortar = y % 16 == 0 || (x + offset) % 32 == 0;
+    let offset = if row.is_multiple_of(2) { 0 } else { 16 };
+    let mortar = y.is_multiple_of(16) || (x + offset).is_multiple_of(32);
     let n = hash((x + offset) / 32, row, 2) * 0.2 + hash(x, y, 3) * 0.08;
     if mortar {
         [0.35, 0.33, 0.3]
@@ -127,7 +127,10 @@ mod tests {
         assert!(procedural("marble").is_none());
         let texel = |m: &Material, x: u32, y: u32| {
             let i = ((y * m.width + x) * 4) as usize;
-            [m.texels.as_ref().unwrap()[i], m.texels.as_ref().unwrap()[i + 1]]
+            [
+                m.texels.as_ref().unwrap()[i],
+                m.texels.as_ref().unwrap()[i + 1],
+            ]
         };
         let brick = procedural("brick").unwrap();
         // Mortar (0.35 → 89) on every 16th row; brick red above green elsewhere.

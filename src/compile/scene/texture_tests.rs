@@ -88,7 +88,10 @@ fn texture_coordinates_follow_quakes_projection_with_scale_and_offset() {
     )
     .unwrap();
     let brick = &level.materials[0];
-    assert_eq!((brick.name.as_str(), brick.width, brick.height), ("brick", 128, 128));
+    assert_eq!(
+        (brick.name.as_str(), brick.width, brick.height),
+        ("brick", 128, 128)
+    );
     assert_eq!(brick.texels, procedural("brick").unwrap().texels);
     let st = |s: f32, t: f32| ((s / 2.0 + 16.0) / 128.0, (t / 0.5 + 8.0) / 128.0);
     let east = faces(&level, Vec3::X, 128.0);
@@ -136,10 +139,15 @@ fn png_materials_are_loaded_relative_to_the_scene() {
     let at = |x: u32, y: u32| &texels[((y * 32 + x) * 4) as usize..][..4];
     assert_eq!(at(5, 9), [5, 9, 7, 255]);
     assert_eq!(at(31, 15), [31, 15, 7, 255]);
-    check_uv(&faces(&level, Vec3::X, 128.0), |p| (p.y / 32.0, -p.z / 16.0));
+    check_uv(&faces(&level, Vec3::X, 128.0), |p| {
+        (p.y / 32.0, -p.z / 16.0)
+    });
     // A colour material is listed even when no operation names it, flat and 64².
     let red = &level.materials[1];
-    assert_eq!((red.name.as_str(), red.color, red.texels.is_none()), ("red", [1.0, 0.0, 0.0], true));
+    assert_eq!(
+        (red.name.as_str(), red.color, red.texels.is_none()),
+        ("red", [1.0, 0.0, 0.0], true)
+    );
 }
 
 /// A material named `sky` that the scene lists keeps its texels as the open sky.
@@ -188,11 +196,16 @@ fn bad_materials_are_one_error_naming_the_material_and_field() {
         )
     );
     std::fs::write(dir.join("text.png"), "not a picture").unwrap();
-    let e = error(&dir, r#"(name: "a", source: Color((0, 0, 0))), (name: "t", source: Png("text.png"))"#, "");
+    let e = error(
+        &dir,
+        r#"(name: "a", source: Color((0, 0, 0))), (name: "t", source: Png("text.png"))"#,
+        "",
+    );
     let text = dir.join("text.png").display().to_string();
     assert!(
-        e.starts_with(&format!("material 1 (\"t\"), source: {text} is not a readable PNG ("))
-            && e.ends_with("): save it as an 8-bit PNG"),
+        e.starts_with(&format!(
+            "material 1 (\"t\"), source: {text} is not a readable PNG ("
+        )) && e.ends_with("): re-save it as a PNG"),
         "{e}"
     );
     // A PNG cut short after its header: the size is known, the texels are not.
@@ -271,7 +284,11 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &b in bytes {
         c ^= b as u32;
         for _ in 0..8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
         }
     }
     !c
