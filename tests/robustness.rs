@@ -491,6 +491,7 @@ fn ron_texture_mutations() {
     let mut pngs: Vec<(String, Vec<u8>)> = (0..20 * scale())
         .map(|k| (format!("png damage {k}"), damage(&good, &mut rng)))
         .collect();
+    pngs.push(("png intact".into(), good.clone()));
     for (what, size) in [("zero", 0u32), ("huge", 100_000)] {
         let mut b = good.clone();
         b[16..20].copy_from_slice(&size.to_be_bytes());
@@ -526,6 +527,7 @@ fn ron_texture_mutations() {
         ".ron textures: {cases} cases ({} loaded)",
         loaded() - before
     );
+    assert!(loaded() > before, "the intact PNG did not load");
     std::fs::remove_dir_all(&work).unwrap();
 }
 
