@@ -277,7 +277,10 @@ mod tests {
             offset: (3.0, -2.0),
         };
         let spec = m.face_spec("crate", Some(&t), -DVec3::Y, 0, Some(16.0));
-        assert_eq!((spec.material, spec.tex_size, spec.luxel), (0, (64, 64), Some(16.0)));
+        assert_eq!(
+            (spec.material, spec.tex_size, spec.luxel),
+            (0, (64, 64), Some(16.0))
+        );
         assert_eq!(spec.tex.st(DVec3::new(10.0, 0.0, 20.0)), (23.0, -7.0));
         assert_eq!(m.style("crate", Some(&t)), m.style("crate", Some(&t)));
         assert_eq!(m.styles.len(), 1);

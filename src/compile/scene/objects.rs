@@ -6,8 +6,8 @@
 use glam::{DVec3, Vec3};
 
 use super::csg;
-use super::scene_file::{brush_planes, Scene, SceneBrush, SceneMotion, SceneObject};
 use super::materials::{check_texture, SceneMaterials};
+use super::scene_file::{brush_planes, Scene, SceneBrush, SceneMotion, SceneObject};
 use super::SceneError;
 use crate::compile::draft::{ObjectDraft, SurfaceDraft};
 use crate::compile::polyhedron::PlanePool;

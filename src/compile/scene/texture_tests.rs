@@ -299,3 +299,42 @@ fn crc32(bytes: &[u8]) -> u32 {
     }
     !c
 }
+
+/// An object brush wears its material and texture as an operation does: on a prop's +X face
+/// (x = 200; Quake axes +Y and −Z) with scale (2, 2) and offset (4, 0) on the 64² crate,
+/// u = (y / 2 + 4) / 64 and v = (−z / 2) / 64; a bad scale names the object's brush.
+#[test]
+fn object_brushes_are_textured_like_operations() {
+    let dir = scratch("objects");
+    let text = |scale: &str| {
+        format!(
+            "Scene(materials: [(name: \"crate\", source: Procedural(\"crate\"))], ops: [\n\
+             (brush: Box(min: (0, 0, 0), max: (256, 256, 256)), medium: Air)],\n\
+             objects: [(name: \"prop\", brushes: [(brush: Box(min: (160, 32, 0), max: (200, 96, 64)), \
+             material: Some(\"crate\"), texture: Some((scale: {scale}, offset: (4, 0))))])])"
+        )
+    };
+    let level = compile_text(&dir, &text("(2, 2)")).unwrap();
+    let prop = &level.objects[0];
+    let east: Vec<&Surface> = prop
+        .surfaces
+        .iter()
+        .map(|&s| &level.surfaces[s as usize])
+        .filter(|s| s.normal.x > 0.999)
+        .collect();
+    assert!(!east.is_empty());
+    assert!(east
+        .iter()
+        .all(|s| level.materials[s.material as usize].name == "crate"));
+    check_uv(&east, |p| ((p.y / 2.0 + 4.0) / 64.0, (-p.z / 2.0) / 64.0));
+    let dir = scratch("objects-bad");
+    let e = compile_text(&dir, &text("(2, 0)")).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "{}: object 0 (prop), brushes[0].texture: scale (2, 0) has a zero or non-finite \
+             component: give two non-zero numbers, (1.0, 1.0) for one texel per unit",
+            dir.join("scene.ron").display()
+        )
+    );
+}
