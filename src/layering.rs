@@ -14,7 +14,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("light", &["geom", "level"]),
     ("import", &["geom", "level", "light"]),
     ("compile", &["geom", "level", "light"]),
-    ("scenes", &["geom", "level", "light", "compile"]),
+    ("scenes", &["geom", "level", "compile"]),
     ("load", &["level", "compile", "import", "scenes"]),
     ("vis", &["geom", "level"]),
     ("terrain", &["geom"]),

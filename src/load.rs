@@ -34,7 +34,7 @@ pub enum LoadError {
 pub fn load(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(crate::scenes::builtin::load()?),
-        Some("builtin:portals") => return Ok(crate::scenes::builtin::portals_scene()),
+        Some("builtin:portals") => return Ok(crate::scenes::builtin::load_portals()?),
         Some("builtin:maze") => {
             return Ok(crate::scenes::synthetic::maze(
                 &crate::scenes::synthetic::MazeSpec {

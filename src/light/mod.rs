@@ -2,6 +2,5 @@
 
 pub mod atlas;
 mod bvh;
-pub mod direct;
 pub mod entities;
 pub mod point;

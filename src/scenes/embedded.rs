@@ -7,12 +7,18 @@ use crate::compile::{CompileError, CompileOptions, CompileStats};
 use crate::level::Level;
 
 /// Every embedded file by its path under `assets/`.
-pub static FILES: &[EmbeddedFile] = &[(
-    "levels/builtin.ron",
-    include_str!("../../assets/levels/builtin.ron").as_bytes(),
-)];
+pub static FILES: &[EmbeddedFile] = &[
+    (
+        "levels/builtin.ron",
+        include_str!("../../assets/levels/builtin.ron").as_bytes(),
+    ),
+    (
+        "levels/portals.ron",
+        include_str!("../../assets/levels/portals.ron").as_bytes(),
+    ),
+];
 
-/// The embedded scene `levels/NAME` (`builtin.ron`), compiled; the files it names are read
+/// The embedded scene `levels/NAME` (`builtin.ron`, `portals.ron`), compiled; the files it names are read
 /// from the same table, relative to `levels/`.
 pub fn compile(
     name: &str,

@@ -40,8 +40,10 @@ fn mirror_shows_the_reflected_yard() {
     assert!(mirror
         .iter()
         .all(|p| transform(p).unwrap().abs_diff_eq(reflect, 1e-4)));
+    // In the open yard east of the big crate (the hand-built yard's camera stood inside it,
+    // which a compiled level's solid does not allow).
     let spec = CameraSpec {
-        position: Vec3::new(0.0, 30.0, 100.0),
+        position: Vec3::new(100.0, 30.0, 100.0),
         yaw: 5.0,
         pitch: 0.0,
     };
@@ -120,8 +122,10 @@ fn teleporter_shows_the_room_it_leads_to() {
         .filter(|p| transform(p).is_some_and(|m| m.determinant() > 0.0) && p.back == room)
         .collect();
     assert!(!from.is_empty());
+    // Between the big crate and the west wall, facing the teleporter (the hand-built yard's
+    // camera stood inside the crate).
     let spec = CameraSpec {
-        position: Vec3::new(0.0, 0.0, 96.0),
+        position: Vec3::new(-200.0, 0.0, 96.0),
         yaw: 180.0,
         pitch: 0.0,
     };
