@@ -2,6 +2,8 @@
 //! the compilers, the Quake importer and the built-in levels, and is the only module that
 //! knows them all.
 
+pub(crate) mod cache;
+
 use std::path::{Path, PathBuf};
 
 use crate::compile::CompileError;
@@ -13,7 +15,7 @@ use crate::level::{Level, LvlError};
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(
-        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or builtin / builtin:maze / builtin:portals)"
+        "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or keep / builtin / builtin:maze / builtin:portals)"
     )]
     UnknownType { path: PathBuf },
     #[error("{path}: {error}")]
@@ -29,12 +31,14 @@ pub enum LoadError {
     Quake(#[from] Q1Error),
 }
 
-/// The one entry point that loads any level; dispatches on the file type. `builtin` (or no
-/// path) is the built-in test scene.
+/// The one entry point that loads any level; dispatches on the file type. `keep` is the
+/// embedded keep (compiled once, then read from the cache, see `cache`), `builtin` the
+/// built-in test scene.
 pub fn load(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(crate::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(crate::scenes::builtin::load_portals()?),
+        Some("keep") => return cache::load_embedded(&cache::KEEP, &cache::cache_dir()),
         Some("builtin:maze") => {
             return Ok(crate::scenes::synthetic::maze(
                 &crate::scenes::synthetic::MazeSpec {

@@ -200,7 +200,8 @@ struct CompareImageArgs {
 
 #[derive(Parser)]
 struct DemoArgs {
-    /// Level file (.lvl, .map, .ron, .bsp) or "builtin".
+    /// Level file (.lvl, .map, .ron, .bsp), "keep" (the default: the keep built into the
+    /// program) or "builtin".
     level: Option<PathBuf>,
     /// Start camera: X,Y,Z,YAW,PITCH (Quake units, Z up, degrees).
     #[arg(long, allow_hyphen_values = true)]
@@ -417,6 +418,7 @@ fn ensure_runtime_dir() {
 }
 
 fn main() {
+    app::started();
     ensure_runtime_dir();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     if let Err(e) = run(Cli::parse()) {
@@ -550,6 +552,11 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
         anyhow::bail!("--screenshot needs --frames N (the frame to save)");
     }
     let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+    log::info!(
+        "{}: level ready {:.3} s after the start",
+        world.name.display(),
+        app::started().elapsed().as_secs_f64()
+    );
     app::check_cull(&world, a.cull.cull)?;
     let input_script = match &a.input_script {
         Some(p) => {

@@ -99,6 +99,8 @@ struct Demo {
     fly_scale: f32,
     /// The path being recorded (P toggles), and what the last recording became.
     recording: Option<super::path::PathRecorder>,
+    /// Seconds from the program's start to the first presented frame.
+    first_frame: Option<f64>,
     path_status: String,
 }
 
@@ -146,6 +148,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         fly_scale,
         recording: None,
         path_status: "P records a camera path".into(),
+        first_frame: None,
     };
     event_loop.run_app(&mut demo)?;
     if let (Some(trace), Some(path)) = (&demo.trace, &demo.opts.trace) {
@@ -320,6 +323,7 @@ impl Demo {
             views: visible.views.len() + 1,
             overdraw: r.renderer.overlay_overdraw(),
             surface_culling_us: r.renderer.world.surface_culling_us,
+            first_frame: self.first_frame,
         };
         let show = self.show_panel;
         let settings = &mut self.settings;
@@ -361,6 +365,11 @@ impl Demo {
         }
         r.window.pre_present_notify();
         r.gpu.queue.present(frame);
+        if self.first_frame.is_none() {
+            let s = super::started().elapsed().as_secs_f64();
+            log::info!("first frame presented {s:.3} s after the start");
+            self.first_frame = Some(s);
+        }
         if let (true, Some(rd)) = (capturing, &self.opts.renderdoc) {
             let written = rd.end_frame();
             self.renderdoc_request = false;
@@ -513,6 +522,8 @@ struct PanelStatus<'a> {
     /// The overdraw overlay's count (fragments per covered pixel), when it is on.
     overdraw: Option<f64>,
     surface_culling_us: f64,
+    /// Seconds from the program's start to the first presented frame.
+    first_frame: Option<f64>,
 }
 
 impl PanelStatus<'_> {
@@ -615,6 +626,9 @@ impl PanelStatus<'_> {
         ));
         for (name, ms) in &prev.gpu_ms {
             ui.label(format!("GPU {name}: {ms:.2} ms"));
+        }
+        if let Some(s) = self.first_frame {
+            ui.label(format!("first frame {s:.2} s after the start"));
         }
     }
 

@@ -23,11 +23,20 @@ use std::path::{Path, PathBuf};
 use crate::geom::CameraSpec;
 use crate::level::Level;
 
-/// Loads the level named on the command line (`builtin` when none).
+/// The level a command opens when none is named: the embedded keep.
+pub const DEFAULT_LEVEL: &str = "keep";
+
+/// When the program started: `main` calls this first thing (else the first call is the start).
+pub fn started() -> std::time::Instant {
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(std::time::Instant::now)
+}
+
+/// Loads the level named on the command line (the keep when none).
 pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
     let path = path
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("builtin"));
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LEVEL));
     let level = crate::load::load(&path)?;
     Ok((level, path))
 }

@@ -367,4 +367,51 @@ mod tests {
             "{err}"
         );
     }
+
+    /// The keep's committed paths (`assets/paths/keep.json`, and its corridor alone): every
+    /// frame `bench --path` replays lies inside an open cell (the cell's own planes are the
+    /// oracle, not only point location), and the tour passes through what it is meant to show:
+    /// the corridor and a side room, under the cellar's water, and out in the open.
+    #[test]
+    fn the_keep_paths_stay_in_open_cells_and_visit_the_keep() {
+        use crate::level::{cell_flags, Medium};
+        let scene = crate::compile::scene::parse(crate::load::cache::KEEP.text).unwrap();
+        let options = crate::compile::CompileOptions {
+            light: false,
+            ..Default::default()
+        };
+        let (level, _) = crate::compile::scene::compile_scene(&scene, &options).unwrap();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths");
+        for name in ["keep.json", "keep-corridor.json"] {
+            let p = CameraPath::load(&dir.join(name), Some(&level), false).unwrap();
+            let cells: Vec<u32> = p
+                .cameras(p.frames())
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let cell = level.locate(c.position).filter(|&k| {
+                        let cell = &level.cells[k as usize];
+                        cell.medium.is_open() && cell.contains(c.position, 0.01)
+                    });
+                    cell.unwrap_or_else(|| panic!("{name}: frame {i} at {} is in solid", c.position))
+                })
+                .collect();
+            let medium = |m: Medium| cells.iter().any(|&k| level.cells[k as usize].medium == m);
+            let outdoor = cells
+                .iter()
+                .any(|&k| level.cells[k as usize].flags & cell_flags::OUTDOOR != 0);
+            // The corridor is the cell of the player start; N2 is the cell holding its centre.
+            let start = crate::app::start_camera(&level, None).position;
+            let corridor = level.locate(start).unwrap();
+            let n2 = level.locate(glam::Vec3::new(544.0, 224.0, 56.0)).unwrap();
+            assert!(cells.contains(&corridor), "{name} misses the corridor");
+            if name == "keep.json" {
+                assert!(cells.contains(&n2), "{name} misses the side room N2");
+                assert!(medium(Medium::Water), "{name} never goes under water");
+                assert!(outdoor, "{name} never goes outdoors");
+            } else {
+                assert!(cells.iter().all(|&k| k == corridor), "{name} leaves the corridor");
+            }
+        }
+    }
 }
