@@ -400,13 +400,13 @@ mod tests {
             let outdoor = cells
                 .iter()
                 .any(|&k| level.cells[k as usize].flags & cell_flags::OUTDOOR != 0);
-            // The corridor is the cell of the player start; N2 is the cell holding its centre.
+            // The corridor is the cell of the player start; N3 is the cell holding its centre.
             let start = crate::app::start_camera(&level, None).position;
             let corridor = level.locate(start).unwrap();
-            let n2 = level.locate(glam::Vec3::new(544.0, 224.0, 56.0)).unwrap();
+            let n3 = level.locate(glam::Vec3::new(896.0, 224.0, 56.0)).unwrap();
             assert!(cells.contains(&corridor), "{name} misses the corridor");
             if name == "keep.json" {
-                assert!(cells.contains(&n2), "{name} misses the side room N2");
+                assert!(cells.contains(&n3), "{name} misses the side room N3");
                 assert!(medium(Medium::Water), "{name} never goes under water");
                 assert!(outdoor, "{name} never goes outdoors");
             } else {
