@@ -8,6 +8,7 @@ mod cli;
 mod clipping;
 mod doors;
 mod golden;
+mod keep;
 mod overdraw;
 mod overlays;
 mod portals;

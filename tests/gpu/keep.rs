@@ -1,0 +1,99 @@
+//! The keep, the demo's level: golden images from three fixed cameras (the corridor, the
+//! flooded cellar, the courtyard with the terrain beyond its gate), and the demo opening it by
+//! default, compiled on the first start and read from the cache on the second.
+
+use std::path::Path;
+use std::process::Command;
+
+use glam::Vec3;
+use lanthorn::geom::CameraSpec;
+
+use crate::golden::check_golden;
+use crate::support::gpu;
+
+const SIZE: (u32, u32) = (480, 270);
+
+/// The keep as the demo opens it (`load_world` with no level: the embedded keep and the
+/// terrain it places under itself), drawn from `camera`.
+fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) {
+    let Some(gpu) = gpu() else { return };
+    let camera = CameraSpec {
+        position,
+        yaw,
+        pitch,
+    };
+    let world = lanthorn::app::load_world(None, Some(camera), None).unwrap();
+    assert_eq!(world.name, Path::new("keep"));
+    let (img, stats) = lanthorn::app::capture::capture_with_terrain(
+        gpu,
+        &world.level,
+        world.terrain,
+        camera,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+        &lanthorn::render::frame::FrameSettings::default(),
+        &Default::default(),
+    );
+    assert!(stats.world.triangles > 0);
+    assert_eq!(stats.terrain.triangles > 0, terrain, "{name}: terrain drawn?");
+    check_golden(name, &img);
+}
+
+#[test]
+fn keep_corridor_matches_golden() {
+    keep_golden("keep_corridor", Vec3::new(120.0, 30.0, 60.0), 12.0, 0.0, false);
+}
+
+#[test]
+fn keep_cellar_matches_golden() {
+    keep_golden("keep_cellar", Vec3::new(1660.0, 280.0, -110.0), -40.0, -12.0, false);
+}
+
+#[test]
+fn keep_courtyard_matches_golden() {
+    keep_golden("keep_courtyard", Vec3::new(1856.0, 420.0, 150.0), 90.0, 4.0, true);
+}
+
+/// `lanthorn demo` with no level opens the keep: the first start compiles it into the cache
+/// folder (`XDG_CACHE_HOME`), the second reads it from there; both log the time to the first
+/// presented frame.
+#[test]
+fn the_demo_opens_the_keep_and_caches_it() {
+    let Some(_) = gpu() else { return };
+    if std::env::var_os("DISPLAY").is_none() {
+        crate::support::unavailable::<()>(
+            "a display (run the tests under `xvfb-run -a`)",
+            "DISPLAY is not set",
+        );
+        return;
+    }
+    let cache = std::env::temp_dir().join(format!("lanthorn-keep-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let start = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+            .args(["demo", "--frames", "2", "--size", "320x180"])
+            .env("XDG_CACHE_HOME", &cache)
+            .env("RUST_LOG", "lanthorn=info")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains("keep: level ready"), "{err}");
+        assert!(err.contains("first frame presented"), "{err}");
+        err
+    };
+    let first = start();
+    assert!(first.contains("keep: not compiled yet; compiling"), "{first}");
+    let files: Vec<_> = std::fs::read_dir(cache.join("lanthorn"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files.len() == 1 && files[0].starts_with("keep-") && files[0].ends_with(".lvl"),
+        "{files:?}"
+    );
+    let second = start();
+    assert!(second.contains("keep: read the compiled level"), "{second}");
+    assert!(!second.contains("compiling"), "{second}");
+    let _ = std::fs::remove_dir_all(&cache);
+}
