@@ -393,7 +393,9 @@ mod tests {
                         let cell = &level.cells[k as usize];
                         cell.medium.is_open() && cell.contains(c.position, 0.01)
                     });
-                    cell.unwrap_or_else(|| panic!("{name}: frame {i} at {} is in solid", c.position))
+                    cell.unwrap_or_else(|| {
+                        panic!("{name}: frame {i} at {} is in solid", c.position)
+                    })
                 })
                 .collect();
             let medium = |m: Medium| cells.iter().any(|&k| level.cells[k as usize].medium == m);
@@ -410,7 +412,10 @@ mod tests {
                 assert!(medium(Medium::Water), "{name} never goes under water");
                 assert!(outdoor, "{name} never goes outdoors");
             } else {
-                assert!(cells.iter().all(|&k| k == corridor), "{name} leaves the corridor");
+                assert!(
+                    cells.iter().all(|&k| k == corridor),
+                    "{name} leaves the corridor"
+                );
             }
         }
     }

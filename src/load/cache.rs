@@ -36,7 +36,11 @@ pub(crate) fn cache_dir() -> PathBuf {
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     std::env::var_os("XDG_CACHE_HOME")
         .and_then(absolute)
-        .or_else(|| std::env::var_os("HOME").and_then(absolute).map(|h| h.join(".cache")))
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".cache"))
+        })
         .map(|d| d.join("lanthorn"))
         .unwrap_or_else(|| std::env::temp_dir().join("lanthorn-cache"))
 }
@@ -73,7 +77,10 @@ pub(crate) fn load_embedded(scene: &EmbeddedScene, dir: &Path) -> Result<Level, 
             return Ok(level);
         }
         Err(e) if path.exists() => {
-            log::warn!("{}: the cached level is unreadable ({e}); compiling again", scene.name)
+            log::warn!(
+                "{}: the cached level is unreadable ({e}); compiling again",
+                scene.name
+            )
         }
         Err(_) => log::info!("{}: not compiled yet; compiling", scene.name),
     }
@@ -91,9 +98,8 @@ pub(crate) fn compile(scene: &EmbeddedScene) -> Result<Level, LoadError> {
         })
     };
     let parsed = crate::compile::scene::parse(scene.text).map_err(in_scene)?;
-    let (level, stats) =
-        crate::compile::scene::compile_scene(&parsed, &CompileOptions::default())
-            .map_err(in_scene)?;
+    let (level, stats) = crate::compile::scene::compile_scene(&parsed, &CompileOptions::default())
+        .map_err(in_scene)?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         scene.name,
@@ -113,7 +119,10 @@ const KEEP_OLDER: usize = 3;
 /// folder that cannot be written is a warning: the level was compiled and is used all the same.
 fn store(dir: &Path, path: &Path, name: &str, level: &Level) {
     if let Err(e) = std::fs::create_dir_all(dir) {
-        log::warn!("{name}: cannot create the cache folder {}: {e}", dir.display());
+        log::warn!(
+            "{name}: cannot create the cache folder {}: {e}",
+            dir.display()
+        );
         return;
     }
     if let Err(e) = crate::level::file::save(level, path) {
@@ -157,7 +166,8 @@ mod tests {
     };
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("lanthorn-cache-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("lanthorn-cache-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
     }
@@ -206,7 +216,11 @@ mod tests {
         for junk in [&b"junk"[..], &good[..good.len() / 2], &[][..]] {
             std::fs::write(&path, junk).unwrap();
             assert_eq!(load(&ROOM, &dir), compiled(&ROOM));
-            assert_eq!(std::fs::read(&path).unwrap(), good, "the cache was not rewritten");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                good,
+                "the cache was not rewritten"
+            );
             // No temporary file is left beside it.
             assert_eq!(files(&dir), vec![name.clone()]);
         }
@@ -229,7 +243,8 @@ mod tests {
             let p = dir.join(format!("room-{i:016x}.lvl"));
             std::fs::write(&p, b"stale").unwrap();
             let f = std::fs::File::options().write(true).open(&p).unwrap();
-            f.set_modified(old - std::time::Duration::from_secs(i * 60)).unwrap();
+            f.set_modified(old - std::time::Duration::from_secs(i * 60))
+                .unwrap();
             stale.push(p);
         }
         std::fs::write(dir.join("keep-0000000000000000.lvl"), b"another scene").unwrap();

@@ -67,7 +67,7 @@ fn bench_json_has_the_promised_keys() {
     let Some(_) = gpu() else { return };
     let out = lanthorn()
         .args([
-            "bench", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
+            "bench", "builtin", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
         ])
         .output()
         .unwrap();

@@ -35,23 +35,45 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         &Default::default(),
     );
     assert!(stats.world.triangles > 0);
-    assert_eq!(stats.terrain.triangles > 0, terrain, "{name}: terrain drawn?");
+    assert_eq!(
+        stats.terrain.triangles > 0,
+        terrain,
+        "{name}: terrain drawn?"
+    );
     check_golden(name, &img);
 }
 
 #[test]
 fn keep_corridor_matches_golden() {
-    keep_golden("keep_corridor", Vec3::new(120.0, 30.0, 60.0), 12.0, 0.0, false);
+    keep_golden(
+        "keep_corridor",
+        Vec3::new(120.0, 30.0, 60.0),
+        12.0,
+        0.0,
+        false,
+    );
 }
 
 #[test]
 fn keep_cellar_matches_golden() {
-    keep_golden("keep_cellar", Vec3::new(1660.0, 280.0, -110.0), -40.0, -12.0, false);
+    keep_golden(
+        "keep_cellar",
+        Vec3::new(1660.0, 280.0, -110.0),
+        -40.0,
+        -12.0,
+        false,
+    );
 }
 
 #[test]
 fn keep_courtyard_matches_golden() {
-    keep_golden("keep_courtyard", Vec3::new(1856.0, 420.0, 150.0), 90.0, 4.0, true);
+    keep_golden(
+        "keep_courtyard",
+        Vec3::new(1856.0, 420.0, 150.0),
+        90.0,
+        4.0,
+        true,
+    );
 }
 
 /// `lanthorn demo` with no level opens the keep: the first start compiles it into the cache
@@ -83,7 +105,10 @@ fn the_demo_opens_the_keep_and_caches_it() {
         err
     };
     let first = start();
-    assert!(first.contains("keep: not compiled yet; compiling"), "{first}");
+    assert!(
+        first.contains("keep: not compiled yet; compiling"),
+        "{first}"
+    );
     let files: Vec<_> = std::fs::read_dir(cache.join("lanthorn"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
