@@ -142,7 +142,7 @@ fn store(dir: &Path, path: &Path, name: &str, level: &Level) {
         })
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    others.sort_by(|a, b| b.0.cmp(&a.0));
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
     for (_, old) in others.iter().skip(KEEP_OLDER) {
         let _ = std::fs::remove_file(old);
     }
