@@ -375,12 +375,11 @@ mod tests {
     #[test]
     fn the_keep_paths_stay_in_open_cells_and_visit_the_keep() {
         use crate::level::{cell_flags, Medium};
-        let scene = crate::compile::scene::parse(crate::load::cache::KEEP.text).unwrap();
         let options = crate::compile::CompileOptions {
             light: false,
             ..Default::default()
         };
-        let (level, _) = crate::compile::scene::compile_scene(&scene, &options).unwrap();
+        let (level, _) = crate::scenes::embedded::compile("keep.ron", &options).unwrap();
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/paths");
         for name in ["keep.json", "keep-corridor.json"] {
             let p = CameraPath::load(&dir.join(name), Some(&level), false).unwrap();

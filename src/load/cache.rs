@@ -12,22 +12,20 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use super::LoadError;
-use crate::compile::{CompileError, CompileOptions};
+use crate::compile::CompileOptions;
 use crate::level::Level;
 
-/// A scene compiled into the program: its name (as the command line spells it), its text
-/// and the files it reads.
+/// A scene compiled into the program (`scenes::embedded`): its name as the command line
+/// spells it and its file under `assets/levels/`.
 pub(crate) struct EmbeddedScene {
     pub(crate) name: &'static str,
-    pub(crate) text: &'static str,
-    pub(crate) files: &'static [(&'static str, &'static [u8])],
+    pub(crate) file: &'static str,
 }
 
 /// The keep (`assets/levels/keep.ron`), the demo's default level.
 pub(crate) const KEEP: EmbeddedScene = EmbeddedScene {
     name: "keep",
-    text: include_str!("../../assets/levels/keep.ron"),
-    files: &[],
+    file: "keep.ron",
 };
 
 /// The folder compiled levels are cached in: `$XDG_CACHE_HOME/lanthorn`, else
@@ -45,15 +43,12 @@ pub(crate) fn cache_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("lanthorn-cache"))
 }
 
-/// The cache key of a scene: its text and files, the level format and the program.
-fn key(scene: &EmbeddedScene) -> u64 {
+/// The cache key of a scene named `name` compiled from `inputs` (its text and every file it
+/// may read), the level format and the program.
+fn key(name: &str, inputs: &[&[u8]]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    scene.name.hash(&mut h);
-    scene.text.hash(&mut h);
-    for (name, bytes) in scene.files {
-        name.hash(&mut h);
-        bytes.hash(&mut h);
-    }
+    name.hash(&mut h);
+    inputs.hash(&mut h);
     crate::level::file::VERSION.hash(&mut h);
     env!("CARGO_PKG_VERSION").hash(&mut h);
     let exe = std::env::current_exe().and_then(std::fs::metadata).ok();
@@ -62,44 +57,20 @@ fn key(scene: &EmbeddedScene) -> u64 {
     h.finish()
 }
 
-/// The cache file of `scene` in `dir`.
-fn cache_file(dir: &Path, scene: &EmbeddedScene) -> PathBuf {
-    dir.join(format!("{}-{:016x}.lvl", scene.name, key(scene)))
-}
-
 /// The embedded scene's level: read from the cache in `dir`, or compiled and cached there.
-/// Only a scene that does not compile is an error (the message names the scene).
+/// Its key covers every file built into the program (the scene's text and the textures it
+/// names among them). Only a scene that does not compile is an error.
 pub(crate) fn load_embedded(scene: &EmbeddedScene, dir: &Path) -> Result<Level, LoadError> {
-    let path = cache_file(dir, scene);
-    match crate::level::file::load_lvl(&path) {
-        Ok(level) => {
-            log::info!("{}: read the compiled level {}", scene.name, path.display());
-            return Ok(level);
-        }
-        Err(e) if path.exists() => {
-            log::warn!(
-                "{}: the cached level is unreadable ({e}); compiling again",
-                scene.name
-            )
-        }
-        Err(_) => log::info!("{}: not compiled yet; compiling", scene.name),
-    }
-    let level = compile(scene)?;
-    store(dir, &path, scene.name, &level);
-    Ok(level)
+    let inputs: Vec<&[u8]> = crate::scenes::embedded::FILES
+        .iter()
+        .flat_map(|(name, bytes)| [name.as_bytes(), *bytes])
+        .collect();
+    load_cached(scene.name, &inputs, dir, || compile(scene))
 }
 
 /// Compiles an embedded scene (no cache).
 pub(crate) fn compile(scene: &EmbeddedScene) -> Result<Level, LoadError> {
-    let in_scene = |error| {
-        LoadError::Compile(CompileError::Scene {
-            path: scene.name.into(),
-            error,
-        })
-    };
-    let parsed = crate::compile::scene::parse(scene.text).map_err(in_scene)?;
-    let (level, stats) = crate::compile::scene::compile_scene(&parsed, &CompileOptions::default())
-        .map_err(in_scene)?;
+    let (level, stats) = crate::scenes::embedded::compile(scene.file, &CompileOptions::default())?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         scene.name,
@@ -107,6 +78,29 @@ pub(crate) fn compile(scene: &EmbeddedScene) -> Result<Level, LoadError> {
         stats.portals,
         stats.seconds
     );
+    Ok(level)
+}
+
+/// The level cached in `dir` under the key of `name` and `inputs`, or `compile`d and cached.
+fn load_cached(
+    name: &str,
+    inputs: &[&[u8]],
+    dir: &Path,
+    compile: impl FnOnce() -> Result<Level, LoadError>,
+) -> Result<Level, LoadError> {
+    let path = dir.join(format!("{name}-{:016x}.lvl", key(name, inputs)));
+    match crate::level::file::load_lvl(&path) {
+        Ok(level) => {
+            log::info!("{name}: read the compiled level {}", path.display());
+            return Ok(level);
+        }
+        Err(e) if path.exists() => {
+            log::warn!("{name}: the cached level is unreadable ({e}); compiling again")
+        }
+        Err(_) => log::info!("{name}: not compiled yet; compiling"),
+    }
+    let level = compile()?;
+    store(dir, &path, name, &level);
     Ok(level)
 }
 
@@ -153,17 +147,36 @@ mod tests {
     use super::*;
     use crate::level::file::to_bytes;
 
-    const ROOM: EmbeddedScene = EmbeddedScene {
+    /// A test scene: its name and text (the cache's only input).
+    struct Text {
+        name: &'static str,
+        text: &'static str,
+    }
+
+    const ROOM: Text = Text {
         name: "room",
         text: "Scene(ops: [(brush: Box(min: (0,0,0), max: (128,128,96)), medium: Air)],
             entities: [[(\"classname\", \"light\"), (\"origin\", \"64 64 64\")]])",
-        files: &[],
     };
-    const HALL: EmbeddedScene = EmbeddedScene {
+    const HALL: Text = Text {
         name: "room",
         text: "Scene(ops: [(brush: Box(min: (0,0,0), max: (256,128,96)), medium: Air)])",
-        files: &[],
     };
+
+    fn compile(scene: &Text) -> Result<Level, LoadError> {
+        let parsed = crate::compile::scene::parse(scene.text).unwrap();
+        let (level, _) =
+            crate::compile::scene::compile_scene(&parsed, &CompileOptions::default()).unwrap();
+        Ok(level)
+    }
+
+    fn load_embedded(scene: &Text, dir: &Path) -> Result<Level, LoadError> {
+        load_cached(scene.name, &[scene.text.as_bytes()], dir, || compile(scene))
+    }
+
+    fn key(scene: &Text) -> u64 {
+        super::key(scene.name, &[scene.text.as_bytes()])
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir =
@@ -182,11 +195,11 @@ mod tests {
     }
 
     /// The oracle: the scene compiled directly, as the bytes of its `.lvl` file.
-    fn compiled(scene: &EmbeddedScene) -> Vec<u8> {
+    fn compiled(scene: &Text) -> Vec<u8> {
         to_bytes(&compile(scene).unwrap())
     }
 
-    fn load(scene: &EmbeddedScene, dir: &Path) -> Vec<u8> {
+    fn load(scene: &Text, dir: &Path) -> Vec<u8> {
         to_bytes(&load_embedded(scene, dir).unwrap())
     }
 

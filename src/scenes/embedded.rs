@@ -16,9 +16,61 @@ pub static FILES: &[EmbeddedFile] = &[
         "levels/portals.ron",
         include_str!("../../assets/levels/portals.ron").as_bytes(),
     ),
+    (
+        "levels/keep.ron",
+        include_str!("../../assets/levels/keep.ron").as_bytes(),
+    ),
+    (
+        "textures/stone.png",
+        include_bytes!("../../assets/textures/stone.png"),
+    ),
+    (
+        "textures/brick.png",
+        include_bytes!("../../assets/textures/brick.png"),
+    ),
+    (
+        "textures/flagstone.png",
+        include_bytes!("../../assets/textures/flagstone.png"),
+    ),
+    (
+        "textures/wood.png",
+        include_bytes!("../../assets/textures/wood.png"),
+    ),
+    (
+        "textures/iron.png",
+        include_bytes!("../../assets/textures/iron.png"),
+    ),
+    (
+        "textures/plaster.png",
+        include_bytes!("../../assets/textures/plaster.png"),
+    ),
+    (
+        "textures/roof.png",
+        include_bytes!("../../assets/textures/roof.png"),
+    ),
+    (
+        "textures/water.png",
+        include_bytes!("../../assets/textures/water.png"),
+    ),
+    (
+        "textures/lava.png",
+        include_bytes!("../../assets/textures/lava.png"),
+    ),
+    (
+        "textures/slime.png",
+        include_bytes!("../../assets/textures/slime.png"),
+    ),
+    (
+        "textures/brass.png",
+        include_bytes!("../../assets/textures/brass.png"),
+    ),
+    (
+        "textures/flame.png",
+        include_bytes!("../../assets/textures/flame.png"),
+    ),
 ];
 
-/// The embedded scene `levels/NAME` (`builtin.ron`, `portals.ron`), compiled; the files it names are read
+/// The embedded scene `levels/NAME` (`builtin.ron`, `portals.ron`, `keep.ron`), compiled; the files it names are read
 /// from the same table, relative to `levels/`.
 pub fn compile(
     name: &str,
