@@ -146,10 +146,16 @@ impl WorldPass {
             mapped_at_creation: false,
         });
         let liquid_count = mesh.liquid_ranges.len();
-        // Cells, objects, camera liquids, and surfaces several cells list (drawn once).
+        // Cells (in every view: with mirrors or teleporters a cell may be seen in each of
+        // MAX_VIEWS views), objects, camera liquids, and surfaces several cells list (drawn once).
         let shared = shared_surfaces(level);
-        let max_records =
-            (level.cells.len() + level.objects.len() + liquid_count + shared).max(MAX_RECORDS_MIN);
+        let views = if level.portals.iter().any(|p| p.transform.is_some()) {
+            MAX_VIEWS
+        } else {
+            1
+        };
+        let max_records = (level.cells.len() * views + level.objects.len() + liquid_count + shared)
+            .max(MAX_RECORDS_MIN);
         let (records, indirect) = create_draw_buffers(device, max_records);
         let lightmap = super::materials::lightmap_texture(
             gpu,
