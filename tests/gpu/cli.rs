@@ -192,11 +192,7 @@ fn demo_window_survives_resize_minimize_and_lost_surface() {
 #[test]
 fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
     let Some(_) = gpu() else { return };
-    if std::env::var_os("DISPLAY").is_none() {
-        crate::support::unavailable::<()>(
-            "a display (run the tests under `xvfb-run -a`)",
-            "DISPLAY is not set",
-        );
+    if !crate::support::display() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("lanthorn-demo-keys-{}", std::process::id()));

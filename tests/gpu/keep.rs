@@ -82,11 +82,7 @@ fn keep_courtyard_matches_golden() {
 #[test]
 fn the_demo_opens_the_keep_and_caches_it() {
     let Some(_) = gpu() else { return };
-    if std::env::var_os("DISPLAY").is_none() {
-        crate::support::unavailable::<()>(
-            "a display (run the tests under `xvfb-run -a`)",
-            "DISPLAY is not set",
-        );
+    if !crate::support::display() {
         return;
     }
     let cache = std::env::temp_dir().join(format!("lanthorn-keep-cache-{}", std::process::id()));

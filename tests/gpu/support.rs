@@ -17,6 +17,19 @@ pub(crate) fn unavailable<T>(what: &str, why: &str) -> Option<T> {
     None
 }
 
+/// Whether there is a display for the windowed tests; without one, skips or fails as
+/// `unavailable` decides.
+pub(crate) fn display() -> bool {
+    if std::env::var_os("DISPLAY").is_some() {
+        return true;
+    }
+    unavailable::<()>(
+        "a display (run the tests under `xvfb-run -a`)",
+        "DISPLAY is not set",
+    );
+    false
+}
+
 fn make(disable: &[OptionalFeature]) -> Option<Gpu> {
     match Gpu::headless(&GpuOptions {
         disable: disable.to_vec(),
