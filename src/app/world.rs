@@ -87,17 +87,15 @@ pub fn animate(
     culler: &mut crate::vis::Culler,
     settings: &crate::render::frame::FrameSettings,
 ) {
-    if !crate::vis::movers::has_motion(level) {
+    if culler.links.moving.is_empty() {
         return;
     }
     let time = settings.time as f64;
     culler.animate(level, time);
-    let off = crate::level::styles::switched_off(&level.entities);
+    let off = culler.links.styles_off;
     let scales = crate::level::styles::scales(time, settings.light_styles, off);
-    for (i, o) in level.objects.iter().enumerate() {
-        if o.motion.is_none() {
-            continue;
-        }
+    for k in 0..culler.links.moving.len() {
+        let i = culler.links.moving[k] as usize;
         let b = culler.links.bounds[i];
         let centre = (b.min + b.max) * 0.5;
         culler.links.lights[i] = if settings.fullbright {

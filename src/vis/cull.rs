@@ -125,7 +125,7 @@ impl Culler {
     /// Puts the moving objects where they are at `time` and shuts the portals of the doors
     /// at rest (`vis::movers`); a level where nothing moves costs nothing.
     pub fn animate(&mut self, level: &Level, time: f64) {
-        if super::movers::has_motion(level) {
+        if !self.links.moving.is_empty() {
             super::movers::animate(level, &mut self.links, &mut self.flow.shut, time);
         }
     }

@@ -11,9 +11,11 @@ use crate::level::Level;
 pub fn animate(level: &Level, links: &mut ObjectLinks, shut: &mut Vec<bool>, time: f64) {
     shut.clear();
     shut.resize(level.portals.len(), false);
-    for (i, o) in level.objects.iter().enumerate() {
+    for k in 0..links.moving.len() {
+        let i = links.moving[k];
+        let o = &level.objects[i as usize];
         let Some(motion) = &o.motion else { continue };
-        links.place(level, i as u32, o.origin + motion.offset(time));
+        links.place(level, i, o.origin + motion.offset(time));
         if motion.at_rest(time) {
             for &p in &o.closes {
                 if let Some(s) = shut.get_mut(p as usize) {
@@ -22,9 +24,4 @@ pub fn animate(level: &Level, links: &mut ObjectLinks, shut: &mut Vec<bool>, tim
             }
         }
     }
-}
-
-/// Whether the level has anything that moves (commands skip the per-frame work otherwise).
-pub fn has_motion(level: &Level) -> bool {
-    level.objects.iter().any(|o| o.motion.is_some())
 }

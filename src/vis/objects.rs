@@ -25,6 +25,11 @@ pub struct ObjectLinks {
     /// Each object's light this frame (linear RGB multiplier; 1 for an object with its own
     /// lightmap). Set by whoever moves it (`vis::movers`' caller samples the lightmap below).
     pub lights: Vec<[f32; 3]>,
+    /// The objects with a motion (looked up once, not every frame).
+    pub moving: Vec<u32>,
+    /// The level's switchable light styles that start off (`level::styles::switched_off`), for
+    /// lighting the moving objects; looked up once.
+    pub styles_off: u32,
     /// The cell of each object's centre, tracked as the eye is: walked through the portals
     /// its movement crosses.
     trackers: Vec<EyeTracker>,
@@ -95,6 +100,10 @@ impl ObjectLinks {
             bounds: vec![Aabb::EMPTY; n],
             origins: vec![Vec3::NAN; n],
             lights: vec![[1.0; 3]; n],
+            moving: (0..n as u32)
+                .filter(|&i| level.objects[i as usize].motion.is_some())
+                .collect(),
+            styles_off: crate::level::styles::switched_off(&level.entities),
             trackers: vec![EyeTracker::new(); n],
             queue: Vec::new(),
         };
