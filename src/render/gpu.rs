@@ -254,6 +254,8 @@ impl Gpu {
                 }
             }
         }
+        // The id frames' depth with a stencil: exact float depth where the adapter has it.
+        required |= available & wgpu::Features::DEPTH32FLOAT_STENCIL8;
         // Multi-draw indirect is core in wgpu but needs indirect execution on the adapter.
         let limits = wgpu::Limits::default().using_resolution(adapter.limits());
         let limits = wgpu::Limits {
@@ -287,6 +289,21 @@ impl Gpu {
             disabled,
             info,
         })
+    }
+
+    /// The depth-stencil format of the id frames (vis-check): a view's surfaces show only
+    /// where the stencil marks its portal. Float depth like the colour frame's where the
+    /// device has it.
+    pub fn id_depth_format(&self) -> wgpu::TextureFormat {
+        if self
+            .device
+            .features()
+            .contains(wgpu::Features::DEPTH32FLOAT_STENCIL8)
+        {
+            wgpu::TextureFormat::Depth32FloatStencil8
+        } else {
+            wgpu::TextureFormat::Depth24PlusStencil8
+        }
     }
 
     /// A short description for panels and `lanthorn info`.

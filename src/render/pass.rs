@@ -95,6 +95,10 @@ pub trait Pass {
 pub trait PassTarget {
     fn view(&self, attachment: Attachment) -> &wgpu::TextureView;
     fn clear_color(&self, attachment: Attachment) -> wgpu::Color;
+    /// Whether this depth attachment has a stencil (cleared to 0 and kept like the depth).
+    fn has_stencil(&self, _attachment: Attachment) -> bool {
+        false
+    }
 }
 
 /// One CPU stage of a frame as it ran: its name and when it started and ended (the trace).
@@ -169,7 +173,13 @@ pub fn begin<'e>(
                     },
                     store: wgpu::StoreOp::Store,
                 }),
-                stencil_ops: None,
+                stencil_ops: target.has_stencil(depth).then_some(wgpu::Operations {
+                    load: match load {
+                        Load::Clear => wgpu::LoadOp::Clear(0),
+                        Load::Keep => wgpu::LoadOp::Load,
+                    },
+                    store: wgpu::StoreOp::Store,
+                }),
             });
     enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(label),

@@ -5,6 +5,7 @@ use std::time::Instant;
 use glam::Vec3;
 
 use super::objects::ObjectLinks;
+use super::portal_views::frustum_planes;
 use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
 use crate::geom::{Aabb, Camera, Octagon, Plane};
 use crate::level::Level;
@@ -130,6 +131,42 @@ impl Culler {
         }
     }
 
+    /// The objects whose box `keep` passes against a view's frustum, in the camera's view and
+    /// every view through a mirror or teleporter (with that view's octagon): the methods
+    /// without a flow.
+    fn objects_in_views(
+        &self,
+        camera: &Camera,
+        out: &mut VisibleSet,
+        keep: impl Fn(&[Plane], &Aabb) -> bool,
+    ) {
+        out.objects.clear();
+        for view in 0..=out.views.len() as u32 {
+            let (planes, octagon) = match view {
+                0 => (camera.frustum_planes(), Octagon::FULL),
+                v => {
+                    let cells = out.cells.iter().filter(|c| c.view == v);
+                    let octagon = cells.fold(Octagon::EMPTY, |o, c| o.union(&c.octagon));
+                    (
+                        frustum_planes(&out.views[v as usize - 1].view_proj),
+                        octagon,
+                    )
+                }
+            };
+            for (i, b) in self.links.bounds.iter().enumerate() {
+                if !b.is_empty() && keep(&planes, b) {
+                    out.objects.push(VisibleObject {
+                        object: i as u32,
+                        view,
+                        octagon,
+                        origin: self.links.origins[i],
+                        light: self.links.lights[i],
+                    });
+                }
+            }
+        }
+    }
+
     pub fn cull(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let t = Instant::now();
         out.cells.clear();
@@ -183,35 +220,21 @@ impl Culler {
         let eye_in_open_space = self.tracker.cell().is_some();
         out.eye_outside = !eye_in_open_space && !level.cells.is_empty();
         match self.mode {
-            CullMode::None => {
-                for o in &mut out.objects {
-                    o.origin = self.links.origins[o.object as usize];
-                    o.light = self.links.lights[o.object as usize];
-                }
-            }
             CullMode::Portal if eye_in_open_space => {
                 // Objects through the cells they are linked to, clipped to those cells' octagons.
                 self.frame = self.frame.wrapping_add(1).max(1);
                 self.links.cull(
                     camera,
-                    &out.cells,
+                    (&out.cells, &out.views),
                     &mut self.object_stamp,
                     self.frame,
                     &mut out.objects,
                 );
             }
-            _ => {
-                for (i, b) in self.links.bounds.iter().enumerate() {
-                    if !b.is_empty() && box_in_frustum(&planes, b) {
-                        out.objects.push(VisibleObject {
-                            object: i as u32,
-                            octagon: Octagon::FULL,
-                            origin: self.links.origins[i],
-                            light: self.links.lights[i],
-                        });
-                    }
-                }
-            }
+            CullMode::Portal => {}
+            // No culling: every object in every view.
+            CullMode::None => self.objects_in_views(camera, out, |_, _| true),
+            _ => self.objects_in_views(camera, out, box_in_frustum),
         }
         self.micros = t.elapsed().as_secs_f64() * 1e6;
         self.stage_micros.objects = cells_done.elapsed().as_secs_f64() * 1e6;

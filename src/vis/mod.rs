@@ -24,12 +24,18 @@ pub struct View {
     pub clip_plane: glam::Vec4,
     /// An odd number of mirrors: triangles wind the other way.
     pub mirrored: bool,
+    /// The view this one is seen in (0: the camera's) and the portal it is seen through:
+    /// what it shows lies only where that portal is the nearest thing in the parent view.
+    pub parent: u32,
+    pub portal: u32,
 }
 
 /// A visible object, the union of its cells' octagons, and where it is this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VisibleObject {
     pub object: u32,
+    /// The view it is seen in (0: the camera's; mirrors and teleporters show objects too).
+    pub view: u32,
     pub octagon: Octagon,
     /// Its translation this frame.
     pub origin: glam::Vec3,
@@ -66,6 +72,7 @@ impl VisibleSet {
             objects: (0..level.objects.len() as u32)
                 .map(|object| VisibleObject {
                     object,
+                    view: 0,
                     octagon: Octagon::FULL,
                     origin: level.objects[object as usize].origin,
                     light: [1.0; 3],

@@ -5,7 +5,7 @@
 
 use glam::{Vec2, Vec3, Vec4};
 
-use super::{EyeTracker, VisibleCell, VisibleObject};
+use super::{EyeTracker, View, VisibleCell, VisibleObject};
 use crate::geom::{Aabb, Camera, Octagon};
 use crate::level::{cell_flags, BspChild, Level};
 
@@ -152,39 +152,50 @@ impl ObjectLinks {
         self.bounds[iu] = b;
     }
 
-    /// Objects seen through the visible cells: an object is drawn when its screen octagon meets
-    /// the octagon of a visible cell it is in; its record gets the union of those octagons.
+    /// Objects seen through the visible cells, in each view: an object is drawn in a view when
+    /// its screen octagon there meets the octagon of a visible cell of that view it is in; its
+    /// record gets the union of those octagons.
     pub fn cull(
         &self,
         camera: &Camera,
-        cells: &[VisibleCell],
+        visible: (&[VisibleCell], &[View]),
         // Per-frame scratch kept by the caller (no allocation once warm).
         stamp: &mut Vec<u32>,
         frame: u32,
         out: &mut Vec<VisibleObject>,
     ) {
-        // stamp[o] = frame of the last sighting; slot[o] = where it sits in `out` then.
-        stamp.resize(self.cells_of.len() * 2, 0);
-        let (stamp, slot) = stamp.split_at_mut(self.cells_of.len());
-        let vp = camera.view_proj();
+        let (cells, views) = visible;
+        // stamp[k] = frame of the last sighting of (view, object) `k`; slot[k] = where it sits
+        // in `out` then.
+        let n = self.cells_of.len();
+        let keys = n * (views.len() + 1);
+        stamp.resize(keys * 2, 0);
+        let (stamp, slot) = stamp.split_at_mut(keys);
+        let view_proj = |view: u32| match views.get((view as usize).wrapping_sub(1)) {
+            Some(v) if view > 0 => v.view_proj,
+            _ => camera.view_proj(),
+        };
         for vc in cells {
+            let vp = view_proj(vc.view);
             for &o in &self.objects_in[vc.cell as usize] {
                 let screen = screen_octagon(&vp, &self.bounds[o as usize]);
                 if screen.intersect(&vc.octagon).is_empty() {
                     continue;
                 }
                 let oi = o as usize;
-                if stamp[oi] != frame {
-                    stamp[oi] = frame;
-                    slot[oi] = out.len() as u32;
+                let key = vc.view as usize * n + oi;
+                if stamp[key] != frame {
+                    stamp[key] = frame;
+                    slot[key] = out.len() as u32;
                     out.push(VisibleObject {
                         object: o,
+                        view: vc.view,
                         octagon: vc.octagon,
                         origin: self.origins[oi],
                         light: self.lights[oi],
                     });
                 } else {
-                    let e = &mut out[slot[oi] as usize];
+                    let e = &mut out[slot[key] as usize];
                     e.octagon = e.octagon.union(&vc.octagon);
                 }
             }

@@ -80,6 +80,9 @@ struct PendingView {
     clip_plane: Vec4,
     mirrored: bool,
     depth: u32,
+    /// The view it is seen in and the portal it is seen through.
+    parent: u32,
+    portal: u32,
 }
 
 /// Views through mirrors and teleporters per frame, nested at most this deep.
@@ -247,6 +250,8 @@ impl PortalFlow {
             clip_plane: Vec4::W,
             mirrored: false,
             depth: 0,
+            parent: 0,
+            portal: u32::MAX,
         };
         let near_zone = camera.near * 2.0;
         self.run_view(level, &main, (0, near_zone), &mut stats, &mut pending, out);
@@ -260,6 +265,8 @@ impl PortalFlow {
                 eye: v.eye,
                 clip_plane: v.clip_plane,
                 mirrored: v.mirrored,
+                parent: v.parent,
+                portal: v.portal,
             });
             let index = out.views.len() as u32;
             self.run_view(level, &v, (index, near_zone), &mut stats, &mut pending, out);
@@ -340,11 +347,12 @@ impl PortalFlow {
                     // The eye is (almost) in the portal: it may cover the whole parent view.
                     parent
                 } else {
-                    // Back-face test: the eye must be on this cell's side of the portal.
+                    // Back-face test: the eye must be on this cell's side of the portal. A
+                    // mirror or teleporter is one-sided: seen from its front cell only.
                     let on_our_side = if portal.front == cell {
                         d > 0.0
                     } else {
-                        d < 0.0
+                        d < 0.0 && portal.transform.is_none()
                     };
                     let pi = self.cell_portals[k];
                     if !on_our_side {
@@ -392,6 +400,8 @@ impl PortalFlow {
                             clip_plane: m.transpose() * plane,
                             mirrored: view.mirrored ^ (m.determinant() < 0.0),
                             depth: view.depth + 1,
+                            parent: index,
+                            portal: pid as u32,
                         });
                     }
                     continue;

@@ -60,20 +60,23 @@ pub fn add_portal_views(
         if parent_depth >= MAX_VIEW_DEPTH {
             continue;
         }
-        for portal in &level.portals {
+        for (portal_id, portal) in level.portals.iter().enumerate() {
             let Some(m) = portal.transform.map(|m| Mat4::from_cols_array(&m)) else {
                 continue;
             };
             if out.views.len() + 1 >= MAX_VIEWS || portal.flags & portal_flags::CLOSED != 0 {
                 continue;
             }
+            // A mirror or teleporter is one-sided: seen from its front cell only (behind it
+            // is the wall it hangs on; through a teleporter, behind its far end lies the view
+            // one came from).
             let d = portal.plane.distance(parent_eye);
-            let near_side = if d > 0.0 { portal.front } else { portal.back };
+            let near_side = portal.front;
             let seen = out
                 .cells
                 .iter()
                 .any(|c| c.view == index && c.cell == near_side);
-            if d.abs() < near_zone || !seen {
+            if d < near_zone || !seen {
                 continue;
             }
             let scratch = (&mut clip_in, &mut clip_out);
@@ -84,9 +87,8 @@ pub fn add_portal_views(
                 continue;
             };
             // Keep what lies beyond the portal plane as seen from the eye (as the flow does).
-            let s = if d > 0.0 { -1.0 } else { 1.0 };
             let n = portal.plane.normal;
-            let plane = Vec4::new(n.x, n.y, n.z, -portal.plane.dist) * s;
+            let plane = -Vec4::new(n.x, n.y, n.z, -portal.plane.dist);
             let view_proj = parent_view_proj * m;
             let eye = m.inverse().transform_point3(parent_eye);
             out.views.push(View {
@@ -94,6 +96,8 @@ pub fn add_portal_views(
                 eye,
                 clip_plane: m.transpose() * plane,
                 mirrored: parent_mirrored ^ (m.determinant() < 0.0),
+                parent: index,
+                portal: portal_id as u32,
             });
             let view = out.views.len() as u32;
             let beyond = portal.other(near_side);

@@ -16,4 +16,5 @@ mod shaders;
 mod styles;
 mod support;
 mod terrain;
+mod views;
 mod vis;

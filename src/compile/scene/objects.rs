@@ -213,10 +213,11 @@ fn covers(door: &Aabb, portal: &crate::level::Portal) -> bool {
         })
 }
 
-/// The CSG cuts a door's doorway at the door's faces: its shut box as an operation writing air
-/// over air. The material only keeps the region from merging back into the doorway (an air
-/// region shows no material): a door set into its doorway, thinner than the wall, then has
-/// portals on its own faces to close, and the doorway's jambs in front of it stay visible.
+/// The CSG cuts a door's doorway at the door's faces: its shut box (just inside its two large
+/// faces, `inset_thin_axis`) as an operation writing air over air. The material only keeps the
+/// region from merging back into the doorway (an air region shows no material): a door set
+/// into its doorway, thinner than the wall, then has portals just inside its faces to close,
+/// and the doorway's jambs in front of it stay visible.
 pub(super) fn door_cuts(scene: &Scene) -> Vec<csg::Op> {
     scene
         .objects
@@ -234,6 +235,7 @@ pub(super) fn door_cuts(scene: &Scene) -> Vec<csg::Op> {
             (i, b)
         })
         .filter(|(_, (min, max))| min.cmplt(*max).all())
+        .map(|(i, (min, max))| (i, inset_thin_axis(min, max)))
         .map(|(i, (min, max))| csg::Op {
             planes: csg::box_planes(min, max),
             medium: Medium::Air,
@@ -242,6 +244,20 @@ pub(super) fn door_cuts(scene: &Scene) -> Vec<csg::Op> {
             cut: true,
         })
         .collect()
+}
+
+/// A door's box pulled in along its thinnest axis (by a quarter of its thickness, at most
+/// half a unit), so the portals cut there lie inside the shut door: the doorway's surfaces
+/// between them end inside the door instead of touching its faces edge-on, where a pixel
+/// along the edge could show the doorway's inside past a shut door.
+fn inset_thin_axis(min: DVec3, max: DVec3) -> (DVec3, DVec3) {
+    let size = max - min;
+    let axis = (0..3)
+        .min_by(|&a, &b| size[a].total_cmp(&size[b]))
+        .unwrap_or(0);
+    let mut inset = DVec3::ZERO;
+    inset[axis] = (size[axis] / 4.0).min(0.5);
+    (min + inset, max - inset)
 }
 
 /// Fills in the portals each door closes; a door that covers none is an error naming it.

@@ -56,7 +56,7 @@ pub struct WorldStats {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Item {
     Cell { cell: u32, view: u32 },
-    Object(u32),
+    Object { object: u32, view: u32 },
 }
 
 /// Which views a pipeline draws. The camera's own view has no clip plane, so its fragment
@@ -91,6 +91,18 @@ pub struct DrawList {
     /// Sub-draws, views and triangles; `draw_calls` counts one per non-empty batch with
     /// multi-draw, one per sub-draw without.
     pub stats: WorldStats,
+    /// The views after the camera's (view `i + 1`): where each is seen from.
+    pub view_links: Vec<ViewLink>,
+}
+
+/// Where a mirror's or teleporter's view is seen from (the id pass shows it only there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewLink {
+    /// The view it is seen in (0: the camera's).
+    pub parent: u32,
+    /// The portal it is seen through.
+    pub portal: u32,
+    pub mirrored: bool,
 }
 
 /// Builds draw lists, keeping its working memory between frames so a warm frame does not
@@ -189,6 +201,13 @@ impl DrawBuilder {
         }
         self.build_batches(mesh, inputs, &eyes, liquid_base);
         self.list.stats.views = 1 + inputs.visible.views.len() as u32;
+        self.list.view_links.clear();
+        let links = inputs.visible.views.iter().map(|v| ViewLink {
+            parent: v.parent,
+            portal: v.portal,
+            mirrored: v.mirrored,
+        });
+        self.list.view_links.extend(links);
         &self.list
     }
 
@@ -219,10 +238,13 @@ impl DrawBuilder {
             });
         }
         for o in &visible.objects {
-            self.items.push(Item::Object(o.object));
+            self.items.push(Item::Object {
+                object: o.object,
+                view: o.view,
+            });
             records.push(DrawRecord {
                 octagon: o.octagon,
-                view: 0,
+                view: o.view,
                 cell: u32::MAX - o.object,
                 depth: 0,
                 light: pack_light(o.light),
@@ -646,10 +668,7 @@ fn batch_item(
     slot: usize,
     at: &Placement,
 ) {
-    let view = match item {
-        Item::Cell { view, .. } => view,
-        Item::Object(_) => 0,
-    };
+    let (Item::Cell { view, .. } | Item::Object { view, .. }) = item;
     if view_class(visible, view) != class {
         return;
     }
@@ -668,8 +687,9 @@ fn batch_item(
             let surfaces = &mesh.cell_surfaces[k][cell as usize];
             out.surfaces += push_surfaces(out, mesh, surfaces, slot, at);
         }
-        Item::Object(o) => {
-            push_surfaces(out, mesh, &mesh.object_surfaces[k][o as usize], slot, at);
+        Item::Object { object, .. } => {
+            let surfaces = &mesh.object_surfaces[k][object as usize];
+            push_surfaces(out, mesh, surfaces, slot, at);
         }
     }
 }
@@ -822,6 +842,7 @@ mod tests {
             cells: vec![seen(2, a, 0), seen(1, b, 0)],
             objects: vec![VisibleObject {
                 object: 0,
+                view: 0,
                 octagon: c,
                 origin: Vec3::new(1.0, 2.0, 3.0),
                 light: [0.5, 1.0, 2.0],
@@ -887,6 +908,8 @@ mod tests {
             eye: Vec3::ZERO,
             clip_plane: Vec4::Z,
             mirrored,
+            parent: 0,
+            portal: 0,
         };
         let full = Octagon::FULL;
         let visible = VisibleSet {

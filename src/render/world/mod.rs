@@ -64,9 +64,12 @@ pub const MAX_VIEWS: usize = crate::vis::portal_flow::MAX_VIEWS;
 pub struct WorldPass {
     /// [view class (`ViewClass`)] × [opaque, sky, liquid].
     pipelines: [wgpu::RenderPipeline; 9],
-    /// Id pipelines ([opaque + sky, liquid] × [unmirrored, mirrored]), made on first use by
-    /// the vis-check.
-    id_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 4]>,
+    /// Id pipelines, made on first use by the vis-check.
+    id_pipelines: std::cell::OnceCell<id_pass::IdPipelines>,
+    /// The id frames' depth-stencil format (`Gpu::id_depth_format`).
+    id_depth_format: wgpu::TextureFormat,
+    /// The mirrors' and teleporters' polygons, which the id pass marks.
+    portal_triangles: id_pass::PortalTriangles,
     /// Fragment-count pipelines (`record_fragment_count`), made on first use.
     count_pipelines: count_pass::CountCache,
     /// `module` clips octagons with clip distances (else by discard).
@@ -196,6 +199,8 @@ impl WorldPass {
         WorldPass {
             pipelines,
             id_pipelines: std::cell::OnceCell::new(),
+            id_depth_format: gpu.id_depth_format(),
+            portal_triangles: id_pass::PortalTriangles::build(level),
             count_pipelines: Default::default(),
             clip_distances,
             device_clip_distances: gpu.features.clip_distances,

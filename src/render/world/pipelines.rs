@@ -149,7 +149,7 @@ pub(super) fn create_color_pipelines(
             layout,
             module,
             SurfaceKind::ALL[i % 3],
-            Some(color_format),
+            PipelineOutput::Color(color_format),
             ViewClass::ALL[i / 3],
             false,
             false,
@@ -170,26 +170,39 @@ pub(super) fn tinted_opaque_pipeline(
         layout,
         module,
         SurfaceKind::Opaque,
-        Some(color_format),
+        PipelineOutput::Color(color_format),
         ViewClass::Camera,
         false,
         true,
     )
 }
 
-/// One world pipeline: `color = Some(format)` draws colour, `None` draws surface ids (R32Uint);
-/// `tinted`: the camera's opaque surfaces through `fs_main` (see `tinted_opaque_pipeline`).
+/// What a world pipeline draws into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PipelineOutput {
+    /// Colour of this format, over the frame's depth.
+    Color(wgpu::TextureFormat),
+    /// Surface ids (R32Uint), over the id frame's depth and stencil of this format.
+    Ids(wgpu::TextureFormat),
+}
+
+/// One world pipeline; `tinted`: the camera's opaque surfaces through `fs_main` (see
+/// `tinted_opaque_pipeline`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     kind: SurfaceKind,
-    color: Option<wgpu::TextureFormat>,
+    output: PipelineOutput,
     class: ViewClass,
     back_faces: bool,
     tinted: bool,
 ) -> wgpu::RenderPipeline {
+    let (color, depth_format) = match output {
+        PipelineOutput::Color(format) => (Some(format), DEPTH_FORMAT),
+        PipelineOutput::Ids(depth) => (None, depth),
+    };
     let mirrored = class == ViewClass::Mirrored;
     let translucent = kind == SurfaceKind::Liquid;
     let (entry, target) = match color {
@@ -226,13 +239,18 @@ pub(super) fn make_pipeline(
         // Ids of an outdoor level keep back faces as occluders (see `fs_ids`).
         primitive: world_primitive(mirrored, !back_faces),
         depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
+            format: depth_format,
             // Colour: liquids blend over what is behind and do not hide it. Ids: the nearest
             // liquid wins (its pass runs last, after the solid depth is complete).
             depth_write_enabled: Some(!translucent || color.is_none()),
             // Reverse-Z; equal depths pass so a surface drawn once per cell stays visible.
             depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
-            stencil: Default::default(),
+            // Ids: a view draws only where the stencil holds its mark (see `id_pass`).
+            stencil: if color.is_some() {
+                Default::default()
+            } else {
+                super::id_pass::stencil_equal()
+            },
             bias: Default::default(),
         }),
         multisample: Default::default(),
