@@ -381,7 +381,7 @@ struct VisCheckArgs {
     #[arg(long)]
     no_overdraw: bool,
     /// Check the level as it is at SECONDS: where its moving objects are, which doors are
-    /// shut (default 0, when every door is shut).
+    /// shut (the keep: all three shut at 24, all open at 6.5).
     #[arg(long, value_name = "SECONDS", value_parser = parse_time, default_value_t = 0.0)]
     time: f32,
     #[command(flatten)]
