@@ -79,6 +79,16 @@ fn object_draft(
             check_texture(t).map_err(|msg| error(format!("brushes[{i}].texture"), msg))?;
         }
         let material = b.material.as_deref().unwrap_or("wall");
+        if material.starts_with('*') {
+            return Err(error(
+                format!("brushes[{i}].material"),
+                format!(
+                    "\"{material}\" is a liquid material (its name starts with `*`); an \
+                     object is solid: give it a material name without `*` (liquids are \
+                     operations with a Water, Slime or Lava medium)"
+                ),
+            ));
+        }
         let luxel = motion.is_none().then_some(luxel_size);
         for face in &poly.faces {
             let normal = face.winding.area_vector().normalize();
@@ -462,6 +472,15 @@ mod tests {
         assert_eq!(
             e,
             "object 1 (b), brushes[0]: the brush is empty or unbounded"
+        );
+        let e = err(&format!(
+            "Scene(ops: [{room}], objects: [(name: \"raft\", brushes: [(brush: Box(min: (1, 1, 1), max: (2, 2, 2)), material: Some(\"*water\"))])])"
+        ));
+        assert_eq!(
+            e,
+            "object 0 (raft), brushes[0].material: \"*water\" is a liquid material (its name \
+             starts with `*`); an object is solid: give it a material name without `*` (liquids \
+             are operations with a Water, Slime or Lava medium)"
         );
         let e = err(&format!(
             "Scene(ops: [{room}], objects: [(name: \"c\", brushes: [])])"
