@@ -159,21 +159,18 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
     return shade(in);
 }
 
-// The camera's opaque surfaces: what `shade` does for them, without the sky, liquid and tint
-// branches (lavapipe pays for every branch its fragments could take, a uniform one too: the
+// The camera's opaque surfaces: what `shade` does for them, without the sky, liquid, fullbright
+// and tint branches (lavapipe pays for every branch its fragments could take, a uniform one too: the
 // tint's alone cost 0.6 of e1m3's 6.6 ms).
 @fragment
 fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE
     let tex = textureSample(materials, material_sampler, in.uv, in.layer);
-    var light = style_light(in.lightmap_uv, in.style_scales, in.flags) * frame.params.y;
-    if frame.params.z > 0.5 && frame.params.z < 1.5 {
-        light = vec3<f32>(1.0);
-    } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-        light = in.unlit;
-    }
-    // The cells and depth tints (params.z 2, 3) are fs_main's: a tinting frame draws these
-    // surfaces with it (WorldPass::tint_pipeline).
+    let baked = style_light(in.lightmap_uv, in.style_scales, in.flags) * frame.params.y;
+    let light = select(baked, in.unlit, (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
+    // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
+    // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
+    // cost every frame (start's 4th intermission: 5-10 % of the world pass).
     let color = mix(tex.rgb, tex.rgb * light, tex.a);
     return vec4<f32>(min(color, vec3<f32>(1.0)), 1.0);
 }

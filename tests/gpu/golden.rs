@@ -275,3 +275,45 @@ fn named_cubemap_skybox_replaces_the_layered_sky() {
     }
     assert!(checked >= 3, "the camera should see the sky");
 }
+
+/// Fullbright (the demo's debug toggle) shows the textures unlit: the frame does not depend on
+/// the lightmaps at all (oracle: the same frame with every luxel black), and it differs from
+/// the lit frame. It goes through the tinted pipeline, since the camera's opaque shader has no
+/// branch for it.
+#[test]
+fn fullbright_ignores_the_lightmaps() {
+    let Some(gpu) = crate::support::gpu() else {
+        return;
+    };
+    let level = lanthorn::scenes::builtin::scene();
+    let mut dark = level.clone();
+    dark.lightmaps.texels.fill(0);
+    let spec = lanthorn::geom::CameraSpec {
+        position: glam::Vec3::new(-440.0, -300.0, 56.0),
+        yaw: 35.0,
+        pitch: -5.0,
+    };
+    let size = (320, 180);
+    let shot = |level: &lanthorn::level::Level, fullbright: bool| {
+        let settings = lanthorn::render::frame::FrameSettings {
+            fullbright,
+            ..Default::default()
+        };
+        let cull = lanthorn::vis::CullMode::Portal;
+        lanthorn::app::capture::capture_with(gpu, level, spec, size, cull, &settings).0
+    };
+    let (lit, full, full_dark) = (shot(&level, false), shot(&level, true), shot(&dark, true));
+    let differ = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count()
+    };
+    assert_eq!(
+        differ(&full, &full_dark),
+        0,
+        "fullbright used the lightmaps"
+    );
+    let n = (size.0 * size.1) as usize;
+    assert!(
+        differ(&lit, &full) > n / 2,
+        "fullbright looks like the lit frame"
+    );
+}

@@ -79,7 +79,8 @@ pub struct WorldPass {
     wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
     /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
     tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
-    /// This frame tints (`FrameSettings::tint`).
+    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
+    /// go through `tint_pipeline`.
     tinted: bool,
     polygon_mode_line: bool,
     color_format: wgpu::TextureFormat,
@@ -388,7 +389,8 @@ impl Pass for WorldPass {
         };
         let params = [s.time, s.light_scale, mode, 0.0];
         self.linear_filtering = s.linear_filtering;
-        self.tinted = s.tint != crate::render::overlay::OverlayTint::None;
+        // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
+        self.tinted = s.tint != crate::render::overlay::OverlayTint::None || s.fullbright;
         if self.tinted {
             self.tint_pipeline.get_or_init(|| {
                 pipelines::tinted_opaque_pipeline(
