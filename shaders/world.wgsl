@@ -160,8 +160,8 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
 }
 
 // The camera's opaque surfaces: what `shade` does for them, without the sky, liquid, fullbright
-// and tint branches (lavapipe pays for every branch its fragments could take, a uniform one too: the
-// tint's alone cost 0.6 of e1m3's 6.6 ms).
+// and tint branches (lavapipe pays for every branch its fragments could take, a uniform one
+// too: the tint's alone cost 0.6 of e1m3's 6.6 ms).
 @fragment
 fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     //!DISCARD_OUTSIDE

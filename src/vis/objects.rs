@@ -171,9 +171,10 @@ impl ObjectLinks {
         let keys = n * (views.len() + 1);
         stamp.resize(keys * 2, 0);
         let (stamp, slot) = stamp.split_at_mut(keys);
-        let view_proj = |view: u32| match views.get((view as usize).wrapping_sub(1)) {
-            Some(v) if view > 0 => v.view_proj,
-            _ => camera.view_proj(),
+        let camera_view_proj = camera.view_proj();
+        let view_proj = |view: u32| match (view as usize).checked_sub(1) {
+            Some(i) => views.get(i).map_or(camera_view_proj, |v| v.view_proj),
+            None => camera_view_proj,
         };
         for vc in cells {
             let vp = view_proj(vc.view);

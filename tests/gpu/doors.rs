@@ -7,8 +7,6 @@ use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::Level;
 use lanthorn::render::frame::FrameSettings;
-use lanthorn::render::pass::{FrameInputs, Pass};
-use lanthorn::render::world::{IdFrame, WorldPass};
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu_fallbacks;
@@ -38,24 +36,7 @@ fn ids(level: &Level, time: f32, cull: CullMode) -> Vec<u32> {
     lanthorn::app::animate(level, &mut culler, &settings);
     let mut visible = VisibleSet::default();
     culler.cull(level, &camera, &mut visible);
-    let mut world = WorldPass::create_clipped(
-        gpu,
-        level,
-        lanthorn::render::target::GAMMA_COLOR_FORMAT,
-        false,
-    );
-    world.prepare(
-        gpu,
-        &FrameInputs {
-            camera: &camera,
-            visible: &visible,
-            settings: &settings,
-            terrain_octagon: None,
-            overlay: &[],
-            culling: None,
-        },
-    );
-    IdFrame::create(gpu, SIZE).render(gpu, &world).solid
+    crate::support::solid_ids(gpu, level, &camera, &visible, &settings, SIZE)
 }
 
 /// How many pixels show a surface of `surfaces` (ids are surface + 1).

@@ -68,3 +68,31 @@ pub(crate) fn readme_scene() -> lanthorn::level::Level {
         .unwrap()
         .0
 }
+
+/// The solid id image (surface + 1 per pixel, 0: nothing) of `visible` seen by `camera`, as
+/// vis-check renders it: octagons by the exact fragment test.
+pub(crate) fn solid_ids(
+    gpu: &Gpu,
+    level: &lanthorn::level::Level,
+    camera: &lanthorn::geom::Camera,
+    visible: &lanthorn::vis::VisibleSet,
+    settings: &lanthorn::render::frame::FrameSettings,
+    size: (u32, u32),
+) -> Vec<u32> {
+    use lanthorn::render::pass::{FrameInputs, Pass};
+    use lanthorn::render::world::{IdFrame, WorldPass};
+    let format = lanthorn::render::target::GAMMA_COLOR_FORMAT;
+    let mut world = WorldPass::create_clipped(gpu, level, format, false);
+    world.prepare(
+        gpu,
+        &FrameInputs {
+            camera,
+            visible,
+            settings,
+            terrain_octagon: None,
+            overlay: &[],
+            culling: None,
+        },
+    );
+    IdFrame::create(gpu, size).render(gpu, &world).solid
+}

@@ -5,8 +5,6 @@ use glam::{Mat4, Vec2, Vec3};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
 use lanthorn::level::Level;
 use lanthorn::render::frame::FrameSettings;
-use lanthorn::render::pass::{FrameInputs, Pass};
-use lanthorn::render::world::{IdFrame, WorldPass};
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu;
@@ -30,28 +28,11 @@ fn visible(level: &Level, spec: CameraSpec, cull: CullMode) -> VisibleSet {
 /// The solid id image of `visible` seen from `spec` (ids are surface + 1).
 fn ids(level: &Level, spec: CameraSpec, visible: &VisibleSet, cull: CullMode) -> Vec<u32> {
     let gpu = gpu().expect("checked by the caller");
-    let mut world = WorldPass::create_clipped(
-        gpu,
-        level,
-        lanthorn::render::target::GAMMA_COLOR_FORMAT,
-        false,
-    );
     let settings = FrameSettings {
         surface_tests: lanthorn::app::surface_tests(cull),
         ..Default::default()
     };
-    world.prepare(
-        gpu,
-        &FrameInputs {
-            camera: &camera(spec),
-            visible,
-            settings: &settings,
-            terrain_octagon: None,
-            overlay: &[],
-            culling: None,
-        },
-    );
-    IdFrame::create(gpu, SIZE).render(gpu, &world).solid
+    crate::support::solid_ids(gpu, level, &camera(spec), visible, &settings, SIZE)
 }
 
 /// Above the keep's roofs, looking down at the hall: its mirror faces the eye and is on screen
