@@ -35,6 +35,10 @@ struct CullArgs {
     /// without it, bench and the demo run the clock.
     #[arg(long, value_name = "SECONDS", value_parser = parse_time)]
     time: Option<f32>,
+    /// Surface cache: on (default; the camera draws baked texture × light with one fetch) or
+    /// off (every surface shaded from its material and lightmap each frame).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    surface_cache: String,
 }
 
 impl CullArgs {
@@ -48,6 +52,7 @@ impl CullArgs {
                 StyleMode::Animated
             },
             time: self.time.unwrap_or(0.0),
+            surface_cache: self.surface_cache != "off",
             ..Default::default()
         }
     }

@@ -112,6 +112,14 @@ fn render_frame(
         &mut visible,
         &mut settings,
     );
+    // The surface cache bakes what a frame drew directly for the frames after it: capture the
+    // frame a user sees once it holds the view (a few frames at most).
+    for _ in 0..16 {
+        let warm = renderer.render(gpu, &cam, &visible, &settings);
+        if warm.world.baking == 0 {
+            break;
+        }
+    }
     if let Some(rd) = r.renderdoc {
         rd.start_frame();
     }

@@ -59,6 +59,8 @@ pub struct FrameSettings {
     pub overdraw: Option<OctagonClip>,
     /// The wireframe overlay with polygon-mode lines (`WorldPass::can_draw_wireframe`).
     pub wireframe: bool,
+    /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
+    pub surface_cache: bool,
 }
 
 impl Default for FrameSettings {
@@ -74,6 +76,7 @@ impl Default for FrameSettings {
             tint: OverlayTint::None,
             overdraw: None,
             wireframe: false,
+            surface_cache: true,
         }
     }
 }
@@ -232,6 +235,7 @@ impl Renderer {
         if let Some(timer) = &mut self.timer {
             timer.begin_frame();
         }
+        self.world.viewport = self.target.size;
         let mut passes: Vec<&mut dyn Pass> = vec![&mut self.world];
         if let Some(terrain) = &mut self.terrain {
             passes.push(terrain);

@@ -9,6 +9,10 @@
 /// Every file of `shaders/`, by name.
 pub(crate) const SOURCES: &[(&str, &str)] = &[
     ("blit.wgsl", include_str!("../../shaders/blit.wgsl")),
+    (
+        "cache_mip.wgsl",
+        include_str!("../../shaders/cache_mip.wgsl"),
+    ),
     ("overlay.wgsl", include_str!("../../shaders/overlay.wgsl")),
     (
         "octagon.inc.wgsl",
@@ -196,6 +200,12 @@ pub fn blit() -> String {
     build("blit.wgsl", &[]).expect("shaders/blit.wgsl: an include is missing or a marker left")
 }
 
+/// The surface cache's mip shader.
+pub fn cache_mip() -> String {
+    build("cache_mip.wgsl", &[])
+        .expect("shaders/cache_mip.wgsl: an include is missing or a marker left")
+}
+
 /// Every shader variant the program can build, for validation; a name starts with the file the
 /// variant is built from.
 pub fn all_variants() -> Vec<(String, String)> {
@@ -203,6 +213,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("world.wgsl (clip distances)".into(), world(true)),
         ("world.wgsl (discard)".into(), world(false)),
         ("blit.wgsl".into(), blit()),
+        ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),
         ("terrain.wgsl (discard)".into(), terrain(false)),

@@ -85,8 +85,9 @@ impl WorldPass {
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();
         for (batch, &(first, count)) in list.batches.iter().enumerate() {
-            let mirrored = ViewClass::ALL[batch / 3] == ViewClass::Mirrored;
-            let depth_write = SurfaceKind::ALL[batch % 3] != SurfaceKind::Liquid;
+            let (class, kind) = super::draws::batch_class_kind(batch);
+            let mirrored = class == ViewClass::Mirrored;
+            let depth_write = kind != SurfaceKind::Liquid;
             let commands = &list.commands[first as usize..(first + count) as usize];
             let key = |unclipped, count| CountKey {
                 clip_distances: match clip {

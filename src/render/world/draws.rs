@@ -50,6 +50,10 @@ pub struct WorldStats {
     pub triangles: u64,
     /// World surfaces drawn (every copy; objects' not counted).
     pub surfaces: u32,
+    /// Of the camera's opaque surfaces, those drawn from the surface cache, and those drawn
+    /// directly that it wants to hold (baked for the next frames).
+    pub cached: u32,
+    pub baking: u32,
 }
 
 /// One drawable this frame: a cell (and the view it is seen in) or an object.
@@ -77,7 +81,18 @@ impl ViewClass {
 }
 
 /// Batches in drawing order: view class × surface kind (`class * 3 + kind`).
-pub const BATCHES: usize = 9;
+pub const BATCHES: usize = 10;
+/// The batch of the camera's opaque surfaces drawn from the surface cache (its own pipeline);
+/// batches below are [view class] × [opaque, sky, liquid].
+pub const CACHED_BATCH: usize = 9;
+
+/// The view class and surface kind of `batch`'s draws.
+pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {
+    if batch == CACHED_BATCH {
+        return (ViewClass::Camera, SurfaceKind::Opaque);
+    }
+    (ViewClass::ALL[batch / 3], SurfaceKind::ALL[batch % 3])
+}
 
 /// What the world pass uploads and records for one frame.
 #[derive(Clone, Debug, Default)]
@@ -93,6 +108,27 @@ pub struct DrawList {
     pub stats: WorldStats,
     /// The views after the camera's (view `i + 1`): where each is seen from.
     pub view_links: Vec<ViewLink>,
+    /// The camera's opaque surfaces drawn from the surface cache, and those drawn directly
+    /// that the cache wants (`surface_cache::state`), front to back.
+    pub cached_surfaces: Vec<u32>,
+    pub bake_surfaces: Vec<u32>,
+}
+
+impl DrawList {
+    /// The sub-draws of (`class`, `kind`): the batch's, and for the camera's opaque surfaces
+    /// the cached batch's too.
+    pub(crate) fn commands_of(
+        &self,
+        class: ViewClass,
+        kind: SurfaceKind,
+    ) -> impl Iterator<Item = &wgpu::util::DrawIndexedIndirectArgs> + '_ {
+        let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
+        let batches = [class as usize * 3 + kind as usize, CACHED_BATCH];
+        batches.into_iter().take(1 + cached as usize).flat_map(move |b| {
+            let (first, count) = self.batches[b];
+            &self.commands[first as usize..(first + count) as usize]
+        })
+    }
 }
 
 /// Where a mirror's or teleporter's view is seen from (the id pass shows it only there).
@@ -118,6 +154,8 @@ pub struct DrawBuilder {
     frame: u32,
     /// Camera-view surfaces listed by several visible cells (`SurfaceTests::once`).
     shared: SharedSurfaces,
+    /// The cached batch's sub-draws while the others are built.
+    cached: Vec<wgpu::util::DrawIndexedIndirectArgs>,
     list: DrawList,
 }
 
@@ -181,6 +219,9 @@ pub struct DrawInputs<'a> {
     /// One draw command per batch (multi-draw indirect), or one per sub-draw.
     pub multi_draw: bool,
     pub tests: SurfaceTests,
+    /// Per surface, `surface_cache::state` (empty: nothing is cached): the camera's opaque
+    /// surfaces in the cache go to [`CACHED_BATCH`].
+    pub cache_states: &'a [u8],
 }
 
 /// The draws of one frame in a fresh builder (tests, tools; the pass keeps one builder).
@@ -306,13 +347,24 @@ impl DrawBuilder {
             triangles: 0,
             surfaces: 0,
             batch_start: 0,
+            states: &[],
+            cached: &mut self.cached,
+            cached_surfaces: &mut list.cached_surfaces,
+            bake_surfaces: &mut list.bake_surfaces,
         };
+        out.cached.clear();
+        out.cached_surfaces.clear();
+        out.bake_surfaces.clear();
         for class in ViewClass::ALL {
             for kind in SurfaceKind::ALL {
                 let first = out.commands.len() as u32;
                 out.batch_start = out.commands.len();
                 let shared =
                     inputs.tests.once && class == ViewClass::Camera && kind != SurfaceKind::Liquid;
+                out.states = match (class, kind) {
+                    (ViewClass::Camera, SurfaceKind::Opaque) => inputs.cache_states,
+                    _ => &[],
+                };
                 if shared {
                     self.shared.emit(&mut out, kind as usize, self.frame);
                 }
@@ -361,6 +413,16 @@ impl DrawBuilder {
                 }
             }
         }
+        let first = out.commands.len() as u32;
+        out.commands.append(out.cached);
+        let count = out.commands.len() as u32 - first;
+        list.batches[CACHED_BATCH] = (first, count);
+        stats.sub_draws += count;
+        if count > 0 {
+            stats.draw_calls += if inputs.multi_draw { 1 } else { count };
+        }
+        stats.cached = out.cached_surfaces.len() as u32;
+        stats.baking = out.bake_surfaces.len() as u32;
         stats.triangles = out.triangles;
         stats.surfaces = out.surfaces;
         list.stats = stats;
@@ -440,9 +502,9 @@ impl SharedSurfaces {
                     continue;
                 }
                 self.emitted[s] = frame;
-                out.push(r.indices, record as usize);
+                out.push_surface(r.surface, r.indices, record as usize);
             } else {
-                out.push(r.indices, slot as usize);
+                out.push_surface(r.surface, r.indices, slot as usize);
             }
             out.surfaces += 1;
         }
@@ -616,6 +678,12 @@ struct SubDraws<'a> {
     surfaces: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
+    /// The surface cache's states for this batch (empty: none are cached).
+    states: &'a [u8],
+    /// Sub-draws of the cached batch, and the surfaces that go to it or want baking.
+    cached: &'a mut Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    cached_surfaces: &'a mut Vec<u32>,
+    bake_surfaces: &'a mut Vec<u32>,
 }
 
 impl SubDraws<'_> {
@@ -626,25 +694,49 @@ impl SubDraws<'_> {
             return;
         }
         self.triangles += r.count as u64 / 3;
-        if self.commands.len() > self.batch_start {
-            let last = self
-                .commands
-                .last_mut()
-                .expect("a command after the batch start");
-            if last.first_instance == slot as u32 && last.first_index + last.index_count == r.first
-            {
-                last.index_count += r.count;
-                return;
-            }
-        }
-        self.commands.push(wgpu::util::DrawIndexedIndirectArgs {
-            index_count: r.count,
-            instance_count: 1,
-            first_index: r.first,
-            base_vertex: 0,
-            first_instance: slot as u32,
-        });
+        let start = self.batch_start;
+        append_run(self.commands, start, r, slot);
     }
+
+    /// [`push`](Self::push) for `surface`'s indices: to the cached batch where the cache
+    /// holds it.
+    fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
+        use super::surface_cache::state;
+        let st = self.states.get(surface as usize).copied().unwrap_or(state::DIRECT);
+        if st != state::CACHED || r.count == 0 || slot >= self.records {
+            if st == state::BAKE && r.count > 0 && slot < self.records {
+                self.bake_surfaces.push(surface);
+            }
+            return self.push(r, slot);
+        }
+        self.triangles += r.count as u64 / 3;
+        self.cached_surfaces.push(surface);
+        append_run(self.cached, 0, r, slot);
+    }
+}
+
+/// Appends the sub-draw of `r` with `slot` to `commands`, extending the last one (at or after
+/// `start`) when it continues its indices with the same record.
+fn append_run(
+    commands: &mut Vec<wgpu::util::DrawIndexedIndirectArgs>,
+    start: usize,
+    r: IndexRange,
+    slot: usize,
+) {
+    if commands.len() > start {
+        let last = commands.last_mut().expect("a command after the batch start");
+        if last.first_instance == slot as u32 && last.first_index + last.index_count == r.first {
+            last.index_count += r.count;
+            return;
+        }
+    }
+    commands.push(wgpu::util::DrawIndexedIndirectArgs {
+        index_count: r.count,
+        instance_count: 1,
+        first_index: r.first,
+        base_vertex: 0,
+        first_instance: slot as u32,
+    });
 }
 
 /// Which pipeline class draws the items of `view` (0: the camera's own).
@@ -706,7 +798,7 @@ fn push_surfaces(
     let mut n = 0;
     for s in surfaces {
         if at.passes(mesh, s.surface) {
-            out.push(s.indices, slot);
+            out.push_surface(s.surface, s.indices, slot);
             n += 1;
         }
     }
@@ -747,6 +839,7 @@ mod tests {
                 max_records,
                 multi_draw,
                 tests: SurfaceTests::NONE,
+                cache_states: &[],
             },
         )
     }
@@ -970,6 +1063,7 @@ mod tests {
                 max_records: 256,
                 multi_draw: true,
                 tests: SurfaceTests::ALL,
+                cache_states: &[],
             };
             let fresh = build_draws(&mesh, &inputs);
             let got = warm.build(&mesh, &inputs);
@@ -1030,6 +1124,7 @@ mod tests {
                 max_records: 256,
                 multi_draw: true,
                 tests,
+                cache_states: &[],
             };
             build_draws(&mesh, &inputs)
         };
@@ -1109,6 +1204,7 @@ mod tests {
                 max_records: usize::MAX,
                 multi_draw: true,
                 tests,
+                cache_states: &[],
             };
             build_draws(&mesh, &inputs).stats.surfaces as f64
         };
@@ -1163,6 +1259,7 @@ mod tests {
             max_records: 256,
             multi_draw: true,
             tests: once,
+            cache_states: &[],
         };
         let list = build_draws(&mesh, &inputs);
         assert_eq!(list.records.len(), 3, "two cells and the shared wall");

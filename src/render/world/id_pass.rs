@@ -201,8 +201,7 @@ impl WorldPass {
             IdLayer::Liquid => &[SurfaceKind::Liquid],
         };
         for &kind in kinds {
-            let (first, count) = list.batches[class as usize * 3 + kind as usize];
-            for c in &list.commands[first as usize..(first + count) as usize] {
+            for c in list.commands_of(class, kind) {
                 if list.records[c.first_instance as usize].view as usize != view {
                     continue;
                 }

@@ -9,6 +9,7 @@ mod id_pass;
 pub mod light_atlas;
 mod mesh;
 mod pipelines;
+pub mod surface_cache;
 
 use bytemuck::{Pod, Zeroable};
 
@@ -27,7 +28,7 @@ use crate::vis::VisibleSet;
 pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawInputs, DrawList,
-    DrawRecord, SurfaceTests, WorldStats, BATCHES, LIGHT_ONE, LIGHT_UNIT,
+    DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, LIGHT_ONE, LIGHT_UNIT,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -121,6 +122,19 @@ pub struct WorldPass {
     /// Microseconds the per-surface tests and draw building took this frame (part of the
     /// pass's prepare).
     pub surface_culling_us: f64,
+    /// The surface cache (its atlas is made on the first frame that uses it).
+    cache: SurfaceCache,
+    /// The frame's size in pixels (how fine the cache bakes what is near).
+    pub viewport: (u32, u32),
+    /// The world's group 0 layout and material samplers (the cache's pipelines share them).
+    layout: wgpu::BindGroupLayout,
+    samplers: [wgpu::Sampler; 2],
+}
+
+/// The surface cache's plan and its atlas on the GPU.
+struct SurfaceCache {
+    plan: surface_cache::SurfacePlan,
+    atlas: Option<surface_cache::atlas::CacheAtlas>,
 }
 
 const MAX_RECORDS_MIN: usize = 256;
@@ -197,6 +211,7 @@ impl WorldPass {
             immediate_size: 0,
         });
         let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
+        let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
         WorldPass {
             pipelines,
             id_pipelines: std::cell::OnceCell::new(),
@@ -234,6 +249,13 @@ impl WorldPass {
             draws: DrawBuilder::default(),
             stats: WorldStats::default(),
             surface_culling_us: 0.0,
+            cache: SurfaceCache {
+                plan: cache_plan,
+                atlas: None,
+            },
+            viewport: (1280, 720),
+            layout,
+            samplers: materials.samplers.clone(),
         }
     }
 
@@ -263,6 +285,7 @@ impl WorldPass {
                 back_faces: tests.back_faces && !self.back_faces_occlude,
                 ..tests
             },
+            cache_states: &[],
         };
         culled_surfaces(&self.mesh, &inputs)
     }
@@ -296,6 +319,25 @@ impl WorldPass {
             back_faces: tests.back_faces && !self.back_faces_occlude,
             ..tests
         };
+        let t = std::time::Instant::now();
+        let caching = frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
+        let cache_states: &[u8] = if caching {
+            self.cache.atlas.get_or_insert_with(|| {
+                let shading = surface_cache::atlas::WorldShading {
+                    module: &self.module,
+                    layout: &self.layout,
+                    samplers: &self.samplers,
+                    color_format: self.color_format,
+                };
+                surface_cache::atlas::CacheAtlas::create(gpu, &shading, self.mesh.surface_cull.len())
+            });
+            // Pixels per world unit at distance 1 across the frame's height.
+            let focal = camera.projection().col(1).y * self.viewport.1 as f32 * 0.5;
+            let mode = frame.settings.light_styles;
+            self.cache.plan.states(camera.position, focal, &self.style_scales, mode)
+        } else {
+            &[]
+        };
         let inputs = DrawInputs {
             visible,
             // Frozen culling: the surfaces its camera kept.
@@ -303,10 +345,14 @@ impl WorldPass {
             max_records: self.max_records,
             multi_draw: self.use_indirect,
             tests,
+            cache_states,
         };
-        let t = std::time::Instant::now();
         let list = self.draws.build(&self.mesh, &inputs);
         self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
+        if let (Some(atlas), true) = (&self.cache.atlas, caching) {
+            let bakes = self.cache.plan.plan(&list.cached_surfaces, &list.bake_surfaces);
+            atlas.bake(gpu, &self.bind_groups[0], &self.cache.plan, &bakes);
+        }
         if !list.records.is_empty() {
             gpu.queue
                 .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
@@ -427,8 +473,15 @@ impl Pass for WorldPass {
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();
+        let (first, count) = list.batches[CACHED_BATCH];
+        if let (Some(atlas), true) = (&self.cache.atlas, count > 0) {
+            // First: most of what the camera sees, front to back.
+            pass.set_pipeline(&atlas.pipeline);
+            pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
+            self.draw_batch(pass, first, count);
+        }
         for (batch, &(first, count)) in list.batches.iter().enumerate() {
-            if count == 0 {
+            if count == 0 || batch == CACHED_BATCH {
                 continue;
             }
             let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
@@ -441,7 +494,7 @@ impl Pass for WorldPass {
         if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {
             for (batch, &(first, count)) in list.batches.iter().enumerate() {
                 if count > 0 {
-                    pass.set_pipeline(&wire[batch / 3]);
+                    pass.set_pipeline(&wire[draws::batch_class_kind(batch).0 as usize]);
                     self.draw_batch(pass, first, count);
                 }
             }
