@@ -15,6 +15,7 @@ mod portals;
 mod shaders;
 mod styles;
 mod support;
+mod surface_cache;
 mod terrain;
 mod views;
 mod vis;

@@ -26,9 +26,12 @@ const DARKEST: f32 = 0.05;
 const NORMAL: f32 = 1.25;
 
 fn render(level: &Level, time: f32, styles: StyleMode) -> image::RgbaImage {
+    // The shader's style arithmetic, compared frame to frame: shaded directly (the surface
+    // cache bakes light at texel centres; tests/gpu/surface_cache.rs checks it against this).
     let settings = FrameSettings {
         time,
         light_styles: styles,
+        surface_cache: false,
         ..Default::default()
     };
     let gpu = gpu().expect("checked by the caller");
@@ -127,7 +130,8 @@ fn capture_time_and_styles_flags_drive_the_light_styles() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
             .arg("capture")
             .arg(&bsp)
-            .args(["--camera=320,1504,-80,90,0", "--size", "240x135", "-o"])
+            .args(["--camera=320,1504,-80,90,0", "--size", "240x135"])
+            .args(["--surface-cache", "off", "-o"])
             .arg(&png)
             .args(extra)
             .output()

@@ -984,6 +984,7 @@ mod tests {
                 views: 1,
                 triangles: 8,
                 surfaces: 3,
+                ..Default::default()
             }
         );
         // Without multi-draw every sub-draw is its own draw command.

@@ -230,7 +230,8 @@ impl SurfacePlan {
     }
 
     /// After the draws are built: `drawn` were drawn from the cache (they stay), `wanted` were
-    /// drawn directly and are baked now, nearest first, within [`BAKE_BUDGET`] texels; a bake
+    /// drawn directly and are baked now, nearest first, within [`BAKE_BUDGET`] texels (one
+    /// at least); a bake
     /// that finds no room evicts the regions drawn longest ago, else tries a coarser level.
     pub fn plan(&mut self, drawn: &[u32], wanted: &[u32]) -> Vec<Bake> {
         for &s in drawn {
@@ -248,7 +249,9 @@ impl SurfacePlan {
                 self.alloc.deallocate(old.alloc);
             }
             let level = self.needed_level(&surface);
-            if Region::around(&surface, level).texels() > budget {
+            // The first bake goes whatever its size: a surface larger than the budget waits
+            // for nothing.
+            if !bakes.is_empty() && Region::around(&surface, level).texels() > budget {
                 break;
             }
             let Some(region) = self.place(s as usize, &surface, level) else {

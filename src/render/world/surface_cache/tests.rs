@@ -1,1 +1,192 @@
 use super::*;
+
+/// A wall of `w × h` material texels at `origin` (texels) of a 64² material, one world unit
+/// per texel, in the plane y = 0, style 0 (and a second slot of `style2` when given).
+fn wall(origin: Vec2, w: f32, h: f32, style2: Option<u8>) -> CacheSurface {
+    let styles = 0 | (style2.unwrap_or(NO_STYLE) as u32) << 8 | 0xffff_0000;
+    CacheSurface {
+        min: origin,
+        max: origin + Vec2::new(w, h),
+        size: Vec2::splat(64.0),
+        texel_world: 1.0,
+        lm_base: Vec2::ZERO,
+        lm_du: Vec2::new(4.0, 0.0),
+        lm_dv: Vec2::new(0.0, 4.0),
+        lm_min: Vec2::ZERO,
+        lm_max: Vec2::splat(100.0),
+        bounds_min: Vec3::new(origin.x, 0.0, origin.y),
+        bounds_max: Vec3::new(origin.x + w, 0.0, origin.y + h),
+        styles,
+        layer: 0,
+        flags: 0,
+        unlit: 1.0,
+    }
+}
+
+fn plan_of(surfaces: Vec<CacheSurface>) -> SurfacePlan {
+    let n = surfaces.len();
+    let units = (ATLAS_SIZE / ALIGN) as i32;
+    SurfacePlan {
+        surfaces: surfaces.into_iter().map(Some).collect(),
+        entries: vec![None; n],
+        states: vec![state::DIRECT; n],
+        alloc: AtlasAllocator::new(size2(units, units)),
+        frame: 0,
+        mode: None,
+        focal_px: 640.0,
+        eye: Vec3::ZERO,
+        scales: [1.0; MAX_STYLES],
+    }
+}
+
+/// Every level of a region is whole (origin and size multiples of ALIGN cache texels, the
+/// origin on the material's own mip grid) and holds the surface with PAD cache texels to spare.
+#[test]
+fn regions_are_aligned_and_padded_at_every_level() {
+    let s = wall(Vec2::new(-37.25, 130.5), 93.0, 41.0, None);
+    for level in 0..=MAX_LEVEL {
+        let r = Region::around(&s, level);
+        let step = 1i64 << level;
+        for i in 0..2 {
+            assert_eq!(r.origin[i] % (ALIGN as i64 * step), 0, "level {level}");
+            assert_eq!(r.size[i] % ALIGN, 0, "level {level}");
+        }
+        let [lo, hi] = r.texel_corners();
+        let pad = PAD as f64 * step as f64;
+        assert!(lo[0] <= s.min.x as f64 - pad && lo[1] <= s.min.y as f64 - pad);
+        assert!(hi[0] >= s.max.x as f64 + pad && hi[1] >= s.max.y as f64 + pad);
+        // No more than one alignment unit of slack beyond the padding on each side.
+        assert!(lo[0] > s.min.x as f64 - pad - (ALIGN as i64 * step) as f64);
+        assert!(hi[1] < s.max.y as f64 + pad + (ALIGN as i64 * step) as f64);
+    }
+    // x: -37.25..55.75 padded to -45.25..63.75, out to multiples of 8: -48..64.
+    assert_eq!(Region::around(&s, 0).size, [112, 64]);
+}
+
+/// The uv map sends the region's corners to its place in the atlas.
+#[test]
+fn the_uv_map_sends_region_corners_to_the_atlas_place() {
+    let s = wall(Vec2::new(10.0, -20.0), 100.0, 60.0, None);
+    for level in [0, 2] {
+        let r = Region {
+            atlas: [512, 1024],
+            ..Region::around(&s, level)
+        };
+        let m = r.uv_map(&s);
+        for (corner, atlas) in r.texel_corners().iter().zip([
+            [512.0, 1024.0],
+            [512.0 + r.size[0] as f64, 1024.0 + r.size[1] as f64],
+        ]) {
+            let uv = [corner[0] / 64.0, corner[1] / 64.0];
+            for i in 0..2 {
+                let got = uv[i] as f32 * m[i] + m[2 + i];
+                let want = (atlas[i] / ATLAS_SIZE as f64) as f32;
+                assert!((got - want).abs() < 1e-6, "level {level}: {got} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn affine_fit_recovers_the_map_and_rejects_what_is_not_one() {
+    let from = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(2.0, 0.0),
+        Vec2::new(2.0, 1.0),
+        Vec2::new(0.5, 1.5),
+    ];
+    let map = |p: Vec2| Vec2::new(3.0, -1.0) + p.x * Vec2::new(4.0, 0.5) + p.y * Vec2::new(-1.0, 8.0);
+    let to: Vec<Vec2> = from.iter().map(|&p| map(p)).collect();
+    let (base, du, dv) = affine_fit(&from, &to).expect("an affine map");
+    assert!((base - Vec2::new(3.0, -1.0)).length() < 1e-5);
+    assert!((du - Vec2::new(4.0, 0.5)).length() < 1e-5);
+    assert!((dv - Vec2::new(-1.0, 8.0)).length() < 1e-5);
+    let mut bent = to.clone();
+    bent[3].x += 0.5;
+    assert_eq!(affine_fit(&from, &bent), None);
+    let line = [Vec2::ZERO, Vec2::ONE, Vec2::splat(2.0)];
+    assert_eq!(affine_fit(&line, &line), None);
+}
+
+/// At distance d a texel of one world unit covers 640 / d pixels: level floor(log2(d / 640)).
+#[test]
+fn the_needed_level_follows_the_nearest_distance() {
+    let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
+    let s = plan.surfaces[0].unwrap();
+    for (y, level) in [(10.0, 0), (700.0, 0), (1300.0, 1), (2600.0, 2), (1e6, MAX_LEVEL)] {
+        // The eye straight in front of the wall's middle, y units away.
+        plan.eye = Vec3::new(32.0, -y, 32.0);
+        assert_eq!(plan.needed_level(&s), level, "at {y}");
+    }
+    // Off to the side: the distance to the wall's nearest edge counts.
+    plan.eye = Vec3::new(64.0 + 2600.0, 0.0, 32.0);
+    assert_eq!(plan.needed_level(&s), 2);
+}
+
+/// A baked surface is drawn from the cache while its styles and the level it needs hold; it
+/// wants a new bake when a style's brightness changes or the eye comes closer. Surfaces with
+/// an animated style are never cached while styles animate.
+#[test]
+fn states_follow_styles_and_distance() {
+    let mut plan = plan_of(vec![
+        wall(Vec2::ZERO, 64.0, 64.0, Some(40)),
+        wall(Vec2::ZERO, 64.0, 64.0, Some(1)),
+    ]);
+    let far = Vec3::new(32.0, -1300.0, 32.0);
+    let mut scales = [1.0; MAX_STYLES];
+    let st = plan.states(far, 640.0, &scales, StyleMode::Animated).to_vec();
+    assert_eq!(st, [state::BAKE, state::DIRECT]);
+    let bakes = plan.plan(&[], &[0]);
+    assert_eq!(bakes.len(), 1);
+    assert_eq!(bakes[0].region.level, 1);
+    let st = plan.states(far, 640.0, &scales, StyleMode::Animated).to_vec();
+    assert_eq!(st, [state::CACHED, state::DIRECT]);
+    // Style 40 switched off: bake again.
+    scales[40] = 0.0;
+    assert_eq!(plan.states(far, 640.0, &scales, StyleMode::Animated)[0], state::BAKE);
+    scales[40] = 1.0;
+    assert_eq!(plan.states(far, 640.0, &scales, StyleMode::Animated)[0], state::CACHED);
+    // Closer than the baked level serves: bake again, finer.
+    let near = Vec3::new(32.0, -100.0, 32.0);
+    assert_eq!(plan.states(near, 640.0, &scales, StyleMode::Animated)[0], state::BAKE);
+    assert_eq!(plan.plan(&[], &[0])[0].region.level, 0);
+    assert_eq!(plan.states(near, 640.0, &scales, StyleMode::Animated)[0], state::CACHED);
+    // With every style held at "m", the flickering surface is cached too.
+    let st = plan.states(near, 640.0, &scales, StyleMode::Normal).to_vec();
+    assert_eq!(st, [state::CACHED, state::BAKE]);
+}
+
+/// A full atlas makes room by evicting what was drawn longest ago, never what this frame drew
+/// from the cache; with nothing to evict, the bake goes one level coarser.
+#[test]
+fn a_full_atlas_evicts_the_least_recently_drawn() {
+    // Each wall's level-0 region is 4048 texels square: one fills the atlas.
+    let big = |x: f32| wall(Vec2::new(x, 0.0), 4030.0, 4030.0, None);
+    let mut plan = plan_of(vec![big(0.0), big(0.0), big(0.0)]);
+    let eye = Vec3::new(2000.0, -10.0, 2000.0);
+    let scales = [1.0; MAX_STYLES];
+    plan.states(eye, 640.0, &scales, StyleMode::Normal);
+    assert_eq!(plan.plan(&[], &[0])[0].region.level, 0);
+    // Next frame surface 0 is not drawn: surface 1 takes its place.
+    plan.states(eye, 640.0, &scales, StyleMode::Normal);
+    let b = plan.plan(&[], &[1]);
+    assert_eq!((b[0].surface, b[0].region.level, b[0].region.atlas), (1, 0, [0, 0]));
+    assert_eq!(plan.region(0), None);
+    // Surface 1 is drawn from the cache this frame: surface 2 cannot evict it and fits one
+    // level coarser only if there is room beside it, which there is not: it goes without.
+    plan.states(eye, 640.0, &scales, StyleMode::Normal);
+    let b = plan.plan(&[1], &[2]);
+    assert!(b.is_empty(), "{b:?}");
+    assert!(plan.region(1).is_some());
+    // A smaller surface beside a drawn one: placed one level coarser when level 0 is too big.
+    let mut plan = plan_of(vec![big(0.0), wall(Vec2::ZERO, 2000.0, 8000.0, None)]);
+    plan.states(eye, 640.0, &scales, StyleMode::Normal);
+    plan.plan(&[], &[0]);
+    plan.states(Vec3::new(1000.0, -10.0, 1000.0), 640.0, &scales, StyleMode::Normal);
+    // Level 0 (8032 rows) fits not even an empty atlas: surface 0, not drawn this frame, is
+    // evicted on the way, and level 1 (4016 rows) fits.
+    let b = plan.plan(&[], &[1]);
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].region.level, 1);
+    assert_eq!(plan.region(0), None);
+}
