@@ -138,6 +138,7 @@ fn bench_e1m1_views(c: &mut Criterion) {
                 max_records: usize::MAX,
                 multi_draw: true,
                 tests: SurfaceTests::ALL,
+                cache_states: &[],
             };
             draws.build(&mesh, &inputs).stats.triangles
         })
