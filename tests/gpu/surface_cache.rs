@@ -90,7 +90,10 @@ fn cached_frames_match_direct_shading_on_id_maps() {
         if d.mean > 1.0 || d.bad_fraction > 0.003 {
             let out = std::env::temp_dir().join(format!("surface_cache_{map}.png"));
             let _ = img.save(&out);
-            panic!("{map}: cached frame differs from the direct one: {d:?} ({})", out.display());
+            panic!(
+                "{map}: cached frame differs from the direct one: {d:?} ({})",
+                out.display()
+            );
         }
     }
 }
@@ -110,7 +113,11 @@ fn a_cache_baked_under_other_styles_is_not_drawn() {
     let pulse = settings(true, StyleMode::Animated, 0.05);
     let (after, stats) = frames(&level, camera, &[normal, normal, normal, pulse]);
     let (fresh, _) = frames(&level, camera, &[pulse, pulse, pulse]);
-    let (want, _) = frames(&level, camera, &[settings(false, StyleMode::Animated, 0.05)]);
+    let (want, _) = frames(
+        &level,
+        camera,
+        &[settings(false, StyleMode::Animated, 0.05)],
+    );
     assert!(stats.cached > 0);
     let (d, _) = diff(&after, &fresh);
     assert!(d.mean < 0.05 && d.bad_fraction == 0.0, "{d:?}");

@@ -124,10 +124,13 @@ impl DrawList {
     ) -> impl Iterator<Item = &wgpu::util::DrawIndexedIndirectArgs> + '_ {
         let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
         let batches = [class as usize * 3 + kind as usize, CACHED_BATCH];
-        batches.into_iter().take(1 + cached as usize).flat_map(move |b| {
-            let (first, count) = self.batches[b];
-            &self.commands[first as usize..(first + count) as usize]
-        })
+        batches
+            .into_iter()
+            .take(1 + cached as usize)
+            .flat_map(move |b| {
+                let (first, count) = self.batches[b];
+                &self.commands[first as usize..(first + count) as usize]
+            })
     }
 }
 
@@ -702,7 +705,11 @@ impl SubDraws<'_> {
     /// holds it.
     fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
         use super::surface_cache::state;
-        let st = self.states.get(surface as usize).copied().unwrap_or(state::DIRECT);
+        let st = self
+            .states
+            .get(surface as usize)
+            .copied()
+            .unwrap_or(state::DIRECT);
         if st != state::CACHED || r.count == 0 || slot >= self.records {
             if st == state::BAKE && r.count > 0 && slot < self.records {
                 self.bake_surfaces.push(surface);
@@ -724,7 +731,9 @@ fn append_run(
     slot: usize,
 ) {
     if commands.len() > start {
-        let last = commands.last_mut().expect("a command after the batch start");
+        let last = commands
+            .last_mut()
+            .expect("a command after the batch start");
         if last.first_instance == slot as u32 && last.first_index + last.index_count == r.first {
             last.index_count += r.count;
             return;

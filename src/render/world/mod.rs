@@ -320,7 +320,8 @@ impl WorldPass {
             ..tests
         };
         let t = std::time::Instant::now();
-        let caching = frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
+        let caching =
+            frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
         let cache_states: &[u8] = if caching {
             self.cache.atlas.get_or_insert_with(|| {
                 let shading = surface_cache::atlas::WorldShading {
@@ -329,12 +330,18 @@ impl WorldPass {
                     samplers: &self.samplers,
                     color_format: self.color_format,
                 };
-                surface_cache::atlas::CacheAtlas::create(gpu, &shading, self.mesh.surface_cull.len())
+                surface_cache::atlas::CacheAtlas::create(
+                    gpu,
+                    &shading,
+                    self.mesh.surface_cull.len(),
+                )
             });
             // Pixels per world unit at distance 1 across the frame's height.
             let focal = camera.projection().col(1).y * self.viewport.1 as f32 * 0.5;
             let mode = frame.settings.light_styles;
-            self.cache.plan.states(camera.position, focal, &self.style_scales, mode)
+            self.cache
+                .plan
+                .states(camera.position, focal, &self.style_scales, mode)
         } else {
             &[]
         };
@@ -350,7 +357,10 @@ impl WorldPass {
         let list = self.draws.build(&self.mesh, &inputs);
         self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
         if let (Some(atlas), true) = (&self.cache.atlas, caching) {
-            let bakes = self.cache.plan.plan(&list.cached_surfaces, &list.bake_surfaces);
+            let bakes = self
+                .cache
+                .plan
+                .plan(&list.cached_surfaces, &list.bake_surfaces);
             atlas.bake(gpu, &self.bind_groups[0], &self.cache.plan, &bakes);
         }
         if !list.records.is_empty() {

@@ -141,7 +141,13 @@ impl CacheAtlas {
 
     /// Bakes `bakes` (the world's group 0 bound: this frame's styles) and their mip levels,
     /// and records where they lie; submitted at once, so the next frame's draws see them.
-    pub(crate) fn bake(&self, gpu: &Gpu, world: &wgpu::BindGroup, plan: &SurfacePlan, bakes: &[Bake]) {
+    pub(crate) fn bake(
+        &self,
+        gpu: &Gpu,
+        world: &wgpu::BindGroup,
+        plan: &SurfacePlan,
+        bakes: &[Bake],
+    ) {
         if bakes.is_empty() {
             return;
         }
@@ -211,7 +217,10 @@ fn begin<'e>(
 
 /// Level 0's clip-space x and y of atlas texel coordinates.
 fn clip_of(p: [f64; 2], size: f64) -> [f32; 2] {
-    [(p[0] / size * 2.0 - 1.0) as f32, (1.0 - p[1] / size * 2.0) as f32]
+    [
+        (p[0] / size * 2.0 - 1.0) as f32,
+        (1.0 - p[1] / size * 2.0) as f32,
+    ]
 }
 
 /// The two triangles covering `b`'s region, with the material and lightmap coordinates of its

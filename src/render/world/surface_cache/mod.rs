@@ -172,6 +172,11 @@ impl SurfacePlan {
         let surfaces: Vec<_> = (0..level.surfaces.len())
             .map(|s| cache_surface(level, mesh.vertices.get(first[s]).copied(), s))
             .collect();
+        SurfacePlan::of(surfaces)
+    }
+
+    /// A plan for these surfaces (`None`: not cacheable), holding none of them yet.
+    fn of(surfaces: Vec<Option<CacheSurface>>) -> SurfacePlan {
         let n = surfaces.len();
         let units = (ATLAS_SIZE / ALIGN) as i32;
         SurfacePlan {
@@ -223,7 +228,8 @@ impl SurfacePlan {
             if self.states[i] == state::DIRECT {
                 continue;
             }
-            let usable = e.region.level <= self.needed_level(&s) && e.scales == self.slot_scales(&s);
+            let usable =
+                e.region.level <= self.needed_level(&s) && e.scales == self.slot_scales(&s);
             self.states[i] = if usable { state::CACHED } else { state::BAKE };
         }
         &self.states
@@ -309,7 +315,10 @@ impl SurfacePlan {
             .entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| e.filter(|e| e.last_used < self.frame).map(|e| (e.last_used, i)))
+            .filter_map(|(i, e)| {
+                e.filter(|e| e.last_used < self.frame)
+                    .map(|e| (e.last_used, i))
+            })
             .collect();
         v.sort_unstable_by(|a, b| b.cmp(a));
         v
@@ -342,7 +351,11 @@ impl SurfacePlan {
 
     /// The region `s` holds now, if any.
     pub fn region(&self, s: u32) -> Option<Region> {
-        self.entries.get(s as usize).copied().flatten().map(|e| e.region)
+        self.entries
+            .get(s as usize)
+            .copied()
+            .flatten()
+            .map(|e| e.region)
     }
 }
 
@@ -378,7 +391,11 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     let size = Vec2::new(material.width as f32, material.height as f32);
     let base = Vec2::new(rect.x as f32, rect.y as f32);
     let uv: Vec<Vec2> = surface.vertices.iter().map(|v| v.uv).collect();
-    let lm: Vec<Vec2> = surface.vertices.iter().map(|v| base + v.lightmap_uv).collect();
+    let lm: Vec<Vec2> = surface
+        .vertices
+        .iter()
+        .map(|v| base + v.lightmap_uv)
+        .collect();
     let (lm_base, lm_du, lm_dv) = affine_fit(&uv, &lm)?;
     let texels = uv.iter().map(|&t| t * size);
     let (min, max) = texels.fold((Vec2::MAX, Vec2::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
@@ -446,7 +463,9 @@ fn texel_size(s: &crate::level::Surface, size: Vec2) -> Option<f32> {
         let (Some(a), Some(b), Some(c)) = (v(t[0]), v(t[1]), v(t[2])) else {
             continue;
         };
-        world += (b.position - a.position).cross(c.position - a.position).length();
+        world += (b.position - a.position)
+            .cross(c.position - a.position)
+            .length();
         texels += ((b.uv - a.uv) * size).perp_dot((c.uv - a.uv) * size).abs();
     }
     let r = (world / texels).sqrt();

@@ -24,19 +24,7 @@ fn wall(origin: Vec2, w: f32, h: f32, style2: Option<u8>) -> CacheSurface {
 }
 
 fn plan_of(surfaces: Vec<CacheSurface>) -> SurfacePlan {
-    let n = surfaces.len();
-    let units = (ATLAS_SIZE / ALIGN) as i32;
-    SurfacePlan {
-        surfaces: surfaces.into_iter().map(Some).collect(),
-        entries: vec![None; n],
-        states: vec![state::DIRECT; n],
-        alloc: AtlasAllocator::new(size2(units, units)),
-        frame: 0,
-        mode: None,
-        focal_px: 640.0,
-        eye: Vec3::ZERO,
-        scales: [1.0; MAX_STYLES],
-    }
+    SurfacePlan::of(surfaces.into_iter().map(Some).collect())
 }
 
 /// Every level of a region is whole (origin and size multiples of ALIGN cache texels, the
@@ -95,7 +83,8 @@ fn affine_fit_recovers_the_map_and_rejects_what_is_not_one() {
         Vec2::new(2.0, 1.0),
         Vec2::new(0.5, 1.5),
     ];
-    let map = |p: Vec2| Vec2::new(3.0, -1.0) + p.x * Vec2::new(4.0, 0.5) + p.y * Vec2::new(-1.0, 8.0);
+    let map =
+        |p: Vec2| Vec2::new(3.0, -1.0) + p.x * Vec2::new(4.0, 0.5) + p.y * Vec2::new(-1.0, 8.0);
     let to: Vec<Vec2> = from.iter().map(|&p| map(p)).collect();
     let (base, du, dv) = affine_fit(&from, &to).expect("an affine map");
     assert!((base - Vec2::new(3.0, -1.0)).length() < 1e-5);
@@ -113,7 +102,13 @@ fn affine_fit_recovers_the_map_and_rejects_what_is_not_one() {
 fn the_needed_level_follows_the_nearest_distance() {
     let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
     let s = plan.surfaces[0].unwrap();
-    for (y, level) in [(10.0, 0), (700.0, 0), (1300.0, 1), (2600.0, 2), (1e6, MAX_LEVEL)] {
+    for (y, level) in [
+        (10.0, 0),
+        (700.0, 0),
+        (1300.0, 1),
+        (2600.0, 2),
+        (1e6, MAX_LEVEL),
+    ] {
         // The eye straight in front of the wall's middle, y units away.
         plan.eye = Vec3::new(32.0, -y, 32.0);
         assert_eq!(plan.needed_level(&s), level, "at {y}");
@@ -134,25 +129,43 @@ fn states_follow_styles_and_distance() {
     ]);
     let far = Vec3::new(32.0, -1300.0, 32.0);
     let mut scales = [1.0; MAX_STYLES];
-    let st = plan.states(far, 640.0, &scales, StyleMode::Animated).to_vec();
+    let st = plan
+        .states(far, 640.0, &scales, StyleMode::Animated)
+        .to_vec();
     assert_eq!(st, [state::BAKE, state::DIRECT]);
     let bakes = plan.plan(&[], &[0]);
     assert_eq!(bakes.len(), 1);
     assert_eq!(bakes[0].region.level, 1);
-    let st = plan.states(far, 640.0, &scales, StyleMode::Animated).to_vec();
+    let st = plan
+        .states(far, 640.0, &scales, StyleMode::Animated)
+        .to_vec();
     assert_eq!(st, [state::CACHED, state::DIRECT]);
     // Style 40 switched off: bake again.
     scales[40] = 0.0;
-    assert_eq!(plan.states(far, 640.0, &scales, StyleMode::Animated)[0], state::BAKE);
+    assert_eq!(
+        plan.states(far, 640.0, &scales, StyleMode::Animated)[0],
+        state::BAKE
+    );
     scales[40] = 1.0;
-    assert_eq!(plan.states(far, 640.0, &scales, StyleMode::Animated)[0], state::CACHED);
+    assert_eq!(
+        plan.states(far, 640.0, &scales, StyleMode::Animated)[0],
+        state::CACHED
+    );
     // Closer than the baked level serves: bake again, finer.
     let near = Vec3::new(32.0, -100.0, 32.0);
-    assert_eq!(plan.states(near, 640.0, &scales, StyleMode::Animated)[0], state::BAKE);
+    assert_eq!(
+        plan.states(near, 640.0, &scales, StyleMode::Animated)[0],
+        state::BAKE
+    );
     assert_eq!(plan.plan(&[], &[0])[0].region.level, 0);
-    assert_eq!(plan.states(near, 640.0, &scales, StyleMode::Animated)[0], state::CACHED);
+    assert_eq!(
+        plan.states(near, 640.0, &scales, StyleMode::Animated)[0],
+        state::CACHED
+    );
     // With every style held at "m", the flickering surface is cached too.
-    let st = plan.states(near, 640.0, &scales, StyleMode::Normal).to_vec();
+    let st = plan
+        .states(near, 640.0, &scales, StyleMode::Normal)
+        .to_vec();
     assert_eq!(st, [state::CACHED, state::BAKE]);
 }
 
@@ -170,7 +183,10 @@ fn a_full_atlas_evicts_the_least_recently_drawn() {
     // Next frame surface 0 is not drawn: surface 1 takes its place.
     plan.states(eye, 640.0, &scales, StyleMode::Normal);
     let b = plan.plan(&[], &[1]);
-    assert_eq!((b[0].surface, b[0].region.level, b[0].region.atlas), (1, 0, [0, 0]));
+    assert_eq!(
+        (b[0].surface, b[0].region.level, b[0].region.atlas),
+        (1, 0, [0, 0])
+    );
     assert_eq!(plan.region(0), None);
     // Surface 1 is drawn from the cache this frame: surface 2 cannot evict it and fits one
     // level coarser only if there is room beside it, which there is not: it goes without.
@@ -182,7 +198,12 @@ fn a_full_atlas_evicts_the_least_recently_drawn() {
     let mut plan = plan_of(vec![big(0.0), wall(Vec2::ZERO, 2000.0, 8000.0, None)]);
     plan.states(eye, 640.0, &scales, StyleMode::Normal);
     plan.plan(&[], &[0]);
-    plan.states(Vec3::new(1000.0, -10.0, 1000.0), 640.0, &scales, StyleMode::Normal);
+    plan.states(
+        Vec3::new(1000.0, -10.0, 1000.0),
+        640.0,
+        &scales,
+        StyleMode::Normal,
+    );
     // Level 0 (8032 rows) fits not even an empty atlas: surface 0, not drawn this frame, is
     // evicted on the way, and level 1 (4016 rows) fits.
     let b = plan.plan(&[], &[1]);
