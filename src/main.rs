@@ -357,8 +357,15 @@ struct CompileArgs {
 #[derive(Args)]
 struct VisCheckArgs {
     level: PathBuf,
+    /// Which views: `random` (eyes kept 8 units from every cell plane, so never in a doorway),
+    /// `near-portals` (eyes 0-8 units either side of a portal's plane, over its interior, edges
+    /// and corners), `walk` (the bench walk, which crosses portals), `portals` (half near-portal,
+    /// half walk); or a number N, short for `random --count N`.
+    #[arg(long, default_value = "random", value_name = "KIND|N")]
+    views: String,
+    /// How many views to sample (views in solid are skipped with a count).
     #[arg(long, default_value_t = 200)]
-    views: u32,
+    count: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, value_parser = parse_size, default_value = "640x360")]
@@ -628,13 +635,20 @@ fn headless(gpu: &GpuArgs) -> anyhow::Result<Gpu> {
 }
 
 fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
-    if a.views == 0 {
-        anyhow::bail!("--views 0: a check needs at least one view");
+    let (sampler, count) = match a.views.parse::<u32>() {
+        Ok(n) => (app::views::ViewSampler::Random, n),
+        Err(_) => (
+            a.views.parse().map_err(|e: String| anyhow::anyhow!("--views: {e}"))?,
+            a.count,
+        ),
+    };
+    if count == 0 {
+        anyhow::bail!("--views/--count 0: a check needs at least one view");
     }
     let level = lanthorn::load::load(&a.level)?;
     let gpu = headless(&a.gpu)?;
     let mut check = app::vis_check::VisCheckOptions {
-        views: a.views,
+        views: count,
         seed: a.seed,
         size: a.size,
         clip_distances: a.clip_distances,
@@ -644,7 +658,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
     };
     let views = match &a.views_file {
         Some(f) => app::vis_check::views_in_cells(f, &level)?,
-        None => app::vis_check::random_views(&level, &check)?,
+        None => app::vis_check::sample_views(&level, sampler, &check)?,
     };
     if let Some(f) = &a.write_views {
         app::vis_check::write_views(f, &views)?;

@@ -13,6 +13,7 @@ pub mod path;
 pub mod plot;
 pub mod terrain;
 pub mod trace;
+pub mod views;
 pub mod vis_check;
 mod world;
 

@@ -6,6 +6,7 @@
 use glam::Vec3;
 
 use super::bench::quantile;
+use super::views::{self, Rng, ViewSampler};
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::frame::FrameSettings;
@@ -133,16 +134,6 @@ pub struct VisCheckReport {
     pub visible_triangles: f64,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
 /// A random eye inside an open cell, `clearance` units from every boundary plane.
 fn random_eye(level: &Level, rng: &mut Rng, clearance: f32) -> Option<Vec3> {
     for _ in 0..10_000 {
@@ -165,7 +156,7 @@ fn random_eye(level: &Level, rng: &mut Rng, clearance: f32) -> Option<Vec3> {
 /// The random views of a check: eyes inside open cells, `clearance` from their walls, random
 /// yaw, pitch within ±30°; the same for the same seed.
 pub fn random_views(level: &Level, opts: &VisCheckOptions) -> anyhow::Result<Vec<CameraSpec>> {
-    let mut rng = Rng(opts.seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let mut rng = Rng::seeded(opts.seed);
     (0..opts.views)
         .map(|_| {
             let Some(eye) = random_eye(level, &mut rng, opts.clearance) else {
@@ -181,6 +172,39 @@ pub fn random_views(level: &Level, opts: &VisCheckOptions) -> anyhow::Result<Vec
             })
         })
         .collect()
+}
+
+/// The views of `sampler` (`--views`), `opts.views` of them from `opts.seed`; near-portal and
+/// walk eyes in solid are skipped with one note.
+pub fn sample_views(
+    level: &Level,
+    sampler: ViewSampler,
+    opts: &VisCheckOptions,
+) -> anyhow::Result<Vec<CameraSpec>> {
+    let count = opts.views as usize;
+    let start = || super::start_camera(level, None);
+    let sampled = match sampler {
+        ViewSampler::Random => return random_views(level, opts),
+        ViewSampler::NearPortals => views::near_portal_views(level, count, opts.seed),
+        ViewSampler::Walk => views::walk_views(level, start(), count, opts.seed),
+        ViewSampler::Portals => {
+            let mut near = views::near_portal_views(level, count.div_ceil(2), opts.seed);
+            let walk = views::walk_views(level, start(), count / 2, opts.seed);
+            near.views.extend(walk.views);
+            near.in_solid += walk.in_solid;
+            near
+        }
+    };
+    if sampled.in_solid > 0 {
+        eprintln!(
+            "vis-check: {} of {count} sampled views are in solid and are skipped",
+            sampled.in_solid
+        );
+    }
+    if sampled.views.is_empty() {
+        anyhow::bail!("no sampled view is in an open cell of this level (it has no portals?)");
+    }
+    Ok(sampled.views)
 }
 
 /// Pixels of `img` that match neither truth.

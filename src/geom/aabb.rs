@@ -55,6 +55,11 @@ impl Aabb {
         self.min.cmple(o.max).all() && o.min.cmple(self.max).all()
     }
 
+    /// Distance from `p` to the nearest point of the box (0 inside).
+    pub fn distance_to(&self, p: Vec3) -> f32 {
+        (self.min - p).max(p - self.max).max(Vec3::ZERO).length()
+    }
+
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }

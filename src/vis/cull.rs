@@ -78,6 +78,8 @@ pub struct Culler {
     pub stage_micros: CullStages,
     /// The level has mirrors or teleporters (looked at once, not every frame).
     portal_views: bool,
+    /// Per cell, its entry in the camera's view of the visible set (reused buffer).
+    index: Vec<u32>,
 }
 
 /// Microseconds per culling stage of the last `cull` call.
@@ -120,6 +122,7 @@ impl Culler {
             micros: 0.0,
             stage_micros: CullStages::default(),
             portal_views: level.portals.iter().any(|p| p.transform.is_some()),
+            index: Vec::new(),
         }
     }
 
@@ -208,6 +211,9 @@ impl Culler {
             CullMode::Portal => {
                 let eye = self.locate(level, camera);
                 self.flow.run(level, camera, eye, out);
+                if eye.is_some() {
+                    self.add_cells_past_cut_walls(level, camera, out);
+                }
             }
         }
         if matches!(self.mode, CullMode::None | CullMode::Frustum) {
@@ -240,6 +246,49 @@ impl Culler {
         self.stage_micros.objects = cells_done.elapsed().as_secs_f64() * 1e6;
         self.stage_micros.cells =
             self.micros - self.stage_micros.objects - self.stage_micros.locate;
+    }
+
+    /// Where the near plane cuts a wall (the eye within ~6 units of it), the screen shows what
+    /// lies beyond through solid: every cell in that part of the frustum is added (or its
+    /// octagon widened) with the cut region as its octagon.
+    fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
+        let cut = super::near_plane::cut_wall_octagon(level, camera, seen);
+        if cut.is_empty() {
+            return;
+        }
+        self.index.clear();
+        self.index.resize(level.cells.len(), u32::MAX);
+        for (i, c) in out.cells.iter().enumerate().filter(|(_, c)| c.view == 0) {
+            self.index[c.cell as usize] = i as u32;
+        }
+        let (min, max) = (
+            glam::Vec2::new(cut.min[0], cut.min[1]),
+            glam::Vec2::new(cut.max[0], cut.max[1]),
+        );
+        let planes = camera.screen_frustum_planes(min, max);
+        let has_depth = out.flow_depth.len() == out.cells.len();
+        for (i, c) in level.cells.iter().enumerate() {
+            if !box_in_frustum(&planes, &c.aabb) {
+                continue;
+            }
+            match self.index[i] {
+                u32::MAX => {
+                    out.cells.push(VisibleCell {
+                        cell: i as u32,
+                        octagon: cut,
+                        view: 0,
+                    });
+                    if has_depth {
+                        out.flow_depth.push(1);
+                    }
+                }
+                k => {
+                    let o = &mut out.cells[k as usize].octagon;
+                    *o = o.union(&cut);
+                }
+            }
+        }
     }
 
     /// Locates the eye (timed as the `locate` stage).

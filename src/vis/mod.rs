@@ -88,6 +88,7 @@ impl VisibleSet {
 pub mod cull;
 pub mod locate;
 pub mod movers;
+pub mod near_plane;
 pub mod objects;
 pub mod portal_flow;
 pub mod portal_views;

@@ -166,6 +166,8 @@ pub(super) fn face_geom(
 pub(super) struct BuiltFace {
     pub surface: Surface,
     pub luxels: Option<(u32, u32, Vec<u8>)>,
+    /// What was wrong but loaded anyway, as Quake loads it (light data cut short).
+    pub warning: Option<String>,
 }
 
 /// The face's styles, checked: each slot in use must name one of Quake's 64 styles.
@@ -189,34 +191,35 @@ fn face_styles(f: &RawFace, i: usize, file: &str) -> Result<LightStyles, Q1Error
 }
 
 /// Face `i`'s lightmaps from the lighting lump: `n` luxels per style slot, the slots stored
-/// one after another from the face's light offset (checked against the lump's length). A
-/// face whose styles are all empty shows black, under style 0.
+/// one after another from the face's light offset. A face whose styles are all empty shows
+/// black, under style 0. Light data that runs past the end of the lump is cut there and the
+/// missing luxels are black, with a warning: quakespasm reads such a face as far as the lump
+/// goes (id's own maps of the registered episodes end a few bytes short).
 fn face_luxels(
     l: &Lumps,
     f: &RawFace,
     i: usize,
     n: usize,
     file: &str,
-) -> Result<(Vec<u8>, LightStyles), Q1Error> {
+) -> Result<(Vec<u8>, LightStyles, Option<String>), Q1Error> {
     let st = face_styles(f, i, file)?;
     let count = st.count();
     if count == 0 {
-        return Ok((vec![0; n], LightStyles::default()));
+        return Ok((vec![0; n], LightStyles::default(), None));
     }
-    let start = f.light_ofs as u64;
-    let end = start + (n * count) as u64;
-    if end > l.lighting.len() as u64 {
-        return Err(Q1Error::corrupt(
-            file,
-            "faces",
-            format!(
-                "face {i}: light data at {} + {n}x{count} bytes runs past the lighting lump ({} bytes)",
-                f.light_ofs,
-                l.lighting.len()
-            ),
-        ));
-    }
-    Ok((l.lighting[start as usize..end as usize].to_vec(), st))
+    let len = l.lighting.len();
+    let start = (f.light_ofs as usize).min(len);
+    let end = (f.light_ofs as u64 + (n * count) as u64).min(len as u64) as usize;
+    let mut luxels = vec![0; n * count];
+    luxels[..end - start].copy_from_slice(&l.lighting[start..end]);
+    let short = n * count - (end - start);
+    let warning = (short > 0).then(|| {
+        format!(
+            "face {i}: light data at {} + {n}x{count} bytes runs {short} bytes past the lighting lump ({len} bytes); those luxels are black",
+            f.light_ofs
+        )
+    });
+    Ok((luxels, st, warning))
 }
 
 /// Builds face `i`. Lightmaps: sky and liquid faces (texinfo SPECIAL or a sky/liquid
@@ -249,6 +252,7 @@ pub(super) fn build(
 
     let unlit = !special && !l.lighting.is_empty() && f.light_ofs == -1;
     let mut face_styles = LightStyles::default();
+    let mut warning = None;
     let luxels = if special || l.lighting.is_empty() {
         None
     } else if unlit {
@@ -270,8 +274,9 @@ pub(super) fn build(
                 ),
             ));
         }
-        let (grey, st) = face_luxels(l, f, i, ext.luxels(), file)?;
+        let (grey, st, short) = face_luxels(l, f, i, ext.luxels(), file)?;
         face_styles = st;
+        warning = short;
         Some((ext.size[0] as u32, ext.size[1] as u32, grey))
     };
 
@@ -318,5 +323,6 @@ pub(super) fn build(
             flags,
         },
         luxels,
+        warning,
     })
 }

@@ -135,19 +135,33 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Level, Q1Error> {
     from_bytes_with_palette(bytes, name, default_palette())
 }
 
-/// Imports with an explicit palette (`None`: materials without texels).
+/// Imports with an explicit palette (`None`: materials without texels); what is wrong but
+/// loads anyway, as Quake loads it, is said once on stderr.
 pub fn from_bytes_with_palette(
     bytes: &[u8],
     file: &str,
     palette: Option<&[u8; 768]>,
 ) -> Result<Level, Q1Error> {
+    let (level, warnings) = import(bytes, file, palette)?;
+    for w in warnings {
+        eprintln!("warning: {file}: {w}");
+    }
+    Ok(level)
+}
+
+/// The import and its warnings.
+fn import(
+    bytes: &[u8],
+    file: &str,
+    palette: Option<&[u8; 768]>,
+) -> Result<(Level, Vec<String>), Q1Error> {
     let l = lumps::read(bytes, file)?;
     check_numbers(&l, file)?;
     check_models(&l, file)?;
     let entities = entities::parse(l.entities, file)?;
     let materials = textures::decode(l.textures, palette, file)?;
     let mut tree = tree::build(&l, file)?;
-    let (mut surfaces, lightmaps) = surfaces_and_lightmaps(&l, &materials, file)?;
+    let (mut surfaces, lightmaps, warnings) = surfaces_and_lightmaps(&l, &materials, file)?;
     let mut cells = std::mem::take(&mut tree.cells);
     list_cell_surfaces(&l, &tree, &mut cells, &surfaces, file)?;
     let portals = portals_of(&l, &tree, &mut cells);
@@ -155,7 +169,7 @@ pub fn from_bytes_with_palette(
     repair_world_tjunctions(&l, &mut surfaces);
     let objects = brush_models(&l, &surfaces, &entities);
     let sky = sky(&materials, &entities);
-    Ok(Level {
+    let level = Level {
         cells,
         portals,
         surfaces,
@@ -168,7 +182,8 @@ pub fn from_bytes_with_palette(
         terrain: None,
         pvs,
         leak: None,
-    })
+    };
+    Ok((level, warnings))
 }
 
 /// Planes, vertices and texture vectors must be finite (and planes unit length).
@@ -250,11 +265,13 @@ fn surfaces_and_lightmaps(
     l: &lumps::Lumps,
     materials: &[Material],
     file: &str,
-) -> Result<(Vec<Surface>, Lightmaps), Q1Error> {
+) -> Result<(Vec<Surface>, Lightmaps, Vec<String>), Q1Error> {
     let mut surfaces = Vec::with_capacity(l.faces.len());
+    let mut warnings = Vec::new();
     let mut blocks: Vec<(usize, u32, u32, Vec<u8>)> = Vec::new();
     for i in 0..l.faces.len() {
         let f = faces::build(l, i, materials, file)?;
+        warnings.extend(f.warning);
         if let Some((w, h, grey)) = f.luxels {
             let mut rgb = vec![0u8; grey.len() * 3];
             for (px, &g) in rgb.chunks_exact_mut(3).zip(&grey) {
@@ -279,7 +296,7 @@ fn surfaces_and_lightmaps(
     for ((i, ..), r) in blocks.iter().zip(rects) {
         surfaces[*i].lightmap = Some(r);
     }
-    Ok((surfaces, lightmaps))
+    Ok((surfaces, lightmaps, warnings))
 }
 
 /// Cells list the faces their leaves mark.
