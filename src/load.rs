@@ -31,10 +31,22 @@ pub enum LoadError {
     Quake(#[from] Q1Error),
 }
 
+/// `load_with` for Quake's normal game (skill 1, not deathmatch).
+pub fn load(path: &Path) -> Result<Level, LoadError> {
+    load_with(path, crate::level::spawn::SpawnRules::default())
+}
+
+/// Loads a level and applies Quake's spawn rules for `rules`' game (`level::spawn`).
+pub fn load_with(path: &Path, rules: crate::level::spawn::SpawnRules) -> Result<Level, LoadError> {
+    let mut level = load_file(path)?;
+    crate::level::spawn::apply(&mut level, rules);
+    Ok(level)
+}
+
 /// The one entry point that loads any level; dispatches on the file type. `keep` is the
 /// embedded keep (compiled once, then read from the cache, see `cache`), `builtin` the
 /// built-in test scene.
-pub fn load(path: &Path) -> Result<Level, LoadError> {
+fn load_file(path: &Path) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(crate::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(crate::scenes::builtin::load_portals()?),

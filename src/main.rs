@@ -58,6 +58,27 @@ impl CullArgs {
     }
 }
 
+/// The game a Quake level is shown as: which brush entities spawn (Quake's `spawnflags`).
+#[derive(Args, Clone, Copy, Default)]
+struct SpawnArgs {
+    /// Skill 0 (easy), 1 (normal, the default, as quakespasm), 2 (hard) or 3 (nightmare):
+    /// brush entities flagged "not in" this skill are left out.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=3))]
+    skill: u8,
+    /// Leave out the brush entities flagged "not in deathmatch".
+    #[arg(long)]
+    deathmatch: bool,
+}
+
+impl SpawnArgs {
+    fn rules(&self) -> lanthorn::level::spawn::SpawnRules {
+        lanthorn::level::spawn::SpawnRules {
+            skill: self.skill,
+            deathmatch: self.deathmatch,
+        }
+    }
+}
+
 fn parse_time(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
@@ -245,6 +266,8 @@ struct DemoArgs {
     overlays: OverlayArgs,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    spawn: SpawnArgs,
 }
 
 /// `lanthorn` with no command: the demo with every argument at its default, the defaults
@@ -284,6 +307,8 @@ struct CaptureArgs {
     lose_device: bool,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    spawn: SpawnArgs,
 }
 
 #[derive(Args)]
@@ -333,6 +358,8 @@ struct BenchArgs {
     overlays: OverlayArgs,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    spawn: SpawnArgs,
 }
 
 #[derive(Args)]
@@ -398,6 +425,8 @@ struct VisCheckArgs {
     time: f32,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    spawn: SpawnArgs,
 }
 
 #[derive(Args)]
@@ -447,7 +476,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo(a),
         Command::Capture(a) => {
             let world =
-                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
             app::check_cull(&world, a.cull.cull)?;
             if let Some(t) = &a.trace {
                 app::trace::check_path(t)?;
@@ -484,7 +513,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Bench(a) => {
             let world =
-                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
             app::check_cull(&world, a.cull.cull)?;
             let path = a
                 .path
@@ -563,7 +592,7 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     if a.screenshot.is_some() && a.frames.is_none() {
         anyhow::bail!("--screenshot needs --frames N (the frame to save)");
     }
-    let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref())?;
+    let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
     log::info!(
         "{}: level ready {:.3} s after the start",
         world.name.display(),
@@ -645,7 +674,7 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
     if count == 0 {
         anyhow::bail!("--views/--count 0: a check needs at least one view");
     }
-    let level = lanthorn::load::load(&a.level)?;
+    let level = lanthorn::load::load_with(&a.level, a.spawn.rules())?;
     let gpu = headless(&a.gpu)?;
     let mut check = app::vis_check::VisCheckOptions {
         views: count,

@@ -34,11 +34,14 @@ pub fn started() -> std::time::Instant {
 }
 
 /// Loads the level named on the command line (the keep when none).
-pub fn load_level(path: Option<&Path>) -> anyhow::Result<(Level, PathBuf)> {
+pub fn load_level(
+    path: Option<&Path>,
+    rules: crate::level::spawn::SpawnRules,
+) -> anyhow::Result<(Level, PathBuf)> {
     let path = path
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LEVEL));
-    let level = crate::load::load(&path)?;
+    let level = crate::load::load_with(&path, rules)?;
     Ok((level, path))
 }
 

@@ -23,6 +23,7 @@ pub fn load_world(
     level: Option<&Path>,
     camera: Option<CameraSpec>,
     terrain: Option<&TerrainOptions>,
+    rules: crate::level::spawn::SpawnRules,
 ) -> anyhow::Result<World> {
     let terrain = terrain.map(super::terrain::load).transpose()?;
     if let (None, Some(t)) = (level, &terrain) {
@@ -33,7 +34,7 @@ pub fn load_world(
             terrain,
         });
     }
-    let (level, name) = super::load_level(level)?;
+    let (level, name) = super::load_level(level, rules)?;
     let camera = super::start_camera(&level, camera);
     let terrain = match terrain {
         Some(t) => Some(t),

@@ -3,6 +3,7 @@
 
 pub mod file;
 pub mod motion;
+pub mod spawn;
 pub mod styles;
 pub mod tjunctions;
 

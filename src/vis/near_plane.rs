@@ -12,7 +12,7 @@ use crate::level::Level;
 /// How far from the eye the near plane's rectangle reaches (its corners).
 pub fn near_reach(camera: &Camera) -> f32 {
     let tx = (camera.fov_x.to_radians() * 0.5).tan();
-    let ty = (camera.fov_y().to_radians() * 0.5).tan();
+    let ty = (camera.fov_y() * 0.5).tan(); // fov_y is in radians
     camera.near * (1.0 + tx * tx + ty * ty).sqrt()
 }
 
@@ -182,7 +182,9 @@ mod tests {
             }
         }
         let far = camera(Vec3::new(0.0, 8.0, 0.0), 0.0);
-        assert!(before_near(&far.view_proj(), wall).is_empty());
+        assert!(before_near(&far.view_proj(), wall)
+            .intersect(&Octagon::FULL)
+            .is_empty());
         assert!(near_reach(&cam) > 6.0 && near_reach(&cam) < 6.2);
     }
 
