@@ -1196,3 +1196,64 @@ fn level_load_dispatches_bsp_and_names_missing_files() {
         .to_string();
     assert!(e.contains("/nonexistent/nothere.bsp"), "{e}");
 }
+
+/// id's maps of the registered episodes end their lighting lump a few bytes before their last
+/// face's light: e1m1 with its lighting lump cut 5 bytes short loads with one warning naming
+/// that face, whose missing luxels are black; every other face's light is the file's own.
+#[test]
+fn light_data_past_the_lump_is_clamped_with_one_warning() {
+    if !require_realdata("light_data_past_the_lump_is_clamped_with_one_warning") {
+        return;
+    }
+    let bytes = e1m1();
+    let lighting = 4 + 8 * 8;
+    let len = i32_at(&bytes, lighting + 4);
+    let mut cut = bytes.clone();
+    cut[lighting + 4..lighting + 8].copy_from_slice(&(len - 5).to_le_bytes());
+    let (whole, none) = import(&bytes, "e1m1.bsp", default_palette()).unwrap();
+    assert!(none.is_empty(), "{none:?}");
+    let (short, warnings) = import(&cut, "e1m1.bsp", default_palette()).unwrap();
+    // The face whose light ends last, read from the faces lump itself.
+    let l = lumps::read(&bytes, "e1m1.bsp").unwrap();
+    let ends = |i: usize| {
+        let f = &l.faces[i];
+        let b = faces::build(&l, i, &whole.materials, "e1m1.bsp").unwrap();
+        let n = b.luxels.map_or(0, |(w, h, _)| (w * h) as i64);
+        f.light_ofs as i64 + n * crate::level::styles::LightStyles(f.styles).count() as i64
+    };
+    let last = (0..l.faces.len()).max_by_key(|&i| ends(i)).unwrap();
+    assert_eq!(ends(last), len as i64, "the last face ends the lump");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!("face {last}: ")) && warnings[0].contains("5 bytes past"),
+        "{}",
+        warnings[0]
+    );
+    let texel = |level: &Level, s: usize, k: usize, x: u32, y: u32| {
+        let m = &level.lightmaps;
+        let r = level.surfaces[s].lightmap.unwrap();
+        let layer = (m.width * m.height * 3) as usize;
+        let i = k * layer + (((r.y + y) * m.width + r.x + x) * 3) as usize;
+        [m.texels[i], m.texels[i + 1], m.texels[i + 2]]
+    };
+    let (mut blackened, mut kept) = (0, 0);
+    for (s, surface) in whole.surfaces.iter().enumerate() {
+        let Some(r) = surface.lightmap else { continue };
+        assert_eq!(short.surfaces[s].lightmap, Some(r), "face {s} moved in the atlas");
+        for k in 0..surface.styles.count() {
+            for y in 0..r.height {
+                for x in 0..r.width {
+                    let (a, b) = (texel(&whole, s, k, x, y), texel(&short, s, k, x, y));
+                    if s == last && a != b {
+                        assert_eq!(b, [0; 3], "face {s}: a cut luxel is not black");
+                        blackened += 1;
+                    } else {
+                        assert_eq!(a, b, "face {s} style slot {k} luxel {x},{y}");
+                        kept += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(blackened <= 5 && kept > 100_000, "{blackened} blackened, {kept} kept");
+}
