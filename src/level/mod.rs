@@ -57,6 +57,8 @@ pub mod cell_flags {
     /// portals to every open face of the outdoor cells, so outdoor regions see each other across
     /// the sky. Point location never returns it; the eye tracker uses it for an eye in no cell.
     pub const OUTSIDE: u32 = 4;
+    /// An imported Quake leaf of sky contents: GLQuake marks the whole level for an eye in one.
+    pub const SKY_LEAF: u32 = 8;
 }
 
 /// A convex polyhedron of open space: the unit of visibility.

@@ -80,6 +80,11 @@ pub struct Culler {
     portal_views: bool,
     /// Per cell, its entry in the camera's view of the visible set (reused buffer).
     index: Vec<u32>,
+    /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
+    marked: Vec<bool>,
+    near: Vec<u32>,
+    /// The rule GLQuake marked the last frame's cells by.
+    pub pvs_rule: super::pvs::PvsRule,
 }
 
 /// Microseconds per culling stage of the last `cull` call.
@@ -123,6 +128,9 @@ impl Culler {
             stage_micros: CullStages::default(),
             portal_views: level.portals.iter().any(|p| p.transform.is_some()),
             index: Vec::new(),
+            marked: Vec::new(),
+            near: Vec::new(),
+            pvs_rule: super::pvs::PvsRule::Everything,
         }
     }
 
@@ -193,13 +201,11 @@ impl Culler {
                 }
             }
             CullMode::Pvs | CullMode::PvsCells => {
-                let eye = self.locate(level, camera);
+                self.locate(level, camera);
+                let (marked, near) = (&mut self.marked, &mut self.near);
+                self.pvs_rule = super::pvs::mark(level, camera.position, marked, near);
                 for (i, c) in level.cells.iter().enumerate() {
-                    let in_pvs = match (eye, &level.pvs) {
-                        (Some(e), Some(pvs)) => e as usize == i || pvs.visible(e, i as u32),
-                        _ => true,
-                    };
-                    if in_pvs && box_in_frustum(&planes, &c.aabb) {
+                    if self.marked[i] && box_in_frustum(&planes, &c.aabb) {
                         out.cells.push(VisibleCell {
                             cell: i as u32,
                             octagon: Octagon::FULL,

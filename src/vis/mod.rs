@@ -92,6 +92,7 @@ pub mod near_plane;
 pub mod objects;
 pub mod portal_flow;
 pub mod portal_views;
+pub mod pvs;
 
 pub use cull::{CullMode, Culler};
 pub use locate::EyeTracker;

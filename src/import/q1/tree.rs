@@ -14,6 +14,7 @@ pub(super) const MAX_DEPTH: usize = 1024;
 
 #[cfg(test)]
 pub(super) const CONTENTS_SOLID: i32 = -2;
+const CONTENTS_SKY: i32 = -6;
 
 /// The medium of a leaf's contents; `None` for solid. Sky counts as air, qbsp's current
 /// contents (-9..=-14) as water.
@@ -163,6 +164,11 @@ pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
             planes,
             aabb: Aabb::new(mins.min(maxs), mins.max(maxs)),
             medium,
+            flags: if lf.contents == CONTENTS_SKY {
+                crate::level::cell_flags::SKY_LEAF
+            } else {
+                0
+            },
             ..Cell::default()
         });
     }
