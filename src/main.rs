@@ -406,6 +406,9 @@ struct VisCheckArgs {
     /// Write the views this check uses (a camera-path file) before checking.
     #[arg(long, value_name = "FILE.json")]
     write_views: Option<PathBuf>,
+    /// With --write-views: write the views and stop, checking nothing.
+    #[arg(long, requires = "write_views")]
+    no_check: bool,
     /// Check these views (a camera-path file, e.g. from --write-views) instead of random ones.
     #[arg(long, value_name = "FILE.json")]
     views_file: Option<PathBuf>,
@@ -691,6 +694,10 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
     };
     if let Some(f) = &a.write_views {
         app::vis_check::write_views(f, &views)?;
+        if a.no_check {
+            eprintln!("vis-check: wrote {} views to {}", views.len(), f.display());
+            return Ok(());
+        }
     }
     check.views_list = Some(views);
     check.dump = a.dump.clone();

@@ -132,7 +132,7 @@ fn portal_culling_misses_nothing_in_the_keep_with_doors_shut_and_open() {
         ..Default::default()
     };
     let (level, _) = lanthorn::scenes::embedded::compile("keep.ron", &options).unwrap();
-    for time in [24.0, 6.5] {
+    for time in [24.0, 6.5, 0.0] {
         let options = VisCheckOptions {
             views: 150,
             seed: 7,
@@ -146,5 +146,38 @@ fn portal_culling_misses_nothing_in_the_keep_with_doors_shut_and_open() {
         let portal = &report.methods[0];
         assert_eq!(portal.method, "portal");
         assert_eq!(portal.missed_surfaces, 0, "at {time} s: {:?}", portal.worst);
+    }
+}
+
+/// Every other committed near-portal and walk view (`tests/views/*-portals.json`: eyes 0-8
+/// units from a portal's plane, over it, at its edges and corners, and the bench walk through
+/// portals): portal culling misses no surface and leaves no differing pixel, on e1m1 imported
+/// and compiled and in the keep at its start.
+#[test]
+fn portal_culling_misses_nothing_at_doorways() {
+    let Some(gpu) = gpu_fallbacks() else { return };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");
+    let keep = lanthorn::load::load(std::path::Path::new("keep")).unwrap();
+    let mut levels = vec![("keep", keep, "keep-portals.json")];
+    if let Some(l) = quake_level("e1m1") {
+        levels.push(("e1m1.bsp", l, "e1m1-portals.json"));
+    }
+    if let Some(l) = compiled("e1m1") {
+        levels.push(("e1m1.map", l, "e1m1.map-portals.json"));
+    }
+    for (name, level, file) in &levels {
+        let views = lanthorn::app::vis_check::views_in_cells(&dir.join(file), level).unwrap();
+        let options = VisCheckOptions {
+            views_list: Some(views.into_iter().step_by(2).collect()),
+            size: (320, 180),
+            overdraw: false,
+            ..Default::default()
+        };
+        let report = run(gpu, level, &options).unwrap();
+        report.print_table();
+        let portal = &report.methods[0];
+        assert_eq!(portal.method, "portal");
+        assert_eq!(portal.missed_surfaces, 0, "{name}: {:?}", portal.worst);
+        assert_eq!(portal.differing_pixels, 0, "{name}: {:?}", portal.worst);
     }
 }
