@@ -80,6 +80,8 @@ pub struct Culler {
     portal_views: bool,
     /// Per cell, its entry in the camera's view of the visible set (reused buffer).
     index: Vec<u32>,
+    /// Where the near plane cut a wall this frame (`Octagon::EMPTY`: nowhere).
+    cut: Octagon,
     /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
     marked: Vec<bool>,
     near: Vec<u32>,
@@ -128,6 +130,7 @@ impl Culler {
             stage_micros: CullStages::default(),
             portal_views: level.portals.iter().any(|p| p.transform.is_some()),
             index: Vec::new(),
+            cut: Octagon::EMPTY,
             marked: Vec::new(),
             near: Vec::new(),
             pvs_rule: super::pvs::PvsRule::Everything,
@@ -216,6 +219,7 @@ impl Culler {
             }
             CullMode::Portal => {
                 let eye = self.locate(level, camera);
+                self.cut = Octagon::EMPTY;
                 self.flow.run(level, camera, eye, out);
                 if eye.is_some() {
                     self.add_cells_past_cut_walls(level, camera, out);
@@ -242,6 +246,7 @@ impl Culler {
                     self.frame,
                     &mut out.objects,
                 );
+                self.add_objects_past_cut_walls(camera, out);
             }
             CullMode::Portal => {}
             // No culling: every object in every view.
@@ -259,7 +264,13 @@ impl Culler {
     /// octagon widened) with the cut region as its octagon.
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
-        let cut = super::near_plane::cut_wall_octagon(level, camera, seen);
+        let reach = super::near_plane::near_reach(camera);
+        let objects = (self.links.bounds.iter().zip(&self.links.origins))
+            .zip(&level.objects)
+            .filter(|((b, _), _)| !b.is_empty() && b.distance_to(camera.position) <= reach)
+            .map(|((_, origin), o)| (o.surfaces.as_slice(), *origin));
+        let cut = super::near_plane::cut_wall_octagon(level, camera, seen, objects);
+        self.cut = cut;
         if cut.is_empty() {
             return;
         }
@@ -293,6 +304,38 @@ impl Culler {
                     let o = &mut out.cells[k as usize].octagon;
                     *o = o.union(&cut);
                 }
+            }
+        }
+    }
+
+    /// The objects in the part of the frustum where the near plane cuts a wall (one hidden in
+    /// solid shows there too), with the cut region as their octagon.
+    fn add_objects_past_cut_walls(&self, camera: &Camera, out: &mut VisibleSet) {
+        let cut = self.cut;
+        if cut.is_empty() {
+            return;
+        }
+        let planes = camera.screen_frustum_planes(
+            glam::Vec2::new(cut.min[0], cut.min[1]),
+            glam::Vec2::new(cut.max[0], cut.max[1]),
+        );
+        for (i, b) in self.links.bounds.iter().enumerate() {
+            if b.is_empty() || !box_in_frustum(&planes, b) {
+                continue;
+            }
+            let seen = out
+                .objects
+                .iter_mut()
+                .find(|o| o.view == 0 && o.object == i as u32);
+            match seen {
+                Some(o) => o.octagon = o.octagon.union(&cut),
+                None => out.objects.push(VisibleObject {
+                    object: i as u32,
+                    view: 0,
+                    octagon: cut,
+                    origin: self.links.origins[i],
+                    light: self.links.lights[i],
+                }),
             }
         }
     }

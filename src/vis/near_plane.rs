@@ -16,51 +16,75 @@ pub fn near_reach(camera: &Camera) -> f32 {
     camera.near * (1.0 + tx * tx + ty * ty).sqrt()
 }
 
-/// The screen region (NDC octagon, `Octagon::EMPTY` when none) where a surface of `cells` lies
-/// between the eye and the near plane: the pixels whose wall the near plane cuts away.
-pub fn cut_wall_octagon(
+/// The screen region (NDC octagon, `Octagon::EMPTY` when none) where a surface of `cells`,
+/// or of an object near the eye (`objects`: surfaces, translation), lies between the eye and
+/// the near plane: the pixels whose wall the near plane cuts away.
+pub fn cut_wall_octagon<'a>(
     level: &Level,
     camera: &Camera,
     cells: impl IntoIterator<Item = u32>,
+    objects: impl IntoIterator<Item = (&'a [u32], Vec3)>,
 ) -> Octagon {
-    let reach = near_reach(camera);
-    let eye = camera.position;
-    let view_proj = camera.view_proj();
-    let mut cut = Octagon::EMPTY;
+    let mut cut = Cut {
+        camera,
+        view_proj: camera.view_proj(),
+        reach: near_reach(camera),
+        octagon: Octagon::EMPTY,
+    };
     for c in cells {
         let Some(cell) = level.cells.get(c as usize) else {
             continue;
         };
-        if cell.aabb.distance_to(eye) > reach {
-            continue;
-        }
-        for &s in &cell.surfaces {
-            let Some(surface) = level.surfaces.get(s as usize) else {
-                continue;
-            };
-            let Some(v0) = surface.vertices.first() else {
-                continue;
-            };
-            let d = surface.normal.dot(eye - v0.position);
-            if d.abs() > reach {
-                continue;
-            }
-            for t in surface.indices.chunks_exact(3) {
-                let corner = |i: u32| surface.vertices.get(i as usize).map(|v| v.position);
-                let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) else {
-                    continue;
-                };
-                cut = cut.union(&before_near(&view_proj, [a, b, c]));
-                // An eye on the wall itself (a cell is located with a little slack): every ray
-                // into the wall's back is in solid from the start.
-                let foot = eye - surface.normal * d;
-                if d < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
-                    cut = cut.union(&behind_plane(camera, surface.normal));
-                }
+        if cell.aabb.distance_to(camera.position) <= cut.reach {
+            for &s in &cell.surfaces {
+                cut.surface(level, s, Vec3::ZERO);
             }
         }
     }
-    cut.intersect(&Octagon::FULL)
+    for (surfaces, origin) in objects {
+        for &s in surfaces {
+            cut.surface(level, s, origin);
+        }
+    }
+    cut.octagon.intersect(&Octagon::FULL)
+}
+
+/// The cut region so far.
+struct Cut<'a> {
+    camera: &'a Camera,
+    view_proj: Mat4,
+    reach: f32,
+    octagon: Octagon,
+}
+
+impl Cut<'_> {
+    /// Adds where surface `s` (translated by `origin`) lies before the near plane.
+    fn surface(&mut self, level: &Level, s: u32, origin: Vec3) {
+        let Some(surface) = level.surfaces.get(s as usize) else {
+            return;
+        };
+        let Some(v0) = surface.vertices.first() else {
+            return;
+        };
+        let eye = self.camera.position - origin;
+        let d = surface.normal.dot(eye - v0.position);
+        if d.abs() > self.reach {
+            return;
+        }
+        for t in surface.indices.chunks_exact(3) {
+            let corner = |i: u32| surface.vertices.get(i as usize).map(|v| v.position + origin);
+            let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) else {
+                continue;
+            };
+            self.octagon = self.octagon.union(&before_near(&self.view_proj, [a, b, c]));
+            // An eye on the wall itself (a cell is located with a little slack): every ray
+            // into the wall's back is in solid from the start.
+            let foot = self.camera.position - surface.normal * d;
+            if d < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
+                self.octagon = self.octagon.union(&behind_plane(self.camera, surface.normal));
+            }
+        }
+    }
 }
 
 /// An eye nearer a wall's plane than this (or behind it) is on the wall.
