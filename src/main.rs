@@ -478,8 +478,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     {
         Command::Demo(a) => demo(a),
         Command::Capture(a) => {
-            let world =
-                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
+            let world = app::load_world(
+                a.level.as_deref(),
+                a.camera,
+                a.terrain.options().as_ref(),
+                a.spawn.rules(),
+            )?;
             app::check_cull(&world, a.cull.cull)?;
             if let Some(t) = &a.trace {
                 app::trace::check_path(t)?;
@@ -515,8 +519,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             )
         }
         Command::Bench(a) => {
-            let world =
-                app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
+            let world = app::load_world(
+                a.level.as_deref(),
+                a.camera,
+                a.terrain.options().as_ref(),
+                a.spawn.rules(),
+            )?;
             app::check_cull(&world, a.cull.cull)?;
             let path = a
                 .path
@@ -595,7 +603,12 @@ fn demo(a: DemoArgs) -> anyhow::Result<()> {
     if a.screenshot.is_some() && a.frames.is_none() {
         anyhow::bail!("--screenshot needs --frames N (the frame to save)");
     }
-    let world = app::load_world(a.level.as_deref(), a.camera, a.terrain.options().as_ref(), a.spawn.rules())?;
+    let world = app::load_world(
+        a.level.as_deref(),
+        a.camera,
+        a.terrain.options().as_ref(),
+        a.spawn.rules(),
+    )?;
     log::info!(
         "{}: level ready {:.3} s after the start",
         world.name.display(),
@@ -670,7 +683,9 @@ fn vis_check(a: VisCheckArgs) -> anyhow::Result<()> {
     let (sampler, count) = match a.views.parse::<u32>() {
         Ok(n) => (app::views::ViewSampler::Random, n),
         Err(_) => (
-            a.views.parse().map_err(|e: String| anyhow::anyhow!("--views: {e}"))?,
+            a.views
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("--views: {e}"))?,
             a.count,
         ),
     };

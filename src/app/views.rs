@@ -192,7 +192,12 @@ mod tests {
     /// Looking straight through a portal is looking along its normal.
     #[test]
     fn direction_angles_invert_forward() {
-        for dir in [Vec3::X, -Vec3::Y, Vec3::new(1.0, 2.0, -0.5), Vec3::Z * 0.9 + Vec3::X * 0.1] {
+        for dir in [
+            Vec3::X,
+            -Vec3::Y,
+            Vec3::new(1.0, 2.0, -0.5),
+            Vec3::Z * 0.9 + Vec3::X * 0.1,
+        ] {
             let (yaw, pitch) = direction_angles(dir);
             let cam = crate::geom::Camera::new(
                 CameraSpec {

@@ -77,8 +77,7 @@ pub fn apply(level: &mut Level, rules: SpawnRules) -> SpawnReport {
             report.removed.push(o.name);
             continue;
         }
-        if o.motion.is_none() && e.classname() == "func_door" && spawnflags(e) & START_OPEN != 0
-        {
+        if o.motion.is_none() && e.classname() == "func_door" && spawnflags(e) & START_OPEN != 0 {
             // Quake's model bounds sit one unit inside the brushes.
             let size = (o.bounds.size() - Vec3::splat(2.0)).max(Vec3::ZERO);
             o.origin += open_offset(e, size);
@@ -142,7 +141,11 @@ mod tests {
                     skill,
                     deathmatch: false,
                 };
-                assert_eq!(rules.removes(&e), removed_in[skill as usize], "{flags} {skill}");
+                assert_eq!(
+                    rules.removes(&e),
+                    removed_in[skill as usize],
+                    "{flags} {skill}"
+                );
             }
         }
         let dm = entity(&[("spawnflags", "2048")]);
@@ -162,7 +165,9 @@ mod tests {
         let at = |pairs: &[(&str, &str)]| open_offset(&entity(pairs), size);
         assert!((at(&[("angle", "90")]) - Vec3::new(0.0, 56.0, 0.0)).length() < 1e-4);
         assert!((at(&[("angle", "-1")]) - Vec3::new(0.0, 0.0, 88.0)).length() < 1e-4);
-        assert!((at(&[("angle", "-2"), ("lip", "0")]) - Vec3::new(0.0, 0.0, -96.0)).length() < 1e-4);
+        assert!(
+            (at(&[("angle", "-2"), ("lip", "0")]) - Vec3::new(0.0, 0.0, -96.0)).length() < 1e-4
+        );
         assert!((at(&[("angle", "180")]) - Vec3::new(-8.0, 0.0, 0.0)).length() < 1e-4);
     }
 
@@ -171,8 +176,16 @@ mod tests {
     fn apply_removes_and_opens() {
         let mut level = Level::default();
         level.entities = vec![
-            entity(&[("classname", "func_door"), ("spawnflags", "513"), ("angle", "-1")]),
-            entity(&[("classname", "func_door"), ("spawnflags", "1"), ("angle", "-1")]),
+            entity(&[
+                ("classname", "func_door"),
+                ("spawnflags", "513"),
+                ("angle", "-1"),
+            ]),
+            entity(&[
+                ("classname", "func_door"),
+                ("spawnflags", "1"),
+                ("angle", "-1"),
+            ]),
             entity(&[("classname", "func_wall")]),
         ];
         for i in 0..3 {

@@ -72,7 +72,12 @@ impl Cut<'_> {
             return;
         }
         for t in surface.indices.chunks_exact(3) {
-            let corner = |i: u32| surface.vertices.get(i as usize).map(|v| v.position + origin);
+            let corner = |i: u32| {
+                surface
+                    .vertices
+                    .get(i as usize)
+                    .map(|v| v.position + origin)
+            };
             let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) else {
                 continue;
             };
@@ -81,7 +86,9 @@ impl Cut<'_> {
             // into the wall's back is in solid from the start.
             let foot = self.camera.position - surface.normal * d;
             if d < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
-                self.octagon = self.octagon.union(&behind_plane(self.camera, surface.normal));
+                self.octagon = self
+                    .octagon
+                    .union(&behind_plane(self.camera, surface.normal));
             }
         }
     }
@@ -229,7 +236,23 @@ mod tests {
                 }
             }
         }
-        assert!(over_triangle(Vec3::ZERO, [Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(0.0, 1.0, 0.0)], Vec3::Z));
-        assert!(!over_triangle(Vec3::new(3.0, 0.0, 0.0), [Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(0.0, 1.0, 0.0)], Vec3::Z));
+        assert!(over_triangle(
+            Vec3::ZERO,
+            [
+                Vec3::new(-1.0, -1.0, 0.0),
+                Vec3::new(1.0, -1.0, 0.0),
+                Vec3::new(0.0, 1.0, 0.0)
+            ],
+            Vec3::Z
+        ));
+        assert!(!over_triangle(
+            Vec3::new(3.0, 0.0, 0.0),
+            [
+                Vec3::new(-1.0, -1.0, 0.0),
+                Vec3::new(1.0, -1.0, 0.0),
+                Vec3::new(0.0, 1.0, 0.0)
+            ],
+            Vec3::Z
+        ));
     }
 }

@@ -177,7 +177,10 @@ mod tests {
                     .any(|&s| s == t || pvs.visible(s as u32, t as u32));
                 // An imported cell's planes are its leaf's path planes: the descent reaches
                 // exactly the cells these plane tests keep.
-                assert_eq!(marked[t], want, "eye in cell {c} ({rule:?}, near {near:?}, sources {sources:?}): cell {t}");
+                assert_eq!(
+                    marked[t], want,
+                    "eye in cell {c} ({rule:?}, near {near:?}, sources {sources:?}): cell {t}"
+                );
             }
             if dry > 200 && wet > 5 {
                 break;
@@ -186,7 +189,10 @@ mod tests {
         assert!(dry > 50 && wet > 0, "{dry} dry, {wet} wet eyes");
         let b = level.bounds();
         let solid = b.min - Vec3::splat(100.0);
-        assert_eq!(mark(&level, solid, &mut marked, &mut near), PvsRule::Everything);
+        assert_eq!(
+            mark(&level, solid, &mut marked, &mut near),
+            PvsRule::Everything
+        );
         assert!(marked.iter().all(|&m| m));
     }
 }

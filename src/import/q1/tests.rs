@@ -1247,7 +1247,11 @@ fn light_data_past_the_lump_is_clamped_with_one_warning() {
     let (mut blackened, mut kept) = (0, 0);
     for (s, surface) in whole.surfaces.iter().enumerate() {
         let Some(r) = surface.lightmap else { continue };
-        assert_eq!(short.surfaces[s].lightmap, Some(r), "face {s} moved in the atlas");
+        assert_eq!(
+            short.surfaces[s].lightmap,
+            Some(r),
+            "face {s} moved in the atlas"
+        );
         for k in 0..surface.styles.count() {
             for y in 0..r.height {
                 for x in 0..r.width {
@@ -1263,5 +1267,8 @@ fn light_data_past_the_lump_is_clamped_with_one_warning() {
             }
         }
     }
-    assert!(blackened <= 5 && kept > 100_000, "{blackened} blackened, {kept} kept");
+    assert!(
+        blackened <= 5 && kept > 100_000,
+        "{blackened} blackened, {kept} kept"
+    );
 }
