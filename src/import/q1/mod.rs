@@ -296,6 +296,12 @@ fn surfaces_and_lightmaps(
     for ((i, ..), r) in blocks.iter().zip(rects) {
         surfaces[*i].lightmap = Some(r);
     }
+    // Said once: the first face, and how many more.
+    if warnings.len() > 1 {
+        let more = warnings.len() - 1;
+        warnings.truncate(1);
+        warnings[0] += &format!(" (and {more} more faces whose light runs past the lump)");
+    }
     Ok((surfaces, lightmaps, warnings))
 }
 
