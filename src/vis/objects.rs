@@ -139,7 +139,11 @@ impl ObjectLinks {
             let grown = link_box(&b);
             let centre = (b.min + b.max) * 0.5;
             let cell = self.trackers[iu].update(level, centre);
-            match cell.filter(|&c| strictly_inside(level, c, centre)) {
+            // An object that never moves is linked to every cell its box meets: one that pokes
+            // through a wall (a Quake door open in its recess) shows in cells no portal from
+            // its centre reaches, as Quake's efrags link it.
+            let flooding = o.motion.is_some();
+            match cell.filter(|&c| flooding && strictly_inside(level, c, centre)) {
                 Some(c) => flood(level, c, &grown, &mut self.queue, &mut cells),
                 None => cells_touching(level, &grown, &mut cells),
             }
