@@ -139,10 +139,10 @@ impl ObjectLinks {
             let grown = link_box(&b);
             let centre = (b.min + b.max) * 0.5;
             let cell = self.trackers[iu].update(level, centre);
-            // An object that never moves is linked to every cell its box meets: one that pokes
-            // through a wall (a Quake door open in its recess) shows in cells no portal from
-            // its centre reaches, as Quake's efrags link it.
-            let flooding = o.motion.is_some();
+            // A map's brush entity that never moves is linked to every cell its box meets, as
+            // Quake's efrags link it: one that pokes through a wall (a door open in its
+            // recess) shows in cells no portal from its centre reaches.
+            let flooding = o.motion.is_some() || o.entity.is_none();
             match cell.filter(|&c| flooding && strictly_inside(level, c, centre)) {
                 Some(c) => flood(level, c, &grown, &mut self.queue, &mut cells),
                 None => cells_touching(level, &grown, &mut cells),
