@@ -68,7 +68,8 @@ impl Cut<'_> {
         };
         let eye = self.camera.position - origin;
         let d = surface.normal.dot(eye - v0.position);
-        if d.abs() > self.reach {
+        // A face seen from behind hides nothing when cut (back faces are not drawn).
+        if d < -ON_WALL || d > self.reach {
             return;
         }
         for t in surface.indices.chunks_exact(3) {
@@ -85,7 +86,7 @@ impl Cut<'_> {
             // An eye on the wall itself (a cell is located with a little slack): every ray
             // into the wall's back is in solid from the start.
             let foot = self.camera.position - surface.normal * d;
-            if d < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
+            if d.abs() < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
                 self.octagon = self
                     .octagon
                     .union(&behind_plane(self.camera, surface.normal));

@@ -139,10 +139,11 @@ impl ObjectLinks {
             let grown = link_box(&b);
             let centre = (b.min + b.max) * 0.5;
             let cell = self.trackers[iu].update(level, centre);
-            // A map's brush entity that never moves is linked to every cell its box meets, as
-            // Quake's efrags link it: one that pokes through a wall (a door open in its
-            // recess) shows in cells no portal from its centre reaches.
-            let flooding = o.motion.is_some() || o.entity.is_none();
+            // A map's brush entity moved from where it was built (a door spawned open,
+            // `level::spawn`) is linked to every cell its box meets, as Quake's efrags link
+            // it: it may poke through a wall into cells no portal from its centre reaches.
+            let moved_at_spawn = o.motion.is_none() && o.entity.is_some() && o.origin != Vec3::ZERO;
+            let flooding = !moved_at_spawn;
             match cell.filter(|&c| flooding && strictly_inside(level, c, centre)) {
                 Some(c) => flood(level, c, &grown, &mut self.queue, &mut cells),
                 None => cells_touching(level, &grown, &mut cells),
