@@ -30,6 +30,7 @@ pub fn cut_wall_octagon<'a>(
         view_proj: camera.view_proj(),
         reach: near_reach(camera),
         octagon: Octagon::EMPTY,
+        back_faces: None,
     };
     for c in cells {
         let Some(cell) = level.cells.get(c as usize) else {
@@ -55,9 +56,20 @@ struct Cut<'a> {
     view_proj: Mat4,
     reach: f32,
     octagon: Octagon,
+    back_faces: Option<bool>,
 }
 
 impl Cut<'_> {
+    /// The level draws back faces as occluders (it has outdoor cells); looked up once.
+    fn back_faces_hide(&mut self, level: &Level) -> bool {
+        *self.back_faces.get_or_insert_with(|| {
+            level
+                .cells
+                .iter()
+                .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0)
+        })
+    }
+
     /// Adds where surface `s` (translated by `origin`) lies before the near plane.
     fn surface(&mut self, level: &Level, s: u32, origin: Vec3) {
         let Some(surface) = level.surfaces.get(s as usize) else {
@@ -68,8 +80,9 @@ impl Cut<'_> {
         };
         let eye = self.camera.position - origin;
         let d = surface.normal.dot(eye - v0.position);
-        // A face seen from behind hides nothing when cut (back faces are not drawn).
-        if d < -ON_WALL || d > self.reach {
+        // A face seen from behind hides nothing when cut (back faces are not drawn), except
+        // in a level with outdoor cells, whose back faces stand for the unbuilt outside.
+        if d > self.reach || (d < -ON_WALL && !self.back_faces_hide(level)) {
             return;
         }
         for t in surface.indices.chunks_exact(3) {
