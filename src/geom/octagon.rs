@@ -216,7 +216,11 @@ impl Octagon {
 pub const MAX_CLIPPED: usize = 72;
 
 /// Sutherland–Hodgman: the part of `poly` where `dist ≥ 0`, written to `out`; its length.
-fn clip_polygon(poly: &[Vec4], out: &mut [Vec4; MAX_CLIPPED], dist: impl Fn(Vec4) -> f32) -> usize {
+pub(crate) fn clip_polygon(
+    poly: &[Vec4],
+    out: &mut [Vec4; MAX_CLIPPED],
+    dist: impl Fn(Vec4) -> f32,
+) -> usize {
     let mut n = 0;
     for i in 0..poly.len() {
         let (p, q) = (poly[i], poly[(i + 1) % poly.len()]);

@@ -6,6 +6,7 @@
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use crate::geom::octagon::{clip_polygon, MAX_CLIPPED};
 use crate::geom::{Camera, Octagon};
 use crate::level::Level;
 
@@ -131,48 +132,23 @@ fn behind_plane(camera: &Camera, normal: Vec3) -> Octagon {
         Vec2::new(1.0, 1.0),
         Vec2::new(-1.0, 1.0),
     ];
-    let mut poly = [Vec4::ZERO; 5];
-    for (p, c) in poly.iter_mut().zip(corners) {
-        *p = Vec4::new(c.x, c.y, side(c), 1.0);
-    }
+    let rect = corners.map(|c| Vec4::new(c.x, c.y, side(c), 1.0));
     // Keep where the ray goes behind (side <= 0), a hair past the line.
     let slack = 1e-3 * camera.near;
-    let n = clip(&mut poly, 4, |c| slack - c.z);
-    Octagon::from_points(poly[..n].iter().map(|c| Vec2::new(c.x, c.y)))
+    let mut kept = [Vec4::ZERO; MAX_CLIPPED];
+    let n = clip_polygon(&rect, &mut kept, |c| slack - c.z);
+    Octagon::from_points(kept[..n].iter().map(|c| Vec2::new(c.x, c.y)))
 }
 
 /// The screen octagon of the part of a triangle between the eye and the near plane.
 fn before_near(view_proj: &Mat4, triangle: [Vec3; 3]) -> Octagon {
-    let mut poly = [Vec4::ZERO; 5];
-    let mut n = 3;
-    for (p, c) in poly.iter_mut().zip(triangle) {
-        *p = *view_proj * c.extend(1.0);
-    }
+    let clip = triangle.map(|c| *view_proj * c.extend(1.0));
     // Reverse-Z: nearer than the near plane where z > w; in front of the eye where w > 0 (a
     // small margin keeps the projection finite).
-    n = clip(&mut poly, n, |c| c.z - c.w);
-    n = clip(&mut poly, n, |c| c.w - 1e-4);
-    Octagon::from_points(poly[..n].iter().map(|c| Vec2::new(c.x, c.y) / c.w))
-}
-
-/// Sutherland–Hodgman in place: the part of `poly[..n]` where `dist >= 0` (a triangle cut by
-/// two planes keeps at most five corners).
-fn clip(poly: &mut [Vec4; 5], n: usize, dist: impl Fn(Vec4) -> f32) -> usize {
-    let src = *poly;
-    let mut m = 0;
-    for i in 0..n {
-        let (p, q) = (src[i], src[(i + 1) % n]);
-        let (dp, dq) = (dist(p), dist(q));
-        if dp >= 0.0 && m < 5 {
-            poly[m] = p;
-            m += 1;
-        }
-        if (dp >= 0.0) != (dq >= 0.0) && m < 5 {
-            poly[m] = p + (q - p) * (dp / (dp - dq));
-            m += 1;
-        }
-    }
-    m
+    let (mut a, mut b) = ([Vec4::ZERO; MAX_CLIPPED], [Vec4::ZERO; MAX_CLIPPED]);
+    let n = clip_polygon(&clip, &mut a, |c| c.z - c.w);
+    let n = clip_polygon(&a[..n], &mut b, |c| c.w - 1e-4);
+    Octagon::from_points(b[..n].iter().map(|c| Vec2::new(c.x, c.y) / c.w))
 }
 
 #[cfg(test)]
