@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-target/vis-check-portals.jsonl}"
-bin=./target/release/lanthorn
+bin=${BIN:-./target/release/lanthorn}
 q=../shared/realdata/quake
 : > "$out"
 run() { # NAME LEVEL VIEWS [ARGS...]

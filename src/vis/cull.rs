@@ -8,7 +8,7 @@ use super::objects::ObjectLinks;
 use super::portal_views::frustum_planes;
 use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
 use crate::geom::{Aabb, Camera, Octagon, Plane};
-use crate::level::Level;
+use crate::level::{cell_flags, Level};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CullMode {
@@ -81,7 +81,7 @@ pub struct Culler {
     /// Per cell, its entry in the camera's view of the visible set (reused buffer).
     index: Vec<u32>,
     /// Where the near plane cut a wall this frame (`Octagon::EMPTY`: nowhere).
-    cut: Octagon,
+    pub cut: Octagon,
     /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
     marked: Vec<bool>,
     near: Vec<u32>,
@@ -207,8 +207,11 @@ impl Culler {
                 self.locate(level, camera);
                 let (marked, near) = (&mut self.marked, &mut self.near);
                 self.pvs_rule = super::pvs::mark(level, camera.position, marked, near);
+                // As quakespasm: leaf boxes against the four side planes (its frustum has no
+                // near plane), and a sky leaf's surfaces are never marked.
                 for (i, c) in level.cells.iter().enumerate() {
-                    if self.marked[i] && box_in_frustum(&planes, &c.aabb) {
+                    let sky = c.flags & cell_flags::SKY_LEAF != 0;
+                    if self.marked[i] && !sky && box_in_frustum(&planes[1..], &c.aabb) {
                         out.cells.push(VisibleCell {
                             cell: i as u32,
                             octagon: Octagon::FULL,

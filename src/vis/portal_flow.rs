@@ -423,14 +423,12 @@ impl PortalFlow {
                     }
                 };
                 if grew && !self.queued[ti] {
-                    if self.visits[ti] >= self.max_visits {
-                        // Conservative: stop refining, widen to the whole screen (cannot grow again).
-                        if self.octagon[ti] != Octagon::FULL {
-                            stats.fallbacks += 1;
-                            self.octagon[ti] = Octagon::FULL;
-                        } else {
-                            continue;
-                        }
+                    if self.visits[ti] >= self.max_visits && self.octagon[ti] != Octagon::FULL {
+                        // Conservative: stop refining, widen to the whole screen (it cannot
+                        // grow again). A cell that just grew to the whole screen by a union
+                        // is expanded once more too, or what lies past it is cut short.
+                        stats.fallbacks += 1;
+                        self.octagon[ti] = Octagon::FULL;
                     }
                     self.queued[ti] = true;
                     // Key: the portal's distance from the eye (non-negative floats order like

@@ -617,6 +617,29 @@ mod realdata {
         );
     }
 
+    /// A cell listing a surface that does not reach into it (clipped by the cell's planes,
+    /// with 0.05 units to spare, every triangle of the surface vanishes): the portal flow
+    /// would draw the surface from the wrong place and miss it from the right one.
+    fn listing_apart(level: &Level) -> Option<(usize, u32)> {
+        let reaches = |cell: &Cell, s: &crate::level::Surface| {
+            s.indices.chunks_exact(3).any(|t| {
+                let tri = t.iter().map(|&i| s.vertices[i as usize].position.as_dvec3());
+                let mut w = crate::geom::DPolygon::new(tri.collect());
+                for pl in &cell.planes {
+                    w = w.clip_back(&pl.flipped().to_f64(), 0.05);
+                }
+                !w.is_empty()
+            })
+        };
+        level.cells.iter().enumerate().find_map(|(c, cell)| {
+            let s = cell
+                .surfaces
+                .iter()
+                .find(|&&s| !reaches(cell, &level.surfaces[s as usize]))?;
+            Some((c, *s))
+        })
+    }
+
     #[test]
     fn every_id_map_compiles_without_leak() {
         let Some(dir) = maps_dir() else { return };
@@ -664,6 +687,9 @@ mod realdata {
                             failures.push(format!("{}: surface {i}: {why}", p.display()));
                             break;
                         }
+                    }
+                    if let Some((c, s)) = listing_apart(&level) {
+                        failures.push(format!("{}: cell {c} lists surface {s}", p.display()));
                     }
                 }
                 Err(e) => failures.push(e.to_string()),

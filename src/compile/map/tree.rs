@@ -9,6 +9,7 @@ use glam::DVec3;
 
 use super::brush::{Brush, Contents};
 use crate::compile::polyhedron::{PFace, PlanePool, Poly, EPS};
+use crate::geom::polygon::Side;
 use crate::geom::{DPlane, DPolygon};
 
 /// What fills a BSP leaf.
@@ -398,8 +399,8 @@ impl Tree {
                 let node = &self.nodes[n as usize];
                 let p = self.pool.get(node.plane);
                 match w.classify(p, EPS) {
-                    crate::geom::polygon::Side::Back => self.filter_split(node.children[1], w, out),
-                    crate::geom::polygon::Side::Spanning => {
+                    Side::Back => self.filter_split(node.children[1], w, out),
+                    Side::Spanning => {
                         let (f, b) = w.split(p, EPS);
                         if !f.is_empty() {
                             self.filter_split(node.children[0], f, out);
@@ -509,32 +510,36 @@ impl Tree {
         pts
     }
 
-    /// Leaves a polygon touches, without cutting it: spanning polygons go to both sides,
-    /// polygons on a node plane go to the side they face (`normal`).
+    /// Leaves a polygon touches: it is cut at every node it spans, so a leaf gets only the
+    /// piece inside it (a face whose pieces all land in solid touches no open leaf); a piece on
+    /// a node plane goes to the side it faces (`normal`).
     pub(super) fn touching_leaves(&self, w: &DPolygon, normal: DVec3, out: &mut Vec<u32>) {
-        let mut stack: Vec<Child> = self.root.into_iter().collect();
-        while let Some(c) = stack.pop() {
-            match c {
-                Child::Leaf(l) => out.push(l),
-                Child::Node(n) => {
-                    let node = &self.nodes[n as usize];
-                    let p = self.pool.get(node.plane);
-                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    for q in &w.points {
-                        let d = p.distance(*q);
-                        lo = lo.min(d);
-                        hi = hi.max(d);
-                    }
-                    const E: f64 = 0.01;
-                    if hi > E && lo < -E {
-                        stack.push(node.children[0]);
-                        stack.push(node.children[1]);
-                    } else if hi > E {
-                        stack.push(node.children[0]);
-                    } else if lo < -E {
-                        stack.push(node.children[1]);
-                    } else {
-                        stack.push(node.children[if normal.dot(p.normal) > 0.0 { 0 } else { 1 }]);
+        const E: f64 = 0.01;
+        let mut stack: Vec<(Child, DPolygon)> =
+            self.root.into_iter().map(|c| (c, w.clone())).collect();
+        while let Some((c, w)) = stack.pop() {
+            let n = match c {
+                Child::Leaf(l) => {
+                    out.push(l);
+                    continue;
+                }
+                Child::Node(n) => n,
+            };
+            let node = &self.nodes[n as usize];
+            let p = self.pool.get(node.plane);
+            match w.classify(p, E) {
+                Side::Front => stack.push((node.children[0], w)),
+                Side::Back => stack.push((node.children[1], w)),
+                Side::On => {
+                    let side = if normal.dot(p.normal) > 0.0 { 0 } else { 1 };
+                    stack.push((node.children[side], w));
+                }
+                Side::Spanning => {
+                    let (f, b) = w.split(p, E);
+                    for (side, piece) in [(0, f), (1, b)] {
+                        if piece.area() > E * E {
+                            stack.push((node.children[side], piece));
+                        }
                     }
                 }
             }

@@ -84,7 +84,7 @@ impl WorldPass {
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();
-        for (batch, &(first, count)) in list.batches.iter().enumerate() {
+        for (batch, (first, count)) in list.batches_in_order() {
             let (class, kind) = super::draws::batch_class_kind(batch);
             let mirrored = class == ViewClass::Mirrored;
             let depth_write = kind != SurfaceKind::Liquid;

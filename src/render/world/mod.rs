@@ -483,15 +483,15 @@ impl Pass for WorldPass {
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();
-        let (first, count) = list.batches[CACHED_BATCH];
-        if let (Some(atlas), true) = (&self.cache.atlas, count > 0) {
-            // First: most of what the camera sees, front to back.
-            pass.set_pipeline(&atlas.pipeline);
-            pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
-            self.draw_batch(pass, first, count);
-        }
-        for (batch, &(first, count)) in list.batches.iter().enumerate() {
-            if count == 0 || batch == CACHED_BATCH {
+        for (batch, (first, count)) in list.batches_in_order() {
+            if count == 0 {
+                continue;
+            }
+            if batch == CACHED_BATCH {
+                let Some(atlas) = &self.cache.atlas else { continue };
+                pass.set_pipeline(&atlas.pipeline);
+                pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
+                self.draw_batch(pass, first, count);
                 continue;
             }
             let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
@@ -502,7 +502,7 @@ impl Pass for WorldPass {
             self.draw_batch(pass, first, count);
         }
         if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {
-            for (batch, &(first, count)) in list.batches.iter().enumerate() {
+            for (batch, (first, count)) in list.batches_in_order() {
                 if count > 0 {
                     pass.set_pipeline(&wire[draws::batch_class_kind(batch).0 as usize]);
                     self.draw_batch(pass, first, count);
