@@ -67,6 +67,10 @@ pub struct MethodTotals {
     pub ratios: Vec<f64>,
     pub micros: Vec<f64>,
     pub cells: Vec<f64>,
+    /// Of `missed_surfaces` and `differing_pixels`, those at eyes where the near plane cuts a
+    /// wall (the eye sees through solid there: only the portal method's cut-wall step draws
+    /// what lies behind, GLQuake's PVS does not).
+    pub at_cut_walls: (u64, u64),
     /// Views with a miss, for reproducing: the camera and what was missed.
     pub worst: Vec<(CameraSpec, u64, u64)>,
     /// Per octagon mode (`OctagonClip::ALL` order), per view: fragments that pass the depth
@@ -79,6 +83,35 @@ pub struct MethodTotals {
 }
 
 impl MethodTotals {
+    /// One view's figures: (missed surfaces, differing pixels), (submitted, visible)
+    /// triangles, whether the near plane cut a wall there, the culler that ran, visible cells.
+    fn add_view(
+        &mut self,
+        (missed, differing): (u64, u64),
+        (submitted, visible): (u64, u64),
+        cut_wall: bool,
+        culler: &Culler,
+        cells: usize,
+    ) {
+        self.missed_surfaces += missed;
+        self.differing_pixels += differing;
+        if cut_wall {
+            self.at_cut_walls.0 += missed;
+            self.at_cut_walls.1 += differing;
+        }
+        if visible > 0 {
+            self.ratios.push(submitted as f64 / visible as f64);
+        }
+        // The flow alone for the portal method (the eye tracker relocates on every jump
+        // between random views, which a moving camera does not do).
+        self.micros.push(if culler.mode == CullMode::Portal {
+            culler.flow.stats.micros
+        } else {
+            culler.micros
+        });
+        self.cells.push(cells as f64);
+    }
+
     pub fn false_negatives(&self) -> u64 {
         self.missed_surfaces + self.differing_pixels
     }
@@ -316,6 +349,8 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             .filter(|(s, l)| **s != 0 || **l != 0)
             .count() as u64;
         views += 1;
+        // Whether the near plane cuts a wall at this eye (the portal culler runs first).
+        let mut cut_wall = false;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
             super::world::animate(level, culler, &settings);
             culler.cull(level, &cam, &mut vis);
@@ -341,21 +376,16 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             }
             let differing = differing_pixels(&img.solid, &truth.solid, &reversed.solid)
                 + differing_pixels(&img.liquid, &truth.liquid, &reversed.liquid);
-            total.missed_surfaces += missed;
-            total.differing_pixels += differing;
-            if visible_tris > 0 {
-                total
-                    .ratios
-                    .push(submitted_tris as f64 / visible_tris as f64);
+            if culler.mode == CullMode::Portal {
+                cut_wall = !culler.cut.is_empty();
             }
-            // The flow alone for the portal method (the eye tracker relocates on every jump
-            // between random views, which a moving camera does not do).
-            total.micros.push(if culler.mode == CullMode::Portal {
-                culler.flow.stats.micros
-            } else {
-                culler.micros
-            });
-            total.cells.push(vis.cells.len() as f64);
+            total.add_view(
+                (missed, differing),
+                (submitted_tris, visible_tris),
+                cut_wall,
+                culler,
+                vis.cells.len(),
+            );
             if missed + differing > 0 && total.worst.len() < 10 {
                 total.worst.push((*spec, missed, differing));
                 if let Some(dir) = &opts.dump {
@@ -387,6 +417,7 @@ impl VisCheckReport {
         let mut pixels = serde_json::Map::new();
         let mut cells = serde_json::Map::new();
         let mut overdraw = serde_json::Map::new();
+        let mut at_cut = serde_json::Map::new();
         for m in &self.methods {
             let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
                 .iter()
@@ -401,6 +432,7 @@ impl VisCheckReport {
             ratio.insert(m.method.into(), m.mean_ratio().into());
             missed.insert(m.method.into(), m.missed_surfaces.into());
             pixels.insert(m.method.into(), m.differing_pixels.into());
+            at_cut.insert(m.method.into(), serde_json::json!(m.at_cut_walls));
             cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
         }
         let portal = self.methods.iter().find(|m| m.method == "portal");
@@ -409,6 +441,7 @@ impl VisCheckReport {
             "false_negatives": fneg,
             "missed_surfaces": missed,
             "differing_pixels": pixels,
+            "missed_at_cut_walls": at_cut,
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
             "flow_us_median": portal.map(|p| quantile(&p.micros, 0.5)).unwrap_or(0.0),
@@ -447,6 +480,12 @@ impl VisCheckReport {
                     mean(&m.overdraw[1]),
                     mean(&m.overdraw[2]),
                     mean(&m.rasterized)
+                );
+            }
+            if m.at_cut_walls != (0, 0) {
+                println!(
+                    "    of these at eyes where the near plane cuts a wall: {} surfaces, {} pixels",
+                    m.at_cut_walls.0, m.at_cut_walls.1
                 );
             }
             for (c, miss, px) in &m.worst {
