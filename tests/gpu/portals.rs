@@ -260,7 +260,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
     assert_eq!(s.terrain.triangles, 0);
 }
 
-/// The README's compiled scene end to end: a hall, a doorway, an outdoor terrace over a
+/// docs/formats.md's compiled scene end to end: a hall, a doorway, an outdoor terrace over a
 /// terrain. The terrain changes the frame only inside the union of the visible outdoor cells'
 /// octagons (through the doorway from the hall), and from the terrace it fills the open sides
 /// and the sky — what the compiler left open because nothing was built there.
@@ -346,7 +346,7 @@ fn compiled_outdoor_scene_shows_the_terrain() {
     }
 }
 
-/// The README scene end to end as a picture: compiled outdoor cells, baked light and sun
+/// docs/formats.md's scene end to end as a picture: compiled outdoor cells, baked light and sun
 /// shadows, the terrain through the OUTSIDE cell, the level's dusk skybox as the terrain's sky.
 #[test]
 fn readme_terrace_matches_golden() {

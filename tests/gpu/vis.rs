@@ -131,7 +131,7 @@ fn portal_culling_on_imported_bsp_beats_glquakes_pvs() {
     );
 }
 
-/// The README's outdoor scene: eyes high on the terrace look over the facade and the hall's
+/// docs/formats.md's outdoor scene: eyes high on the terrace look over the facade and the hall's
 /// unbuilt roof. The truth render treats surfaces seen from behind as the level's solid outside
 /// (they hide what is behind them); the portal flow, through the OUTSIDE cell, misses nothing.
 #[test]

@@ -694,17 +694,17 @@ mod tests {
 
 #[cfg(test)]
 mod readme {
-    /// Every scene example in README.md parses and compiles (the docs cannot drift from the
+    /// Every scene example in docs/formats.md parses and compiles (the docs cannot drift from the
     /// format); the one with mirrors and teleporters makes their portals.
     #[test]
     fn readme_examples_compile() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../docs/formats.md");
         let blocks: Vec<&str> = readme
             .split("```ron\n")
             .skip(1)
             .map(|b| &b[..b.find("```").unwrap()])
             .collect();
-        assert!(blocks.len() >= 2, "README has its ron examples");
+        assert!(blocks.len() >= 2, "docs/formats.md has its ron examples");
         let mut transformed = 0;
         for block in blocks {
             let scene = super::parse(block).unwrap();

@@ -425,13 +425,13 @@ mod tests {
         assert_eq!(air, 5);
     }
 
-    /// README's objects example, in the door scene's corridor: the docs cannot drift.
+    /// docs/formats.md's objects example, in the door scene's corridor: the docs cannot drift.
     #[test]
     fn readme_objects_example_compiles() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../docs/formats.md");
         let start = readme
             .find("```\nobjects: [")
-            .expect("README has an objects example")
+            .expect("docs/formats.md has an objects example")
             + 4;
         let end = start + readme[start..].find("```").unwrap();
         let ops_end = DOOR_SCENE.find("    entities:").unwrap();

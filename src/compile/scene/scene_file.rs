@@ -1,5 +1,5 @@
 //! The scene format (`.ron`): an ordered list of CSG operations over space that starts solid,
-//! plus entities, sky, terrain and outdoor regions. See README.md for an example.
+//! plus entities, sky, terrain and outdoor regions. See docs/formats.md for an example.
 
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
