@@ -1,6 +1,7 @@
 //! What users run: the demo window, headless capture and bench, level info.
 
 pub mod bench;
+pub mod command;
 pub mod capture;
 pub mod compare;
 pub mod compile;

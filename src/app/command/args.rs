@@ -1,0 +1,228 @@
+//! The argument groups several commands share (culling and frame settings, spawn rules,
+//! overlays, GPU features, terrain) and the parsers of their values.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::app;
+use crate::geom::CameraSpec;
+use crate::render::{Gpu, GpuOptions, OptionalFeature};
+use crate::vis::CullMode;
+
+/// Texture magnification.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Filter {
+    /// Quake's look.
+    #[default]
+    Nearest,
+    Linear,
+}
+
+/// How light styles animate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Styles {
+    /// Quake's strings at 10 Hz.
+    #[default]
+    Animated,
+    /// Every style at "m".
+    Normal,
+}
+
+/// A switch given as `on` or `off`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    #[default]
+    On,
+    Off,
+}
+
+/// The overdraw overlay's octagon clipping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OverdrawOctagons {
+    #[default]
+    ClipDistances,
+    Discard,
+    Off,
+}
+
+#[derive(Args, Clone, Default)]
+pub struct CullArgs {
+    /// Culling method: portal (default), pvs (GLQuake's, levels that carry one), pvs-cells, frustum, none.
+    #[arg(long, default_value = "portal")]
+    pub(crate) cull: CullMode,
+    /// Texture magnification: nearest (Quake's look, default) or linear.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) filter: Filter,
+    /// Light styles: animated (Quake's strings at 10 Hz, default) or normal (every style "m").
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) styles: Styles,
+    /// Hold the clock at SECONDS (light styles, sky scroll, liquid warp); capture draws at 0
+    /// without it, bench and the demo run the clock.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time)]
+    pub(crate) time: Option<f32>,
+    /// Surface cache: on (default; the camera draws baked texture × light with one fetch) or
+    /// off (every surface shaded from its material and lightmap each frame).
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) surface_cache: OnOff,
+}
+
+impl CullArgs {
+    pub(crate) fn settings(&self) -> crate::render::frame::FrameSettings {
+        use crate::level::styles::StyleMode;
+        crate::render::frame::FrameSettings {
+            linear_filtering: self.filter == Filter::Linear,
+            light_styles: match self.styles {
+                Styles::Normal => StyleMode::Normal,
+                Styles::Animated => StyleMode::Animated,
+            },
+            time: self.time.unwrap_or(0.0),
+            surface_cache: self.surface_cache == OnOff::On,
+            ..Default::default()
+        }
+    }
+}
+
+/// The game a Quake level is shown as: which brush entities spawn (Quake's `spawnflags`).
+#[derive(Args, Clone, Copy, Default)]
+pub struct SpawnArgs {
+    /// Skill 0 (easy), 1 (normal, the default, as quakespasm), 2 (hard) or 3 (nightmare):
+    /// brush entities flagged "not in" this skill are left out.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub(crate) skill: u8,
+    /// Leave out the brush entities flagged "not in deathmatch".
+    #[arg(long)]
+    pub(crate) deathmatch: bool,
+}
+
+impl SpawnArgs {
+    pub(crate) fn rules(&self) -> crate::level::spawn::SpawnRules {
+        crate::level::spawn::SpawnRules {
+            skill: self.skill,
+            deathmatch: self.deathmatch,
+        }
+    }
+}
+
+pub(crate) fn parse_time(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("expected seconds ≥ 0, e.g. 2.5, got {s:?}")),
+    }
+}
+
+#[derive(Args, Clone, Default)]
+pub struct OverlayArgs {
+    /// Culling debug overlays (comma-separated): portals, octagons, cells, depth,
+    /// culled-surfaces, frozen, overdraw, wireframe, leak (on by default in a level compiled
+    /// with --allow-leak).
+    #[arg(long, value_name = "NAMES")]
+    pub(crate) overlay: Option<crate::render::overlay::OverlaySet>,
+    /// Freeze culling at this camera (X,Y,Z,YAW,PITCH) while drawing from --camera.
+    #[arg(long, allow_hyphen_values = true, value_name = "X,Y,Z,YAW,PITCH")]
+    pub(crate) cull_camera: Option<CameraSpec>,
+    /// The overdraw overlay's octagon clipping: clip-distances (default), discard or off.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) overdraw_octagons: OverdrawOctagons,
+}
+
+impl OverlayArgs {
+    pub(crate) fn overlays(&self) -> app::overlays::Overlays {
+        use crate::render::world::OctagonClip;
+        let mut set = self.overlay.unwrap_or_default();
+        set.frozen |= self.cull_camera.is_some();
+        app::overlays::Overlays {
+            set,
+            cull_camera: self.cull_camera,
+            overdraw_clip: match self.overdraw_octagons {
+                OverdrawOctagons::Discard => OctagonClip::Discard,
+                OverdrawOctagons::Off => OctagonClip::Off,
+                OverdrawOctagons::ClipDistances => OctagonClip::ClipDistances,
+            },
+        }
+    }
+}
+
+#[derive(Args, Clone, Default)]
+pub struct GpuArgs {
+    /// Switch optional GPU features off on purpose (comma-separated): clip-distances,
+    /// indirect-first-instance, timestamp-query, polygon-mode-line, pipeline-statistics. Also
+    /// LANTHORN_DISABLE.
+    #[arg(long, value_name = "FEATURES", global = true)]
+    pub(crate) disable: Option<String>,
+}
+
+impl GpuArgs {
+    pub(crate) fn options(&self) -> anyhow::Result<GpuOptions> {
+        let disable = match &self.disable {
+            Some(s) => {
+                OptionalFeature::parse_list(s).map_err(|e| anyhow::anyhow!("--disable: {e}"))?
+            }
+            None => Vec::new(),
+        };
+        Ok(GpuOptions { disable })
+    }
+}
+
+#[derive(Args, Clone, Default)]
+pub struct TerrainArgs {
+    /// Clipmap terrain: a 16-bit grayscale PNG with a JSON sidecar, or procedural:SIZE[:SEED].
+    /// Without a LEVEL only the terrain is drawn.
+    #[arg(long, value_name = "HEIGHTMAP")]
+    pub(crate) terrain: Option<crate::terrain::HeightmapSpec>,
+    /// World units between heightmap samples (default: 64 for PNG, 32 for procedural).
+    #[arg(long, value_name = "UNITS")]
+    pub(crate) terrain_spacing: Option<f64>,
+    /// World units per heightmap height unit (PNG: per metre, default 0.1; procedural: 1).
+    #[arg(long, value_name = "SCALE")]
+    pub(crate) terrain_vscale: Option<f32>,
+    /// Clipmap levels (1..=24, default 10).
+    #[arg(long, value_name = "L")]
+    pub(crate) terrain_levels: Option<u32>,
+    /// Clipmap vertices per level side, 2^k − 1 (default 255; 127 is 4× fewer triangles).
+    #[arg(long, value_name = "N")]
+    pub(crate) terrain_grid: Option<u32>,
+}
+
+impl TerrainArgs {
+    pub(crate) fn options(&self) -> Option<app::terrain::TerrainOptions> {
+        Some(app::terrain::TerrainOptions {
+            heightmap: self.terrain.clone()?,
+            spacing: self.terrain_spacing,
+            vertical_scale: self.terrain_vscale,
+            levels: self.terrain_levels,
+            grid: self.terrain_grid,
+        })
+    }
+}
+
+/// An image file to write: only PNG is written, so any other extension is refused rather
+/// than filled with PNG bytes.
+pub(crate) fn png_path(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    match p.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(p),
+        _ => Err(format!(
+            "{s}: only PNG images are written; name the file FILE.png"
+        )),
+    }
+}
+
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WxH, e.g. 1280x720, got {s:?}"))?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width in {s:?}"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height in {s:?}"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err(format!("size {s:?} must be between 1x1 and 16384x16384"));
+    }
+    Ok((w, h))
+}
+
+/// The headless GPU of a command: a lost device or a GPU error is one message and exit 1.
+pub(crate) fn headless(gpu: &GpuArgs) -> anyhow::Result<Gpu> {
+    let gpu = Gpu::headless(&gpu.options()?)?;
+    gpu.exit_on_device_loss();
+    Ok(gpu)
+}

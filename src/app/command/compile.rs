@@ -1,0 +1,37 @@
+//! `lanthorn compile`: its arguments.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::app;
+
+#[derive(Args)]
+pub struct CompileArgs {
+    input: PathBuf,
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Open cells longer than this (units) are split by axial planes.
+    #[arg(long, default_value_t = 512.0)]
+    max_cell_size: f64,
+    /// Print one JSON object on the last line of stdout.
+    #[arg(long)]
+    json: bool,
+    /// Leave every surface at full light instead of baking the light entities.
+    #[arg(long)]
+    no_light: bool,
+    /// Write the level even when it leaks (the outside kept, the leak path stored in it).
+    #[arg(long)]
+    allow_leak: bool,
+}
+
+/// Compiles the input into a level file.
+pub(super) fn run(a: CompileArgs) -> anyhow::Result<()> {
+    let opts = crate::compile::CompileOptions {
+        max_cell_size: a.max_cell_size,
+        light: !a.no_light,
+        allow_leak: a.allow_leak,
+        ..Default::default()
+    };
+    app::compile::run(&a.input, &a.output, &opts, a.json)
+}
