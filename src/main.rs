@@ -42,4 +42,3 @@ fn main() {
         std::process::exit(1);
     }
 }
-
