@@ -8,6 +8,7 @@
 #![warn(unreachable_pub)]
 
 pub mod compile;
+pub mod files;
 pub mod geom;
 pub mod import;
 pub mod level;

@@ -135,22 +135,13 @@ fn render_frame(
     (renderer.read_color(gpu), stats)
 }
 
-/// Writes a PNG through a temporary file and a rename, so a failure never leaves half a file.
+/// Writes a PNG whole or not at all (`files::replace_with`).
 pub fn save_png(img: &image::RgbaImage, path: &Path) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow::anyhow!("{}: not a file name", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
-    img.save_with_format(&tmp, image::ImageFormat::Png)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
+    crate::files::replace_with(path, |tmp| {
+        img.save_with_format(tmp, image::ImageFormat::Png)
+            .map_err(std::io::Error::other)
+    })?;
+    Ok(())
 }
 
 /// `lanthorn capture`: renders `world` once and writes `output`, then prints what was drawn.

@@ -178,7 +178,7 @@ impl CameraPath {
             self.speed,
             keys.join(",\n")
         );
-        crate::level::file::write_atomically(path, text.as_bytes())?;
+        crate::files::write_atomically(path, text.as_bytes())?;
         Ok(())
     }
 

@@ -162,7 +162,7 @@ pub fn check_path(path: &std::path::Path) -> anyhow::Result<()> {
 
 /// Writes the plot to `path` (whole or not at all).
 pub fn write(path: &std::path::Path, series: &[Series<'_>]) -> anyhow::Result<()> {
-    crate::level::file::write_atomically(path, svg(series).as_bytes())
+    crate::files::write_atomically(path, svg(series).as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: cannot write the plot: {e}", path.display()))
 }
 

@@ -92,8 +92,9 @@ impl Trace {
     pub fn write(&self, path: &std::path::Path) -> anyhow::Result<()> {
         let json = serde_json::json!({ "traceEvents": self.events, "displayTimeUnit": "ms" });
         let text = serde_json::to_string(&json)?;
-        crate::level::file::write_atomically(path, text.as_bytes())
-            .map_err(|e| anyhow::anyhow!("{}: cannot write the trace: {e}", path.display()))?;
+        crate::files::write_atomically(path, text.as_bytes()).map_err(|e| {
+            anyhow::anyhow!("{}: cannot write the trace: {}", path.display(), e.error)
+        })?;
         eprintln!(
             "wrote the trace {} ({} events)",
             path.display(),

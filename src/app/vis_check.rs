@@ -563,7 +563,7 @@ impl Evidence<'_> {
             "missed": missed,
         });
         let text = serde_json::to_string_pretty(&json)?;
-        crate::level::file::write_atomically(&stem.with_extension("missed.json"), text.as_bytes())?;
+        crate::files::write_atomically(&stem.with_extension("missed.json"), text.as_bytes())?;
         Ok(())
     }
 }

@@ -55,7 +55,10 @@ pub enum CompileError {
         crossings: Box<str>,
         stats: Box<CompileStats>,
     },
-    /// Writing the point file or the level.
+    /// Writing the level.
     #[error(transparent)]
     Save(#[from] LvlError),
+    /// Writing the point file.
+    #[error(transparent)]
+    Write(#[from] crate::files::WriteError),
 }

@@ -7,7 +7,6 @@
 //! magic, the version, every length against the bytes left, and every index (see
 //! [`validate`]); a bad file gives an [`LvlError`], never a panic.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3};
@@ -393,35 +392,10 @@ pub fn save(level: &Level, path: &Path) -> Result<(), LvlError> {
         )));
     }
     let bytes = to_bytes(level);
-    write_atomically(path, &bytes)
-}
-
-/// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LvlError> {
-    let io = |error| LvlError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "level".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
+    crate::files::write_atomically(path, &bytes).map_err(|e| LvlError::Io {
+        path: e.path,
+        error: e.error,
+    })
 }
 
 /// Reads and checks a `.lvl` file.

@@ -97,10 +97,10 @@ pub(super) fn record(
     path: &Path,
     leak_file: Option<&Path>,
     stats: &mut CompileStats,
-) -> Result<(), crate::level::LvlError> {
+) -> Result<(), crate::files::WriteError> {
     stats.leak = true;
     if let Some(f) = leak_file {
-        crate::level::file::write_atomically(f, leak.pointfile_text().as_bytes())?;
+        crate::files::write_atomically(f, leak.pointfile_text().as_bytes())?;
     }
     stats.warnings.push(format!(
         "{}:{}: leak: entity {} {} at ({:.0} {:.0} {:.0}) reaches the void; {}",
