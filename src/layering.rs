@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("geom", &[]),
     ("files", &[]),
+    ("rng", &[]),
     ("level", &["geom", "files"]),
     ("light", &["geom", "level"]),
     ("import", &["geom", "level", "light"]),
     ("compile", &["geom", "level", "light", "files"]),
-    ("scenes", &["geom", "level", "compile"]),
+    ("scenes", &["geom", "level", "compile", "rng"]),
     ("load", &["level", "compile", "import", "scenes"]),
     ("vis", &["geom", "level"]),
     ("terrain", &["geom"]),
@@ -24,7 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "app",
         &[
             "geom", "level", "compile", "light", "load", "scenes", "vis", "terrain", "render",
-            "files",
+            "files", "rng",
         ],
     ),
 ];

@@ -14,6 +14,7 @@ pub mod import;
 pub mod level;
 pub mod light;
 pub mod load;
+pub mod rng;
 pub mod scenes;
 pub mod terrain;
 pub mod vis;

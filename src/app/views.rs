@@ -39,24 +39,8 @@ impl std::str::FromStr for ViewSampler {
     }
 }
 
-/// A small seeded generator (xorshift): the same views for the same seed on every machine.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn seeded(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1)
-    }
-    /// Uniform in [0, 1).
-    pub(crate) fn f(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn below(&mut self, n: usize) -> usize {
-        ((self.f() * n as f32) as usize).min(n.saturating_sub(1))
-    }
-}
+/// The views' generator: the same views for the same seed on every machine.
+pub(crate) type Rng = crate::rng::XorShift;
 
 /// Distances from a portal's plane the near-portal views put their eyes at (both sides).
 pub const NEAR_PORTAL_DISTANCES: [f32; 6] = [0.0, 0.5, 1.0, 2.0, 4.0, 8.0];
@@ -84,14 +68,14 @@ pub fn near_portal_views(level: &Level, count: usize, seed: u64) -> SampledViews
         let portal = &level.portals[portals[rng.below(portals.len())]];
         let spot = spot_on_polygon(&portal.polygon, &mut rng);
         let d = NEAR_PORTAL_DISTANCES[rng.below(NEAR_PORTAL_DISTANCES.len())];
-        let side = if rng.f() < 0.5 { 1.0 } else { -1.0 };
+        let side = if rng.unit_f32() < 0.5 { 1.0 } else { -1.0 };
         let n = portal.plane.normal;
         let position = spot + n * (d * side);
         // Through the portal: from this side toward the other.
-        let (yaw, pitch) = if rng.f() < 0.5 {
+        let (yaw, pitch) = if rng.unit_f32() < 0.5 {
             direction_angles(-n * side)
         } else {
-            (rng.f() * 360.0, (rng.f() - 0.5) * 120.0)
+            (rng.unit_f32() * 360.0, (rng.unit_f32() - 0.5) * 120.0)
         };
         if level.locate(position).is_none() {
             out.in_solid += 1;
@@ -114,7 +98,7 @@ fn spot_on_polygon(poly: &[Vec3], rng: &mut Rng) -> Vec3 {
     match rng.below(3) {
         0 => {
             // A random fan triangle, uniform inside it.
-            let (mut u, mut v) = (rng.f(), rng.f());
+            let (mut u, mut v) = (rng.unit_f32(), rng.unit_f32());
             if u + v > 1.0 {
                 (u, v) = (1.0 - u, 1.0 - v);
             }
@@ -122,7 +106,7 @@ fn spot_on_polygon(poly: &[Vec3], rng: &mut Rng) -> Vec3 {
             let j = 1 + rng.below(n - 2);
             c + (poly[j] - c) * u + (poly[j + 1] - c) * v
         }
-        1 => a + (b - a) * rng.f(),
+        1 => a + (b - a) * rng.unit_f32(),
         _ => a,
     }
 }
@@ -150,8 +134,8 @@ pub fn walk_views(level: &Level, start: CameraSpec, count: usize, seed: u64) -> 
             }
             let mut view = *frame;
             if twin {
-                view.yaw = rng.f() * 360.0;
-                view.pitch = (rng.f() - 0.5) * 120.0;
+                view.yaw = rng.unit_f32() * 360.0;
+                view.pitch = (rng.unit_f32() - 0.5) * 120.0;
             }
             if level.locate(view.position).is_none() {
                 out.in_solid += 1;
@@ -246,7 +230,12 @@ mod tests {
         });
         let views = near_portal_views(&maze, 600, 9).views;
         let bad = narrowed_by_hurry(&maze, &views);
-        assert!(bad.is_empty(), "maze: {} {:?}", bad.len(), &bad[..bad.len().min(5)]);
+        assert!(
+            bad.is_empty(),
+            "maze: {} {:?}",
+            bad.len(),
+            &bad[..bad.len().min(5)]
+        );
         // dm5 compiled, at its committed doorway views: one of them lost a corner of the
         // screen to this (1,920 pixels in vis-check).
         let map = crate::realdata_dir().join("quake/maps/dm5.map");
@@ -263,6 +252,11 @@ mod tests {
             .join("tests/views/dm5.map-portals.json");
         let views = crate::app::vis_check::views_in_cells(&file, &level).unwrap();
         let bad = narrowed_by_hurry(&level, &views);
-        assert!(bad.is_empty(), "dm5: {} {:?}", bad.len(), &bad[..bad.len().min(5)]);
+        assert!(
+            bad.is_empty(),
+            "dm5: {} {:?}",
+            bad.len(),
+            &bad[..bad.len().min(5)]
+        );
     }
 }

@@ -170,13 +170,13 @@ pub struct VisCheckReport {
 /// A random eye inside an open cell, `clearance` units from every boundary plane.
 fn random_eye(level: &Level, rng: &mut Rng, clearance: f32) -> Option<Vec3> {
     for _ in 0..10_000 {
-        let c = (rng.f() * level.cells.len() as f32) as usize % level.cells.len().max(1);
+        let c = (rng.unit_f32() * level.cells.len() as f32) as usize % level.cells.len().max(1);
         let cell = level.cells.get(c)?;
         let s = cell.aabb.size();
         if s.min_element() < 2.0 * clearance {
             continue;
         }
-        let p = cell.aabb.min + Vec3::new(rng.f(), rng.f(), rng.f()) * s;
+        let p = cell.aabb.min + Vec3::new(rng.unit_f32(), rng.unit_f32(), rng.unit_f32()) * s;
         if cell.planes.iter().all(|pl| pl.distance(p) >= clearance)
             && level.locate(p) == Some(c as u32)
         {
@@ -200,8 +200,8 @@ pub fn random_views(level: &Level, opts: &VisCheckOptions) -> anyhow::Result<Vec
             };
             Ok(CameraSpec {
                 position: eye,
-                yaw: rng.f() * 360.0,
-                pitch: (rng.f() - 0.5) * 60.0,
+                yaw: rng.unit_f32() * 360.0,
+                pitch: (rng.unit_f32() - 0.5) * 60.0,
             })
         })
         .collect()

@@ -46,18 +46,7 @@ impl Default for MazeSpec {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use crate::rng::XorShift as Rng;
 
 /// Which walls have doorways: `east[y][x]` between (x,y) and (x+1,y); `north[y][x]` between
 /// (x,y) and (x,y+1). A random spanning tree (so every room is reachable) plus extra doors.
@@ -74,8 +63,8 @@ pub fn maze_doors(spec: &MazeSpec) -> (Vec<bool>, Vec<bool>) {
                         ^ d
                         ^ spec.seed.wrapping_mul(0x9E3779B97F4A7C15)
                         | 1);
-                    r.next();
-                    r.unit()
+                    r.next_u64();
+                    r.unit_f32()
                 };
                 east[y * nx + x] = x + 1 < nx && h(1) < spec.extra_doors;
                 north[y * nx + x] = y + 1 < ny && h(2) < spec.extra_doors;
@@ -105,7 +94,7 @@ pub fn maze_doors(spec: &MazeSpec) -> (Vec<bool>, Vec<bool>) {
         }
     }
     for i in (1..walls.len()).rev() {
-        let j = (rng.next() % (i as u64 + 1)) as usize;
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
         walls.swap(i, j);
     }
     for (cell, is_east) in walls {
@@ -115,7 +104,7 @@ pub fn maze_doors(spec: &MazeSpec) -> (Vec<bool>, Vec<bool>) {
             parent[a] = b;
             true
         } else {
-            rng.unit() < spec.extra_doors
+            rng.unit_f32() < spec.extra_doors
         };
         if open {
             if is_east {

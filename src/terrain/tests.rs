@@ -13,23 +13,11 @@ use crate::geom::{Camera, CameraSpec};
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn f(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.f()
-    }
-    fn int(&mut self, a: i64, b: i64) -> i64 {
-        a + (self.next() % (b - a) as u64) as i64
-    }
+use crate::rng::XorShift as Rng;
+
+/// An integer in `a..b`.
+fn int(r: &mut Rng, a: i64, b: i64) -> i64 {
+    a + (r.next_u64() % (b - a) as u64) as i64
 }
 
 fn camera_at(x: f64, y: f64, z: f64, yaw: f32, pitch: f32) -> Camera {
@@ -207,11 +195,11 @@ fn random_cameras(n: usize, seed: u64, extent: f64) -> Vec<Camera> {
     (0..n)
         .map(|_| {
             camera_at(
-                r.range(-extent, extent),
-                r.range(-extent, extent),
-                r.range(-200.0, 3000.0),
-                r.range(0.0, 360.0) as f32,
-                r.range(-60.0, 30.0) as f32,
+                r.range_f64(-extent, extent),
+                r.range_f64(-extent, extent),
+                r.range_f64(-200.0, 3000.0),
+                r.range_f64(0.0, 360.0) as f32,
+                r.range_f64(-60.0, 30.0) as f32,
             )
         })
         .collect()
@@ -262,7 +250,7 @@ fn terrain_snapped_origins_do_not_swim() {
     let hm = flat();
     let mut r = Rng(99);
     for _ in 0..200 {
-        let (x, y) = (r.range(-1e5, 1e5), r.range(-1e5, 1e5));
+        let (x, y) = (r.range_f64(-1e5, 1e5), r.range_f64(-1e5, 1e5));
         let a = select_all(cfg, &camera_at(x, y, 100.0, 0.0, 0.0), &hm);
         for p in &a.levels[..cfg.levels as usize - 1] {
             assert_eq!(p.origin[0].rem_euclid(2), 0);
@@ -274,8 +262,8 @@ fn terrain_snapped_origins_do_not_swim() {
         let b = select_all(
             cfg,
             &camera_at(
-                cx + 0.9 * s0 * r.f(),
-                cy + 0.9 * s0 * r.f(),
+                cx + 0.9 * s0 * r.unit_f64(),
+                cy + 0.9 * s0 * r.unit_f64(),
                 100.0,
                 0.0,
                 0.0,
@@ -562,8 +550,8 @@ fn terrain_culling_to_a_screen_octagon_is_conservative() {
         sel.screen = crate::geom::Octagon::FULL;
         full_drawn += sel.select(&cam, &hm, &mut pyr).instances.len();
         // A doorway-sized octagon somewhere on screen.
-        let c = glam::Vec2::new(r.range(-0.8, 0.8) as f32, r.range(-0.8, 0.8) as f32);
-        let e = glam::Vec2::new(r.range(0.05, 0.3) as f32, r.range(0.05, 0.3) as f32);
+        let c = glam::Vec2::new(r.range_f64(-0.8, 0.8) as f32, r.range_f64(-0.8, 0.8) as f32);
+        let e = glam::Vec2::new(r.range_f64(0.05, 0.3) as f32, r.range_f64(0.05, 0.3) as f32);
         let oct = crate::geom::Octagon::from_points([c - e, c + e, c + glam::Vec2::new(e.x, -e.y)]);
         sel.screen = oct;
         let s = sel.select(&cam, &hm, &mut pyr).clone();
@@ -720,11 +708,11 @@ fn fly(
     let mut st = HeightStreamer::new(cfg);
     let mut model = WindowTextureModel::new(&cfg);
     let mut u = HeightUpdates::default();
-    let mut pos = DVec2::new(r.range(-5e4, 5e4), r.range(-5e4, 5e4));
-    let mut heading = r.range(0.0, std::f64::consts::TAU);
+    let mut pos = DVec2::new(r.range_f64(-5e4, 5e4), r.range_f64(-5e4, 5e4));
+    let mut heading = r.range_f64(0.0, std::f64::consts::TAU);
     let mut bytes = Vec::new();
     for f in 0..frames {
-        heading += r.range(-0.3, 0.3);
+        heading += r.range_f64(-0.3, 0.3);
         pos += DVec2::new(heading.cos(), heading.sin()) * speed;
         u.clear();
         bytes.push(st.update(hm, pos, &mut u));
@@ -761,9 +749,9 @@ fn terrain_toroidal_windows_match_fresh_fill_after_long_flight() {
     let mut p = DVec2::ZERO;
     for i in 0..300 {
         p += match i % 50 {
-            0 => DVec2::new(r.range(-1e5, 1e5), r.range(-1e5, 1e5)),
+            0 => DVec2::new(r.range_f64(-1e5, 1e5), r.range_f64(-1e5, 1e5)),
             1..=5 => DVec2::ZERO,
-            _ => DVec2::new(r.range(-40.0, 40.0), r.range(-40.0, 40.0)),
+            _ => DVec2::new(r.range_f64(-40.0, 40.0), r.range_f64(-40.0, 40.0)),
         };
         u.clear();
         st.update(&hm, p, &mut u);
@@ -950,7 +938,7 @@ fn terrain_etopo5_decodes_like_its_sidecar() {
     let raw = image::open(&png).unwrap().into_luma16();
     let mut r = Rng(5);
     let mut pts: Vec<(u32, u32)> = (0..50)
-        .map(|_| (r.int(0, 4320) as u32, r.int(0, 2161) as u32))
+        .map(|_| (int(&mut r, 0, 4320) as u32, int(&mut r, 0, 2161) as u32))
         .collect();
     pts.extend([(0, 0), (4319, 2160), (2160, 1080)]);
     for (x, y) in pts {
@@ -1003,9 +991,9 @@ fn terrain_etopo5_decodes_like_its_sidecar() {
     // Pyramid: exact on aligned blocks, conservative across the date line.
     let mut pyr = MinMaxPyramid::new(&hm);
     for _ in 0..30 {
-        let p = r.int(0, 5) as u32;
+        let p = int(&mut r, 0, 5) as u32;
         let side = pyramid::LEAF << p;
-        let (bx, by) = (r.int(0, 4320 / side), r.int(0, 2161 / side));
+        let (bx, by) = (int(&mut r, 0, 4320 / side), int(&mut r, 0, 2161 / side));
         let b = pyr.block(&hm, p, bx, by);
         let bf = hm.brute_min_max(
             bx * side,
@@ -1028,7 +1016,10 @@ fn terrain_procedural_is_deterministic_and_tiles_agree() {
     let mut r = Rng(3);
     let mut differs = 0;
     for _ in 0..1000 {
-        let (x, y) = (r.int(-1 << 40, 1 << 40), r.int(-1 << 40, 1 << 40));
+        let (x, y) = (
+            int(&mut r, -1 << 40, 1 << 40),
+            int(&mut r, -1 << 40, 1 << 40),
+        );
         let v = a.sample(x, y);
         assert!(v.is_finite());
         assert_eq!(v, b.sample(x, y));
@@ -1037,7 +1028,10 @@ fn terrain_procedural_is_deterministic_and_tiles_agree() {
     assert!(differs > 990);
     // Tiles generated separately agree on their shared border, for any level spacing.
     for spacing in [32.0, 64.0, 16.0, 256.0] {
-        let (x0, y0) = (r.int(-100_000, 100_000), r.int(-100_000, 100_000));
+        let (x0, y0) = (
+            int(&mut r, -100_000, 100_000),
+            int(&mut r, -100_000, 100_000),
+        );
         let (mut t1, mut t2, mut whole) = (Vec::new(), Vec::new(), Vec::new());
         a.fill_grid(x0, y0, 65, 65, spacing, &mut t1);
         a.fill_grid(x0 + 64, y0, 65, 65, spacing, &mut t2);
@@ -1056,8 +1050,11 @@ fn terrain_procedural_is_deterministic_and_tiles_agree() {
     // The analytic bound holds on random rectangles.
     let noise = FractalNoise::for_size(1 << 16, 42);
     for _ in 0..200 {
-        let (x, y) = (r.int(-1 << 20, 1 << 20), r.int(-1 << 20, 1 << 20));
-        let (w, h) = (r.int(1, 300), r.int(1, 300));
+        let (x, y) = (
+            int(&mut r, -1 << 20, 1 << 20),
+            int(&mut r, -1 << 20, 1 << 20),
+        );
+        let (w, h) = (int(&mut r, 1, 300), int(&mut r, 1, 300));
         let (lo, hi) = noise.bound(x, y, x + w, y + h);
         for yy in (y..=y + h).step_by(7) {
             for xx in (x..=x + w).step_by(5) {
@@ -1073,15 +1070,17 @@ fn terrain_pyramid_matches_brute_force() {
     // Stored grid with odd size.
     let mut r = Rng(17);
     let (w, h) = (300u32, 211u32);
-    let data: Vec<f32> = (0..w * h).map(|_| r.range(-500.0, 900.0) as f32).collect();
+    let data: Vec<f32> = (0..w * h)
+        .map(|_| r.range_f64(-500.0, 900.0) as f32)
+        .collect();
     let hm = Heightmap::from_f32(w, h, data).unwrap();
     let mut pyr = MinMaxPyramid::new(&hm);
     for _ in 0..300 {
-        let p = r.int(0, 5) as u32;
+        let p = int(&mut r, 0, 5) as u32;
         let side = pyramid::LEAF << p;
         let (bx, by) = (
-            r.int(0, (w as i64 + side - 1) / side),
-            r.int(0, (h as i64 + side - 1) / side),
+            int(&mut r, 0, (w as i64 + side - 1) / side),
+            int(&mut r, 0, (h as i64 + side - 1) / side),
         );
         let b = pyr.block(&hm, p, bx, by);
         let bf = hm.brute_min_max(
@@ -1093,8 +1092,8 @@ fn terrain_pyramid_matches_brute_force() {
         assert_eq!((b[0], b[1]), bf, "block {p} {bx} {by}");
     }
     for _ in 0..300 {
-        let (x0, y0) = (r.int(-50, 350), r.int(-50, 260));
-        let (x1, y1) = (x0 + r.int(0, 120), y0 + r.int(0, 120));
+        let (x0, y0) = (int(&mut r, -50, 350), int(&mut r, -50, 260));
+        let (x1, y1) = (x0 + int(&mut r, 0, 120), y0 + int(&mut r, 0, 120));
         let q = pyr.bounds_samples(&hm, x0, y0, x1, y1);
         let bf = hm.brute_min_max(x0, y0, x1, y1);
         assert!(q.0 <= bf.0 && q.1 >= bf.1, "{q:?} does not contain {bf:?}");
@@ -1104,9 +1103,9 @@ fn terrain_pyramid_matches_brute_force() {
     let mut pyr = MinMaxPyramid::new(&hm);
     pyr.exact_side = 64;
     for _ in 0..40 {
-        let p = r.int(0, 3) as u32; // 16, 32, 64 samples: exact
+        let p = int(&mut r, 0, 3) as u32; // 16, 32, 64 samples: exact
         let side = pyramid::LEAF << p;
-        let (bx, by) = (r.int(-5000, 5000), r.int(-5000, 5000));
+        let (bx, by) = (int(&mut r, -5000, 5000), int(&mut r, -5000, 5000));
         let b = pyr.block(&hm, p, bx, by);
         let bf = hm.brute_min_max(
             bx * side,
@@ -1117,8 +1116,11 @@ fn terrain_pyramid_matches_brute_force() {
         assert_eq!((b[0], b[1]), bf);
     }
     for _ in 0..20 {
-        let (x0, y0) = (r.int(-1 << 20, 1 << 20), r.int(-1 << 20, 1 << 20));
-        let (x1, y1) = (x0 + r.int(0, 700), y0 + r.int(0, 700));
+        let (x0, y0) = (
+            int(&mut r, -1 << 20, 1 << 20),
+            int(&mut r, -1 << 20, 1 << 20),
+        );
+        let (x1, y1) = (x0 + int(&mut r, 0, 700), y0 + int(&mut r, 0, 700));
         let q = pyr.bounds_samples(&hm, x0, y0, x1, y1);
         let bf = hm.brute_min_max(x0, y0, x1, y1);
         assert!(q.0 <= bf.0 && q.1 >= bf.1, "{q:?} does not contain {bf:?}");
@@ -1128,8 +1130,11 @@ fn terrain_pyramid_matches_brute_force() {
     let mut pyr = MinMaxPyramid::new(&hm);
     let mut slack = 0.0f64;
     for _ in 0..60 {
-        let (x0, y0) = (r.int(-1 << 20, 1 << 20), r.int(-1 << 20, 1 << 20));
-        let (x1, y1) = (x0 + r.int(0, 64), y0 + r.int(0, 64));
+        let (x0, y0) = (
+            int(&mut r, -1 << 20, 1 << 20),
+            int(&mut r, -1 << 20, 1 << 20),
+        );
+        let (x1, y1) = (x0 + int(&mut r, 0, 64), y0 + int(&mut r, 0, 64));
         let q = pyr.bounds_samples(&hm, x0, y0, x1, y1);
         let bf = hm.brute_min_max(x0, y0, x1, y1);
         assert!(q.0 <= bf.0 && q.1 >= bf.1, "{q:?} does not contain {bf:?}");

@@ -6,15 +6,7 @@ use super::{EyeTracker, PortalFlow, VisibleSet};
 use crate::geom::{Camera, CameraSpec};
 use crate::scenes::synthetic::{maze, maze_doors, MazeSpec};
 
-struct Rng(u64);
-impl Rng {
-    fn f(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use crate::rng::XorShift as Rng;
 
 /// Rooms a ray from `eye` along `dir` passes through, walking the grid and the door table.
 fn ray_rooms(spec: &MazeSpec, east: &[bool], north: &[bool], eye: Vec3, dir: Vec3) -> Vec<u32> {
@@ -90,16 +82,19 @@ fn every_room_a_ray_reaches_is_visible_within_its_octagon() {
     let mut total_visible = 0usize;
     for _ in 0..300 {
         // Eyes at least 8 units from any wall, floor or ceiling.
-        let room = Vec2::new((rng.f() * 10.0).floor(), (rng.f() * 10.0).floor());
-        let local = Vec2::new(
-            8.0 + rng.f() * (spec.room - 16.0),
-            8.0 + rng.f() * (spec.room - 16.0),
+        let room = Vec2::new(
+            (rng.unit_f32() * 10.0).floor(),
+            (rng.unit_f32() * 10.0).floor(),
         );
-        let eye = (room * spec.room + local).extend(8.0 + rng.f() * (spec.height - 16.0));
+        let local = Vec2::new(
+            8.0 + rng.unit_f32() * (spec.room - 16.0),
+            8.0 + rng.unit_f32() * (spec.room - 16.0),
+        );
+        let eye = (room * spec.room + local).extend(8.0 + rng.unit_f32() * (spec.height - 16.0));
         let spec_cam = CameraSpec {
             position: eye,
-            yaw: rng.f() * 360.0,
-            pitch: (rng.f() - 0.5) * 60.0,
+            yaw: rng.unit_f32() * 360.0,
+            pitch: (rng.unit_f32() - 0.5) * 60.0,
         };
         let cam = Camera::new(spec_cam, 16.0 / 9.0);
         let eye_cell = level.locate(eye);
@@ -169,10 +164,10 @@ fn incremental_tracking_equals_point_location_along_random_paths() {
     let mut walked = 0;
     for _ in 0..20000 {
         // Small steps, sometimes a jump (teleport) that needs relocation.
-        let step = if rng.f() < 0.01 {
-            Vec3::new(rng.f() * 3072.0, rng.f() * 3072.0, 48.0) - p
+        let step = if rng.unit_f32() < 0.01 {
+            Vec3::new(rng.unit_f32() * 3072.0, rng.unit_f32() * 3072.0, 48.0) - p
         } else {
-            Vec3::new(rng.f() - 0.5, rng.f() - 0.5, 0.0) * 64.0
+            Vec3::new(rng.unit_f32() - 0.5, rng.unit_f32() - 0.5, 0.0) * 64.0
         };
         p += step;
         p = p.clamp(
