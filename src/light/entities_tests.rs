@@ -1,0 +1,315 @@
+use super::*;
+use crate::compile::scene::{compile_scene, parse};
+
+/// Unparsable keys and a light without an origin are warnings naming the entity; the light
+/// still bakes with the default.
+#[test]
+fn bad_light_keys_are_warnings_naming_the_entity() {
+    let scene = parse(
+        r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (256, 256, 128)), medium: Air)],
+        entities: [
+            [("classname", "worldspawn"), ("light", "dim")],
+            [("classname", "light"), ("origin", "128 128 64"), ("light", "bright")],
+            [("classname", "light_torch_small_walltorch"), ("origin", "nowhere")],
+        ])"#,
+    )
+    .unwrap();
+    let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+    let all = stats.warnings.join("\n");
+    assert!(
+        all.contains("entity 0 (worldspawn): light \"dim\" is not a number"),
+        "{all}"
+    );
+    assert!(
+        all.contains("entity 1 (light): light \"bright\" is not a number; using 300"),
+        "{all}"
+    );
+    assert!(
+        all.contains("entity 2 (light_torch_small_walltorch): no usable origin"),
+        "{all}"
+    );
+    let lights = level_lights(&level);
+    assert_eq!(lights.lights.len(), 1);
+    assert_eq!(lights.lights[0].intensity, 300.0);
+    assert_eq!(stats.lights, 1);
+}
+
+/// Deterministic xorshift numbers in [0, 1).
+fn uniform(mut seed: u64) -> impl FnMut() -> f32 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f32 / (1u64 << 53) as f32
+    }
+}
+
+/// The closest point on a triangle against brute force over a fine barycentric grid.
+#[test]
+fn closest_point_on_triangle_matches_brute_force() {
+    let mut unit = uniform(99);
+    let mut rnd = move || unit() * 200.0 - 100.0;
+    for _ in 0..300 {
+        let mut v = || Vec3::new(rnd(), rnd(), rnd());
+        let (a, b, c, p) = (v(), v(), v(), v());
+        let q = closest_on_triangle(p, a, b, c);
+        let n = 200;
+        let mut best = f32::MAX;
+        for i in 0..=n {
+            for j in 0..=(n - i) {
+                let (u, w) = (i as f32 / n as f32, j as f32 / n as f32);
+                best = best.min((a + (b - a) * u + (c - a) * w).distance(p));
+            }
+        }
+        let got = q.distance(p);
+        // The grid is a little coarse: the exact answer is never worse, and close.
+        assert!(got <= best + 1e-3, "{got} > brute force {best}");
+        assert!(best - got < 2.0, "{got} vs brute force {best}");
+    }
+}
+
+/// A closed room with one light and a pillar: every luxel equals the analytic Quake formula
+/// at its sample point, or the minimum light where the pillar blocks the segment to the light
+/// (oracle: the segment against the pillar's box, not the BVH).
+#[test]
+fn room_luxels_follow_quakes_formula_and_the_pillar_shadows() {
+    let scene = parse(
+        r#"Scene(ops: [
+            (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+            (brush: Box(min: (300, 200, 0), max: (340, 240, 128)), medium: Solid),
+        ], entities: [
+            [("classname", "worldspawn"), ("light", "10")],
+            [("classname", "light"), ("origin", "400 220 100"), ("light", "350"), ("wait", "1.2")],
+        ])"#,
+    )
+    .unwrap();
+    let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+    assert_eq!(stats.lights, 1);
+    let lights = level_lights(&level);
+    let light = lights.lights[0];
+    assert_eq!(
+        (light.intensity, light.falloff, lights.minlight),
+        (350.0, 1.2, 10.0)
+    );
+    let pillar = (Vec3::new(300.0, 200.0, 0.0), Vec3::new(340.0, 240.0, 128.0));
+    let blocked = |p: Vec3| {
+        // Slab test of p → light against the pillar box (strictly inside).
+        let d = light.position - p;
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for k in 0..3 {
+            if d[k].abs() < 1e-6 {
+                if p[k] <= pillar.0[k] || p[k] >= pillar.1[k] {
+                    return false;
+                }
+            } else {
+                let (a, b) = ((pillar.0[k] - p[k]) / d[k], (pillar.1[k] - p[k]) / d[k]);
+                t0 = t0.max(a.min(b));
+                t1 = t1.min(a.max(b));
+            }
+        }
+        t0 < t1 - 1e-4
+    };
+    let (mut lit, mut shadowed, mut checked) = (0, 0, 0);
+    for s in &level.surfaces {
+        let Some(r) = s.lightmap else { continue };
+        let frame = LuxelFrame::new(s, Vec3::ZERO).unwrap();
+        let centre = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32;
+        for j in 0..r.height {
+            for i in 0..r.width {
+                let grid = frame.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                let p = sample_point(grid, s, Vec3::ZERO, centre) + s.normal;
+                let texel = ((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3;
+                let got = level.lightmaps.texels[texel] as f32;
+                let want = if blocked(p) {
+                    shadowed += 1;
+                    10.0
+                } else {
+                    let v = (light.at(p, s.normal).x * RANGE_SCALE).max(10.0);
+                    if v > 10.0 {
+                        lit += 1;
+                    }
+                    v.min(255.0)
+                };
+                checked += 1;
+                assert!(
+                    (got - want).abs() <= 1.0,
+                    "luxel at {p}: baked {got}, formula {want}"
+                );
+            }
+        }
+    }
+    eprintln!("room: {checked} luxels, {lit} lit, {shadowed} in the pillar's shadow");
+    assert!(lit > 100 && shadowed > 20);
+}
+
+/// An outdoor yard (open to the sky where nothing was built) half under a roof, lit by the
+/// sun straight from above: luxels with a clear
+/// line to the sky get `_sunlight` (× the range scale), others only the minimum.
+#[test]
+fn sunlight_reaches_what_sees_the_sky() {
+    let scene = parse(
+        r#"Scene(ops: [
+            (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+            (brush: Box(min: (0, 0, 200), max: (256, 512, 256)), medium: Solid),
+            (brush: Box(min: (0, 0, -16), max: (512, 512, 0)), medium: Solid),
+        ], entities: [
+            [("classname", "worldspawn"), ("_sunlight", "200"), ("_sun_mangle", "0 -90 0")],
+        ], outdoor: [Box(min: (0, 0, 0), max: (512, 512, 256))])"#,
+    )
+    .unwrap();
+    let (level, _) = compile_scene(&scene, &Default::default()).unwrap();
+    // The floor: under the roof (x < 256) dark, under the open sky (x > 256) at 200.
+    let floor = level
+        .surfaces
+        .iter()
+        .filter(|s| s.normal.z > 0.99 && s.vertices[0].position.z.abs() < 0.01)
+        .collect::<Vec<_>>();
+    assert!(!floor.is_empty());
+    let (mut sun, mut shade) = (0, 0);
+    for s in floor {
+        let r = s.lightmap.unwrap();
+        let frame = LuxelFrame::new(s, Vec3::ZERO).unwrap();
+        for j in 0..r.height {
+            for i in 0..r.width {
+                let p = frame.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                let edge = |v: f32| !(8.0..=504.0).contains(&v);
+                if (p.x - 256.0).abs() < 24.0 || edge(p.x) || edge(p.y) {
+                    continue; // the roof's edge, or luxels pulled onto the surface
+                }
+                let v = level.lightmaps.texels
+                    [((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3];
+                if p.x > 256.0 {
+                    assert_eq!(v, 100, "open floor at {p} (200 × the range scale)");
+                    sun += 1;
+                } else {
+                    assert_eq!(v, 0, "roofed floor at {p}");
+                    shade += 1;
+                }
+            }
+        }
+    }
+    assert!(sun > 50 && shade > 50, "{sun} sunlit, {shade} shaded");
+}
+
+/// id Software's own `light` tool lit e1m1: our bake of the same map's light entities,
+/// sampled where our surfaces and the shipped BSP's faces coincide, must agree with the
+/// shipped lightmaps (the scale is checked, and most points must be close).
+#[test]
+fn e1m1_light_agrees_with_the_shipped_lightmaps() {
+    let dir = crate::realdata_dir().join("quake");
+    let (map, bsp) = (dir.join("maps/e1m1.map"), dir.join("bsp/e1m1.bsp"));
+    if !map.is_file() || !bsp.is_file() {
+        crate::testutil::missing_realdata(&map);
+        return;
+    }
+    let (ours, _) = crate::compile::compile(&map, &Default::default()).unwrap();
+    let theirs = crate::import::q1::load(&bsp).unwrap();
+    let sample = |level: &Level, s: &Surface, p: Vec3| -> Option<f32> {
+        let r = s.lightmap?;
+        let f = LuxelFrame::new(s, Vec3::ZERO)?;
+        // Invert the frame: uv of p by least squares on the two edges.
+        let d = p - f.origin;
+        let (a, b, c) = (f.e1.dot(f.e1), f.e1.dot(f.e2), f.e2.dot(f.e2));
+        let (x, y) = (d.dot(f.e1), d.dot(f.e2));
+        let det = a * c - b * b;
+        let (s_, t_) = ((c * x - b * y) / det, (a * y - b * x) / det);
+        let ds = Vec2::new(f.inv[0][0], f.inv[0][1]);
+        let dt = Vec2::new(f.inv[1][0], f.inv[1][1]);
+        // s = ds·(uv − uv0), t = dt·(uv − uv0): solve for uv.
+        let m = glam::Mat2::from_cols(Vec2::new(ds.x, dt.x), Vec2::new(ds.y, dt.y));
+        let uv = f.uv0 + m.inverse() * Vec2::new(s_, t_);
+        let (u, v) = (uv.x - 0.5, uv.y - 0.5);
+        if u < 0.0 || v < 0.0 || u > (r.width - 1) as f32 || v > (r.height - 1) as f32 {
+            return None;
+        }
+        let (i, j) = (u.floor() as u32, v.floor() as u32);
+        let (fu, fv) = (u - i as f32, v - j as f32);
+        let at = |i: u32, j: u32| {
+            let (i, j) = (i.min(r.width - 1), j.min(r.height - 1));
+            level.lightmaps.texels[((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3]
+                as f32
+        };
+        let top = at(i, j) * (1.0 - fu) + at(i + 1, j) * fu;
+        let bottom = at(i, j + 1) * (1.0 - fu) + at(i + 1, j + 1) * fu;
+        Some(top * (1.0 - fv) + bottom * fv)
+    };
+    let inside = |s: &Surface, p: Vec3| {
+        let n = s.normal;
+        s.indices.chunks_exact(3).any(|t| {
+            let v = |k: u32| s.vertices[t[k as usize] as usize].position;
+            let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
+            e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
+        })
+    };
+    let world: Vec<usize> = ours
+        .cells
+        .iter()
+        .flat_map(|c| c.surfaces.iter().map(|&s| s as usize))
+        .collect();
+    let mut pairs = Vec::new();
+    let mut rnd = uniform(7);
+    for _ in 0..4000 {
+        let s = &ours.surfaces[world[(rnd() * world.len() as f32) as usize % world.len()]];
+        if s.lightmap.is_none() || s.flags != 0 {
+            continue;
+        }
+        let t = (rnd() * (s.indices.len() / 3) as f32) as usize % (s.indices.len() / 3);
+        let (mut a, mut b) = (rnd(), rnd());
+        if a + b > 1.0 {
+            (a, b) = (1.0 - a, 1.0 - b);
+        }
+        let v = |k: usize| s.vertices[s.indices[t * 3 + k] as usize].position;
+        let p = v(0) + (v(1) - v(0)) * a + (v(2) - v(0)) * b;
+        let Some(mine) = sample(&ours, s, p) else {
+            continue;
+        };
+        let Some(other) = theirs.surfaces.iter().find(|o| {
+            o.flags == 0
+                && o.normal.dot(s.normal) > 0.999
+                && (o.normal.dot(p - o.vertices[0].position)).abs() < 0.5
+                && inside(o, p)
+        }) else {
+            continue;
+        };
+        if let Some(shipped) = sample(&theirs, other, p) {
+            pairs.push((mine, shipped));
+        }
+    }
+    let n = pairs.len() as f32;
+    let mean = |f: &dyn Fn(&(f32, f32)) -> f32| pairs.iter().map(f).sum::<f32>() / n;
+    let (mx, my) = (mean(&|p| p.0), mean(&|p| p.1));
+    let cov = mean(&|p| (p.0 - mx) * (p.1 - my));
+    let (sx, sy) = (
+        mean(&|p| (p.0 - mx).powi(2)).sqrt(),
+        mean(&|p| (p.1 - my).powi(2)).sqrt(),
+    );
+    let mut ratios: Vec<f32> = pairs
+        .iter()
+        .filter(|p| p.1 > 8.0)
+        .map(|p| p.0 / p.1)
+        .collect();
+    ratios.sort_by(f32::total_cmp);
+    let close = pairs.iter().filter(|p| (p.0 - p.1).abs() <= 16.0).count() as f32 / n;
+    eprintln!(
+        "e1m1 light vs shipped: {} points, mean {mx:.1} vs {my:.1}, correlation {:.3}, median ratio {:.3}, within 16: {:.2}",
+        pairs.len(),
+        cov / (sx * sy),
+        ratios[ratios.len() / 2],
+        close
+    );
+    assert!(
+        pairs.len() > 1000,
+        "too few matched points: {}",
+        pairs.len()
+    );
+    let ratio = ratios[ratios.len() / 2];
+    assert!(
+        (0.9..1.1).contains(&ratio),
+        "brightness scale {ratio} (Quake's is 1)"
+    );
+    assert!(cov / (sx * sy) > 0.7, "correlation {}", cov / (sx * sy));
+    assert!(
+        close > 0.8,
+        "only {close} of the points within 16 of the shipped light"
+    );
+}
