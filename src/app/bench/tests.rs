@@ -1,4 +1,5 @@
 use super::*;
+use glam::Vec3;
 
 #[test]
 fn quantiles_by_nearest_rank() {

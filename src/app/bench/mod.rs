@@ -1,0 +1,310 @@
+//! `lanthorn bench`: a deterministic camera path rendered headless; warm-up frames excluded.
+
+use std::time::Instant;
+
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::frame::FrameSettings;
+use crate::render::overdraw::OverdrawCounter;
+use crate::render::world::OctagonClip;
+use crate::render::{Gpu, Renderer};
+use crate::terrain::ClipmapTerrain;
+use crate::vis::{CullMode, Culler, VisibleSet};
+
+mod report;
+mod walk;
+
+use report::push_named;
+pub use report::{quantile, BenchReport};
+pub use walk::{camera_path, level_path};
+
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub frames: u32,
+    pub warmup: u32,
+    pub size: (u32, u32),
+    pub cull: CullMode,
+    pub settings: FrameSettings,
+    /// `--time`: every frame at this clock (else frame i at i/60 s).
+    pub fixed_time: Option<f32>,
+    /// A camera path to replay (`--path`) instead of the automatic walk.
+    pub path: Option<Vec<CameraSpec>>,
+    /// Count the world pass's fragments after each frame (untimed) for `overdraw`.
+    pub overdraw: bool,
+    /// Keep every frame's CPU stages and GPU passes for `--trace`.
+    pub trace: bool,
+    /// Culling overlays drawn on every frame (`--overlay`, `--cull-camera`).
+    pub overlays: super::overlays::Overlays,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            frames: 200,
+            warmup: 10,
+            size: (1280, 720),
+            cull: CullMode::Portal,
+            settings: FrameSettings::default(),
+            fixed_time: None,
+            path: None,
+            overdraw: true,
+            trace: false,
+            overlays: Default::default(),
+        }
+    }
+}
+
+/// Counts the world fragments of the frame `renderer` just drew into `report.overdraw`.
+fn count_overdraw(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    counter: &OverdrawCounter,
+    report: &mut BenchReport,
+) {
+    let portal = report.cull == CullMode::Portal.name();
+    let mut covered = None;
+    for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
+        if i > 0 && !portal && covered.is_some() {
+            break;
+        }
+        if let Some(n) = counter.count(gpu, &renderer.world, clip) {
+            let covered = *covered.get_or_insert(n.covered.max(1));
+            report.overdraw[i].push(n.fragments as f64 / covered as f64);
+        }
+    }
+}
+
+pub fn run(gpu: &Gpu, level: &Level, start: CameraSpec, opts: &BenchOptions) -> BenchReport {
+    run_with_terrain(gpu, level, None, start, opts)
+}
+
+/// [`run`] with an optional clipmap terrain; with one, the camera flies the terrain's fixed
+/// path (`terrain::fixed_flight`: a loop over the map's middle, 300 units above the ground)
+/// instead of circling `start`.
+pub fn run_with_terrain(
+    gpu: &Gpu,
+    level: &Level,
+    terrain: Option<ClipmapTerrain>,
+    start: CameraSpec,
+    opts: &BenchOptions,
+) -> BenchReport {
+    let mut renderer = Renderer::new(gpu, level, opts.size);
+    let aspect = opts.size.0 as f32 / opts.size.1 as f32;
+    // A terrain alone: the fixed flight over it; a level (with or without its terrain): a walk
+    // through its cells.
+    let path = match &terrain {
+        _ if opts.path.is_some() => opts.path.clone().unwrap_or_default(),
+        Some(t) if level.cells.is_empty() => {
+            crate::terrain::fixed_flight(&t.heightmap, opts.frames.max(1) as usize)
+        }
+        _ => level_path(level, start, opts.frames),
+    };
+    if let Some(t) = terrain {
+        renderer.set_terrain(gpu, t);
+    }
+    let mut report = BenchReport {
+        adapter: gpu.describe(),
+        cull: opts.cull.name(),
+        trace: opts.trace.then(super::trace::Trace::new),
+        ..Default::default()
+    };
+    let mut culler = Culler::new(level, opts.cull);
+    let mut visible = VisibleSet::default();
+    let counter = opts
+        .overdraw
+        .then(|| OverdrawCounter::create(gpu, opts.size));
+    let total = opts.warmup + opts.frames;
+    let mut previous = None;
+    for i in 0..total {
+        let spec = path[(i.saturating_sub(opts.warmup) as usize).min(path.len().saturating_sub(1))];
+        let moved = previous.map_or(0.0, |p: glam::Vec3| p.distance(spec.position) as f64);
+        previous = Some(spec.position);
+        let camera = Camera::new(spec, aspect);
+        let t = Instant::now();
+        let mut settings = FrameSettings {
+            time: opts.fixed_time.unwrap_or(i as f32 / 60.0),
+            surface_tests: super::surface_tests(opts.cull),
+            ..opts.settings
+        };
+        super::overlays::cull_frame(
+            level,
+            &mut culler,
+            &mut renderer,
+            &camera,
+            &opts.overlays,
+            &mut visible,
+            &mut settings,
+        );
+        let vis_ms = culler.micros / 1e3;
+        let mut stats = renderer.render(gpu, &camera, &visible, &settings);
+        let frame_ms = t.elapsed().as_secs_f64() * 1e3;
+        if i < opts.warmup {
+            continue;
+        }
+        stats.cpu_ms.insert(0, ("visibility", vis_ms));
+        let span = crate::render::pass::CpuSpan {
+            name: "visibility",
+            start: t,
+            end: t + std::time::Duration::from_secs_f64(vis_ms / 1e3),
+        };
+        stats.cpu_spans.insert(0, span);
+        if let Some(trace) = &mut report.trace {
+            trace.frame((i - opts.warmup) as usize, &stats);
+        }
+        report.frame_ms.push(frame_ms);
+        report.camera_moved.push(moved);
+        report.cull_us.push(culler.micros);
+        report.cells_visible.push(visible.cells.len() as f64);
+        report.frames_eye_outside += visible.eye_outside as u32;
+        report.eye_outside.push(visible.eye_outside);
+        report.cameras.push(spec);
+        report.draw_calls.push(stats.world.draw_calls);
+        report.sub_draws.push(stats.world.sub_draws);
+        report.surfaces.push(stats.world.surfaces);
+        report.triangles.push(stats.world.triangles);
+        // Frames that drew the terrain (in a level, only those that see an outdoor cell).
+        if renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
+            report.terrain.push(stats.terrain);
+        }
+        push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
+        push_named(&mut report.gpu_pass_ms, &stats.gpu_ms);
+        if let Some(counter) = &counter {
+            count_overdraw(gpu, &renderer, counter, &mut report);
+        }
+    }
+    report
+}
+
+/// What `lanthorn bench` writes besides its table.
+#[derive(Clone, Debug, Default)]
+pub struct BenchOutput {
+    /// One JSON object on the last line of stdout.
+    pub json: bool,
+    /// Per-frame arrays in the JSON.
+    pub per_frame: bool,
+    /// An SVG of frame time and triangles along the path (`app::plot`).
+    pub plot: Option<std::path::PathBuf>,
+    /// A Chrome trace of the frames (`app::trace`).
+    pub trace: Option<std::path::PathBuf>,
+}
+
+impl BenchOutput {
+    fn plot(&self, reports: &[&BenchReport]) -> anyhow::Result<()> {
+        let Some(path) = &self.plot else {
+            return Ok(());
+        };
+        let triangles: Vec<Vec<f64>> = reports
+            .iter()
+            .map(|r| r.triangles.iter().map(|&t| t as f64).collect())
+            .collect();
+        let series: Vec<super::plot::Series<'_>> = reports
+            .iter()
+            .zip(&triangles)
+            .map(|(r, t)| super::plot::Series {
+                name: r.cull,
+                frame_ms: &r.frame_ms,
+                triangles: t,
+            })
+            .collect();
+        super::plot::write(path, &series)?;
+        eprintln!("bench: wrote {}", path.display());
+        Ok(())
+    }
+}
+
+/// `lanthorn bench --compare`: the same path once per culling method; a table of each
+/// method's medians and its ratio to the first (portal), and with `json` one JSON object.
+pub fn run_compare(
+    gpu: &Gpu,
+    world: &super::World,
+    opts: &BenchOptions,
+    methods: &[CullMode],
+    output: &BenchOutput,
+) -> anyhow::Result<()> {
+    let reports: Vec<BenchReport> = methods
+        .iter()
+        .map(|&cull| {
+            let opts = BenchOptions {
+                cull,
+                ..opts.clone()
+            };
+            eprintln!("bench --compare: {} …", cull.name());
+            run_with_terrain(gpu, &world.level, None, world.camera, &opts)
+        })
+        .collect();
+    output.plot(&reports.iter().collect::<Vec<_>>())?;
+    let rows: Vec<(CullMode, [f64; 7])> = methods
+        .iter()
+        .zip(&reports)
+        .map(|(&cull, r)| (cull, r.compare_figures()))
+        .collect();
+    const NAMES: [&str; 7] = [
+        "frame_ms",
+        "triangles",
+        "surfaces",
+        "sub_draws",
+        "draw_calls",
+        "cull_us",
+        "overdraw",
+    ];
+    println!(
+        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9}",
+        "method", NAMES[0], NAMES[1], NAMES[2], NAMES[3], NAMES[4], NAMES[5], NAMES[6]
+    );
+    let base = rows.first().map(|r| r.1).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    for (cull, f) in &rows {
+        println!(
+            "{:<10} {:>10.2} {:>10.0} {:>10.0} {:>10.0} {:>11.0} {:>9.1} {:>9.2}   ×{:.2} frame, ×{:.2} triangles",
+            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[0] / base[0].max(1e-9), f[1] / base[1].max(1e-9)
+        );
+        let mut m = serde_json::Map::new();
+        for (k, (name, v)) in NAMES.iter().zip(f).enumerate() {
+            // Draw calls are the most per frame, overdraw a mean, the rest medians.
+            let stat = match *name {
+                "draw_calls" => "max",
+                "overdraw" => "mean",
+                _ => "median",
+            };
+            m.insert(format!("{name}_{stat}"), serde_json::json!(v));
+            m.insert(
+                format!("{name}_ratio"),
+                serde_json::json!(v / base[k].max(1e-9)),
+            );
+        }
+        out.insert(cull.name().into(), serde_json::Value::Object(m));
+    }
+    if output.json {
+        println!(
+            "{}",
+            serde_json::to_string(&serde_json::json!({ "compare": out }))?
+        );
+    }
+    Ok(())
+}
+
+/// `lanthorn bench`: flies the path over `world` and prints the table (and the JSON line).
+pub fn run_command(
+    gpu: &Gpu,
+    world: super::World,
+    opts: &BenchOptions,
+    output: &BenchOutput,
+) -> anyhow::Result<()> {
+    let report = run_with_terrain(gpu, &world.level, world.terrain, world.camera, opts);
+    report.print_table();
+    output.plot(&[&report])?;
+    if let (Some(trace), Some(path)) = (&report.trace, &output.trace) {
+        trace.write(path)?;
+    }
+    if output.json {
+        let mut j = report.to_json();
+        if output.per_frame {
+            j["per_frame"] = report.per_frame_json();
+        }
+        println!("{}", serde_json::to_string(&j)?);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
