@@ -268,8 +268,11 @@ impl Culler {
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
         let reach = super::near_plane::near_reach(camera);
+        // Only an object that shuts portals hides cells the flow cannot reach: past any other
+        // object the flow sees through portals anyway (objects do not occlude in it).
         let objects = (self.links.bounds.iter().zip(&self.links.origins))
             .zip(&level.objects)
+            .filter(|(_, o)| !o.closes.is_empty())
             .filter(|((b, _), _)| !b.is_empty() && b.distance_to(camera.position) <= reach)
             .map(|((_, origin), o)| (o.surfaces.as_slice(), *origin));
         let cut = super::near_plane::cut_wall_octagon(level, camera, seen, objects);
