@@ -120,7 +120,7 @@ fn portal_culling_on_imported_bsp_beats_glquakes_pvs() {
     assert_measured(
         "e1m1.bsp",
         &report,
-        &[("portal", 2.34, Some(1.13)), ("pvs", 5.22, None)],
+        &[("portal", 1.41, Some(1.13)), ("pvs", 5.22, None)],
     );
     assert!(
         portal.mean_ratio() <= 0.6 * pvs.mean_ratio() && pvs.mean_ratio() < cells.mean_ratio(),
