@@ -1,8 +1,8 @@
 //! What users run: the demo window, headless capture and bench, level info.
 
 pub mod bench;
-pub mod command;
 pub mod capture;
+pub mod command;
 pub mod compare;
 pub mod compile;
 pub mod demo;

@@ -61,7 +61,10 @@ pub(crate) fn gpu_fallbacks() -> Option<&'static Gpu> {
 /// docs/formats.md's example scene (a hall, a doorway, an outdoor terrace over a terrain), compiled.
 pub(crate) fn readme_scene() -> lanthorn::level::Level {
     let readme = include_str!("../../docs/formats.md");
-    let start = readme.find("```ron\n").expect("docs/formats.md has a ron example") + 7;
+    let start = readme
+        .find("```ron\n")
+        .expect("docs/formats.md has a ron example")
+        + 7;
     let end = start + readme[start..].find("```").unwrap();
     let scene = lanthorn::compile::scene::parse(&readme[start..end]).unwrap();
     lanthorn::compile::scene::compile_scene(&scene, &Default::default())

@@ -61,9 +61,15 @@ fn assert_measured(
         // fallback GPU of these tests counts portal with the discard test only).
         let counted = m.overdraw.iter().find(|v| !v.is_empty());
         let got = (m.mean_ratio(), counted.map_or(0.0, |v| mean(v)));
-        eprintln!("{name} {method}: submitted/visible {:.2}, overdraw {:.2}", got.0, got.1);
+        eprintln!(
+            "{name} {method}: submitted/visible {:.2}, overdraw {:.2}",
+            got.0, got.1
+        );
         if (got.0 / ratio - 1.0).abs() >= 0.1 {
-            off.push(format!("{method}: submitted/visible {:.2}, measured {ratio}", got.0));
+            off.push(format!(
+                "{method}: submitted/visible {:.2}, measured {ratio}",
+                got.0
+            ));
         }
         if let Some(o) = overdraw.filter(|&o| (got.1 / o - 1.0).abs() >= 0.1) {
             off.push(format!("{method}: overdraw {:.2}, measured {o}", got.1));
@@ -80,8 +86,16 @@ fn portal_culling_misses_nothing_on_compiled_id_maps() {
         return;
     }
     let measured = [
-        ("e1m1", 11, [("portal", 1.38, Some(1.13)), ("frustum", 35.40, None)]),
-        ("dm3", 12, [("portal", 1.11, Some(1.05)), ("frustum", 38.26, None)]),
+        (
+            "e1m1",
+            11,
+            [("portal", 1.38, Some(1.13)), ("frustum", 35.40, None)],
+        ),
+        (
+            "dm3",
+            12,
+            [("portal", 1.11, Some(1.05)), ("frustum", 38.26, None)],
+        ),
     ];
     for (map, seed, figures) in measured {
         let Some(level) = compiled(map) else { return };
@@ -178,7 +192,11 @@ fn portal_culling_misses_nothing_in_the_keep_with_doors_shut_and_open() {
         let portal = &report.methods[0];
         assert_eq!(portal.method, "portal");
         assert_eq!(portal.missed_surfaces, 0, "at {time} s: {:?}", portal.worst);
-        assert_measured(&format!("keep at {time} s"), &report, &[("portal", ratio, None)]);
+        assert_measured(
+            &format!("keep at {time} s"),
+            &report,
+            &[("portal", ratio, None)],
+        );
     }
 }
 

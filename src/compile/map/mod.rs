@@ -202,16 +202,16 @@ fn sky(map: &MapFile, level: &Level) -> Option<Sky> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+#[path = "props_tests.rs"]
+pub(super) mod map_props;
 #[cfg(test)]
 #[path = "realdata_tests.rs"]
 mod realdata;
 #[cfg(test)]
-#[path = "props_tests.rs"]
-pub(super) mod map_props;
-#[cfg(test)]
 #[path = "sealing_tests.rs"]
 mod sealing;
+#[cfg(test)]
+pub(crate) mod tests;
 #[cfg(test)]
 #[path = "texinfo_oracle_tests.rs"]
 mod texinfo_oracle;

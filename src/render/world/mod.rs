@@ -488,7 +488,9 @@ impl Pass for WorldPass {
                 continue;
             }
             if batch == CACHED_BATCH {
-                let Some(atlas) = &self.cache.atlas else { continue };
+                let Some(atlas) = &self.cache.atlas else {
+                    continue;
+                };
                 pass.set_pipeline(&atlas.pipeline);
                 pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
                 self.draw_batch(pass, first, count);
