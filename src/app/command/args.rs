@@ -220,6 +220,20 @@ pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
+/// The world a command draws: the level (or the keep) with its terrain and spawn rules, checked
+/// against the culling method it is to be drawn with.
+pub(crate) fn load_world(
+    level: Option<&std::path::Path>,
+    camera: Option<CameraSpec>,
+    terrain: &TerrainArgs,
+    spawn: &SpawnArgs,
+    cull: &CullArgs,
+) -> anyhow::Result<app::World> {
+    let world = app::load_world(level, camera, terrain.options().as_ref(), spawn.rules())?;
+    app::check_cull(&world, cull.cull)?;
+    Ok(world)
+}
+
 /// The headless GPU of a command: a lost device or a GPU error is one message and exit 1.
 pub(crate) fn headless(gpu: &GpuArgs) -> anyhow::Result<Gpu> {
     let gpu = Gpu::headless(&gpu.options()?)?;

@@ -61,13 +61,7 @@ pub struct BenchArgs {
 
 /// Checks the arguments (path, plot and trace files, methods), loads the world and flies it.
 pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
-    let world = app::load_world(
-        a.level.as_deref(),
-        a.camera,
-        a.terrain.options().as_ref(),
-        a.spawn.rules(),
-    )?;
-    app::check_cull(&world, a.cull.cull)?;
+    let world = args::load_world(a.level.as_deref(), a.camera, &a.terrain, &a.spawn, &a.cull)?;
     let path = a
         .path
         .as_deref()

@@ -43,13 +43,7 @@ pub struct CaptureArgs {
 
 /// Checks the arguments (trace path, RenderDoc frame), loads the world and renders one frame.
 pub(super) fn run(a: CaptureArgs) -> anyhow::Result<()> {
-    let world = app::load_world(
-        a.level.as_deref(),
-        a.camera,
-        a.terrain.options().as_ref(),
-        a.spawn.rules(),
-    )?;
-    app::check_cull(&world, a.cull.cull)?;
+    let world = args::load_world(a.level.as_deref(), a.camera, &a.terrain, &a.spawn, &a.cull)?;
     if let Some(t) = &a.trace {
         app::trace::check_path(t)?;
     }

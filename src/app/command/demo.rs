@@ -67,18 +67,12 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
     if a.screenshot.is_some() && a.frames.is_none() {
         anyhow::bail!("--screenshot needs --frames N (the frame to save)");
     }
-    let world = app::load_world(
-        a.level.as_deref(),
-        a.camera,
-        a.terrain.options().as_ref(),
-        a.spawn.rules(),
-    )?;
+    let world = args::load_world(a.level.as_deref(), a.camera, &a.terrain, &a.spawn, &a.cull)?;
     log::info!(
         "{}: level ready {:.3} s after the start",
         world.name.display(),
         app::started().elapsed().as_secs_f64()
     );
-    app::check_cull(&world, a.cull.cull)?;
     let input_script = match &a.input_script {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| {
