@@ -38,6 +38,9 @@ const GPU_AND_WINDOW: &[&str] = &[
     "egui_wgpu",
     "egui_winit",
     "pollster",
+    "renderdoc_sys",
+    "libloading",
+    "wgpu_profiler",
 ];
 
 /// The only outside crates the level model may use.
@@ -63,6 +66,9 @@ const DEPENDENCIES: &[&str] = &[
     "serde_json",
     "ron",
     "guillotiere",
+    "renderdoc_sys",
+    "libloading",
+    "wgpu_profiler",
 ];
 
 /// Crate-root items that are not modules (any module may use them).
@@ -155,26 +161,101 @@ fn module_path(file: &Path, src: &Path) -> Vec<String> {
     parts
 }
 
+/// Every path the code names, with `a::{b, c::{d}}` groups expanded into `a::b`, `a::c::d`.
+fn paths_in(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b':';
+    let mut i = 0;
+    while i < b.len() {
+        if !word(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && word(b[i]) {
+            i += 1;
+        }
+        let run = &code[start..i];
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if run.ends_with("::") && b.get(j) == Some(&b'{') {
+            let close = matching_brace(b, j);
+            for part in split_top_level(&code[j + 1..close]) {
+                out.extend(paths_in(&format!("{run}{}", part.trim())));
+            }
+            i = close + 1;
+        } else if run.contains("::") {
+            out.push(run.to_string());
+        }
+    }
+    out
+}
+
+/// The index of the `}` closing the `{` at `open` (the end of the text if none does).
+fn matching_brace(b: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    for (k, &c) in b.iter().enumerate().skip(open) {
+        depth += match c {
+            b'{' => 1,
+            b'}' => -1,
+            _ => 0,
+        };
+        if depth == 0 {
+            return k;
+        }
+    }
+    b.len().saturating_sub(1)
+}
+
+/// `a, b::{c, d}, e` → `["a", "b::{c, d}", "e"]`.
+fn split_top_level(list: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (k, c) in list.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&list[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&list[start..]);
+    parts.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+/// A path as the module path it names from inside `module` (`crate::`, `super::`, `self::`
+/// resolved; `None` for a path that starts with anything else).
+fn absolute(path: &str, module: &[String]) -> Option<Vec<String>> {
+    let segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let first = *segs.first()?;
+    let (base, rest): (Vec<String>, &[&str]) = match first {
+        "crate" => (Vec::new(), &segs[1..]),
+        "self" => (module.to_vec(), &segs[1..]),
+        "super" => {
+            let ups = segs.iter().take_while(|s| **s == "super").count();
+            let keep = module.len().checked_sub(ups)?;
+            (module[..keep].to_vec(), &segs[ups..])
+        }
+        _ => return None,
+    };
+    let mut out = base;
+    out.extend(rest.iter().filter(|s| **s != "self").map(|s| s.to_string()));
+    Some(out)
+}
+
 /// The top-level modules and outside crates a file's shipping code names.
 fn names_in(code: &str, module: &[String]) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut modules, mut crates) = (BTreeSet::new(), BTreeSet::new());
-    let words: Vec<&str> = code
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-        .filter(|w| w.contains("::"))
-        .collect();
-    for w in words {
-        let segs: Vec<&str> = w.split("::").filter(|s| !s.is_empty()).collect();
-        let Some(&first) = segs.first() else { continue };
-        if first == "crate" {
-            if let Some(m) = segs.get(1) {
-                modules.insert(m.to_string());
-            }
-        } else if first == "super" {
-            let ups = segs.iter().take_while(|s| **s == "super").count();
-            if ups >= module.len() {
-                if let Some(m) = segs.get(ups) {
-                    modules.insert(m.to_string());
-                }
+    for path in paths_in(code) {
+        let first = path.split("::").next().unwrap_or_default();
+        if let Some(abs) = absolute(&path, module) {
+            if let Some(m) = abs.first() {
+                modules.insert(m.clone());
             }
         } else if DEPENDENCIES.contains(&first) || ["std", "core", "alloc"].contains(&first) {
             crates.insert(first.to_string());
@@ -231,30 +312,169 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Per folder (a module path), its child modules and which child names which.
+type FolderGraphs =
+    std::collections::BTreeMap<Vec<String>, std::collections::BTreeMap<String, BTreeSet<String>>>;
+
+/// Adds the edges one file's shipping code draws between the children of the folders above
+/// it: a file of `a/b` naming `a/x/…` makes `b → x` an edge of folder `a`. `modules` holds
+/// every module path of the crate (so an item's name is not taken for a module).
+fn add_sibling_edges(
+    graphs: &mut FolderGraphs,
+    module: &[String],
+    code: &str,
+    modules: &BTreeSet<Vec<String>>,
+) {
+    for path in paths_in(code) {
+        let Some(target) = absolute(&path, module) else {
+            continue;
+        };
+        let k = module
+            .iter()
+            .zip(&target)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if k >= module.len() || k >= target.len() || !modules.contains(&target[..=k].to_vec()) {
+            continue;
+        }
+        graphs
+            .entry(module[..k].to_vec())
+            .or_default()
+            .entry(module[k].clone())
+            .or_default()
+            .insert(target[k].clone());
+    }
+}
+
+/// Every folder's import cycles, each as `folder: a → b → a`.
+fn cycles(graphs: &FolderGraphs) -> Vec<String> {
+    let mut found = Vec::new();
+    for (folder, edges) in graphs {
+        let mut done = BTreeSet::new();
+        for start in edges.keys() {
+            let mut stack = vec![start.clone()];
+            walk_for_cycle(edges, &mut stack, &mut done, &mut |cycle| {
+                found.push(format!("{}: {}", folder.join("/"), cycle.join(" → ")));
+            });
+        }
+    }
+    found
+}
+
+/// Depth-first from the last module on `stack`; reports each edge back into the stack.
+fn walk_for_cycle(
+    edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+    stack: &mut Vec<String>,
+    done: &mut BTreeSet<String>,
+    report: &mut dyn FnMut(Vec<String>),
+) {
+    let here = stack.last().unwrap().clone();
+    if done.contains(&here) {
+        return;
+    }
+    for next in edges.get(&here).into_iter().flatten() {
+        if let Some(at) = stack.iter().position(|m| m == next) {
+            let mut cycle = stack[at..].to_vec();
+            cycle.push(next.clone());
+            report(cycle);
+        } else {
+            stack.push(next.clone());
+            walk_for_cycle(edges, stack, done, report);
+            stack.pop();
+        }
+    }
+    done.insert(here);
+}
+
+/// The shipping files (not the crate root, not test files) with their module paths.
+fn shipping_files(src: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            let module = module_path(&f, src);
+            // The crate root (lib.rs, main.rs) names every module; test files (`tests.rs`,
+            // `*_tests.rs`: declared under `#[cfg(test)]`) are not shipped.
+            let root = ["lib", "main"].contains(&module[0].as_str());
+            let test_file = name.ends_with("_tests.rs")
+                || ["tests.rs", "testutil.rs", "layering.rs"].contains(&name.as_str());
+            (!root && !test_file).then_some((f, module))
+        })
+        .collect()
+}
+
+#[test]
+fn no_folder_has_an_import_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    rust_files(&src, &mut all);
+    let mut modules: BTreeSet<Vec<String>> = BTreeSet::new();
+    for f in &all {
+        let m = module_path(f, &src);
+        for k in 1..=m.len() {
+            modules.insert(m[..k].to_vec());
+        }
+    }
+    let mut graphs = FolderGraphs::new();
+    let files = shipping_files(&src);
+    for (f, module) in &files {
+        let code = shipping_code(&code_only(&std::fs::read_to_string(f).unwrap()));
+        add_sibling_edges(&mut graphs, module, &code, &modules);
+    }
+    let edges: usize = graphs
+        .values()
+        .flat_map(|g| g.values())
+        .map(|e| e.len())
+        .sum();
+    assert!(edges > 100, "only {edges} edges between sibling modules");
+    let found = cycles(&graphs);
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+/// The cycle finder sees a cycle two folders down, through `super::`, `crate::` and a group.
+#[test]
+fn the_cycle_finder_catches_a_cycle() {
+    let m = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    let modules: BTreeSet<Vec<String>> = ["r", "r/pass", "r/frame", "r/world", "r/world/draws"]
+        .iter()
+        .map(|s| m(s))
+        .collect();
+    let mut g = FolderGraphs::new();
+    add_sibling_edges(
+        &mut g,
+        &m("r/pass"),
+        "use super::{gpu::Gpu, frame::Stats};",
+        &modules,
+    );
+    add_sibling_edges(
+        &mut g,
+        &m("r/frame"),
+        "use crate::r::world::{draws::X};",
+        &modules,
+    );
+    assert!(cycles(&g).is_empty(), "{:?}", cycles(&g));
+    add_sibling_edges(
+        &mut g,
+        &m("r/world/draws"),
+        "fn f(_: super::super::pass::P) {}",
+        &modules,
+    );
+    assert_eq!(cycles(&g), ["r: frame → world → pass → frame"]);
+}
+
 #[test]
 fn every_module_names_only_what_its_layer_may_use() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = shipping_files(&src);
     let mut violations = Vec::new();
-    let mut checked = 0;
-    for f in &files {
-        let name = f.file_name().unwrap().to_string_lossy();
-        let module = module_path(f, &src);
-        // The crate root (lib.rs, main.rs) names every module; test files (`tests.rs`,
-        // `*_tests.rs`: declared under `#[cfg(test)]`) are not shipped.
-        let root = ["lib", "main"].contains(&module[0].as_str());
-        let test_file = name.ends_with("_tests.rs");
-        if root || test_file || ["tests.rs", "testutil.rs", "layering.rs"].contains(&name.as_ref())
-        {
-            continue;
-        }
+    for (f, module) in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        violations.extend(check_file(&f.display().to_string(), &module, &text));
-        checked += 1;
+        violations.extend(check_file(&f.display().to_string(), module, &text));
     }
-    assert!(checked > 50, "only {checked} files checked");
+    assert!(files.len() > 50, "only {} files checked", files.len());
     assert!(violations.is_empty(), "layering broken: {violations:#?}");
 }
 

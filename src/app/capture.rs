@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
-use crate::render::frame::FrameSettings;
+use crate::render::settings::FrameSettings;
 use crate::render::{FrameStats, Gpu, Renderer};
 use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};

@@ -3,9 +3,9 @@
 
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
-use crate::render::frame::FrameSettings;
 use crate::render::overlay::lines::{culled_surface_lines, overlay_lines, wireframe_lines};
 use crate::render::overlay::{OverlaySet, OverlayView};
+use crate::render::settings::FrameSettings;
 use crate::render::world::OctagonClip;
 use crate::render::Renderer;
 use crate::vis::{Culler, VisibleSet};

@@ -9,9 +9,9 @@ use super::bench::quantile;
 use super::views::{self, Rng, ViewSampler};
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
-use crate::render::frame::FrameSettings;
 use crate::render::overdraw::{FragmentCounter, OverdrawCounter};
 use crate::render::pass::{FrameInputs, Pass};
+use crate::render::settings::FrameSettings;
 use crate::render::target::FrameTarget;
 use crate::render::world::WorldPass;
 use crate::render::world::{IdFrame, IdImages};
@@ -660,7 +660,6 @@ fn frame_inputs<'a>(
         visible,
         settings,
         terrain_octagon: None,
-        overlay: &[],
         culling: None,
     }
 }

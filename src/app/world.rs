@@ -86,7 +86,7 @@ fn level_terrain(level: &Level, level_path: &Path) -> anyhow::Result<Option<Clip
 pub fn animate(
     level: &Level,
     culler: &mut crate::vis::Culler,
-    settings: &crate::render::frame::FrameSettings,
+    settings: &crate::render::settings::FrameSettings,
 ) {
     if culler.links.moving.is_empty() {
         return;

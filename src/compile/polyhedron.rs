@@ -98,6 +98,27 @@ pub(super) struct Poly {
     pub max: DVec3,
 }
 
+/// Each plane's face of the convex region behind all `planes` (clipped with tolerance `eps`),
+/// as (the plane's index, its winding); planes that leave no face of area are left out.
+pub(crate) fn convex_faces(planes: &[DPlane], eps: f64) -> Vec<(usize, DPolygon)> {
+    let mut faces = Vec::with_capacity(planes.len());
+    for (i, p) in planes.iter().enumerate() {
+        let mut w = DPolygon::base_winding(p, HUGE);
+        for (j, q) in planes.iter().enumerate() {
+            if i != j {
+                w = w.clip_back(q, eps);
+                if w.is_empty() {
+                    break;
+                }
+            }
+        }
+        if !w.is_empty() && w.area() > 1e-6 {
+            faces.push((i, w));
+        }
+    }
+    faces
+}
+
 impl Poly {
     pub(super) fn new(faces: Vec<PFace>) -> Poly {
         let mut min = DVec3::splat(f64::INFINITY);
@@ -118,25 +139,22 @@ impl Poly {
             planes.push(DPlane::new(n, max[k]));
             planes.push(DPlane::new(-n, -min[k]));
         }
-        let faces = planes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let mut w = DPolygon::base_winding(p, HUGE);
-                for (j, q) in planes.iter().enumerate() {
-                    if i != j {
-                        w = w.clip_back(q, 1e-9);
-                    }
-                }
-                PFace {
-                    plane: pool.id(*p),
-                    winding: w,
-                    candidate: false,
-                    visible: false,
-                }
+        // A box of no volume (a degenerate bound) is an empty polyhedron.
+        Poly::from_planes(pool, &planes).unwrap_or_else(|| Poly::new(Vec::new()))
+    }
+
+    /// The convex region behind every plane; `None` when it has no volume (under four faces).
+    pub(super) fn from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly> {
+        let faces: Vec<PFace> = convex_faces(planes, 1e-9)
+            .into_iter()
+            .map(|(i, winding)| PFace {
+                plane: pool.id(planes[i]),
+                winding,
+                candidate: false,
+                visible: false,
             })
             .collect();
-        Poly::new(faces)
+        (faces.len() >= 4).then(|| Poly::new(faces))
     }
 
     pub(super) fn dist_range(&self, p: &DPlane) -> (f64, f64) {

@@ -125,6 +125,34 @@ impl DPolygon {
         (f, b)
     }
 
+    /// The overlap of two convex polygons on one plane (`self` wound around `normal`; `b` the other
+    /// way): `self` clipped by `b`'s edges.
+    pub fn intersect_coplanar(&self, b: &DPolygon, normal: DVec3) -> DPolygon {
+        let mut w = self.clone();
+        let n = b.points.len();
+        for i in 0..n {
+            let (p, q) = (b.points[i], b.points[(i + 1) % n]);
+            // `b` runs clockwise around `normal`, so its inside is to the left of p→q seen from
+            // -normal: the edge plane's outward normal is (q - p) × normal... pick by a test point.
+            let en = (q - p).cross(normal);
+            let len = en.length();
+            if len < 1e-12 {
+                continue;
+            }
+            let en = en / len;
+            let mut plane = DPlane::new(en, en.dot(p));
+            let inside_pt = b.centroid();
+            if plane.distance(inside_pt) > 0.0 {
+                plane = plane.flipped();
+            }
+            w = w.clip_back(&plane, 1e-6);
+            if w.is_empty() {
+                break;
+            }
+        }
+        w
+    }
+
     /// Keeps the part on the back side (`distance <= eps`) of `plane`.
     pub fn clip_back(&self, plane: &DPlane, eps: f64) -> DPolygon {
         self.split(plane, eps).1

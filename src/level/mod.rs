@@ -6,6 +6,7 @@ pub mod motion;
 pub mod spawn;
 pub mod styles;
 pub mod tjunctions;
+pub mod validate;
 
 use glam::{Vec2, Vec3};
 

@@ -4,12 +4,13 @@ use std::time::Instant;
 
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
-use super::overlay::{OverlayPass, OverlayTint, OverlayVertex};
-use super::pass::{run_pass, Attachment, FrameInputs, Pass, PassStats, PassTarget};
+use super::overlay::{OverlayPass, OverlayVertex};
+use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, PassTarget, StageLog};
 use super::profiler::GpuTimer;
+use super::settings::FrameSettings;
 use super::target::{self, FrameTarget};
-use super::terrain::{Terrain, TerrainOverlay, TerrainPlacement, TerrainStats};
-use super::world::{OctagonClip, SurfaceTests, WorldPass, WorldStats};
+use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
+use super::world::{WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
@@ -20,7 +21,7 @@ pub struct FrameStats {
     /// CPU milliseconds per stage, in order.
     pub cpu_ms: Vec<(&'static str, f64)>,
     /// The same stages with their start and end (the trace).
-    pub cpu_spans: Vec<super::pass::CpuSpan>,
+    pub cpu_spans: Vec<CpuSpan>,
     /// The GPU passes' begin and end on the GPU's clock (seconds), when timestamp queries are
     /// granted.
     pub gpu_scopes: Vec<(&'static str, f64, f64)>,
@@ -35,49 +36,18 @@ pub struct FrameStats {
     pub terrain: TerrainStats,
 }
 
-/// Per-frame settings a user can toggle.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameSettings {
-    /// Seconds since start (sky scroll, liquid warp).
-    pub time: f32,
-    /// Lightmap scale: 2 is Quake's overbright.
-    pub light_scale: f32,
-    pub fullbright: bool,
-    /// How light styles animate (with `time`): Quake's strings, or all held at "m".
-    pub light_styles: crate::level::styles::StyleMode,
-    /// Linear texture magnification instead of Quake's nearest.
-    pub linear_filtering: bool,
-    /// Terrain debug overlays.
-    pub terrain: TerrainOverlay,
-    /// Which tests each surface of a visible cell must pass (the culling method's: whole cells
-    /// for vis-check's truth and `--cull none`, GLQuake's for `--cull pvs`).
-    pub surface_tests: SurfaceTests,
-    /// The cells / depth overlays' world tint.
-    pub tint: OverlayTint,
-    /// The overdraw overlay: the frame replaced by its fragments per pixel, counted with this
-    /// octagon clipping.
-    pub overdraw: Option<OctagonClip>,
-    /// The wireframe overlay with polygon-mode lines (`WorldPass::can_draw_wireframe`).
-    pub wireframe: bool,
-    /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
-    pub surface_cache: bool,
+impl FrameStats {
+    /// Records a CPU stage that ran from `start` until now: its milliseconds and its span.
+    pub fn stage(&mut self, name: &'static str, start: Instant) {
+        let end = Instant::now();
+        self.cpu_ms.push((name, (end - start).as_secs_f64() * 1e3));
+        self.cpu_spans.push(CpuSpan { name, start, end });
+    }
 }
 
-impl Default for FrameSettings {
-    fn default() -> Self {
-        FrameSettings {
-            time: 0.0,
-            light_scale: 2.0,
-            fullbright: false,
-            light_styles: crate::level::styles::StyleMode::Animated,
-            linear_filtering: false,
-            terrain: TerrainOverlay::default(),
-            surface_tests: SurfaceTests::ALL,
-            tint: OverlayTint::None,
-            overdraw: None,
-            wireframe: false,
-            surface_cache: true,
-        }
+impl StageLog for FrameStats {
+    fn stage(&mut self, name: &'static str, start: Instant) {
+        FrameStats::stage(self, name, start);
     }
 }
 
@@ -225,7 +195,6 @@ impl Renderer {
             visible,
             settings,
             terrain_octagon: self.terrain_octagon(visible),
-            overlay: &self.overlay_lines,
             culling: self.culling.as_ref(),
         };
         let target = FrameAttachments {
@@ -236,17 +205,27 @@ impl Renderer {
             timer.begin_frame();
         }
         self.world.viewport = self.target.size;
-        let mut passes: Vec<&mut dyn Pass> = vec![&mut self.world];
+        run_pass(
+            gpu,
+            enc,
+            &mut self.world,
+            &inputs,
+            &target,
+            self.timer.as_mut(),
+            stats,
+        );
+        stats.world = self.world.stats;
         if let Some(terrain) = &mut self.terrain {
-            passes.push(terrain);
-        }
-        for pass in passes {
-            let timer = self.timer.as_mut();
-            match run_pass(gpu, enc, pass, &inputs, &target, timer, stats) {
-                PassStats::World(s) => stats.world = s,
-                PassStats::Terrain(s) => stats.terrain = s,
-                PassStats::Skipped | PassStats::Recorded => {}
-            }
+            run_pass(
+                gpu,
+                enc,
+                terrain,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
+            stats.terrain = terrain.stats;
         }
         let size = self.target.size;
         match settings.overdraw {
@@ -274,6 +253,7 @@ impl Renderer {
             let overlay = self
                 .overlay
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
+            overlay.lines.clone_from(&self.overlay_lines);
             run_pass(
                 gpu,
                 enc,

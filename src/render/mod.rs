@@ -2,6 +2,7 @@
 //! level fixes, `prepare` (per-frame uploads from one `FrameInputs`), `record` (commands into a
 //! render pass begun on the attachments it declares).
 
+mod bindings;
 pub mod frame;
 pub mod gpu;
 pub mod materials;
@@ -11,6 +12,7 @@ pub mod pass;
 pub mod present;
 pub mod profiler;
 pub mod renderdoc;
+pub mod settings;
 #[cfg(test)]
 mod shader_layout;
 pub mod shaders;

@@ -3,12 +3,9 @@
 //! uploads what it needs in `prepare`, and records commands into a render pass begun on the
 //! attachments it declares — it never begins a pass, submits or picks a target itself.
 
-use super::frame::FrameSettings;
-use super::frame::FrameStats;
 use super::gpu::Gpu;
 use super::profiler::GpuTimer;
-use super::terrain::TerrainStats;
-use super::world::WorldStats;
+use super::settings::FrameSettings;
 use crate::geom::{Camera, Octagon};
 use crate::vis::VisibleSet;
 
@@ -23,8 +20,6 @@ pub struct FrameInputs<'a> {
     /// Where the terrain shows this frame (the union of the visible outdoor cells' octagons,
     /// or the full screen); `None`: it does not.
     pub terrain_octagon: Option<Octagon>,
-    /// The culling overlays' lines this frame (clip space; empty: none).
-    pub overlay: &'a [crate::render::overlay::OverlayVertex],
     /// Culling is frozen at this camera (`visible` is what it kept): per-surface tests run
     /// from it, and its octagons, in its screen space, do not clip the frame drawn from
     /// `camera`. `None`: culling ran from `camera`.
@@ -62,14 +57,12 @@ pub struct PassAttachments {
     pub depth: Option<(Attachment, Load)>,
 }
 
-/// What a pass submitted this frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PassStats {
+/// Whether a prepared pass draws this frame. What it submitted, a pass keeps in its own typed
+/// stats, which the Renderer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prepared {
     /// Nothing to draw this frame (the pass is not recorded).
     Skipped,
-    World(WorldStats),
-    Terrain(TerrainStats),
-    /// Draws without counts of their own (id frames).
     Recorded,
 }
 
@@ -86,9 +79,22 @@ pub trait Pass {
     fn scope(&self) -> Scope;
     fn attachments(&self) -> PassAttachments;
     /// Per-frame uploads (uniforms, draw records, indirect commands, streamed data).
-    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats;
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared;
     /// Commands into a render pass begun on `attachments()`.
     fn record(&self, pass: &mut wgpu::RenderPass<'_>);
+    /// The render passes into textures this pass owns that this frame needs before its own
+    /// (the surface cache's bake into its atlas), as `prepare` left them; none by default.
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        Vec::new()
+    }
+    /// Commands into the render pass begun on `offscreen()[index]`.
+    fn record_offscreen(&self, _index: usize, _pass: &mut wgpu::RenderPass<'_>) {}
+}
+
+/// A render pass into a texture its pass owns: the colour view drawn into (kept, no depth).
+pub struct Offscreen<'a> {
+    pub label: &'static str,
+    pub color: &'a wgpu::TextureView,
 }
 
 /// Where passes draw: the views of the attachments a target owns, and their clear values.
@@ -109,13 +115,10 @@ pub struct CpuSpan {
     pub end: std::time::Instant,
 }
 
-impl FrameStats {
-    /// Records a CPU stage that ran from `start` until now: its milliseconds and its span.
-    pub fn stage(&mut self, name: &'static str, start: std::time::Instant) {
-        let end = std::time::Instant::now();
-        self.cpu_ms.push((name, (end - start).as_secs_f64() * 1e3));
-        self.cpu_spans.push(CpuSpan { name, start, end });
-    }
+/// Where a frame's CPU stages are written down (the frame's stats).
+pub trait StageLog {
+    /// Records a CPU stage that ran from `start` until now.
+    fn stage(&mut self, name: &'static str, start: std::time::Instant);
 }
 
 /// Prepares `pass` and, unless it has nothing to draw, records it on its attachments of
@@ -127,16 +130,20 @@ pub fn run_pass(
     inputs: &FrameInputs,
     target: &dyn PassTarget,
     timer: Option<&mut GpuTimer>,
-    cpu: &mut FrameStats,
-) -> PassStats {
+    cpu: &mut dyn StageLog,
+) -> Prepared {
     let scope = pass.scope();
     let t = std::time::Instant::now();
     let stats = pass.prepare(gpu, inputs);
     cpu.stage(scope.prepare, t);
-    if stats == PassStats::Skipped {
+    if stats == Prepared::Skipped {
         return stats;
     }
     let t = std::time::Instant::now();
+    for (index, offscreen) in pass.offscreen().iter().enumerate() {
+        let mut render_pass = begin_offscreen(enc, offscreen);
+        pass.record_offscreen(index, &mut render_pass);
+    }
     let timestamp_writes = timer.and_then(|t| t.pass(scope.name, enc));
     let mut render_pass = begin(
         enc,
@@ -197,6 +204,29 @@ pub fn begin<'e>(
         })],
         depth_stencil_attachment,
         timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// Begins a render pass that keeps what `offscreen`'s colour view holds.
+fn begin_offscreen<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    offscreen: &Offscreen<'_>,
+) -> wgpu::RenderPass<'e> {
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(offscreen.label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: offscreen.color,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
         occlusion_query_set: None,
         multiview_mask: None,
     })

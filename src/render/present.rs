@@ -1,8 +1,8 @@
 //! Presents the offscreen frame on a window surface (a full-screen blit); egui draws on top.
 
+use super::bindings::{sampler_entry, texture_entry};
 use super::gpu::Gpu;
 use super::shaders;
-use super::world::{sampler_entry, texture_entry};
 
 pub struct PresentPass {
     pipeline: wgpu::RenderPipeline,

@@ -2,7 +2,7 @@
 //! fragment-discard fallback alike.
 
 use lanthorn::geom::{Camera, Octagon};
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::render::{Gpu, Renderer};
 use lanthorn::vis::{VisibleCell, VisibleSet};
 

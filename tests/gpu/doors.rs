@@ -6,7 +6,7 @@
 use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::Level;
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu_fallbacks;

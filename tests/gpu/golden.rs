@@ -295,7 +295,7 @@ fn fullbright_ignores_the_lightmaps() {
     };
     let size = (320, 180);
     let shot = |level: &lanthorn::level::Level, fullbright: bool| {
-        let settings = lanthorn::render::frame::FrameSettings {
+        let settings = lanthorn::render::settings::FrameSettings {
             fullbright,
             ..Default::default()
         };

@@ -31,7 +31,7 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         camera,
         SIZE,
         lanthorn::vis::CullMode::Portal,
-        &lanthorn::render::frame::FrameSettings::default(),
+        &lanthorn::render::settings::FrameSettings::default(),
         &Default::default(),
     );
     assert!(stats.world.triangles > 0);

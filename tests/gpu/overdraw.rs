@@ -15,9 +15,9 @@ use glam::{Vec2, Vec3};
 use lanthorn::geom::Octagon;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::{Cell, Level, Surface, Vertex};
-use lanthorn::render::frame::FrameSettings;
 use lanthorn::render::overdraw::{FragmentCounter, OverdrawCounter};
 use lanthorn::render::pass::{FrameInputs, Pass};
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::render::target::{FrameTarget, GAMMA_COLOR_FORMAT};
 use lanthorn::render::world::{OctagonClip, SurfaceTests, WorldPass};
 use lanthorn::vis::VisibleSet;
@@ -81,7 +81,6 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         visible: &visible,
         settings: &settings,
         terrain_octagon: None,
-        overlay: &[],
         culling: None,
     };
     world.prepare(gpu, &inputs);

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use lanthorn::app::overlays::Overlays;
 use lanthorn::geom::CameraSpec;
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::vis::CullMode;
 
 use crate::golden::{check_golden, quake_level};

@@ -166,7 +166,7 @@ fn terrain_shows_only_through_outdoor_cells() {
 }
 
 fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
-    use lanthorn::render::frame::FrameSettings;
+    use lanthorn::render::settings::FrameSettings;
     use lanthorn::render::Renderer;
     use lanthorn::vis::VisibleCell;
     let mut level = lanthorn::scenes::builtin::scene();
@@ -266,7 +266,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
 /// and the sky — what the compiler left open because nothing was built there.
 #[test]
 fn compiled_outdoor_scene_shows_the_terrain() {
-    use lanthorn::render::frame::FrameSettings;
+    use lanthorn::render::settings::FrameSettings;
     use lanthorn::render::Renderer;
     let Some(gpu) = gpu() else { return };
     let level = crate::support::readme_scene();
@@ -373,7 +373,7 @@ fn readme_terrace_matches_golden() {
         spec,
         (480, 270),
         CullMode::Portal,
-        &lanthorn::render::frame::FrameSettings::default(),
+        &lanthorn::render::settings::FrameSettings::default(),
         &Default::default(),
     );
     assert!(stats.terrain.triangles > 0 && stats.world.triangles > 0);

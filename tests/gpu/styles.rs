@@ -6,7 +6,7 @@ use glam::Vec3;
 use lanthorn::geom::CameraSpec;
 use lanthorn::level::styles::{StyleMode, NO_STYLE};
 use lanthorn::level::Level;
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::vis::CullMode;
 
 use crate::golden::{check_golden, diff, passes, quake_level};

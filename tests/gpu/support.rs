@@ -79,7 +79,7 @@ pub(crate) fn solid_ids(
     level: &lanthorn::level::Level,
     camera: &lanthorn::geom::Camera,
     visible: &lanthorn::vis::VisibleSet,
-    settings: &lanthorn::render::frame::FrameSettings,
+    settings: &lanthorn::render::settings::FrameSettings,
     size: (u32, u32),
 ) -> Vec<u32> {
     use lanthorn::render::pass::{FrameInputs, Pass};
@@ -93,7 +93,6 @@ pub(crate) fn solid_ids(
             visible,
             settings,
             terrain_octagon: None,
-            overlay: &[],
             culling: None,
         },
     );

@@ -7,7 +7,7 @@ use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::styles::StyleMode;
 use lanthorn::level::Level;
-use lanthorn::render::frame::{FrameSettings, Renderer};
+use lanthorn::render::{settings::FrameSettings, Renderer};
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::golden::{diff, quake_level};

@@ -7,7 +7,7 @@
 use glam::{DVec2, Vec3, Vec4};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
 use lanthorn::level::Level;
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::render::target::COLOR_FORMAT;
 use lanthorn::render::terrain::{ReferenceVertex, Terrain, TerrainOverlay};
 use lanthorn::render::Renderer;
@@ -101,7 +101,7 @@ fn terrain_gpu_displacement_and_morph_match_cpu_reference() {
             terrain.select_and_upload(gpu, &eye, &frozen, Octagon::FULL);
         }
         let sel = terrain.clipmap.selector.selection().clone();
-        let rb = terrain.pass.read_vertex_positions(gpu);
+        let rb = terrain.draw.read_vertex_positions(gpu);
         let direct = DirectHeights {
             hm: &terrain.clipmap.heightmap,
             cfg,
@@ -201,7 +201,7 @@ fn terrain_gpu_toroidal_windows_equal_fresh_upload_after_random_flight() {
             bytes += s.upload_bytes;
         }
     }
-    let layers = terrain.pass.read_heights(gpu);
+    let layers = terrain.draw.read_heights(gpu);
     let cam = p; // the last camera's xy
     let cam_xy = DVec2::new(cam.x as f32 as f64, cam.y as f32 as f64);
     let fresh = WindowTextureModel::full_fill(&cfg, &hm, cam_xy);
@@ -450,7 +450,7 @@ fn terrain_screen_space_error_against_full_resolution_mesh() {
                 multiview_mask: None,
             });
             let t = r.terrain.as_ref().unwrap();
-            t.pass
+            t.draw
                 .record_reference(&gpu.device, &mut pass, &vb, &ib, indices.len() as u32);
         }
         gpu.queue.submit([enc.finish()]);

@@ -4,7 +4,7 @@
 use glam::{Mat4, Vec2, Vec3};
 use lanthorn::geom::{Camera, CameraSpec, Octagon};
 use lanthorn::level::Level;
-use lanthorn::render::frame::FrameSettings;
+use lanthorn::render::settings::FrameSettings;
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::support::gpu;

@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
-use crate::render::frame::FrameSettings;
 use crate::render::overdraw::OverdrawCounter;
+use crate::render::settings::FrameSettings;
 use crate::render::world::OctagonClip;
 use crate::render::{Gpu, Renderer};
 use crate::terrain::ClipmapTerrain;

@@ -68,9 +68,9 @@ pub struct CullArgs {
 }
 
 impl CullArgs {
-    pub(crate) fn settings(&self) -> crate::render::frame::FrameSettings {
+    pub(crate) fn settings(&self) -> crate::render::settings::FrameSettings {
         use crate::level::styles::StyleMode;
-        crate::render::frame::FrameSettings {
+        crate::render::settings::FrameSettings {
             linear_filtering: self.filter == Filter::Linear,
             light_styles: match self.styles {
                 Styles::Normal => StyleMode::Normal,

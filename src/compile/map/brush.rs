@@ -3,7 +3,7 @@
 
 use glam::DVec3;
 
-use crate::compile::polyhedron::{snap_plane, HUGE};
+use crate::compile::polyhedron::{convex_faces, snap_plane};
 use crate::geom::{DPlane, DPolygon};
 
 /// Distance under which a point counts as on a plane.
@@ -172,30 +172,24 @@ pub(super) fn build(planes: &[(DPlane, usize)], world_limit: f64) -> Result<Vec<
             unique.push((p, f));
         }
     }
-    let mut sides = Vec::with_capacity(unique.len());
-    for (i, &(p, face)) in unique.iter().enumerate() {
-        let mut w = DPolygon::base_winding(&p, HUGE);
-        for (j, &(q, _)) in unique.iter().enumerate() {
-            if i == j {
-                continue;
-            }
-            // An opposite plane at the same place leaves no volume.
-            if q.normal.dot(p.normal) < -1.0 + 1e-9 && (q.dist + p.dist).abs() < ON_EPS {
-                return Err(BrushError::NoVolume(0));
-            }
-            w = w.clip_back(&q, 1e-7);
-            if w.is_empty() {
-                break;
-            }
-        }
-        if !w.is_empty() && w.area() > 1e-6 {
-            sides.push(Side {
-                plane: p,
-                face,
-                winding: w,
-            });
-        }
+    // An opposite plane at the same place leaves no volume.
+    let opposite = |(i, p): (usize, &DPlane)| {
+        unique[i + 1..]
+            .iter()
+            .any(|(q, _)| q.normal.dot(p.normal) < -1.0 + 1e-9 && (q.dist + p.dist).abs() < ON_EPS)
+    };
+    if unique.iter().map(|(p, _)| p).enumerate().any(opposite) {
+        return Err(BrushError::NoVolume(0));
     }
+    let plane_list: Vec<DPlane> = unique.iter().map(|(p, _)| *p).collect();
+    let sides: Vec<Side> = convex_faces(&plane_list, 1e-7)
+        .into_iter()
+        .map(|(i, winding)| Side {
+            plane: unique[i].0,
+            face: unique[i].1,
+            winding,
+        })
+        .collect();
     if sides.len() < 4 {
         return Err(BrushError::NoVolume(sides.len()));
     }

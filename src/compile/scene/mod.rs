@@ -8,7 +8,6 @@ mod csg;
 mod files;
 mod kd_tree;
 mod materials;
-mod merge;
 mod mirrors;
 mod objects;
 pub mod procedural;
@@ -205,7 +204,9 @@ fn operations(
                 "a plane is not finite (or its normal is zero)".into(),
             ));
         }
-        let Some(poly) = csg::poly_from_planes(&mut PlanePool::default(), &planes) else {
+        let Some(poly) =
+            crate::compile::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)
+        else {
             stats.warnings.push(format!(
                 "operation {index}: the brush is empty or unbounded; skipped"
             ));

@@ -60,7 +60,9 @@ fn object_draft(
     let mut surfaces = Vec::new();
     for (i, b) in o.brushes.iter().enumerate() {
         let field = format!("brushes[{i}]");
-        let Some(poly) = csg::poly_from_planes(&mut PlanePool::default(), &brushes[i]) else {
+        let Some(poly) =
+            crate::compile::polyhedron::Poly::from_planes(&mut PlanePool::default(), &brushes[i])
+        else {
             return Err(error(field, "the brush is empty or unbounded".into()));
         };
         if poly

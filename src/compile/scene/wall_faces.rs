@@ -4,7 +4,6 @@
 
 use glam::DVec3;
 
-use super::csg;
 use crate::compile::draft::SurfaceDraft;
 use crate::compile::polyhedron::{PlanePool, Poly};
 use crate::geom::{DPlane, DPolygon};
@@ -29,7 +28,8 @@ impl Marker {
         {
             return None;
         }
-        let poly = csg::poly_from_planes(&mut PlanePool::default(), &planes)?;
+        let poly =
+            crate::compile::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)?;
         Some(Marker { planes, poly })
     }
 

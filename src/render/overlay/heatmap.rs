@@ -3,7 +3,7 @@
 
 use crate::render::gpu::Gpu;
 use crate::render::overdraw::OverdrawCounter;
-use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
+use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::render::shaders;
 use crate::render::world::{OctagonClip, WorldPass};
 
@@ -112,8 +112,8 @@ impl Pass for HeatmapPass {
         }
     }
 
-    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> PassStats {
-        PassStats::Recorded
+    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+        Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {

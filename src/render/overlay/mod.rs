@@ -98,17 +98,7 @@ impl std::str::FromStr for OverlaySet {
         Ok(set)
     }
 }
-
-/// How the world shader tints surfaces for the cells and depth overlays.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OverlayTint {
-    #[default]
-    None,
-    /// A colour per cell id.
-    Cells,
-    /// A ramp over the portals the flow crossed to reach the cell.
-    Depth,
-}
+pub use crate::render::settings::OverlayTint;
 
 /// The tint's colour (the twin of `overlay_tint` in shaders/world.wgsl), for legends: by cell
 /// id, or by flow depth.

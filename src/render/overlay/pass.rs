@@ -3,7 +3,7 @@
 
 use super::lines::OverlayVertex;
 use crate::render::gpu::Gpu;
-use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
+use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::render::shaders;
 
 pub struct OverlayPass {
@@ -11,6 +11,8 @@ pub struct OverlayPass {
     vertices: wgpu::Buffer,
     /// Vertices uploaded this frame.
     count: u32,
+    /// The lines to draw (clip space; empty: the pass is skipped).
+    pub lines: Vec<OverlayVertex>,
 }
 
 impl OverlayPass {
@@ -57,6 +59,7 @@ impl OverlayPass {
             pipeline,
             vertices: vertex_buffer(device, 4096),
             count: 0,
+            lines: Vec::new(),
         }
     }
 }
@@ -86,11 +89,11 @@ impl Pass for OverlayPass {
         }
     }
 
-    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
-        let lines = inputs.overlay;
+    fn prepare(&mut self, gpu: &Gpu, _: &FrameInputs) -> Prepared {
+        let lines = &self.lines;
         if lines.is_empty() {
             self.count = 0;
-            return PassStats::Skipped;
+            return Prepared::Skipped;
         }
         let bytes = std::mem::size_of_val(lines) as u64;
         if bytes > self.vertices.size() {
@@ -99,7 +102,7 @@ impl Pass for OverlayPass {
         gpu.queue
             .write_buffer(&self.vertices, 0, bytemuck::cast_slice(lines));
         self.count = lines.len() as u32;
-        PassStats::Recorded
+        Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {

@@ -17,13 +17,11 @@
 //! (`TerrainFrame::camera_offset`), multiplies by `projection × view_rotation` and never sees a
 //! large world coordinate, so a planet-sized heightmap keeps its precision; depth is reverse-Z.
 //!
-//! [`Terrain`] ties a [`ClipmapTerrain`] (selection, streaming) to its [`TerrainPass`]; the
+//! [`Terrain`] ties a [`ClipmapTerrain`] (selection, streaming) to its [`TerrainDraw`]; the
 //! [`super::Renderer`] owns one when a terrain is loaded.
 
 mod debug;
-#[cfg(feature = "test-hooks")]
-mod hooks;
-mod pass;
+mod draw;
 
 use std::time::Instant;
 
@@ -31,32 +29,18 @@ use glam::{DVec2, Vec3};
 
 use self::debug::tile_boxes;
 use super::gpu::Gpu;
-use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
+use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::geom::{Camera, Octagon};
 use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
 
 pub(crate) use self::debug::LineVertex;
 #[cfg(feature = "test-hooks")]
-pub use self::hooks::{ReferenceVertex, VertexReadback};
-pub use self::pass::{TerrainPass, TerrainUpload, TerrainView};
+pub use self::draw::{ReferenceVertex, VertexReadback};
+pub use self::draw::{TerrainDraw, TerrainUpload, TerrainView};
 #[cfg(test)]
-pub(crate) use self::pass::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
+pub(crate) use self::draw::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 
-/// Debug overlays of the terrain (the demo panel's checkboxes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TerrainOverlay {
-    /// Tint every level with its own colour (blended across the morph band).
-    pub level_colors: bool,
-    /// Triangle edges on top of the surface (needs POLYGON_MODE_LINE; silently off without it).
-    pub wireframe: bool,
-    /// Boxes around the drawn tiles (x/y of the tile, z from the min/max pyramid).
-    pub tile_bounds: bool,
-    /// Boxes (red) around the tiles frustum culling removed.
-    pub culled_tiles: bool,
-    /// Keep selecting for the camera of the frame this was switched on, so the culled tiles
-    /// and the ring layout can be inspected from elsewhere.
-    pub freeze_culling: bool,
-}
+pub use crate::render::settings::TerrainOverlay;
 
 /// What the terrain cost and submitted in one frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -88,7 +72,7 @@ pub struct TerrainStats {
 /// selects, streams and uploads; [`Terrain::record`] draws.
 pub struct Terrain {
     pub clipmap: ClipmapTerrain,
-    pub pass: TerrainPass,
+    pub draw: TerrainDraw,
     updates: HeightUpdates,
     frozen: Option<Camera>,
     lines: Vec<LineVertex>,
@@ -112,7 +96,7 @@ pub struct TerrainPlacement<'a> {
 impl Terrain {
     pub fn new(gpu: &Gpu, clipmap: ClipmapTerrain, color_format: wgpu::TextureFormat) -> Terrain {
         let shading = TerrainShading::for_heightmap(&clipmap.heightmap, clipmap.config());
-        let pass = TerrainPass::create(
+        let draw = TerrainDraw::create(
             gpu,
             clipmap.config(),
             &clipmap.meshes,
@@ -121,7 +105,7 @@ impl Terrain {
         );
         Terrain {
             clipmap,
-            pass,
+            draw,
             updates: HeightUpdates::default(),
             frozen: None,
             lines: Vec::new(),
@@ -140,10 +124,10 @@ impl Terrain {
         let mut terrain = Terrain::new(gpu, clipmap, color_format);
         terrain.origin = placement.origin;
         if let Some(skybox) = placement.skybox {
-            terrain.pass.set_skybox(gpu, skybox);
+            terrain.draw.set_skybox(gpu, skybox);
         }
         if let Some(d) = placement.sun_direction {
-            terrain.pass.shading.sun = -d;
+            terrain.draw.shading.sun = -d;
         }
         terrain
     }
@@ -164,7 +148,7 @@ impl Terrain {
             ..*camera
         };
         let camera = &local;
-        self.pass.view_octagon = octagon;
+        self.draw.view_octagon = octagon;
         if overlay.freeze_culling {
             self.frozen.get_or_insert(*camera);
         } else {
@@ -214,7 +198,7 @@ impl Terrain {
             overlay,
             lines: &self.lines,
         };
-        let bytes = self.pass.upload(gpu, &upload);
+        let bytes = self.draw.upload(gpu, &upload);
         let upload_us = t.elapsed().as_secs_f64() * 1e6;
         self.stats = TerrainStats {
             select_us,
@@ -225,11 +209,11 @@ impl Terrain {
             instances: selection.instances.len() as u32,
             pieces_culled: selection.stats.pieces_culled,
             triangles: selection.stats.triangles,
-            draw_calls: self.pass.draw_calls(),
-            overlay_draw_calls: self.pass.overlay_draw_calls(),
+            draw_calls: self.draw.draw_calls(),
+            overlay_draw_calls: self.draw.overlay_draw_calls(),
             upload_bytes: bytes,
             upload_rects: self.updates.rects.len(),
-            gpu_bytes: self.pass.gpu_bytes(),
+            gpu_bytes: self.draw.gpu_bytes(),
         };
         self.stats
     }
@@ -253,15 +237,17 @@ impl Pass for Terrain {
     }
 
     /// Skipped when no outdoor cell is visible (`FrameInputs::terrain_octagon` is `None`).
-    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
         let Some(octagon) = inputs.terrain_octagon else {
-            return PassStats::Skipped;
+            self.stats = TerrainStats::default();
+            return Prepared::Skipped;
         };
         let overlay = &inputs.settings.terrain;
-        PassStats::Terrain(self.select_and_upload(gpu, inputs.camera, overlay, octagon))
+        self.stats = self.select_and_upload(gpu, inputs.camera, overlay, octagon);
+        Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        self.pass.record(pass);
+        self.draw.record(pass);
     }
 }

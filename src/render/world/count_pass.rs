@@ -14,36 +14,10 @@ use super::WorldPass;
 use crate::geom::Octagon;
 use crate::render::{shaders, DEPTH_FORMAT};
 
+pub use crate::render::settings::OctagonClip;
+
 /// The count target's format: one unorm byte a pixel, up to 255 fragments.
 pub const COUNT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Unorm;
-
-/// How the octagons clip while counting: the three ways the world pass can be built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OctagonClip {
-    /// Hardware clip distances (the default): fragments outside the octagon never exist.
-    ClipDistances,
-    /// A fragment discard: fragments outside the octagon are shaded (if they pass the depth
-    /// test) and then thrown away, writing neither depth nor colour.
-    Discard,
-    /// No octagon clipping: every triangle submitted is drawn whole.
-    Off,
-}
-
-impl OctagonClip {
-    pub const ALL: [OctagonClip; 3] = [
-        OctagonClip::ClipDistances,
-        OctagonClip::Discard,
-        OctagonClip::Off,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OctagonClip::ClipDistances => "clip-distances",
-            OctagonClip::Discard => "discard",
-            OctagonClip::Off => "off",
-        }
-    }
-}
 
 /// One counting pipeline: which shader variant, which entry, and what it writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,7 +141,7 @@ impl WorldPass {
     }
 }
 
-fn draw(pass: &mut wgpu::RenderPass<'_>, c: &wgpu::util::DrawIndexedIndirectArgs) {
+fn draw(pass: &mut wgpu::RenderPass<'_>, c: &super::draws::DrawCommand) {
     pass.draw_indexed(
         c.first_index..c.first_index + c.index_count,
         0,

@@ -4,12 +4,12 @@
 
 use super::draws::{ViewClass, ViewLink};
 use super::mesh::SurfaceKind;
-use super::pipelines::{make_pipeline, PipelineOutput};
+use super::pipelines::{make_pipeline, stencil, stencil_equal, PipelineOutput};
 use super::WorldPass;
 use crate::level::Level;
 use crate::render::gpu::Gpu;
 use crate::render::pass::{
-    begin, Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, PassTarget, Scope,
+    begin, Attachment, FrameInputs, Load, Pass, PassAttachments, PassTarget, Prepared, Scope,
 };
 use crate::render::target::read_ids;
 
@@ -133,8 +133,8 @@ impl Pass for IdPass<'_> {
     }
 
     /// The world pass prepared the draws.
-    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> PassStats {
-        PassStats::Recorded
+    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+        Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
@@ -327,37 +327,6 @@ fn view_marks(links: &[ViewLink]) -> Vec<u32> {
 /// Set on a pixel of a portal while it waits for its view's mark (marks stay below it:
 /// `MAX_VIEWS` ≤ 127).
 const PENDING: u32 = 0x80;
-
-/// The id surfaces' stencil: drawn only where the stencil holds the reference (their view's
-/// mark), never written.
-pub(super) fn stencil_equal() -> wgpu::StencilState {
-    stencil(
-        wgpu::CompareFunction::Equal,
-        wgpu::StencilOperation::Keep,
-        0xff,
-        0,
-    )
-}
-
-fn stencil(
-    compare: wgpu::CompareFunction,
-    pass_op: wgpu::StencilOperation,
-    read_mask: u32,
-    write_mask: u32,
-) -> wgpu::StencilState {
-    let face = wgpu::StencilFaceState {
-        compare,
-        fail_op: wgpu::StencilOperation::Keep,
-        depth_fail_op: wgpu::StencilOperation::Keep,
-        pass_op,
-    };
-    wgpu::StencilState {
-        front: face,
-        back: face,
-        read_mask,
-        write_mask,
-    }
-}
 
 /// The three steps that open a view where its portal shows.
 struct MarkPipelines<'a> {

@@ -19,7 +19,9 @@ use self::pipelines::{
 };
 use super::gpu::Gpu;
 use super::materials::MaterialArray;
-use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, PassStats, Scope};
+use super::pass::{
+    Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
+};
 use super::shaders;
 use crate::geom::Camera;
 use crate::level::Level;
@@ -27,14 +29,13 @@ use crate::vis::VisibleSet;
 
 pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
-    build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawInputs, DrawList,
-    DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, LIGHT_ONE, LIGHT_UNIT,
+    build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
+    DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, LIGHT_ONE, LIGHT_UNIT,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
     IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_PACKED_STYLES,
 };
-pub(crate) use self::pipelines::{sampler_entry, texture_entry, uniform_entry};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -138,6 +139,12 @@ struct SurfaceCache {
 }
 
 const MAX_RECORDS_MIN: usize = 256;
+
+// The draw list's commands upload as indexed indirect commands.
+const _: () = assert!(
+    std::mem::size_of::<DrawCommand>()
+        == std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()
+);
 
 impl WorldPass {
     pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
@@ -356,12 +363,15 @@ impl WorldPass {
         };
         let list = self.draws.build(&self.mesh, &inputs);
         self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
-        if let (Some(atlas), true) = (&self.cache.atlas, caching) {
-            let bakes = self
-                .cache
-                .plan
-                .plan(&list.cached_surfaces, &list.bake_surfaces);
-            atlas.bake(gpu, &self.bind_groups[0], &self.cache.plan, &bakes);
+        if let Some(atlas) = &mut self.cache.atlas {
+            let bakes = match caching {
+                true => self
+                    .cache
+                    .plan
+                    .plan(&list.cached_surfaces, &list.bake_surfaces),
+                false => Vec::new(),
+            };
+            atlas.prepare_bake(gpu, &self.cache.plan, &bakes);
         }
         if !list.records.is_empty() {
             gpu.queue
@@ -435,18 +445,18 @@ impl Pass for WorldPass {
         }
     }
 
-    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> PassStats {
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
         let s = inputs.settings;
         // z: 1 fullbright, 2 tint by cell, 3 tint by flow depth (the overlays).
         let mode = match s.tint {
-            crate::render::overlay::OverlayTint::Cells => 2.0,
-            crate::render::overlay::OverlayTint::Depth => 3.0,
-            crate::render::overlay::OverlayTint::None => s.fullbright as u32 as f32,
+            crate::render::settings::OverlayTint::Cells => 2.0,
+            crate::render::settings::OverlayTint::Depth => 3.0,
+            crate::render::settings::OverlayTint::None => s.fullbright as u32 as f32,
         };
         let params = [s.time, s.light_scale, mode, 0.0];
         self.linear_filtering = s.linear_filtering;
         // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
-        self.tinted = s.tint != crate::render::overlay::OverlayTint::None || s.fullbright;
+        self.tinted = s.tint != crate::render::settings::OverlayTint::None || s.fullbright;
         if self.tinted {
             self.tint_pipeline.get_or_init(|| {
                 pipelines::tinted_opaque_pipeline(
@@ -474,7 +484,18 @@ impl Pass for WorldPass {
         self.style_scales =
             crate::level::styles::scales(s.time as f64, s.light_styles, self.styles_off);
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
-        PassStats::World(self.stats)
+        Prepared::Recorded
+    }
+
+    /// The surface cache's bake into its atlas, before the world draws from it.
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        self.bake_passes()
+    }
+
+    fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        if let Some(atlas) = &self.cache.atlas {
+            atlas.record_bake(index, pass, &self.bind_groups[0]);
+        }
     }
 
     /// Records the prepared draws.
@@ -515,6 +536,15 @@ impl Pass for WorldPass {
 }
 
 impl WorldPass {
+    /// The surface cache's bake passes this frame (see `Pass::offscreen`).
+    fn bake_passes(&self) -> Vec<Offscreen<'_>> {
+        self.cache
+            .atlas
+            .as_ref()
+            .map(|a| a.bake_passes())
+            .unwrap_or_default()
+    }
+
     /// Draws batch commands `first..first + count` with the pipeline set.
     fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;

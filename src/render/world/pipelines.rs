@@ -5,6 +5,7 @@ use wgpu::util::DeviceExt;
 
 use super::draws::{DrawRecord, ViewClass};
 use super::mesh::{SurfaceKind, WorldMesh, WorldVertex};
+use crate::render::bindings::{sampler_entry, storage_entry, texture_entry, uniform_entry};
 use crate::render::materials::MaterialArray;
 use crate::render::DEPTH_FORMAT;
 
@@ -249,7 +250,7 @@ pub(super) fn make_pipeline(
             stencil: if color.is_some() {
                 Default::default()
             } else {
-                super::id_pass::stencil_equal()
+                stencil_equal()
             },
             bias: Default::default(),
         }),
@@ -342,59 +343,33 @@ pub(super) fn nonempty_bytes(b: &[u8]) -> &[u8] {
     }
 }
 
-pub(crate) fn uniform_entry(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
+/// The id surfaces' stencil: drawn only where the stencil holds the reference (their view's
+/// mark), never written.
+pub(super) fn stencil_equal() -> wgpu::StencilState {
+    stencil(
+        wgpu::CompareFunction::Equal,
+        wgpu::StencilOperation::Keep,
+        0xff,
+        0,
+    )
 }
 
-pub(crate) fn storage_entry(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-pub(crate) fn texture_entry(
-    binding: u32,
-    dim: wgpu::TextureViewDimension,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension: dim,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
-
-pub(crate) fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-        count: None,
+pub(super) fn stencil(
+    compare: wgpu::CompareFunction,
+    pass_op: wgpu::StencilOperation,
+    read_mask: u32,
+    write_mask: u32,
+) -> wgpu::StencilState {
+    let face = wgpu::StencilFaceState {
+        compare,
+        fail_op: wgpu::StencilOperation::Keep,
+        depth_fail_op: wgpu::StencilOperation::Keep,
+        pass_op,
+    };
+    wgpu::StencilState {
+        front: face,
+        back: face,
+        read_mask,
+        write_mask,
     }
 }

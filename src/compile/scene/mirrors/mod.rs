@@ -12,7 +12,6 @@
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 
-use super::csg;
 use super::scene_file::{brush_planes, Scene, SceneBrush};
 use super::wall_faces::{area_centroid, cut_faces, meets, planes_of, Face, Marker};
 use super::SceneError;
@@ -222,7 +221,7 @@ fn add_teleporter(level: &mut Level, from: &[Face], to: &[Face], m: DMat4) {
                     .map(|&p| m.transform_point3(p))
                     .collect(),
             );
-            let overlap = csg::intersect_coplanar(&a.polygon, &carried, a.plane.normal);
+            let overlap = a.polygon.intersect_coplanar(&carried, a.plane.normal);
             if overlap.is_empty() || overlap.area() < 0.01 {
                 continue;
             }

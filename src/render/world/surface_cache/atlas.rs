@@ -6,11 +6,13 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use super::{Bake, CacheSurface, SurfacePlan, ATLAS_LEVELS, ATLAS_SIZE};
+use crate::render::bindings::sampler_entry;
 use crate::render::gpu::Gpu;
 use crate::render::materials::LAYER_SIZE;
+use crate::render::pass::Offscreen;
 use crate::render::shaders;
 use crate::render::world::mesh::WorldVertex;
-use crate::render::world::pipelines::{sampler_entry, world_primitive};
+use crate::render::world::pipelines::world_primitive;
 use crate::render::DEPTH_FORMAT;
 
 /// The atlas's texel format: the shaded colour in gamma space, as the frame stores it.
@@ -56,6 +58,9 @@ pub(crate) struct CacheAtlas {
     pub bind_groups: [wgpu::BindGroup; 2],
     /// Per level surface: `uv · xy + zw` is its place in the atlas.
     regions: wgpu::Buffer,
+    /// This frame's bake: per atlas level, its quads' vertex buffer and vertex count (empty:
+    /// nothing to bake).
+    pending: Vec<(wgpu::Buffer, u32)>,
 }
 
 /// What the atlas is made with: the world's shader module and its group 0 layout.
@@ -101,7 +106,7 @@ impl CacheAtlas {
         let cache_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("surface cache"),
             entries: &[
-                crate::render::world::texture_entry(0, wgpu::TextureViewDimension::D2),
+                crate::render::bindings::texture_entry(0, wgpu::TextureViewDimension::D2),
                 sampler_entry(1),
                 storage_entry_vertex(2),
             ],
@@ -136,22 +141,17 @@ impl CacheAtlas {
             levels,
             bind_groups,
             regions,
+            pending: Vec::new(),
         }
     }
 
-    /// Bakes `bakes` (the world's group 0 bound: this frame's styles) and their mip levels,
-    /// and records where they lie; submitted at once, so the next frame's draws see them.
-    pub(crate) fn bake(
-        &self,
-        gpu: &Gpu,
-        world: &wgpu::BindGroup,
-        plan: &SurfacePlan,
-        bakes: &[Bake],
-    ) {
+    /// Uploads the quads that bake `bakes` and their mip levels this frame (recorded by
+    /// `record_bake`, before the world pass draws); no bakes: nothing to record.
+    pub(crate) fn prepare_bake(&mut self, gpu: &Gpu, plan: &SurfacePlan, bakes: &[Bake]) {
+        self.pending.clear();
         if bakes.is_empty() {
             return;
         }
-        let device = &gpu.device;
         let mut vertices = Vec::with_capacity(bakes.len() * 6);
         for b in bakes {
             if let Some(s) = plan.surface(b.surface) {
@@ -161,58 +161,66 @@ impl CacheAtlas {
             gpu.queue
                 .write_buffer(&self.regions, at, bytemuck::bytes_of(&b.uv_map));
         }
-        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("surface cache bakes"),
-            contents: bytemuck::cast_slice(&vertices),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        let mips: Vec<Vec<[f32; 2]>> = (1..ATLAS_LEVELS).map(|k| mip_quads(bakes, k)).collect();
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = begin(&mut enc, &self.levels[0], "surface cache bake");
+        let upload = |label, contents: &[u8], count: usize| {
+            let buffer = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage: wgpu::BufferUsages::VERTEX,
+                });
+            (buffer, count as u32)
+        };
+        self.pending.push(upload(
+            "surface cache bakes",
+            bytemuck::cast_slice(&vertices),
+            vertices.len(),
+        ));
+        for k in 1..ATLAS_LEVELS {
+            let quads = mip_quads(bakes, k);
+            self.pending.push(upload(
+                "surface cache mips",
+                bytemuck::cast_slice(&quads),
+                quads.len(),
+            ));
+        }
+    }
+
+    /// The render passes this frame's bake needs: level 0, then each mip level from the one
+    /// above.
+    pub(crate) fn bake_passes(&self) -> Vec<Offscreen<'_>> {
+        let label = |k| match k {
+            0 => "surface cache bake",
+            _ => "surface cache mip",
+        };
+        (0..self.pending.len())
+            .map(|k| Offscreen {
+                label: label(k),
+                color: &self.levels[k],
+            })
+            .collect()
+    }
+
+    /// Draws bake pass `k` (`world`: the world's group 0, bound with this frame's styles).
+    pub(crate) fn record_bake(
+        &self,
+        k: usize,
+        pass: &mut wgpu::RenderPass<'_>,
+        world: &wgpu::BindGroup,
+    ) {
+        let Some((buffer, count)) = self.pending.get(k) else {
+            return;
+        };
+        if k == 0 {
             pass.set_pipeline(&self.bake_pipeline);
             pass.set_bind_group(0, world, &[]);
-            pass.set_vertex_buffer(0, buffer.slice(..));
-            pass.draw(0..vertices.len() as u32, 0..1);
-        }
-        for (k, quads) in mips.iter().enumerate() {
-            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("surface cache mips"),
-                contents: bytemuck::cast_slice(quads),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-            let mut pass = begin(&mut enc, &self.levels[k + 1], "surface cache mip");
+        } else {
             pass.set_pipeline(&self.mip_pipeline);
-            pass.set_bind_group(0, &self.mip_sources[k], &[]);
-            pass.set_vertex_buffer(0, buffer.slice(..));
-            pass.draw(0..quads.len() as u32, 0..1);
+            pass.set_bind_group(0, &self.mip_sources[k - 1], &[]);
         }
-        gpu.queue.submit([enc.finish()]);
+        pass.set_vertex_buffer(0, buffer.slice(..));
+        pass.draw(0..*count, 0..1);
     }
-}
-
-/// A render pass that keeps what `view` holds.
-fn begin<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    view: &wgpu::TextureView,
-    label: &str,
-) -> wgpu::RenderPass<'e> {
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Load,
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: None,
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
 }
 
 /// Level 0's clip-space x and y of atlas texel coordinates.
@@ -281,7 +289,7 @@ fn mip_quads(bakes: &[Bake], k: u32) -> Vec<[f32; 2]> {
 }
 
 fn storage_entry_vertex(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    crate::render::world::pipelines::storage_entry(binding, wgpu::ShaderStages::VERTEX)
+    crate::render::bindings::storage_entry(binding, wgpu::ShaderStages::VERTEX)
 }
 
 fn bake_pipeline(device: &wgpu::Device, world: &WorldShading<'_>) -> wgpu::RenderPipeline {

@@ -119,15 +119,7 @@ impl Region {
     }
 }
 
-/// Per surface, what the frame may do with it (`SurfaceCache::states`).
-pub mod state {
-    /// Not cached: drawn directly.
-    pub const DIRECT: u8 = 0;
-    /// Cacheable but not in the cache as this frame needs it: drawn directly, then baked.
-    pub const BAKE: u8 = 1;
-    /// In the cache: drawn from it.
-    pub const CACHED: u8 = 2;
-}
+pub use super::draws::cache_state as state;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {

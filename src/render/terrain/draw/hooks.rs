@@ -6,13 +6,14 @@ use std::cell::OnceCell;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pass::{mesh_buffers, surface_pipeline, SurfaceDesc, TerrainPass};
+use super::pipelines::{mesh_buffers, surface_pipeline, SurfaceDesc};
+use super::TerrainDraw;
 use crate::render::gpu::Gpu;
 use crate::render::shaders;
 
 /// The hooks' part of the pass: their shader module (the terrain shader and their entry points)
 /// and their pipelines, made on first use.
-pub(super) struct TerrainHooks {
+pub(in crate::render::terrain) struct TerrainHooks {
     layout: wgpu::PipelineLayout,
     module: wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
@@ -22,7 +23,7 @@ pub(super) struct TerrainHooks {
 
 impl TerrainHooks {
     /// `layout` is the pass's pipeline layout; the reference mesh draws into `color_format`.
-    pub(super) fn new(
+    pub(in crate::render::terrain) fn new(
         gpu: &Gpu,
         layout: wgpu::PipelineLayout,
         color_format: wgpu::TextureFormat,
@@ -79,7 +80,7 @@ impl VertexReadback {
     }
 }
 
-impl TerrainPass {
+impl TerrainDraw {
     /// Test hook: runs the surface vertex shader for every vertex of every instance of the last
     /// prepared frame and reads back its camera-relative position and clip position (one pixel
     /// per vertex: column = mesh vertex, row = instance index).

@@ -8,9 +8,9 @@
 
 use glam::DVec3;
 
+use super::Region;
 #[cfg(test)]
-use super::csg::Regions;
-use super::csg::{intersect_coplanar, poly_from_planes, Region};
+use super::Regions;
 use crate::compile::grid::Grid;
 use crate::compile::polyhedron::{PlanePool, Poly};
 use crate::geom::DPlane;
@@ -112,7 +112,7 @@ fn merge_pair(pool: &mut PlanePool, a: &Region, b: &Region) -> Option<Poly> {
     planes.sort_unstable();
     planes.dedup();
     let dplanes: Vec<DPlane> = planes.iter().map(|&p| *pool.get(p)).collect();
-    poly_from_planes(pool, &dplanes)
+    Poly::from_planes(pool, &dplanes)
 }
 
 /// The plane (outward from `a`) of a face of `a` that is the whole of a face of `b`.
@@ -126,7 +126,9 @@ fn shared_face(pool: &PlanePool, a: &Poly, b: &Poly) -> Option<u32> {
         if (area_a - area_b).abs() > tol {
             continue;
         }
-        let w = intersect_coplanar(&fa.winding, &fb.winding, pool.get(fa.plane).normal);
+        let w = fa
+            .winding
+            .intersect_coplanar(&fb.winding, pool.get(fa.plane).normal);
         if (w.area() - area_a).abs() <= tol {
             return Some(fa.plane);
         }

@@ -3,10 +3,12 @@
 //! given set. Brushes are intersected directly into a growing list of non-overlapping convex
 //! regions (f64, snapped planes, a grid as spatial index); no BSP is used for the CSG.
 
+mod merge;
+
 use glam::DVec3;
 
 use crate::compile::grid::Grid;
-use crate::compile::polyhedron::{PFace, PlanePool, Poly};
+use crate::compile::polyhedron::{PlanePool, Poly};
 use crate::geom::{DPlane, DPolygon};
 use crate::level::Medium;
 
@@ -81,31 +83,6 @@ pub(super) struct Regions {
     pub max: DVec3,
 }
 
-/// Builds a convex polyhedron from outward planes (`None` when empty or unbounded).
-pub(super) fn poly_from_planes(pool: &mut PlanePool, planes: &[DPlane]) -> Option<Poly> {
-    let mut faces = Vec::new();
-    for (i, p) in planes.iter().enumerate() {
-        let mut w = DPolygon::base_winding(p, 1e6);
-        for (j, q) in planes.iter().enumerate() {
-            if i != j {
-                w = w.clip_back(q, 1e-9);
-                if w.is_empty() {
-                    break;
-                }
-            }
-        }
-        if !w.is_empty() && w.area() > 1e-6 {
-            faces.push(PFace {
-                plane: pool.id(*p),
-                winding: w,
-                candidate: false,
-                visible: false,
-            });
-        }
-    }
-    (faces.len() >= 4).then(|| Poly::new(faces))
-}
-
 /// Applies the operations in order to a world that starts solid inside the box `min..max`.
 pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
     let mut pool = PlanePool::default();
@@ -121,7 +98,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
     let mut cands = Vec::new();
     for op in ops {
         let plane_ids: Vec<u32> = op.planes.iter().map(|p| pool.id(*p)).collect();
-        let Some(brush) = poly_from_planes(&mut pool, &op.planes) else {
+        let Some(brush) = Poly::from_planes(&mut pool, &op.planes) else {
             continue;
         };
         grid.query(brush.min, brush.max, &mut cands);
@@ -177,7 +154,7 @@ pub(super) fn apply(ops: &[Op], min: DVec3, max: DVec3) -> Regions {
             }));
         }
         let made = (first_new..slots.len()).collect();
-        super::merge::merge_from(&mut pool, &mut slots, &mut grid, made);
+        self::merge::merge_from(&mut pool, &mut slots, &mut grid, made);
     }
     Regions {
         pool,
@@ -226,8 +203,9 @@ pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
                     if fb.plane != fa.plane ^ 1 {
                         continue;
                     }
-                    let w =
-                        intersect_coplanar(&fa.winding, &fb.winding, r.pool.get(fa.plane).normal);
+                    let w = fa
+                        .winding
+                        .intersect_coplanar(&fb.winding, r.pool.get(fa.plane).normal);
                     if !w.is_empty() && w.area() > 1e-3 {
                         out.push(Contact {
                             a,
@@ -243,36 +221,8 @@ pub(super) fn contacts(r: &Regions) -> Vec<Contact> {
     out
 }
 
-/// The overlap of two convex polygons on one plane (`a` wound around `normal`; `b` the other
-/// way): `a` clipped by `b`'s edges.
-pub(super) fn intersect_coplanar(a: &DPolygon, b: &DPolygon, normal: DVec3) -> DPolygon {
-    let mut w = a.clone();
-    let n = b.points.len();
-    for i in 0..n {
-        let (p, q) = (b.points[i], b.points[(i + 1) % n]);
-        // `b` runs clockwise around `normal`, so its inside is to the left of p→q seen from
-        // -normal: the edge plane's outward normal is (q - p) × normal... pick by a test point.
-        let en = (q - p).cross(normal);
-        let len = en.length();
-        if len < 1e-12 {
-            continue;
-        }
-        let en = en / len;
-        let mut plane = DPlane::new(en, en.dot(p));
-        let inside_pt = b.centroid();
-        if plane.distance(inside_pt) > 0.0 {
-            plane = plane.flipped();
-        }
-        w = w.clip_back(&plane, 1e-6);
-        if w.is_empty() {
-            break;
-        }
-    }
-    w
-}
-
 #[cfg(test)]
-use super::merge::merge_regions;
+use self::merge::merge_regions;
 
 #[cfg(test)]
 /// The medium at `p` by applying the operations in order to one point (the oracle).

@@ -1,0 +1,146 @@
+//! What the user switches per frame: the settings every pass reads. A leaf of `render/`:
+//! the passes and the Renderer name it; it names none of them.
+
+use crate::level::styles::StyleMode;
+
+/// Per-frame settings a user can toggle.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameSettings {
+    /// Seconds since start (sky scroll, liquid warp).
+    pub time: f32,
+    /// Lightmap scale: 2 is Quake's overbright.
+    pub light_scale: f32,
+    pub fullbright: bool,
+    /// How light styles animate (with `time`): Quake's strings, or all held at "m".
+    pub light_styles: StyleMode,
+    /// Linear texture magnification instead of Quake's nearest.
+    pub linear_filtering: bool,
+    /// Terrain debug overlays.
+    pub terrain: TerrainOverlay,
+    /// Which tests each surface of a visible cell must pass (the culling method's: whole cells
+    /// for vis-check's truth and `--cull none`, GLQuake's for `--cull pvs`).
+    pub surface_tests: SurfaceTests,
+    /// The cells / depth overlays' world tint.
+    pub tint: OverlayTint,
+    /// The overdraw overlay: the frame replaced by its fragments per pixel, counted with this
+    /// octagon clipping.
+    pub overdraw: Option<OctagonClip>,
+    /// The wireframe overlay with polygon-mode lines (`WorldPass::can_draw_wireframe`).
+    pub wireframe: bool,
+    /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
+    pub surface_cache: bool,
+}
+
+impl Default for FrameSettings {
+    fn default() -> Self {
+        FrameSettings {
+            time: 0.0,
+            light_scale: 2.0,
+            fullbright: false,
+            light_styles: StyleMode::Animated,
+            linear_filtering: false,
+            terrain: TerrainOverlay::default(),
+            surface_tests: SurfaceTests::ALL,
+            tint: OverlayTint::None,
+            overdraw: None,
+            wireframe: false,
+            surface_cache: true,
+        }
+    }
+}
+
+/// How the world shader tints surfaces for the cells and depth overlays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OverlayTint {
+    #[default]
+    None,
+    /// A colour per cell id.
+    Cells,
+    /// A ramp over the portals the flow crossed to reach the cell.
+    Depth,
+}
+
+/// Debug overlays of the terrain (the demo panel's checkboxes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TerrainOverlay {
+    /// Tint every level with its own colour (blended across the morph band).
+    pub level_colors: bool,
+    /// Triangle edges on top of the surface (needs POLYGON_MODE_LINE; silently off without it).
+    pub wireframe: bool,
+    /// Boxes around the drawn tiles (x/y of the tile, z from the min/max pyramid).
+    pub tile_bounds: bool,
+    /// Boxes (red) around the tiles frustum culling removed.
+    pub culled_tiles: bool,
+    /// Keep selecting for the camera of the frame this was switched on, so the culled tiles
+    /// and the ring layout can be inspected from elsewhere.
+    pub freeze_culling: bool,
+}
+
+/// Which tests a surface of a visible cell (or object) must pass to be drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfaceTests {
+    /// Its box's screen octagon meets its cell's octagon (inside the frustum, too).
+    pub octagon: bool,
+    /// Its plane faces the eye (only where every pipeline culls back faces: not in levels whose
+    /// id pass keeps back faces as occluders).
+    pub back_faces: bool,
+    /// In the camera's view, once, whichever visible cells list it: clipped to the union of
+    /// their octagons (GLQuake marks surfaces once too); off, each visible cell draws its copy
+    /// clipped to its own octagon.
+    pub once: bool,
+    /// Its bounding box is not wholly outside one of the frustum's side planes (quakespasm's
+    /// per-surface `R_CullBox`; the octagon test is exact and keeps a subset).
+    pub boxes: bool,
+}
+
+impl SurfaceTests {
+    /// Whole cells: the truth of vis-check, and the baseline the tests are measured against.
+    pub const NONE: SurfaceTests = SurfaceTests {
+        octagon: false,
+        back_faces: false,
+        once: false,
+        boxes: false,
+    };
+    pub const ALL: SurfaceTests = SurfaceTests {
+        octagon: true,
+        back_faces: true,
+        once: true,
+        boxes: false,
+    };
+    /// GLQuake's as quakespasm has it (`R_MarkSurfaces`): surfaces of the marked leaves, each
+    /// once, facing the eye, with a box in the frustum.
+    pub const GLQUAKE: SurfaceTests = SurfaceTests {
+        octagon: false,
+        back_faces: true,
+        once: true,
+        boxes: true,
+    };
+}
+
+/// How the octagons clip while counting: the three ways the world pass can be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OctagonClip {
+    /// Hardware clip distances (the default): fragments outside the octagon never exist.
+    ClipDistances,
+    /// A fragment discard: fragments outside the octagon are shaded (if they pass the depth
+    /// test) and then thrown away, writing neither depth nor colour.
+    Discard,
+    /// No octagon clipping: every triangle submitted is drawn whole.
+    Off,
+}
+
+impl OctagonClip {
+    pub const ALL: [OctagonClip; 3] = [
+        OctagonClip::ClipDistances,
+        OctagonClip::Discard,
+        OctagonClip::Off,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OctagonClip::ClipDistances => "clip-distances",
+            OctagonClip::Discard => "discard",
+            OctagonClip::Off => "off",
+        }
+    }
+}

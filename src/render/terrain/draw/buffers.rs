@@ -1,0 +1,138 @@
+//! The terrain's buffers and textures: the five static meshes in one vertex and one index
+//! buffer, the instance records, the per-level height windows, the sky's placeholder.
+
+use wgpu::util::DeviceExt;
+
+use crate::terrain::{ClipmapConfig, ClipmapMeshes, MeshKind, TerrainInstance};
+
+/// Where one mesh kind sits in the shared vertex/index buffers.
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::render::terrain) struct KindRange {
+    pub(in crate::render::terrain) base_vertex: u32,
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
+    pub(in crate::render::terrain) vertex_count: u32,
+    pub(in crate::render::terrain) first_index: u32,
+    pub(in crate::render::terrain) index_count: u32,
+}
+
+pub(in crate::render::terrain) struct MeshBuffers {
+    pub(in crate::render::terrain) vertices: wgpu::Buffer,
+    pub(in crate::render::terrain) indices: wgpu::Buffer,
+    pub(in crate::render::terrain) kinds: [KindRange; 5],
+    /// Bytes of vertex and index data.
+    pub(in crate::render::terrain) bytes: usize,
+}
+
+pub(in crate::render::terrain) fn create_mesh_buffers(
+    device: &wgpu::Device,
+    meshes: &ClipmapMeshes,
+) -> MeshBuffers {
+    let mut vertices: Vec<[i32; 2]> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut kinds = [KindRange::default(); 5];
+    for kind in MeshKind::ALL {
+        let m = meshes.get(kind);
+        kinds[kind as usize] = KindRange {
+            base_vertex: vertices.len() as u32,
+            vertex_count: m.vertices.len() as u32,
+            first_index: indices.len() as u32,
+            index_count: m.indices.len() as u32,
+        };
+        vertices.extend_from_slice(&m.vertices);
+        indices.extend_from_slice(&m.indices);
+    }
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain mesh vertices"),
+        contents: bytemuck::cast_slice(&vertices),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain mesh indices"),
+        contents: bytemuck::cast_slice(&indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    MeshBuffers {
+        vertices: vertex_buffer,
+        indices: index_buffer,
+        kinds,
+        bytes: vertices.len() * 8 + indices.len() * 4,
+    }
+}
+
+/// The per-frame instance records, sized for the largest selection.
+pub(in crate::render::terrain) fn create_instance_buffer(
+    device: &wgpu::Device,
+    cfg: &ClipmapConfig,
+) -> wgpu::Buffer {
+    // Per level at most 16 tiles, 4 filler arms, a trim, a seam and the cross.
+    let max_instances = 24 * cfg.levels as u64;
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("terrain instances"),
+        size: max_instances * std::mem::size_of::<TerrainInstance>() as u64,
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// The per-level height windows: one `window`² R32Float layer per level, and its array view.
+pub(in crate::render::terrain) fn create_height_windows(
+    device: &wgpu::Device,
+    window: u32,
+    levels: u32,
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let heights = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("terrain height windows"),
+        size: wgpu::Extent3d {
+            width: window,
+            height: window,
+            depth_or_array_layers: levels,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::R32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::COPY_DST
+            | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = heights.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    (heights, view)
+}
+
+pub(in crate::render::terrain) fn create_sky_sampler(device: &wgpu::Device) -> wgpu::Sampler {
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("terrain sky"),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    })
+}
+
+/// Until a level's skybox is set: a black placeholder cube, unused (flags.z = 0).
+pub(in crate::render::terrain) fn create_placeholder_sky(
+    device: &wgpu::Device,
+) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain sky placeholder"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 6,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        })
+}

@@ -1,0 +1,333 @@
+//! What the terrain draws with: its pipelines, buffers and uniforms, the per-frame uploads
+//! and the commands (`Terrain` is the pass; this is its GPU side).
+
+mod buffers;
+#[cfg(feature = "test-hooks")]
+mod hooks;
+mod pipelines;
+mod uniforms;
+
+use std::ops::Range;
+
+use bytemuck::Zeroable;
+use glam::Vec3;
+
+use crate::geom::Camera;
+use crate::render::gpu::Gpu;
+use crate::render::shaders;
+use crate::render::terrain::debug::LineVertex;
+use crate::render::terrain::TerrainOverlay;
+use crate::terrain::{
+    ClipmapConfig, ClipmapFrame, ClipmapMeshes, HeightUpdates, MeshKind, TerrainInstance,
+    TerrainShading,
+};
+
+use self::buffers::*;
+use self::pipelines::*;
+use self::uniforms::*;
+
+#[cfg(feature = "test-hooks")]
+pub use self::hooks::{ReferenceVertex, VertexReadback};
+#[cfg(test)]
+pub(crate) use self::pipelines::INSTANCE_ATTRIBUTES;
+pub use self::uniforms::TerrainView;
+#[cfg(test)]
+pub(crate) use self::uniforms::OVERLAY_LEVEL_COLORS;
+
+pub struct TerrainDraw {
+    pub(in crate::render::terrain) fill: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) seam: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) wire: Option<wgpu::RenderPipeline>,
+    pub(in crate::render::terrain) sky: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) lines: wgpu::RenderPipeline,
+    /// The test hooks' shader module and pipelines.
+    #[cfg(feature = "test-hooks")]
+    pub(in crate::render::terrain) hooks: self::hooks::TerrainHooks,
+    pub(in crate::render::terrain) mesh_vertices: wgpu::Buffer,
+    pub(in crate::render::terrain) mesh_indices: wgpu::Buffer,
+    pub(in crate::render::terrain) kinds: [KindRange; 5],
+    pub(in crate::render::terrain) instances: wgpu::Buffer,
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
+    pub(in crate::render::terrain) instance_count: u32,
+    pub(in crate::render::terrain) frame_buffer: wgpu::Buffer,
+    pub(in crate::render::terrain) view_buffer: wgpu::Buffer,
+    pub(in crate::render::terrain) heights: wgpu::Texture,
+    pub(in crate::render::terrain) heights_view: wgpu::TextureView,
+    pub(in crate::render::terrain) bind_group_layout: wgpu::BindGroupLayout,
+    pub(in crate::render::terrain) sky_sampler: wgpu::Sampler,
+    /// The sky and the fog colour come from the level's cubemap skybox (`set_skybox`).
+    pub(in crate::render::terrain) skybox: bool,
+    pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
+    pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
+    pub(in crate::render::terrain) line_count: u32,
+    pub(in crate::render::terrain) draws: Vec<(MeshKind, Range<u32>)>,
+    pub(in crate::render::terrain) wireframe: bool,
+    pub(in crate::render::terrain) view: TerrainView,
+    /// Set by `Terrain::prepare` before the pass is prepared.
+    pub(in crate::render::terrain) view_octagon: crate::geom::Octagon,
+    pub(in crate::render::terrain) levels: u32,
+    pub(in crate::render::terrain) window: u32,
+    pub(in crate::render::terrain) gpu_bytes: usize,
+    pub shading: TerrainShading,
+}
+
+impl TerrainDraw {
+    /// Draws the sky, and fades the distance into it, from the level's cubemap skybox (a
+    /// `Cube` view), so the terrain meets the sky the world's sky surfaces show.
+    pub fn set_skybox(&mut self, gpu: &Gpu, skybox: &wgpu::TextureView) {
+        self.bind_group = terrain_bind_group(
+            &gpu.device,
+            &self.bind_group_layout,
+            [&self.frame_buffer, &self.view_buffer],
+            &self.heights_view,
+            skybox,
+            &self.sky_sampler,
+        );
+        self.skybox = true;
+    }
+
+    pub fn create(
+        gpu: &Gpu,
+        cfg: &ClipmapConfig,
+        meshes: &ClipmapMeshes,
+        shading: TerrainShading,
+        color_format: wgpu::TextureFormat,
+    ) -> TerrainDraw {
+        let device = &gpu.device;
+        let mesh = create_mesh_buffers(device, meshes);
+        let instances = create_instance_buffer(device, cfg);
+        let frame_buffer = create_uniform_buffer(
+            device,
+            "terrain frame",
+            std::mem::size_of::<crate::terrain::TerrainFrame>(),
+        );
+        let view_buffer =
+            create_uniform_buffer(device, "terrain view", std::mem::size_of::<TerrainView>());
+        let window = cfg.window_size();
+        let (heights, heights_view) = create_height_windows(device, window, cfg.levels);
+        let bgl = create_bind_group_layout(device);
+        let sky_sampler = create_sky_sampler(device);
+        let placeholder = create_placeholder_sky(device);
+        let bind_group = terrain_bind_group(
+            device,
+            &bgl,
+            [&frame_buffer, &view_buffer],
+            &heights_view,
+            &placeholder,
+            &sky_sampler,
+        );
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("terrain"),
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("terrain.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::terrain(gpu.features.clip_distances).into()),
+        });
+        let pipelines = create_pipelines(gpu, &layout, &module, color_format);
+        let gpu_bytes = (window as usize).pow(2) * 4 * cfg.levels as usize
+            + mesh.bytes
+            + instances.size() as usize;
+        TerrainDraw {
+            fill: pipelines.fill,
+            seam: pipelines.seam,
+            wire: pipelines.wire,
+            sky: pipelines.sky,
+            lines: pipelines.lines,
+            #[cfg(feature = "test-hooks")]
+            hooks: self::hooks::TerrainHooks::new(gpu, layout, color_format),
+            mesh_vertices: mesh.vertices,
+            mesh_indices: mesh.indices,
+            kinds: mesh.kinds,
+            instances,
+            instance_count: 0,
+            frame_buffer,
+            view_buffer,
+            heights,
+            heights_view,
+            bind_group_layout: bgl,
+            sky_sampler,
+            skybox: false,
+            bind_group,
+            line_buffer: None,
+            line_count: 0,
+            draws: Vec::new(),
+            wireframe: false,
+            view: TerrainView::zeroed(),
+            view_octagon: crate::geom::Octagon::FULL,
+            levels: cfg.levels,
+            window,
+            gpu_bytes,
+            shading,
+        }
+    }
+
+    /// Writes this frame: the frame uniform and instances of `frame.selection`, the height
+    /// updates, the view (the eye is `camera`; `selection_camera` is where the selection was made
+    /// when that differs, e.g. frozen culling) and the debug boxes. Returns the bytes of height
+    /// data written.
+    pub fn upload(&mut self, gpu: &Gpu, upload: &TerrainUpload) -> usize {
+        let TerrainUpload {
+            camera,
+            selection_camera,
+            frame,
+            overlay,
+            lines,
+        } = *upload;
+        let sel = frame.selection;
+        let q = &gpu.queue;
+        q.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&sel.frame));
+        let capacity =
+            (self.instances.size() / std::mem::size_of::<TerrainInstance>() as u64) as usize;
+        if sel.instances.len() > capacity {
+            self.instances = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("terrain instances"),
+                size: (sel.instances.len().next_power_of_two()
+                    * std::mem::size_of::<TerrainInstance>()) as u64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        }
+        if !sel.instances.is_empty() {
+            q.write_buffer(&self.instances, 0, bytemuck::cast_slice(&sel.instances));
+        }
+        self.instance_count = sel.instances.len() as u32;
+        self.draws.clear();
+        self.draws.extend(sel.draws());
+
+        let updates: &HeightUpdates = frame.updates;
+        for r in &updates.rects {
+            if r.layer >= self.levels || r.x + r.width > self.window || r.y + r.height > self.window
+            {
+                log::error!("terrain: height update {r:?} outside the texture array; skipped");
+                continue;
+            }
+            q.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &self.heights,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: r.x,
+                        y: r.y,
+                        z: r.layer,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                bytemuck::cast_slice(updates.rect_data(r)),
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(r.width * 4),
+                    rows_per_image: Some(r.height),
+                },
+                wgpu::Extent3d {
+                    width: r.width,
+                    height: r.height,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+
+        let eye_offset = match selection_camera {
+            Some(s) => (s.position.as_dvec3() - camera.position.as_dvec3()).as_vec3(),
+            None => Vec3::ZERO,
+        };
+        let octagon = self.view_octagon;
+        self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
+        self.view.flags[2] = self.skybox as u32;
+        self.view.oct_min = octagon.min;
+        self.view.oct_max = octagon.max;
+        q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
+        self.wireframe = overlay.wireframe && self.wire.is_some();
+
+        self.line_count = lines.len() as u32;
+        if !lines.is_empty() {
+            let bytes = std::mem::size_of_val(lines) as u64;
+            if self.line_buffer.as_ref().is_none_or(|b| b.size() < bytes) {
+                self.line_buffer = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("terrain debug boxes"),
+                    size: bytes.next_power_of_two().max(4096),
+                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }));
+            }
+            if let Some(b) = &self.line_buffer {
+                q.write_buffer(b, 0, bytemuck::cast_slice(lines));
+            }
+        }
+        updates.bytes()
+    }
+
+    /// Draw commands of the surface and the sky in the last prepared frame.
+    pub fn draw_calls(&self) -> u32 {
+        self.draws.len() as u32 + 1
+    }
+
+    /// Extra draw commands of the overlays in the last prepared frame.
+    pub fn overlay_draw_calls(&self) -> u32 {
+        (if self.wireframe {
+            self.draws.len() as u32
+        } else {
+            0
+        }) + (self.line_count > 0) as u32
+    }
+
+    pub fn gpu_bytes(&self) -> usize {
+        self.gpu_bytes
+    }
+
+    /// Records the prepared frame into `pass` (colour + reverse-Z depth of the frame target).
+    pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        if !self.draws.is_empty() {
+            pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
+            pass.set_vertex_buffer(1, self.instances.slice(..));
+            pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
+            self.record_meshes(pass, None);
+            if self.wireframe {
+                self.record_meshes(pass, self.wire.as_ref());
+            }
+        }
+        pass.set_pipeline(&self.sky);
+        pass.draw(0..3, 0..1);
+        if let (Some(b), true) = (&self.line_buffer, self.line_count > 0) {
+            pass.set_pipeline(&self.lines);
+            pass.set_vertex_buffer(0, b.slice(..));
+            pass.draw(0..self.line_count, 0..1);
+        }
+    }
+
+    fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
+        let mut current: Option<*const wgpu::RenderPipeline> = None;
+        for (kind, range) in &self.draws {
+            let pipe = only.unwrap_or(if *kind == MeshKind::Seam {
+                &self.seam
+            } else {
+                &self.fill
+            });
+            if current != Some(pipe as *const _) {
+                pass.set_pipeline(pipe);
+                current = Some(pipe as *const _);
+            }
+            let k = self.kinds[*kind as usize];
+            pass.draw_indexed(
+                k.first_index..k.first_index + k.index_count,
+                k.base_vertex as i32,
+                range.clone(),
+            );
+        }
+    }
+}
+
+/// What the terrain pass uploads for one frame.
+#[derive(Clone, Copy)]
+pub struct TerrainUpload<'a> {
+    /// The eye.
+    pub camera: &'a Camera,
+    /// Where the selection was made when that is not the eye (frozen culling).
+    pub selection_camera: Option<&'a Camera>,
+    pub frame: &'a ClipmapFrame<'a>,
+    pub overlay: &'a TerrainOverlay,
+    /// Debug boxes, eye-relative.
+    pub lines: &'a [LineVertex],
+}

@@ -1,0 +1,226 @@
+//! The terrain's pipelines: fill, seams, wireframe, sky, debug boxes.
+
+use crate::render::gpu::Gpu;
+use crate::render::terrain::debug::LineVertex;
+use crate::render::DEPTH_FORMAT;
+use crate::terrain::TerrainInstance;
+
+/// The pipelines made up front (the test hooks make theirs on first use).
+pub(in crate::render::terrain) struct TerrainPipelines {
+    pub(in crate::render::terrain) fill: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) seam: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) wire: Option<wgpu::RenderPipeline>,
+    pub(in crate::render::terrain) sky: wgpu::RenderPipeline,
+    pub(in crate::render::terrain) lines: wgpu::RenderPipeline,
+}
+
+pub(in crate::render::terrain) fn create_pipelines(
+    gpu: &Gpu,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> TerrainPipelines {
+    let device = &gpu.device;
+    let surface = |label, fs, cull, mode, bias| {
+        surface_pipeline(
+            device,
+            layout,
+            module,
+            SurfaceDesc {
+                label,
+                vs: "vs_main",
+                fs,
+                buffers: &mesh_buffers(),
+                cull,
+                mode,
+                depth_write: mode == wgpu::PolygonMode::Fill,
+                bias,
+                format: color_format,
+            },
+        )
+    };
+    let fill = surface(
+        "terrain",
+        "fs_main",
+        Some(wgpu::Face::Back),
+        wgpu::PolygonMode::Fill,
+        Default::default(),
+    );
+    // The seam's triangles have zero area on the grid and either winding.
+    let seam = surface(
+        "terrain seam",
+        "fs_main",
+        None,
+        wgpu::PolygonMode::Fill,
+        Default::default(),
+    );
+    let wire = gpu.features.polygon_mode_line.then(|| {
+        surface(
+            "terrain wireframe",
+            "fs_wire",
+            None,
+            wgpu::PolygonMode::Line,
+            // Reverse-Z: a positive bias pulls the lines towards the eye.
+            wgpu::DepthBiasState {
+                constant: 2,
+                slope_scale: 1.0,
+                clamp: 0.0,
+            },
+        )
+    });
+    TerrainPipelines {
+        fill,
+        seam,
+        wire,
+        sky: create_sky_pipeline(device, layout, module, color_format),
+        lines: create_debug_box_pipeline(device, layout, module, color_format),
+    }
+}
+
+/// The sky: a full-screen triangle at the far depth.
+pub(in crate::render::terrain) fn create_sky_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("terrain sky"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_sky"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(depth_state(false, Default::default())),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_sky"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The debug boxes: a line list of [`LineVertex`].
+pub(in crate::render::terrain) fn create_debug_box_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("terrain debug boxes"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_lines"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<LineVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &LineVertex::ATTRIBUTES,
+            })],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::LineList,
+            ..Default::default()
+        },
+        depth_stencil: Some(depth_state(false, Default::default())),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_lines"),
+            compilation_options: Default::default(),
+            targets: &[Some(color_format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The instance buffer's attributes (the instance half of WGSL `MeshIn`).
+pub(crate) const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![1 => Sint32x2, 2 => Uint32, 3 => Uint32];
+
+pub(in crate::render::terrain) fn mesh_buffers() -> [Option<wgpu::VertexBufferLayout<'static>>; 2] {
+    const LOCAL: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Sint32x2];
+    [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: 8,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &LOCAL,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<TerrainInstance>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRIBUTES,
+        }),
+    ]
+}
+
+pub(in crate::render::terrain) fn depth_state(
+    write: bool,
+    bias: wgpu::DepthBiasState,
+) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(write),
+        // Reverse-Z: nearer is larger; the sky at depth 0 passes only where nothing was drawn.
+        depth_compare: Some(wgpu::CompareFunction::GreaterEqual),
+        stencil: Default::default(),
+        bias,
+    }
+}
+
+pub(in crate::render::terrain) struct SurfaceDesc<'a> {
+    pub(in crate::render::terrain) label: &'a str,
+    pub(in crate::render::terrain) vs: &'a str,
+    pub(in crate::render::terrain) fs: &'a str,
+    pub(in crate::render::terrain) buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    pub(in crate::render::terrain) cull: Option<wgpu::Face>,
+    pub(in crate::render::terrain) mode: wgpu::PolygonMode,
+    pub(in crate::render::terrain) depth_write: bool,
+    pub(in crate::render::terrain) bias: wgpu::DepthBiasState,
+    pub(in crate::render::terrain) format: wgpu::TextureFormat,
+}
+
+pub(in crate::render::terrain) fn surface_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    d: SurfaceDesc<'_>,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(d.label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(d.vs),
+            compilation_options: Default::default(),
+            buffers: d.buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Ccw,
+            cull_mode: d.cull,
+            polygon_mode: d.mode,
+            ..Default::default()
+        },
+        depth_stencil: Some(depth_state(d.depth_write, d.bias)),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(d.fs),
+            compilation_options: Default::default(),
+            targets: &[Some(d.format.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
