@@ -1,0 +1,128 @@
+//! The window side of the demo: its surface, frames acquired and presented, egui drawn over.
+
+use super::*;
+
+impl Running {
+    /// A texture like the window's surface, to draw the frame with the panel into and save.
+    pub(super) fn panel_target(&self) -> (wgpu::Texture, wgpu::TextureView) {
+        let texture = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("frame with the panel"),
+            size: wgpu::Extent3d {
+                width: self.config.width,
+                height: self.config.height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.config.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        (texture, view)
+    }
+
+    /// Reads a texture of the surface's format as RGBA.
+    pub(super) fn read_surface_texture(&self, texture: &wgpu::Texture) -> image::RgbaImage {
+        let mut bytes = crate::render::target::read_texture_bytes(&self.gpu, texture);
+        if matches!(
+            self.config.format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        ) {
+            for px in bytes.chunks_exact_mut(4) {
+                px.swap(0, 2);
+            }
+        }
+        image::RgbaImage::from_raw(texture.width(), texture.height(), bytes)
+            .unwrap_or_else(|| image::RgbaImage::new(1, 1))
+    }
+
+    /// A lost surface: make a new one for the same window and configure it.
+    pub(super) fn recreate_surface(&mut self) {
+        match self.gpu.instance.create_surface(self.window.clone()) {
+            Ok(s) => {
+                self.surface = s;
+                self.surface.configure(&self.gpu.device, &self.config);
+            }
+            Err(e) => log::error!("surface lost and not recreated: {e}"),
+        }
+    }
+
+    /// This frame's surface texture; `None` (after reconfiguring or recreating the surface
+    /// where that helps) when there is none to draw into.
+    pub(super) fn acquire_frame(&mut self) -> Option<wgpu::SurfaceTexture> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Some(f),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => None,
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                None
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                self.recreate_surface();
+                None
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// Uploads egui's output and records the blit of the frame with egui on top into `view`.
+    /// Returns egui's own command buffers, to submit before `enc`.
+    pub(super) fn encode_present_and_egui(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        views: &[&wgpu::TextureView],
+        out: egui::FullOutput,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.egui_state
+            .handle_platform_output(&self.window, out.platform_output);
+        let ppp = out.pixels_per_point;
+        let jobs = self.egui_state.egui_ctx().tessellate(out.shapes, ppp);
+        for (id, deltas) in &out.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        let extra = self.egui_renderer.update_buffers(
+            &self.gpu.device,
+            &self.gpu.queue,
+            enc,
+            &jobs,
+            &screen,
+        );
+        for view in views {
+            let mut pass = enc
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("present + egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            self.present.record(&mut pass);
+            self.egui_renderer.render(&mut pass, &jobs, &screen);
+        }
+        for id in &out.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        extra
+    }
+}
