@@ -253,7 +253,8 @@ impl Renderer {
             let overlay = self
                 .overlay
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
-            overlay.lines.clone_from(&self.overlay_lines);
+            // Lent to the pass for the frame, not copied.
+            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
             run_pass(
                 gpu,
                 enc,
@@ -263,6 +264,7 @@ impl Renderer {
                 self.timer.as_mut(),
                 stats,
             );
+            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
         }
         if let Some(timer) = &mut self.timer {
             timer.resolve(enc);
