@@ -5,11 +5,12 @@ use std::path::Path;
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::settings::FrameSettings;
-use crate::render::{FrameStats, Gpu, Renderer};
+use crate::render::{FrameStats, Gpu};
 use crate::terrain::ClipmapTerrain;
-use crate::vis::{CullMode, Culler, VisibleSet};
+use crate::vis::CullMode;
 
 use super::overlays::Overlays;
+use super::session::Session;
 
 /// Renders one frame of `level` from `camera` at `size`, culled with `cull`.
 pub fn capture(
@@ -64,75 +65,24 @@ pub fn capture_with_terrain(
     settings: &FrameSettings,
     overlays: &Overlays,
 ) -> (image::RgbaImage, FrameStats) {
-    let request = Request {
-        camera,
-        size,
-        cull,
-        settings,
-        overlays,
-        renderdoc: None,
-    };
-    render_frame(gpu, level, terrain, &request)
+    let mut session = Session::new(gpu, level, terrain, size, cull).with(*settings, *overlays);
+    let stats = render_frame(gpu, &mut session, camera);
+    (session.read_color(gpu), stats)
 }
 
-/// How to render one headless frame.
-struct Request<'a> {
-    camera: CameraSpec,
-    size: (u32, u32),
-    cull: CullMode,
-    settings: &'a FrameSettings,
-    overlays: &'a Overlays,
-    /// Under RenderDoc with `--renderdoc-frame 0`: the frame is captured.
-    renderdoc: Option<&'a crate::render::renderdoc::RenderDoc>,
-}
-
-fn render_frame(
-    gpu: &Gpu,
-    level: &Level,
-    terrain: Option<ClipmapTerrain>,
-    r: &Request<'_>,
-) -> (image::RgbaImage, FrameStats) {
-    let mut renderer = Renderer::new(gpu, level, r.size);
-    if let Some(t) = terrain {
-        renderer.set_terrain(gpu, t);
+/// The frame a user sees from `camera` once the view has settled (at the settings' time),
+/// with `session`'s RenderDoc capturing it when attached (`--renderdoc-frame 0`).
+fn render_frame(gpu: &Gpu, session: &mut Session<'_>, camera: CameraSpec) -> FrameStats {
+    let size = session.renderer.target.size;
+    let cam = Camera::new(camera, size.0 as f32 / size.1 as f32);
+    let time = session.settings.time;
+    session.settle(gpu, &cam, time);
+    let capturing = session.begin_capture();
+    let stats = session.frame(gpu, &cam, time);
+    if let Some(message) = session.end_capture(0).filter(|_| capturing) {
+        eprintln!("{message}");
     }
-    let cam = Camera::new(r.camera, r.size.0 as f32 / r.size.1 as f32);
-    let mut visible = VisibleSet::default();
-    let mut settings = FrameSettings {
-        surface_tests: super::surface_tests(r.cull),
-        ..*r.settings
-    };
-    let mut culler = Culler::new(level, r.cull);
-    super::overlays::cull_frame(
-        level,
-        &mut culler,
-        &mut renderer,
-        &cam,
-        r.overlays,
-        &mut visible,
-        &mut settings,
-    );
-    // The surface cache bakes what a frame drew directly for the frames after it: capture the
-    // frame a user sees once it holds the view (a few frames at most).
-    for _ in 0..16 {
-        let warm = renderer.render(gpu, &cam, &visible, &settings);
-        if warm.world.baking == 0 {
-            break;
-        }
-    }
-    if let Some(rd) = r.renderdoc {
-        rd.start_frame();
-    }
-    let stats = renderer.render(gpu, &cam, &visible, &settings);
-    if let Some(rd) = r.renderdoc {
-        let written = rd.end_frame();
-        eprintln!(
-            "RenderDoc: frame 0 {} ({} captures)",
-            if written { "captured" } else { "not captured" },
-            rd.captures()
-        );
-    }
-    (renderer.read_color(gpu), stats)
+    stats
 }
 
 /// Writes a PNG whole or not at all (`files::replace_with`).
@@ -157,19 +107,14 @@ pub fn run(
     renderdoc: Option<crate::render::renderdoc::RenderDoc>,
 ) -> anyhow::Result<()> {
     let has_terrain = world.terrain.is_some();
-    let mut tracer = trace.map(|_| super::trace::Trace::new());
-    let request = Request {
-        camera: world.camera,
-        size,
-        cull,
-        settings,
-        overlays,
-        renderdoc: renderdoc.as_ref(),
-    };
-    let (img, stats) = render_frame(gpu, &world.level, world.terrain, &request);
-    save_png(&img, output)?;
-    if let (Some(tracer), Some(path)) = (&mut tracer, trace) {
-        tracer.frame(0, &stats);
+    let mut session = Session::new(gpu, world.level, world.terrain, size, cull)
+        .with(*settings, *overlays)
+        .traced(trace.is_some());
+    session.renderdoc = renderdoc;
+    let stats = render_frame(gpu, &mut session, world.camera);
+    save_png(&session.read_color(gpu), output)?;
+    session.record(&stats);
+    if let (Some(tracer), Some(path)) = (session.take_trace(), trace) {
         tracer.write(path)?;
     }
     println!(

@@ -12,13 +12,14 @@ pub mod keys;
 pub mod overlays;
 pub mod path;
 pub mod plot;
+pub mod session;
 pub mod terrain;
 pub mod trace;
 pub mod views;
 pub mod vis_check;
 mod world;
 
-pub use world::{animate, load_world, World};
+pub use world::{animate, cull_view, load_world, World};
 
 use std::path::{Path, PathBuf};
 

@@ -318,8 +318,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             ..settings
         };
         // Every cell, and the views through every mirror and teleporter in sight.
-        super::world::animate(level, &mut truth_culler, &settings);
-        truth_culler.cull(level, &cam, &mut everything);
+        super::cull_view(level, &mut truth_culler, &cam, &settings, &mut everything);
         world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
         let truth = frame.render(gpu, &world);
         // Depth ties between different surfaces (a hidden wall meeting a visible one along a
@@ -352,8 +351,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         // Whether the near plane cuts a wall at this eye (the portal culler runs first).
         let mut cut_wall = false;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
-            super::world::animate(level, culler, &settings);
-            culler.cull(level, &cam, &mut vis);
+            super::cull_view(level, culler, &cam, &settings, &mut vis);
             // Submitted is what the draw list sends (every copy, objects and views too).
             let settings = FrameSettings {
                 surface_tests: super::surface_tests(culler.mode),

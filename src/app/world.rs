@@ -80,6 +80,19 @@ fn level_terrain(level: &Level, level_path: &Path) -> anyhow::Result<Option<Clip
     .map_err(|e| context(&e))
 }
 
+/// A frame's culling, as every command runs it: the level animated to the settings' time,
+/// then culled from `camera` into `visible`.
+pub fn cull_view(
+    level: &Level,
+    culler: &mut crate::vis::Culler,
+    camera: &crate::geom::Camera,
+    settings: &crate::render::settings::FrameSettings,
+    visible: &mut crate::vis::VisibleSet,
+) {
+    animate(level, culler, settings);
+    culler.cull(level, camera, visible);
+}
+
 /// Puts the level's moving objects where they are at the frame's time, shuts the portals of
 /// the doors at rest, and lights each moving object by the lightmap straight below its centre
 /// (Quake's `R_LightPoint`; full light where no lit floor lies below, or in fullbright).

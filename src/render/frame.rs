@@ -15,6 +15,17 @@ use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
 
+/// The CPU stages of a frame besides the passes' own ("world prepare", "world record", …):
+/// every command's frames use these names (traces and tables compare across commands).
+pub mod stage {
+    /// Animating the level's movers and running the culling method (and the overlays' lines).
+    pub const CULLING: &str = "culling";
+    /// Submitting the frame and waiting for the GPU (headless commands).
+    pub const SUBMIT: &str = "submit + wait";
+    /// Reading the GPU timestamp queries back (in the demo, also the wait for the GPU).
+    pub const READBACK: &str = "readback";
+}
+
 /// What one frame cost and submitted.
 #[derive(Clone, Debug, Default)]
 pub struct FrameStats {
@@ -282,28 +293,33 @@ impl Renderer {
         let mut stats = FrameStats::default();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
+        self.submit(gpu, enc, &mut stats);
+        stats
+    }
+
+    /// Submits a frame `encode` recorded, waits for the GPU and reads the pass times.
+    pub fn submit(&mut self, gpu: &Gpu, enc: wgpu::CommandEncoder, stats: &mut FrameStats) {
         let t = Instant::now();
         gpu.queue.submit([enc.finish()]);
         stats.submitted = Some(t);
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        stats.stage("submit + wait", t);
+        stats.stage(stage::SUBMIT, t);
+        self.read_timers(gpu, stats);
+    }
+
+    /// After the frame's submit: the GPU pass times (waiting for the GPU to finish them).
+    pub fn read_timers(&mut self, gpu: &Gpu, stats: &mut FrameStats) {
         if let Some(timer) = &mut self.timer {
             let t = Instant::now();
             stats.gpu_scopes = timer.read(gpu);
             stats.gpu_ms = GpuTimer::to_ms(&stats.gpu_scopes);
-            stats.stage("readback", t);
+            stats.stage(stage::READBACK, t);
         }
         stats.read_back = Some(Instant::now());
-        stats
     }
 
     /// Reads back the last rendered frame.
     pub fn read_color(&self, gpu: &Gpu) -> image::RgbaImage {
         target::read_rgba(gpu, &self.target.color)
-    }
-
-    /// The GPU timer, to read the frame's pass times after the caller's submit.
-    pub fn timer(&mut self) -> Option<&mut GpuTimer> {
-        self.timer.as_mut()
     }
 }

@@ -20,7 +20,7 @@ pub mod target;
 pub mod terrain;
 pub mod world;
 
-pub use frame::{FrameStats, Renderer};
+pub use frame::{stage, FrameStats, Renderer};
 pub use gpu::{FeatureSet, Gpu, GpuError, GpuOptions, OptionalFeature};
 pub use target::FrameTarget;
 pub use terrain::{Terrain, TerrainOverlay, TerrainStats};

@@ -313,11 +313,13 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
     };
     let cpu = scopes("cpu");
     let names: Vec<&str> = cpu.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    use lanthorn::render::stage;
     for stage in [
+        stage::CULLING,
         "world prepare",
         "world record",
         "overlay record",
-        "submit + wait",
+        stage::SUBMIT,
     ] {
         assert!(names.contains(&stage), "no CPU stage {stage}: {names:?}");
     }
@@ -326,9 +328,9 @@ fn capture_trace_holds_cpu_stages_and_gpu_passes_inside_the_frame() {
         let ts = e["ts"].as_f64().unwrap();
         (ts, ts + e["dur"].as_f64().unwrap())
     };
-    let submit = span("submit + wait").0;
+    let submit = span(stage::SUBMIT).0;
     let read_back = if g.features.timestamp_query {
-        span("readback").1
+        span(stage::READBACK).1
     } else {
         0.0
     };

@@ -9,12 +9,13 @@ use crate::render::settings::FrameSettings;
 use crate::render::world::OctagonClip;
 use crate::render::{Gpu, Renderer};
 use crate::terrain::ClipmapTerrain;
-use crate::vis::{CullMode, Culler, VisibleSet};
+use crate::vis::CullMode;
+
+use super::session::Session;
 
 mod report;
 mod walk;
 
-use report::push_named;
 pub use report::{quantile, BenchReport};
 pub use walk::{camera_path, level_path};
 
@@ -88,7 +89,6 @@ pub fn run_with_terrain(
     start: CameraSpec,
     opts: &BenchOptions,
 ) -> BenchReport {
-    let mut renderer = Renderer::new(gpu, level, opts.size);
     let aspect = opts.size.0 as f32 / opts.size.1 as f32;
     // A terrain alone: the fixed flight over it; a level (with or without its terrain): a walk
     // through its cells.
@@ -99,79 +99,39 @@ pub fn run_with_terrain(
         }
         _ => level_path(level, start, opts.frames),
     };
-    if let Some(t) = terrain {
-        renderer.set_terrain(gpu, t);
-    }
+    let mut session = Session::new(gpu, level, terrain, opts.size, opts.cull)
+        .with(opts.settings, opts.overlays)
+        .traced(opts.trace);
     let mut report = BenchReport {
         adapter: gpu.describe(),
         cull: opts.cull.name(),
-        trace: opts.trace.then(super::trace::Trace::new),
         ..Default::default()
     };
-    let mut culler = Culler::new(level, opts.cull);
-    let mut visible = VisibleSet::default();
     let counter = opts
         .overdraw
         .then(|| OverdrawCounter::create(gpu, opts.size));
-    let total = opts.warmup + opts.frames;
     let mut previous = None;
-    for i in 0..total {
+    for i in 0..opts.warmup + opts.frames {
         let spec = path[(i.saturating_sub(opts.warmup) as usize).min(path.len().saturating_sub(1))];
         let moved = previous.map_or(0.0, |p: glam::Vec3| p.distance(spec.position) as f64);
         previous = Some(spec.position);
         let camera = Camera::new(spec, aspect);
         let t = Instant::now();
-        let mut settings = FrameSettings {
-            time: opts.fixed_time.unwrap_or(i as f32 / 60.0),
-            surface_tests: super::surface_tests(opts.cull),
-            ..opts.settings
-        };
-        super::overlays::cull_frame(
-            level,
-            &mut culler,
-            &mut renderer,
-            &camera,
-            &opts.overlays,
-            &mut visible,
-            &mut settings,
-        );
-        let vis_ms = culler.micros / 1e3;
-        let mut stats = renderer.render(gpu, &camera, &visible, &settings);
+        let time = opts.fixed_time.unwrap_or(i as f32 / 60.0);
+        let stats = session.frame(gpu, &camera, time);
         let frame_ms = t.elapsed().as_secs_f64() * 1e3;
         if i < opts.warmup {
             continue;
         }
-        stats.cpu_ms.insert(0, ("visibility", vis_ms));
-        let span = crate::render::pass::CpuSpan {
-            name: "visibility",
-            start: t,
-            end: t + std::time::Duration::from_secs_f64(vis_ms / 1e3),
-        };
-        stats.cpu_spans.insert(0, span);
-        if let Some(trace) = &mut report.trace {
-            trace.frame((i - opts.warmup) as usize, &stats);
-        }
-        report.frame_ms.push(frame_ms);
+        session.record(&stats);
         report.camera_moved.push(moved);
-        report.cull_us.push(culler.micros);
-        report.cells_visible.push(visible.cells.len() as f64);
-        report.frames_eye_outside += visible.eye_outside as u32;
-        report.eye_outside.push(visible.eye_outside);
         report.cameras.push(spec);
-        report.draw_calls.push(stats.world.draw_calls);
-        report.sub_draws.push(stats.world.sub_draws);
-        report.surfaces.push(stats.world.surfaces);
-        report.triangles.push(stats.world.triangles);
-        // Frames that drew the terrain (in a level, only those that see an outdoor cell).
-        if renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
-            report.terrain.push(stats.terrain);
-        }
-        push_named(&mut report.cpu_stage_ms, &stats.cpu_ms);
-        push_named(&mut report.gpu_pass_ms, &stats.gpu_ms);
+        report.add_frame(frame_ms, &stats, &session);
         if let Some(counter) = &counter {
-            count_overdraw(gpu, &renderer, counter, &mut report);
+            count_overdraw(gpu, &session.renderer, counter, &mut report);
         }
     }
+    report.trace = session.take_trace();
     report
 }
 

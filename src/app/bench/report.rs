@@ -2,7 +2,7 @@
 
 use crate::geom::CameraSpec;
 use crate::render::world::OctagonClip;
-use crate::render::TerrainStats;
+use crate::render::{FrameStats, TerrainStats};
 
 /// Per-frame figures, after warm-up.
 #[derive(Clone, Debug, Default)]
@@ -37,7 +37,7 @@ pub struct BenchReport {
     pub trace: Option<crate::app::trace::Trace>,
 }
 
-pub(super) fn push_named(into: &mut Vec<(&'static str, Vec<f64>)>, values: &[(&'static str, f64)]) {
+fn push_named(into: &mut Vec<(&'static str, Vec<f64>)>, values: &[(&'static str, f64)]) {
     for (name, v) in values {
         match into.iter_mut().find(|(n, _)| n == name) {
             Some((_, list)) => list.push(*v),
@@ -62,6 +62,31 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
 }
 
 impl BenchReport {
+    /// Adds a measured frame: its time, what it drew and what its culling found.
+    pub(super) fn add_frame(
+        &mut self,
+        frame_ms: f64,
+        stats: &FrameStats,
+        session: &crate::app::session::Session<'_>,
+    ) {
+        let visible = &session.visible;
+        self.frame_ms.push(frame_ms);
+        self.cull_us.push(session.culler.micros);
+        self.cells_visible.push(visible.cells.len() as f64);
+        self.frames_eye_outside += visible.eye_outside as u32;
+        self.eye_outside.push(visible.eye_outside);
+        self.draw_calls.push(stats.world.draw_calls);
+        self.sub_draws.push(stats.world.sub_draws);
+        self.surfaces.push(stats.world.surfaces);
+        self.triangles.push(stats.world.triangles);
+        // Frames that drew the terrain (in a level, only those that see an outdoor cell).
+        if session.renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
+            self.terrain.push(stats.terrain);
+        }
+        push_named(&mut self.cpu_stage_ms, &stats.cpu_ms);
+        push_named(&mut self.gpu_pass_ms, &stats.gpu_ms);
+    }
+
     /// The per-frame figures (`--per-frame`): arrays, one entry per measured frame.
     pub fn per_frame_json(&self) -> serde_json::Value {
         serde_json::json!({

@@ -26,8 +26,10 @@ use crate::level::Level;
 use crate::render::present::PresentPass;
 use crate::render::settings::FrameSettings;
 use crate::render::world::OctagonClip;
-use crate::render::{FrameStats, Gpu, GpuOptions, Renderer, TerrainOverlay};
-use crate::vis::{CullMode, Culler, VisibleSet};
+use crate::render::{FrameStats, Gpu, GpuOptions, TerrainOverlay};
+use crate::vis::{CullMode, Culler};
+
+use super::session::Session;
 
 pub struct DemoOptions {
     pub level: Level,
@@ -66,7 +68,7 @@ struct Running {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     gpu: Gpu,
-    renderer: Renderer,
+    session: Session<'static>,
     present: PresentPass,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
@@ -85,30 +87,19 @@ struct Demo {
     ticks: u64,
     start: Instant,
     last: Instant,
-    /// The real frame time, smoothed (the camera's step is clamped, this is not).
-    frame_ms: f32,
     /// Camera speed factor (mouse wheel, + and −).
     speed: f32,
-    overlays: Overlays,
     /// F12 was pressed (true: Shift+F12, with the panel); saved after this frame.
     screenshot_request: Option<bool>,
     /// F11 (or `--renderdoc-frame`): RenderDoc captures the next frame.
     renderdoc_request: bool,
-    /// `--trace`: every frame's CPU stages and GPU passes, written on exit.
-    trace: Option<super::trace::Trace>,
-    screenshot_status: String,
-    stats: FrameStats,
-    settings: FrameSettings,
+    /// What the panel shows besides the session's own counters.
+    shown: Shown,
     show_panel: bool,
-    culler: Culler,
-    visible: VisibleSet,
     /// Fly speed multiplier: terrain maps are far larger than levels (sample spacing / 8).
     fly_scale: f32,
-    /// The path being recorded (P toggles), and what the last recording became.
+    /// The path being recorded (P toggles).
     recording: Option<super::path::PathRecorder>,
-    /// Seconds from the program's start to the first presented frame.
-    first_frame: Option<f64>,
-    path_status: String,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -121,10 +112,6 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let camera = opts.camera;
-    let settings = opts.settings;
-    let overlays = opts.overlays;
-    let trace = opts.trace.as_ref().map(|_| super::trace::Trace::new());
-    let culler = Culler::new(&opts.level, opts.cull);
     let fly_scale = opts.terrain.as_ref().map_or(1.0, |t| {
         (t.heightmap.horizontal_scale as f32 / 8.0).max(1.0)
     });
@@ -140,25 +127,17 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         ticks: 0,
         start: Instant::now(),
         last: Instant::now(),
-        frame_ms: 0.0,
         speed: 1.0,
-        overlays,
         screenshot_request: None,
         renderdoc_request: false,
-        trace,
-        screenshot_status: "F12 saves the frame".into(),
-        stats: FrameStats::default(),
-        settings,
+        shown: Shown::default(),
         show_panel: true,
-        culler,
-        visible: VisibleSet::default(),
         fly_scale,
         recording: None,
-        path_status: "P records a camera path".into(),
-        first_frame: None,
     };
     event_loop.run_app(&mut demo)?;
-    if let (Some(trace), Some(path)) = (&demo.trace, &demo.opts.trace) {
+    let trace = demo.running.as_mut().and_then(|r| r.session.take_trace());
+    if let (Some(trace), Some(path)) = (trace, &demo.opts.trace) {
         trace.write(path)?;
     }
     match demo.error {
@@ -199,12 +178,15 @@ impl Demo {
         config.format = format;
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&gpu.device, &config);
-        let mut renderer = Renderer::new(&gpu, &self.opts.level, (config.width, config.height));
-        if let Some(t) = self.opts.terrain.take() {
-            renderer.set_terrain(&gpu, t);
-        }
+        let o = &mut self.opts;
+        let size = (config.width, config.height);
+        let level = std::mem::take(&mut o.level);
+        let mut session = Session::new(&gpu, level, o.terrain.take(), size, o.cull)
+            .with(o.settings, o.overlays)
+            .traced(o.trace.is_some());
+        session.renderdoc = o.renderdoc.take();
         let mut present = PresentPass::create(&gpu, format);
-        present.prepare(&gpu, &renderer.target.color_view);
+        present.prepare(&gpu, &session.renderer.target.color_view);
         let ctx = egui::Context::default();
         let egui_state =
             egui_winit::State::new(ctx, egui::ViewportId::ROOT, &window, None, None, None);
@@ -215,7 +197,7 @@ impl Demo {
             surface,
             config,
             gpu,
-            renderer,
+            session,
             present,
             egui_state,
             egui_renderer,
@@ -231,8 +213,9 @@ impl Demo {
         r.config.width = width;
         r.config.height = height;
         r.surface.configure(&r.gpu.device, &r.config);
-        r.renderer.resize(&r.gpu, (width, height));
-        r.present.prepare(&r.gpu, &r.renderer.target.color_view);
+        r.session.renderer.resize(&r.gpu, (width, height));
+        r.present
+            .prepare(&r.gpu, &r.session.renderer.target.color_view);
     }
 
     /// The surface-stress self-test: what minimizing, tiny windows and driver surface loss do.
@@ -273,122 +256,43 @@ impl Demo {
             self.key(el, key, down, false);
         }
         self.renderdoc_request |= self.opts.renderdoc_frame == Some(self.frames);
-        let capturing = self.renderdoc_request && self.opts.renderdoc.is_some();
-        if let (true, Some(rd)) = (capturing, &self.opts.renderdoc) {
-            rd.start_frame();
-        }
         self.fly_camera();
+        let time = self
+            .opts
+            .fixed_time
+            .unwrap_or_else(|| self.start.elapsed().as_secs_f32());
         let Some(r) = &mut self.running else { return };
         let Some(frame) = r.acquire_frame() else {
             return;
         };
+        let capturing = self.renderdoc_request && r.session.begin_capture();
         let view = frame.texture.create_view(&Default::default());
-        let aspect = r.config.width as f32 / r.config.height as f32;
-        let camera = Camera::new(self.camera, aspect);
-        self.settings.time = self
-            .opts
-            .fixed_time
-            .unwrap_or_else(|| self.start.elapsed().as_secs_f32());
-        self.settings.surface_tests = super::surface_tests(self.culler.mode);
-        let culling = Instant::now();
-        super::overlays::cull_frame(
-            &self.opts.level,
-            &mut self.culler,
-            &mut r.renderer,
-            &camera,
-            &self.overlays,
-            &mut self.visible,
-            &mut self.settings,
-        );
-        let visible = &self.visible;
-        let mut stats = FrameStats::default();
-        stats.stage("culling", culling);
+        let camera = Camera::new(self.camera, r.aspect());
+        let mut stats = r.session.cull(&camera, time);
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
-        r.renderer.encode(
-            &r.gpu,
-            &mut enc,
-            &camera,
-            visible,
-            &self.settings,
-            &mut stats,
-        );
-
-        // egui
-        let raw = r.egui_state.take_egui_input(&r.window);
-        let status = PanelStatus {
-            frame_ms: self.frame_ms,
-            adapter: r.gpu.describe(),
-            prev: &self.stats,
-            camera: self.camera,
-            cells_visible: visible.cells.len(),
-            cells_total: self.opts.level.cells.len(),
-            has_pvs: self.opts.level.pvs.is_some(),
-            has_terrain: r.renderer.terrain.is_some(),
-            can_wire: r.gpu.features.polygon_mode_line,
-            path_status: self.path_status.clone(),
-            screenshot_status: self.screenshot_status.clone(),
-            views: visible.views.len() + 1,
-            overdraw: r.renderer.overlay_overdraw(),
-            surface_culling_us: r.renderer.world.surface_culling_us,
-            first_frame: self.first_frame,
-        };
-        let show = self.show_panel;
-        let settings = &mut self.settings;
-        let culler = &mut self.culler;
-        let overlays = &mut self.overlays;
-        let out = r.egui_state.egui_ctx().run_pass(raw, |ctx| {
-            if show {
-                status.show(ctx, settings, culler);
-                status.overlay_window(ctx, overlays, camera.spec());
-            }
-        });
-        // Shift+F12: the frame with the panel, drawn a second time into a texture to save.
-        let with_panel = (self.screenshot_request == Some(true)).then(|| r.panel_target());
-        let mut views = vec![&view];
-        if let Some((_, v)) = &with_panel {
-            views.push(v);
-        }
-        let extra = r.encode_present_and_egui(&mut enc, &views, out);
-        let submit = Instant::now();
-        r.gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
-        stats.submitted = Some(submit);
-        if let Some(panel) = self.screenshot_request.take() {
-            let img = match &with_panel {
-                Some((texture, _)) => r.read_surface_texture(texture),
-                None => r.renderer.read_color(&r.gpu),
-            };
-            self.screenshot_status =
-                save_timestamped(&img, self.opts.screenshot_dir.as_deref(), panel);
-        }
-        if let Some(timer) = r.renderer.timer() {
-            let t = Instant::now();
-            stats.gpu_scopes = timer.read(&r.gpu);
-            stats.gpu_ms = crate::render::profiler::GpuTimer::to_ms(&stats.gpu_scopes);
-            stats.stage("submit + readback", t);
-            stats.read_back = Some(Instant::now());
-        }
-        if let Some(trace) = &mut self.trace {
-            trace.frame(self.frames as usize, &stats);
-        }
+        r.session.encode(&r.gpu, &mut enc, &camera, &mut stats);
+        let status = PanelStatus::new(&self.shown, self.camera, r);
+        let panel = self.show_panel.then_some(&status);
+        let screenshot = self.screenshot_request.take();
+        let img = r.submit(enc, &view, panel, screenshot, &mut stats);
+        r.session.record(&stats);
         r.window.pre_present_notify();
         r.gpu.queue.present(frame);
-        if self.first_frame.is_none() {
+        if let (Some(img), Some(with_panel)) = (img, screenshot) {
+            self.shown.screenshot =
+                save_timestamped(&img, self.opts.screenshot_dir.as_deref(), with_panel);
+        }
+        self.shown.first_frame.get_or_insert_with(|| {
             let s = super::started().elapsed().as_secs_f64();
             log::info!("first frame presented {s:.3} s after the start");
-            self.first_frame = Some(s);
-        }
-        if let (true, Some(rd)) = (capturing, &self.opts.renderdoc) {
-            let written = rd.end_frame();
+            s
+        });
+        if let Some(message) = r.session.end_capture(self.frames).filter(|_| capturing) {
             self.renderdoc_request = false;
-            self.screenshot_status = format!(
-                "RenderDoc: frame {} {} ({} captures)",
-                self.frames,
-                if written { "captured" } else { "not captured" },
-                rd.captures()
-            );
-            println!("{}", self.screenshot_status);
+            println!("{message}");
+            self.shown.screenshot = message;
         }
-        self.stats = stats;
+        self.shown.last = stats;
         self.frames += 1;
         if self.opts.frames.is_some_and(|n| self.frames >= n) {
             self.save_screenshot();
@@ -401,7 +305,7 @@ impl Demo {
     fn toggle_recording(&mut self) {
         let Some(rec) = self.recording.take() else {
             self.recording = Some(super::path::PathRecorder::default());
-            self.path_status = "recording a path (P stops)".into();
+            self.shown.path = "recording a path (P stops)".into();
             return;
         };
         let secs = std::time::SystemTime::now()
@@ -409,7 +313,7 @@ impl Demo {
             .map_or(0, |d| d.as_secs());
         let name = std::path::PathBuf::from(format!("path-{secs}.json"));
         let path = rec.path(8.0);
-        self.path_status = match path.save(&name) {
+        self.shown.path = match path.save(&name) {
             Ok(()) => format!("wrote {} ({} keys)", name.display(), path.keys.len()),
             Err(e) => format!("could not write the path: {e:#}"),
         };
@@ -421,7 +325,7 @@ impl Demo {
         let real = (now - self.last).as_secs_f32();
         // The panel shows the real frame time; the camera's step is clamped so a slow frame
         // does not jump it.
-        self.frame_ms = self.frame_ms * 0.9 + real * 1000.0 * 0.1;
+        self.shown.frame_ms = self.shown.frame_ms * 0.9 + real * 1000.0 * 0.1;
         let dt = real.min(0.1);
         self.last = now;
         fly::update_turning(
@@ -471,18 +375,31 @@ impl Demo {
             Action::Faster => self.speed = (self.speed * 1.25).min(64.0),
             Action::Slower => self.speed = (self.speed / 1.25).max(1.0 / 64.0),
             Action::Overlay(i) => {
-                let on = !*self.overlays.set.flags_mut()[i];
-                *self.overlays.set.flags_mut()[i] = on;
-                self.overlays.freeze(self.camera);
+                if let Some(r) = &mut self.running {
+                    let overlays = &mut r.session.overlays;
+                    let on = !*overlays.set.flags_mut()[i];
+                    *overlays.set.flags_mut()[i] = on;
+                    overlays.freeze(self.camera);
+                }
             }
-            Action::OverdrawOctagons => self.overlays.toggle_overdraw_octagons(),
+            Action::OverdrawOctagons => {
+                if let Some(r) = &mut self.running {
+                    r.session.overlays.toggle_overdraw_octagons();
+                }
+            }
             Action::Panel => self.show_panel = !self.show_panel,
             Action::RecordPath => self.toggle_recording(),
             Action::Screenshot => self.screenshot_request = Some(self.keys.fast),
-            Action::RenderDocCapture => match &self.opts.renderdoc {
-                Some(_) => self.renderdoc_request = true,
-                None => self.screenshot_status = crate::render::renderdoc::NOT_ATTACHED.into(),
-            },
+            Action::RenderDocCapture => {
+                match self
+                    .running
+                    .as_ref()
+                    .and_then(|r| r.session.renderdoc.as_ref())
+                {
+                    Some(_) => self.renderdoc_request = true,
+                    None => self.shown.screenshot = crate::render::renderdoc::NOT_ATTACHED.into(),
+                }
+            }
             Action::Quit => el.exit(),
             _ => {}
         }
@@ -493,7 +410,7 @@ impl Demo {
         let (Some(r), Some(path)) = (&self.running, &self.opts.screenshot) else {
             return;
         };
-        let img = r.renderer.read_color(&r.gpu);
+        let img = r.session.read_color(&r.gpu);
         if let Err(e) = super::capture::save_png(&img, path) {
             self.error = Some(e);
         } else {

@@ -2,6 +2,21 @@
 
 use super::*;
 
+/// What the panel shows that the demo keeps between frames (the session keeps the rest).
+#[derive(Default)]
+pub(super) struct Shown {
+    /// The real frame time, smoothed (the camera's step is clamped, this is not).
+    pub(super) frame_ms: f32,
+    /// The last frame's stats.
+    pub(super) last: FrameStats,
+    /// What the last path recording became.
+    pub(super) path: String,
+    /// What the last screenshot or RenderDoc capture became.
+    pub(super) screenshot: String,
+    /// Seconds from the program's start to the first presented frame.
+    pub(super) first_frame: Option<f64>,
+}
+
 /// What the panel shows of the last frame.
 pub(super) struct PanelStatus<'a> {
     pub(super) frame_ms: f32,
@@ -24,7 +39,35 @@ pub(super) struct PanelStatus<'a> {
     pub(super) first_frame: Option<f64>,
 }
 
-impl PanelStatus<'_> {
+impl<'a> PanelStatus<'a> {
+    pub(super) fn new(shown: &'a Shown, camera: CameraSpec, r: &Running) -> PanelStatus<'a> {
+        let or = |s: &str, default: &str| {
+            if s.is_empty() {
+                default.to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        let session = &r.session;
+        PanelStatus {
+            frame_ms: shown.frame_ms,
+            adapter: r.gpu.describe(),
+            prev: &shown.last,
+            camera,
+            cells_visible: session.visible.cells.len(),
+            cells_total: session.level.cells.len(),
+            has_pvs: session.level.pvs.is_some(),
+            has_terrain: session.renderer.terrain.is_some(),
+            can_wire: r.gpu.features.polygon_mode_line,
+            path_status: or(&shown.path, "P records a camera path"),
+            screenshot_status: or(&shown.screenshot, "F12 saves the frame"),
+            views: session.visible.views.len() + 1,
+            overdraw: session.renderer.overlay_overdraw(),
+            surface_culling_us: session.renderer.world.surface_culling_us,
+            first_frame: shown.first_frame,
+        }
+    }
+
     /// The "Lanthorn" panel: frame and culling counters, culling mode and frame settings.
     pub(super) fn show(
         &self,

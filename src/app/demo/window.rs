@@ -3,6 +3,47 @@
 use super::*;
 
 impl Running {
+    pub(super) fn aspect(&self) -> f32 {
+        self.config.width as f32 / self.config.height as f32
+    }
+
+    /// Draws the panel (when shown) and the frame with egui into `view`, submits, and reads
+    /// the GPU times. With a screenshot requested, returns the frame (with the panel: drawn a
+    /// second time into a texture to read).
+    pub(super) fn submit(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        panel: Option<&PanelStatus<'_>>,
+        screenshot: Option<bool>,
+        stats: &mut FrameStats,
+    ) -> Option<image::RgbaImage> {
+        let raw = self.egui_state.take_egui_input(&self.window);
+        let session = &mut self.session;
+        let out = self.egui_state.egui_ctx().run_pass(raw, |ctx| {
+            if let Some(status) = panel {
+                status.show(ctx, &mut session.settings, &mut session.culler);
+                status.overlay_window(ctx, &mut session.overlays, status.camera);
+            }
+        });
+        let with_panel = (screenshot == Some(true)).then(|| self.panel_target());
+        let mut views = vec![view];
+        if let Some((_, v)) = &with_panel {
+            views.push(v);
+        }
+        let extra = self.encode_present_and_egui(&mut enc, &views, out);
+        stats.submitted = Some(Instant::now());
+        self.gpu
+            .queue
+            .submit(extra.into_iter().chain([enc.finish()]));
+        let img = screenshot.map(|_| match &with_panel {
+            Some((texture, _)) => self.read_surface_texture(texture),
+            None => self.session.read_color(&self.gpu),
+        });
+        self.session.renderer.read_timers(&self.gpu, stats);
+        img
+    }
+
     /// A texture like the window's surface, to draw the frame with the panel into and save.
     pub(super) fn panel_target(&self) -> (wgpu::Texture, wgpu::TextureView) {
         let texture = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
