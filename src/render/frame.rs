@@ -10,7 +10,7 @@ use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
-use super::world::{WorldPass, WorldStats};
+use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
@@ -183,6 +183,28 @@ impl Renderer {
         (!oct.is_empty()).then_some(oct)
     }
 
+    /// The overdraw overlay on (with its octagon clipping) or off: the world pass counts its
+    /// fragments as an offscreen pass and the heatmap draws them.
+    fn count_fragments(&mut self, gpu: &Gpu, clip: Option<OctagonClip>) {
+        let Some(mut clip) = clip else {
+            self.world.frame_count = None;
+            self.heatmap = None;
+            return;
+        };
+        if clip == OctagonClip::ClipDistances && !gpu.features.clip_distances {
+            clip = OctagonClip::Discard;
+        }
+        let size = self.target.size;
+        match &mut self.world.frame_count {
+            Some(count) if count.target.size == size && self.heatmap.is_some() => count.clip = clip,
+            slot => {
+                let target = CountTarget::create(gpu, size);
+                self.heatmap = Some(HeatmapPass::create(gpu, &target, target::COLOR_FORMAT));
+                *slot = Some(FrameCount { target, clip });
+            }
+        }
+    }
+
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
         let size = (size.0.max(1), size.1.max(1));
         if size != self.target.size {
@@ -201,6 +223,7 @@ impl Renderer {
         settings: &FrameSettings,
         stats: &mut FrameStats,
     ) {
+        self.count_fragments(gpu, settings.overdraw);
         let inputs = FrameInputs {
             camera,
             visible,
@@ -238,27 +261,16 @@ impl Renderer {
             );
             stats.terrain = terrain.stats;
         }
-        let size = self.target.size;
-        match settings.overdraw {
-            Some(clip) => {
-                let heatmap = match &mut self.heatmap {
-                    Some(h) if h.size() == size => h,
-                    slot => slot.insert(HeatmapPass::create(gpu, size, target::COLOR_FORMAT)),
-                };
-                heatmap.clip = clip;
-                // Its own submit: the world's draws as prepared above, counted.
-                heatmap.count(gpu, &self.world);
-                run_pass(
-                    gpu,
-                    enc,
-                    heatmap,
-                    &inputs,
-                    &target,
-                    self.timer.as_mut(),
-                    stats,
-                );
-            }
-            None => self.heatmap = None,
+        if let Some(heatmap) = &mut self.heatmap {
+            run_pass(
+                gpu,
+                enc,
+                heatmap,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
         }
         if !self.overlay_lines.is_empty() {
             let overlay = self

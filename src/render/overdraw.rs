@@ -12,8 +12,7 @@
 use super::gpu::Gpu;
 use super::pass::{begin, Attachment, Load, Pass, PassAttachments, PassTarget};
 use super::target::{read_texture_layers, FrameTarget};
-use super::world::{OctagonClip, WorldPass, COUNT_FORMAT};
-use super::DEPTH_FORMAT;
+use super::world::{CountTarget, OctagonClip, WorldPass};
 
 /// Fragments counted over a frame and the pixels they covered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,40 +22,18 @@ pub struct FragmentCount {
     pub covered: u64,
 }
 
-/// Counts, per pixel, the world fragments that pass the depth test when drawn.
+/// Counts, per pixel, the world fragments that pass the depth test when drawn (its own
+/// submit: a measurement between frames, for bench and vis-check; the overdraw overlay counts
+/// inside the frame, as an offscreen pass of the world pass).
 pub struct OverdrawCounter {
-    count: wgpu::Texture,
-    count_view: wgpu::TextureView,
-    depth_view: wgpu::TextureView,
+    target: CountTarget,
 }
 
 impl OverdrawCounter {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> OverdrawCounter {
-        let tex = |label, format, usage| {
-            crate::render::target::target_texture(gpu, label, size, format, usage)
-        };
-        let count = tex(
-            "fragment count",
-            COUNT_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::TEXTURE_BINDING,
-        );
-        let depth = tex(
-            "fragment count depth",
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
         OverdrawCounter {
-            count_view: count.create_view(&Default::default()),
-            depth_view: depth.create_view(&Default::default()),
-            count,
+            target: CountTarget::create(gpu, size),
         }
-    }
-
-    /// The count texture (`COUNT_FORMAT`), for the heatmap overlay.
-    pub fn count_view(&self) -> &wgpu::TextureView {
-        &self.count_view
     }
 
     /// The per-pixel counts of what `world` has prepared, drawn with octagon clipping `clip`,
@@ -71,26 +48,44 @@ impl OverdrawCounter {
                 color: (Attachment::FrameColor, Load::Clear),
                 depth: Some((Attachment::FrameDepth, Load::Clear)),
             };
-            let mut rp = begin(&mut enc, "world fragment count", &attachments, self, None);
-            world.record_fragment_count(&gpu.device, &mut rp, clip)
+            let mut rp = begin(
+                &mut enc,
+                "world fragment count",
+                &attachments,
+                &self.target,
+                None,
+            );
+            world.record_fragment_count(&mut rp, clip)
         };
         gpu.queue.submit([enc.finish()]);
-        if clip == OctagonClip::Off {
-            world.restore_octagons(&gpu.queue);
-        }
         recorded?;
-        let bytes = read_texture_layers(gpu, &self.count, 1, 1);
-        // Unorm bytes are the counts themselves (k/255 stored as k).
-        Some(bytes)
+        Some(read_counts(gpu, &self.target.count))
     }
 
     /// The frame's totals (see `per_pixel`).
     pub fn count(&self, gpu: &Gpu, world: &WorldPass, clip: OctagonClip) -> Option<FragmentCount> {
-        let pixels = self.per_pixel(gpu, world, clip)?;
-        Some(FragmentCount {
+        Some(FragmentCount::of(&self.per_pixel(gpu, world, clip)?))
+    }
+}
+
+/// A count texture's per-pixel counts, row-major.
+pub fn read_counts(gpu: &Gpu, count: &wgpu::Texture) -> Vec<u8> {
+    // Unorm bytes are the counts themselves (k/255 stored as k).
+    read_texture_layers(gpu, count, 1, 1)
+}
+
+impl FragmentCount {
+    /// The totals of per-pixel counts.
+    pub fn of(pixels: &[u8]) -> FragmentCount {
+        FragmentCount {
             fragments: pixels.iter().map(|&n| n as u64).sum(),
             covered: pixels.iter().filter(|&&n| n > 0).count() as u64,
-        })
+        }
+    }
+
+    /// Fragments per covered pixel.
+    pub fn overdraw(&self) -> f64 {
+        self.fragments as f64 / self.covered.max(1) as f64
     }
 }
 
@@ -115,20 +110,6 @@ impl PassTarget for Counted<'_> {
 
     fn clear_color(&self, _: Attachment) -> wgpu::Color {
         wgpu::Color::BLACK
-    }
-}
-
-/// The count target and its depth, cleared to no fragments and far.
-impl PassTarget for OverdrawCounter {
-    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
-        match attachment {
-            Attachment::FrameDepth | Attachment::IdDepth => &self.depth_view,
-            _ => &self.count_view,
-        }
-    }
-
-    fn clear_color(&self, _: Attachment) -> wgpu::Color {
-        wgpu::Color::TRANSPARENT
     }
 }
 

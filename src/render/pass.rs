@@ -89,12 +89,19 @@ pub trait Pass {
     }
     /// Commands into the render pass begun on `offscreen()[index]`.
     fn record_offscreen(&self, _index: usize, _pass: &mut wgpu::RenderPass<'_>) {}
+    /// Copies out of what the pass drew (readbacks the pass maps in a later frame), recorded
+    /// into the frame's encoder after the pass.
+    fn copy_out(&self, _enc: &mut wgpu::CommandEncoder) {}
 }
 
-/// A render pass into a texture its pass owns: the colour view drawn into (kept, no depth).
+/// A render pass into a texture its pass owns: the colour view drawn into, and a depth.
 pub struct Offscreen<'a> {
     pub label: &'static str,
     pub color: &'a wgpu::TextureView,
+    /// A depth attachment (reverse-Z) of the pass's own.
+    pub depth: Option<&'a wgpu::TextureView>,
+    /// Cleared to this colour (and depth to far) first; `None` keeps what is there.
+    pub clear: Option<wgpu::Color>,
 }
 
 /// Where passes draw: the views of the attachments a target owns, and their clear values.
@@ -154,6 +161,7 @@ pub fn run_pass(
     );
     pass.record(&mut render_pass);
     drop(render_pass);
+    pass.copy_out(enc);
     cpu.stage(scope.record, t);
     stats
 }
@@ -221,11 +229,25 @@ fn begin_offscreen<'e>(
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
-                load: wgpu::LoadOp::Load,
+                load: offscreen
+                    .clear
+                    .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
                 store: wgpu::StoreOp::Store,
             },
         })],
-        depth_stencil_attachment: None,
+        depth_stencil_attachment: offscreen.depth.map(|view| {
+            wgpu::RenderPassDepthStencilAttachment {
+                view,
+                depth_ops: Some(wgpu::Operations {
+                    load: match offscreen.clear {
+                        Some(_) => wgpu::LoadOp::Clear(0.0),
+                        None => wgpu::LoadOp::Load,
+                    },
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }
+        }),
         timestamp_writes: None,
         occlusion_query_set: None,
         multiview_mask: None,

@@ -168,3 +168,106 @@ pub fn target_texture(
         view_formats: &[],
     })
 }
+
+/// A texture read back without stalling the frame: copied into a buffer in the frame's
+/// encoder ([`Readback::copy`]), mapped after that frame's submit and read frames later
+/// ([`Readback::poll`]); one copy in flight at a time.
+pub struct Readback {
+    texture: wgpu::Texture,
+    buffer: wgpu::Buffer,
+    /// Bytes a row in the buffer (padded to the copy alignment) and in the texture.
+    padded: u32,
+    unpadded: u32,
+    state: std::cell::Cell<ReadState>,
+    /// Set by the map callback: 0 pending, 1 mapped, 2 failed.
+    mapped: std::sync::Arc<std::sync::atomic::AtomicU8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadState {
+    Idle,
+    Copied,
+    Mapping,
+}
+
+impl Readback {
+    /// For a one-layer texture of `texel` bytes a texel.
+    pub fn new(gpu: &Gpu, texture: &wgpu::Texture, texel: u32) -> Readback {
+        let unpadded = texture.width() * texel;
+        let padded = unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        Readback {
+            texture: texture.clone(),
+            buffer: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("frame readback"),
+                size: padded as u64 * texture.height() as u64,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            }),
+            padded,
+            unpadded,
+            state: std::cell::Cell::new(ReadState::Idle),
+            mapped: Default::default(),
+        }
+    }
+
+    /// Records the copy of the texture as it is at this point of `enc`, unless the last copy
+    /// has not been read yet.
+    pub fn copy(&self, enc: &mut wgpu::CommandEncoder) {
+        if self.state.get() != ReadState::Idle {
+            return;
+        }
+        enc.copy_texture_to_buffer(
+            self.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.padded),
+                    rows_per_image: None,
+                },
+            },
+            self.texture.size(),
+        );
+        self.state.set(ReadState::Copied);
+    }
+
+    /// The texels (row-major, unpadded) of the last copy once the GPU has made them readable,
+    /// without waiting; call after the submit of the frame that copied.
+    pub fn poll(&self, gpu: &Gpu) -> Option<Vec<u8>> {
+        use std::sync::atomic::Ordering;
+        if self.state.get() == ReadState::Copied {
+            self.mapped.store(0, Ordering::Release);
+            let flag = self.mapped.clone();
+            self.buffer
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    flag.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release)
+                });
+            self.state.set(ReadState::Mapping);
+        }
+        if self.state.get() != ReadState::Mapping {
+            return None;
+        }
+        let _ = gpu.device.poll(wgpu::PollType::Poll);
+        match self.mapped.load(Ordering::Acquire) {
+            0 => return None,
+            1 => {}
+            _ => {
+                // The map failed (a lost device): copy again next frame.
+                self.state.set(ReadState::Idle);
+                return None;
+            }
+        }
+        let texels = self.buffer.slice(..).get_mapped_range().ok().map(|bytes| {
+            bytes
+                .chunks_exact(self.padded as usize)
+                .flat_map(|row| &row[..self.unpadded as usize])
+                .copied()
+                .collect()
+        });
+        self.buffer.unmap();
+        self.state.set(ReadState::Idle);
+        texels
+    }
+}

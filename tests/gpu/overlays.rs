@@ -160,3 +160,71 @@ fn the_leak_of_a_leaky_map_matches_golden() {
     );
     check_golden("overlay_leak_room", &img);
 }
+
+/// The overdraw overlay counts inside the frame (an offscreen pass of the world pass, read
+/// back frames later without a stall): its number and its heatmap match the standalone
+/// counter's own submit over the same prepared draws, for every octagon clipping.
+#[test]
+fn the_overdraw_overlay_counts_what_the_standalone_counter_counts() {
+    use lanthorn::render::overdraw::{FragmentCount, OverdrawCounter};
+    use lanthorn::render::overlay::heatmap::RAMP;
+    use lanthorn::render::world::OctagonClip;
+    let Some(gpu) = gpu() else {
+        return;
+    };
+    let Some(level) = quake_level("e1m1") else {
+        return;
+    };
+    let camera = lanthorn::geom::Camera::new(level.player_start().unwrap(), 16.0 / 9.0);
+    // The ramp's colours as the sRGB frame target stores them.
+    let encode = |c: f32| {
+        let s = if c <= 0.0031308 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        };
+        s * 255.0
+    };
+    let ramp: Vec<[f32; 3]> = RAMP.iter().map(|c| c.map(encode)).collect();
+    let bucket = |p: &image::Rgba<u8>| {
+        let d = |c: &[f32; 3]| (0..3).map(|i| (p[i] as f32 - c[i]).powi(2)).sum::<f32>();
+        (0..ramp.len())
+            .min_by(|&a, &b| d(&ramp[a]).total_cmp(&d(&ramp[b])))
+            .unwrap() as u8
+    };
+    for clip in OctagonClip::ALL {
+        let overlays = Overlays {
+            overdraw_clip: clip,
+            ..with("overdraw")
+        };
+        let mut session =
+            lanthorn::app::session::Session::new(gpu, &level, None, SIZE, CullMode::Portal)
+                .with(FrameSettings::default(), overlays);
+        for _ in 0..8 {
+            session.frame(gpu, &camera, 0.0);
+        }
+        // The renderer falls back to discard where the device has no clip distances.
+        let counted = match clip {
+            OctagonClip::ClipDistances if !gpu.features.clip_distances => OctagonClip::Discard,
+            c => c,
+        };
+        let world = &session.renderer.world;
+        let truth = OverdrawCounter::create(gpu, SIZE)
+            .per_pixel(gpu, world, counted)
+            .expect("a supported clipping");
+        let expected = FragmentCount::of(&truth).overdraw();
+        assert!(expected > 1.0, "{clip:?}: {expected} fragments a pixel");
+        assert_eq!(
+            session.renderer.overlay_overdraw(),
+            Some(expected),
+            "{clip:?}"
+        );
+        let img = session.read_color(gpu);
+        let wrong = img
+            .pixels()
+            .zip(&truth)
+            .filter(|(p, &n)| bucket(p) != n.min(5))
+            .count();
+        assert_eq!(wrong, 0, "{clip:?}: heatmap pixels off the count");
+    }
+}

@@ -2,10 +2,11 @@
 //! with or without octagon clipping) drawn over the frame as a colour ramp.
 
 use crate::render::gpu::Gpu;
-use crate::render::overdraw::OverdrawCounter;
+use crate::render::overdraw::FragmentCount;
 use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::render::shaders;
-use crate::render::world::{OctagonClip, WorldPass};
+use crate::render::target::Readback;
+use crate::render::world::CountTarget;
 
 /// The ramp's colours (linear RGB) for 0, 1, 2, 3, 4 and 5+ fragments (shaders/overlay.wgsl).
 pub const RAMP: [[f32; 3]; 6] = [
@@ -17,21 +18,24 @@ pub const RAMP: [[f32; 3]; 6] = [
     [0.9, 0.05, 0.05],
 ];
 
+/// Draws the count the world pass made this frame (`WorldPass::frame_count`) as the ramp,
+/// and reads it back a few frames behind for the panel's number.
 pub struct HeatmapPass {
-    counter: OverdrawCounter,
     pipeline: wgpu::RenderPipeline,
     bind_group: wgpu::BindGroup,
-    size: (u32, u32),
-    /// Octagon clipping while counting (clip distances where the device has them, or off).
-    pub clip: OctagonClip,
-    /// The last frame's fragments per covered pixel.
+    readback: Readback,
+    /// Fragments per covered pixel, of the last count read back.
     pub overdraw: f64,
 }
 
 impl HeatmapPass {
-    pub fn create(gpu: &Gpu, size: (u32, u32), color_format: wgpu::TextureFormat) -> HeatmapPass {
+    /// The heatmap of the counts in `count`.
+    pub fn create(
+        gpu: &Gpu,
+        count: &CountTarget,
+        color_format: wgpu::TextureFormat,
+    ) -> HeatmapPass {
         let device = &gpu.device;
-        let counter = OverdrawCounter::create(gpu, size);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("overlay.wgsl (heatmap)"),
             source: wgpu::ShaderSource::Wgsl(shaders::overlay().into()),
@@ -54,7 +58,7 @@ impl HeatmapPass {
             layout: &layout,
             entries: &[wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::TextureView(counter.count_view()),
+                resource: wgpu::BindingResource::TextureView(&count.count_view),
             }],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -71,27 +75,10 @@ impl HeatmapPass {
             color_format,
         );
         HeatmapPass {
-            counter,
             pipeline,
             bind_group,
-            size,
-            clip: if gpu.features.clip_distances {
-                OctagonClip::ClipDistances
-            } else {
-                OctagonClip::Discard
-            },
+            readback: Readback::new(gpu, &count.count, 1),
             overdraw: 0.0,
-        }
-    }
-
-    pub fn size(&self) -> (u32, u32) {
-        self.size
-    }
-
-    /// Counts what `world` has prepared this frame (a submit of its own, before the frame's).
-    pub fn count(&mut self, gpu: &Gpu, world: &WorldPass) {
-        if let Some(n) = self.counter.count(gpu, world, self.clip) {
-            self.overdraw = n.fragments as f64 / n.covered.max(1) as f64;
         }
     }
 }
@@ -112,7 +99,11 @@ impl Pass for HeatmapPass {
         }
     }
 
-    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+    /// Takes up the count an earlier frame copied, if the GPU has made it readable.
+    fn prepare(&mut self, gpu: &Gpu, _: &FrameInputs) -> Prepared {
+        if let Some(pixels) = self.readback.poll(gpu) {
+            self.overdraw = FragmentCount::of(&pixels).overdraw();
+        }
         Prepared::Recorded
     }
 
@@ -120,5 +111,9 @@ impl Pass for HeatmapPass {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.draw(0..3, 0..1);
+    }
+
+    fn copy_out(&self, enc: &mut wgpu::CommandEncoder) {
+        self.readback.copy(enc);
     }
 }

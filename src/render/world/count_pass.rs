@@ -12,12 +12,79 @@ use super::mesh::SurfaceKind;
 use super::pipelines::{world_primitive, world_vertex_state};
 use super::WorldPass;
 use crate::geom::Octagon;
+use crate::render::gpu::Gpu;
+use crate::render::pass::{Attachment, Offscreen, PassTarget};
 use crate::render::{shaders, DEPTH_FORMAT};
 
 pub use crate::render::settings::OctagonClip;
 
 /// The count target's format: one unorm byte a pixel, up to 255 fragments.
 pub const COUNT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Unorm;
+
+/// Where a fragment count draws: the count (`COUNT_FORMAT`) and a depth buffer of its own,
+/// cleared to no fragments and far.
+pub struct CountTarget {
+    pub count: wgpu::Texture,
+    pub count_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+    pub size: (u32, u32),
+}
+
+impl CountTarget {
+    pub fn create(gpu: &Gpu, size: (u32, u32)) -> CountTarget {
+        let tex = |label, format, usage| {
+            crate::render::target::target_texture(gpu, label, size, format, usage)
+        };
+        let count = tex(
+            "fragment count",
+            COUNT_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
+        let depth = tex(
+            "fragment count depth",
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        CountTarget {
+            count_view: count.create_view(&Default::default()),
+            depth_view: depth.create_view(&Default::default()),
+            count,
+            size,
+        }
+    }
+
+    /// The count as an offscreen pass (cleared first).
+    pub(crate) fn offscreen(&self) -> Offscreen<'_> {
+        Offscreen {
+            label: "world fragment count",
+            color: &self.count_view,
+            depth: Some(&self.depth_view),
+            clear: Some(wgpu::Color::TRANSPARENT),
+        }
+    }
+}
+
+impl PassTarget for CountTarget {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
+        match attachment {
+            Attachment::FrameDepth | Attachment::IdDepth => &self.depth_view,
+            _ => &self.count_view,
+        }
+    }
+
+    fn clear_color(&self, _: Attachment) -> wgpu::Color {
+        wgpu::Color::TRANSPARENT
+    }
+}
+
+/// The world's fragments counted in the frame (the overdraw overlay): an offscreen pass of
+/// the world pass into `target`, with octagon clipping `clip`.
+pub struct FrameCount {
+    pub target: CountTarget,
+    pub clip: OctagonClip,
+}
 
 /// One counting pipeline: which shader variant, which entry, and what it writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,19 +109,23 @@ pub(super) struct CountPipelines {
 impl WorldPass {
     /// Records the prepared draws as a fragment count (`COUNT_FORMAT` target, with a depth
     /// attachment cleared like the colour pass's) with octagon clipping `clip`. For
-    /// `OctagonClip::Off`, call `open_octagons` first (and `restore_octagons` after the
-    /// submit). `ClipDistances` needs the device's clip distances (`None` otherwise).
+    /// `OctagonClip::Off`, call `open_octagons` first (before the submit). `ClipDistances`
+    /// needs the device's clip distances (`None` otherwise).
     pub fn record_fragment_count(
         &self,
-        device: &wgpu::Device,
         pass: &mut wgpu::RenderPass<'_>,
         clip: OctagonClip,
     ) -> Option<()> {
         if clip == OctagonClip::ClipDistances && !self.device_clip_distances {
             return None;
         }
+        let device = &self.device;
         let mut cache = self.count_pipelines.borrow_mut();
-        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        let bind_group = match clip {
+            OctagonClip::Off => &self.open_octagons.1,
+            _ => &self.bind_groups[self.linear_filtering as usize],
+        };
+        pass.set_bind_group(0, bind_group, &[]);
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();
@@ -94,23 +165,20 @@ impl WorldPass {
         Some(())
     }
 
-    /// Uploads this frame's records with the whole screen as every octagon (for
-    /// `OctagonClip::Off`).
+    /// Uploads this frame's records with the whole screen as every octagon into the records
+    /// a count with `OctagonClip::Off` draws with (the frame's own stay as prepared).
     pub fn open_octagons(&self, queue: &wgpu::Queue) {
+        self.write_open_records(queue, &self.open_octagons.0);
+    }
+
+    /// Writes this frame's records into `buffer` with the whole screen as every octagon.
+    pub(super) fn write_open_records(&self, queue: &wgpu::Queue, buffer: &wgpu::Buffer) {
         let mut records = self.draws.list().records.clone();
         for r in &mut records {
             r.octagon = Octagon::FULL;
         }
         if !records.is_empty() {
-            queue.write_buffer(&self.records, 0, bytemuck::cast_slice(&records));
-        }
-    }
-
-    /// Uploads this frame's records as prepared again.
-    pub fn restore_octagons(&self, queue: &wgpu::Queue) {
-        let records = &self.draws.list().records;
-        if !records.is_empty() {
-            queue.write_buffer(&self.records, 0, bytemuck::cast_slice(records));
+            queue.write_buffer(buffer, 0, bytemuck::cast_slice(&records));
         }
     }
 

@@ -27,7 +27,7 @@ use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
 
-pub use self::count_pass::{OctagonClip, COUNT_FORMAT};
+pub use self::count_pass::{CountTarget, FrameCount, OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
     DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, LIGHT_ONE, LIGHT_UNIT,
@@ -97,6 +97,13 @@ pub struct WorldPass {
     frame_buffer: wgpu::Buffer,
     records: wgpu::Buffer,
     indirect: wgpu::Buffer,
+    /// The records with every octagon open, and the group 0 that draws with them (a fragment
+    /// count with `OctagonClip::Off`).
+    open_octagons: (wgpu::Buffer, wgpu::BindGroup),
+    /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
+    pub frame_count: Option<FrameCount>,
+    /// For the count's pipelines, made on first use while recording.
+    device: wgpu::Device,
     /// [nearest, linear] texture filtering.
     bind_groups: [wgpu::BindGroup; 2],
     /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
@@ -196,15 +203,22 @@ impl WorldPass {
             ..Default::default()
         });
         let layout = create_bind_group_layout(device);
-        let bind_groups = create_bind_groups(
+        let resources = BindGroupResources {
+            frame: &frame_buffer,
+            records: &records,
+            lightmap: &lightmap,
+            materials: &materials,
+            skybox: &skybox_view,
+        };
+        let bind_groups = create_bind_groups(device, &layout, &resources);
+        // A count with the octagons open draws the same frame from records of its own.
+        let (open_records, _) = create_draw_buffers(device, max_records);
+        let [open_bind_group, _] = create_bind_groups(
             device,
             &layout,
             &BindGroupResources {
-                frame: &frame_buffer,
-                records: &records,
-                lightmap: &lightmap,
-                materials: &materials,
-                skybox: &skybox_view,
+                records: &open_records,
+                ..resources
             },
         );
         let source = shaders::world(clip_distances);
@@ -240,6 +254,9 @@ impl WorldPass {
             frame_buffer,
             records,
             indirect,
+            open_octagons: (open_records, open_bind_group),
+            frame_count: None,
+            device: device.clone(),
             bind_groups,
             linear_filtering: false,
             skybox_active,
@@ -384,7 +401,7 @@ impl WorldPass {
         self.stats = list.stats;
         if frame.culling.is_some() {
             // Its octagons are in the frozen camera's screen: they must not clip this frame.
-            self.open_octagons(&gpu.queue);
+            self.write_open_records(&gpu.queue, &self.records);
         }
     }
 
@@ -484,16 +501,33 @@ impl Pass for WorldPass {
         self.style_scales =
             crate::level::styles::scales(s.time as f64, s.light_styles, self.styles_off);
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
+        if self
+            .frame_count
+            .as_ref()
+            .is_some_and(|c| c.clip == OctagonClip::Off)
+        {
+            self.open_octagons(&gpu.queue);
+        }
         Prepared::Recorded
     }
 
-    /// The surface cache's bake into its atlas, before the world draws from it.
+    /// The surface cache's bake into its atlas, before the world draws from it; then the
+    /// overdraw overlay's fragment count when it is on.
     fn offscreen(&self) -> Vec<Offscreen<'_>> {
-        self.bake_passes()
+        let mut passes = self.bake_passes();
+        if let Some(count) = &self.frame_count {
+            passes.push(count.target.offscreen());
+        }
+        passes
     }
 
     fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        if let Some(atlas) = &self.cache.atlas {
+        let bakes = self.bake_passes().len();
+        if index >= bakes {
+            if let Some(count) = &self.frame_count {
+                self.record_fragment_count(pass, count.clip);
+            }
+        } else if let Some(atlas) = &self.cache.atlas {
             atlas.record_bake(index, pass, &self.bind_groups[0]);
         }
     }

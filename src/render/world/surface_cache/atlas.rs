@@ -197,6 +197,8 @@ impl CacheAtlas {
             .map(|k| Offscreen {
                 label: label(k),
                 color: &self.levels[k],
+                depth: None,
+                clear: None,
             })
             .collect()
     }
