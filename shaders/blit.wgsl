@@ -1,6 +1,6 @@
 // Presents the offscreen frame on the window surface: one full-screen triangle.
 
-//!include srgb.inc.wgsl
+#include srgb.inc.wgsl
 
 @group(0) @binding(0) var frame_color: texture_2d<f32>;
 @group(0) @binding(1) var frame_sampler: sampler;

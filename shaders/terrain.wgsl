@@ -14,11 +14,13 @@
 // The test hooks (terrain_hooks.wgsl, cargo feature `test-hooks`) include this file and add their
 // own entry points.
 
-//!CLIP_DISTANCES_ENABLE
+#ifdef CLIP_DISTANCES
+enable clip_distances;
+#endif
 
-//!include terrain_vertex.inc.wgsl
-//!include octagon.inc.wgsl
-//!include srgb.inc.wgsl
+#include terrain_vertex.inc.wgsl
+#include octagon.inc.wgsl
+#include srgb.inc.wgsl
 
 struct TerrainView {
     // projection × view rotation: eye-relative position → clip
@@ -74,7 +76,9 @@ struct SurfaceOut {
     @location(4) morph: f32,
     // clip position again, for the outdoor octagon test per fragment
     @location(5) ndc: vec4<f32>,
-    //!CLIP_DISTANCES_OUT
+    #ifdef CLIP_DISTANCES
+    @builtin(clip_distances) clip_distances: array<f32, 8>,
+    #endif
 };
 
 // What the surface fragment stages read: SurfaceOut without the clip distances (a vertex-only
@@ -135,7 +139,9 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     out.level = m.level;
     out.morph = s.alpha;
     out.ndc = out.clip;
-    //!CLIP_DISTANCES_WRITE
+    #ifdef CLIP_DISTANCES
+    out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
+    #endif
     return out;
 }
 
@@ -217,7 +223,9 @@ fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32)
 
 @fragment
 fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
-    //!DISCARD_OUTSIDE
+    #ifndef CLIP_DISTANCES
+    if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
+    #endif
     return vec4<f32>(shade(in.rel, in.height, in.normal, in.level, in.morph), 1.0);
 }
 

@@ -5,7 +5,7 @@
 //   vs_reference           a full-resolution mesh with eye-relative positions and normals given as
 //                          vertex attributes (the brute-force oracle of the screen-space error test)
 
-//!include terrain.wgsl
+#include terrain.wgsl
 
 // ---- test hook: vertex positions as pixels ----
 
@@ -67,6 +67,8 @@ fn vs_reference(r: ReferenceVertex) -> SurfaceOut {
     out.level = 0u;
     out.morph = 0.0;
     out.ndc = out.clip;
-    //!CLIP_DISTANCES_WRITE
+    #ifdef CLIP_DISTANCES
+    out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
+    #endif
     return out;
 }

@@ -383,7 +383,7 @@ fn every_file_in_shaders_is_compiled_in_and_built() {
         let on_disk = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
         assert_eq!(*text, on_disk, "SOURCES[{name}] is another file's text");
         if name.ends_with(".inc.wgsl") {
-            let line = format!("//!include {name}");
+            let line = format!("#include {name}");
             assert!(includes.contains(&line), "{name} is included nowhere");
         } else {
             let built = variants

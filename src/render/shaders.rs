@@ -1,10 +1,14 @@
 //! WGSL sources as the program builds them: every variant goes through [`build`], so the naga
 //! test validates exactly what the GPU gets.
 //!
-//! Every file of `shaders/` is compiled in ([`SOURCES`]); nothing is read at run time. A line
-//! `//!include NAME` is replaced by the file `shaders/NAME`, itself expanded: shared code lives
-//! in `shaders/*.inc.wgsl`. A marker `//!NAME` elsewhere is where a variant puts its own text
-//! ([`substitute`]). A missing include, a missing marker or one left unreplaced is an error.
+//! Every file of `shaders/` is compiled in ([`SOURCES`]); nothing is read at run time. A small
+//! preprocessor reads lines that start with `#`:
+//! - `#include NAME` is replaced by the file `shaders/NAME`, itself expanded: shared code lives
+//!   in `shaders/*.inc.wgsl`;
+//! - `#ifdef NAME` / `#ifndef NAME` … `#else` … `#endif` keep or drop lines by the defines a
+//!   variant is built with; every name tested is one of [`DEFINES`], and every define given
+//!   must be tested somewhere in the shader, so neither a typo nor a variant that lost its part
+//!   goes unnoticed.
 
 /// Every file of `shaders/`, by name.
 pub(crate) const SOURCES: &[(&str, &str)] = &[
@@ -30,21 +34,83 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
         crate::terrain::vertex::VERTEX_WGSL,
     ),
     ("world.wgsl", include_str!("../../shaders/world.wgsl")),
+    (
+        "world_cache.inc.wgsl",
+        include_str!("../../shaders/world_cache.inc.wgsl"),
+    ),
+    (
+        "world_count.inc.wgsl",
+        include_str!("../../shaders/world_count.inc.wgsl"),
+    ),
+    (
+        "world_frame.inc.wgsl",
+        include_str!("../../shaders/world_frame.inc.wgsl"),
+    ),
+    (
+        "world_ids.inc.wgsl",
+        include_str!("../../shaders/world_ids.inc.wgsl"),
+    ),
+    (
+        "world_light.inc.wgsl",
+        include_str!("../../shaders/world_light.inc.wgsl"),
+    ),
+    (
+        "world_liquid.inc.wgsl",
+        include_str!("../../shaders/world_liquid.inc.wgsl"),
+    ),
+    (
+        "world_sky.inc.wgsl",
+        include_str!("../../shaders/world_sky.inc.wgsl"),
+    ),
+    (
+        "world_tints.inc.wgsl",
+        include_str!("../../shaders/world_tints.inc.wgsl"),
+    ),
+    (
+        "world_vertex.inc.wgsl",
+        include_str!("../../shaders/world_vertex.inc.wgsl"),
+    ),
 ];
 
 /// Includes nested deeper than this are taken for a cycle.
 const MAX_INCLUDE_DEPTH: usize = 8;
 
+/// The names a shader may test with `#ifdef`: what a variant can switch.
+pub(crate) const DEFINES: &[&str] = &[
+    // The adapter clips to the octagon with hardware clip distances (else a fragment discard).
+    "CLIP_DISTANCES",
+];
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ShaderError {
-    #[error("{shader}: no file shaders/{name}")]
-    MissingFile { shader: String, name: String },
-    #[error("{shader}: includes nest deeper than {MAX_INCLUDE_DEPTH} (a cycle?)")]
-    IncludeCycle { shader: String },
-    #[error("{shader}: no marker //!{marker} to replace")]
-    MissingMarker { shader: String, marker: String },
-    #[error("{shader}: marker //!{marker} left unreplaced")]
-    UnreplacedMarker { shader: String, marker: String },
+    #[error("{file}:{line}: no file shaders/{name}")]
+    MissingFile {
+        file: String,
+        line: usize,
+        name: String,
+    },
+    #[error("{file}:{line}: includes nest deeper than {MAX_INCLUDE_DEPTH} (a cycle?)")]
+    IncludeCycle { file: String, line: usize },
+    #[error(
+        "{file}:{line}: `{text}` is not a directive (#include, #ifdef, #ifndef, #else, #endif)"
+    )]
+    UnknownDirective {
+        file: String,
+        line: usize,
+        text: String,
+    },
+    #[error("{file}:{line}: {name} is not a define shaders can test (render::shaders::DEFINES)")]
+    UnknownDefine {
+        file: String,
+        line: usize,
+        name: String,
+    },
+    #[error("{file}:{line}: #else or #endif without #ifdef")]
+    UnmatchedEnd { file: String, line: usize },
+    #[error("{file}: #ifdef on line {line} is never closed by #endif")]
+    Unclosed { file: String, line: usize },
+    #[error("{shader}: built with {name}, which it never tests")]
+    UnusedDefine { shader: String, name: String },
 }
 
 /// The text of `shaders/{name}`.
@@ -52,107 +118,146 @@ pub(crate) fn source(name: &str) -> Option<&'static str> {
     SOURCES.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
-/// `shaders/{name}` with its includes expanded and every marker replaced ([`substitute`]).
-pub(crate) fn build(name: &str, markers: &[(&str, &str)]) -> Result<String, ShaderError> {
+/// `shaders/{name}` preprocessed with `defines` set (the module docs).
+pub(crate) fn build(name: &str, defines: &[&str]) -> Result<String, ShaderError> {
     let text = source(name).ok_or_else(|| ShaderError::MissingFile {
-        shader: name.into(),
+        file: name.into(),
+        line: 0,
         name: name.into(),
     })?;
-    substitute(name, &expand_includes(name, text)?, markers)
+    let mut pre = Preprocessor {
+        defines,
+        tested: Vec::new(),
+        out: String::with_capacity(text.len()),
+    };
+    pre.file(name, text, 0)?;
+    if let Some(unused) = defines.iter().find(|d| !pre.tested.contains(d)) {
+        return Err(ShaderError::UnusedDefine {
+            shader: name.into(),
+            name: (*unused).into(),
+        });
+    }
+    Ok(pre.out)
 }
 
-/// `text` (of the shader `shader`, for messages) with every `//!include NAME` line replaced by
-/// that file, expanded in turn.
-pub(crate) fn expand_includes(shader: &str, text: &str) -> Result<String, ShaderError> {
-    expand(shader, text, 0)
+/// One build's state: what is defined, which defines were tested, the text so far.
+struct Preprocessor<'d> {
+    defines: &'d [&'d str],
+    tested: Vec<&'d str>,
+    out: String,
 }
 
-fn expand(shader: &str, text: &str, depth: usize) -> Result<String, ShaderError> {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let Some(name) = line.trim().strip_prefix("//!include ") else {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        };
+/// An `#ifdef` being read: where it opened, whether its lines are kept.
+struct Branch {
+    line: usize,
+    keep: bool,
+}
+
+impl Preprocessor<'_> {
+    /// Appends `text` (the file `file`) preprocessed; a conditional closes in the file it opens.
+    fn file(&mut self, file: &str, text: &str, depth: usize) -> Result<(), ShaderError> {
+        let mut open: Vec<Branch> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let at = i + 1;
+            let keeping = open.iter().all(|b| b.keep);
+            let Some(directive) = line.trim().strip_prefix('#') else {
+                if keeping {
+                    self.out.push_str(line);
+                    self.out.push('\n');
+                }
+                continue;
+            };
+            let err_at = |e: fn(String, usize) -> ShaderError| e(file.into(), at);
+            let mut words = directive.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("include"), Some(name)) if keeping => self.include(file, at, name, depth)?,
+                (Some("include"), Some(_)) => {}
+                (Some(test @ ("ifdef" | "ifndef")), Some(name)) => {
+                    let defined = self.test(file, at, name)?;
+                    let keep = defined == (test == "ifdef");
+                    open.push(Branch { line: at, keep });
+                }
+                (Some("else"), None) => match open.last_mut() {
+                    Some(b) => b.keep = !b.keep,
+                    None => {
+                        return Err(err_at(|file, line| ShaderError::UnmatchedEnd {
+                            file,
+                            line,
+                        }))
+                    }
+                },
+                (Some("endif"), None) => {
+                    if open.pop().is_none() {
+                        return Err(err_at(|file, line| ShaderError::UnmatchedEnd {
+                            file,
+                            line,
+                        }));
+                    }
+                }
+                _ => {
+                    return Err(ShaderError::UnknownDirective {
+                        file: file.into(),
+                        line: at,
+                        text: line.trim().into(),
+                    })
+                }
+            }
+        }
+        match open.first() {
+            Some(b) => Err(ShaderError::Unclosed {
+                file: file.into(),
+                line: b.line,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn include(
+        &mut self,
+        file: &str,
+        line: usize,
+        name: &str,
+        depth: usize,
+    ) -> Result<(), ShaderError> {
         if depth == MAX_INCLUDE_DEPTH {
             return Err(ShaderError::IncludeCycle {
-                shader: shader.into(),
+                file: file.into(),
+                line,
             });
         }
-        let name = name.trim();
-        let included = source(name).ok_or_else(|| ShaderError::MissingFile {
-            shader: shader.into(),
+        let text = source(name).ok_or_else(|| ShaderError::MissingFile {
+            file: file.into(),
+            line,
             name: name.into(),
         })?;
-        out.push_str(&expand(shader, included, depth + 1)?);
+        self.file(name, text, depth + 1)
     }
-    Ok(out)
-}
 
-/// Replaces every marker `//!NAME` of `source` by the text `markers` gives NAME. A marker of
-/// `markers` that `source` lacks, or one of `source` that `markers` lacks, is an error: a
-/// variant cannot silently lose its part.
-pub(crate) fn substitute(
-    shader: &str,
-    source: &str,
-    markers: &[(&str, &str)],
-) -> Result<String, ShaderError> {
-    let mut out = String::with_capacity(source.len());
-    let mut used = vec![false; markers.len()];
-    let mut rest = source;
-    while let Some(at) = rest.find("//!") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 3..];
-        let len = after
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        let name = &after[..len];
-        let i = markers
-            .iter()
-            .position(|(m, _)| *m == name)
-            .ok_or_else(|| ShaderError::UnreplacedMarker {
-                shader: shader.into(),
-                marker: name.into(),
-            })?;
-        out.push_str(markers[i].1);
-        used[i] = true;
-        rest = &after[len..];
-    }
-    out.push_str(rest);
-    match used.iter().position(|u| !u) {
-        Some(i) => Err(ShaderError::MissingMarker {
-            shader: shader.into(),
-            marker: markers[i].0.into(),
-        }),
-        None => Ok(out),
+    /// Whether `name` is defined; it must be one of [`DEFINES`].
+    fn test(&mut self, file: &str, line: usize, name: &str) -> Result<bool, ShaderError> {
+        if !DEFINES.contains(&name) {
+            return Err(ShaderError::UnknownDefine {
+                file: file.into(),
+                line,
+                name: name.into(),
+            });
+        }
+        let defined = self.defines.iter().find(|d| **d == name);
+        if let Some(d) = defined {
+            if !self.tested.contains(d) {
+                self.tested.push(d);
+            }
+        }
+        Ok(defined.is_some())
     }
 }
 
-/// The octagon clipping markers: hardware clip distances (written by `write`), or a fragment
-/// discard (`discard`) where the adapter has none.
-fn clip_markers(
-    clip_distances: bool,
-    write: &'static str,
-    discard: &'static str,
-) -> [(&'static str, &'static str); 4] {
+/// The defines of a variant that clips to the octagon by hardware clip distances or not.
+fn clip_defines(clip_distances: bool) -> &'static [&'static str] {
     if clip_distances {
-        [
-            ("CLIP_DISTANCES_ENABLE", "enable clip_distances;"),
-            (
-                "CLIP_DISTANCES_OUT",
-                "@builtin(clip_distances) clip_distances: array<f32, 8>,",
-            ),
-            ("CLIP_DISTANCES_WRITE", write),
-            ("DISCARD_OUTSIDE", ""),
-        ]
+        &["CLIP_DISTANCES"]
     } else {
-        [
-            ("CLIP_DISTANCES_ENABLE", ""),
-            ("CLIP_DISTANCES_OUT", ""),
-            ("CLIP_DISTANCES_WRITE", ""),
-            ("DISCARD_OUTSIDE", discard),
-        ]
+        &[]
     }
 }
 
@@ -160,50 +265,33 @@ fn clip_markers(
 /// CPU reference), clipping the surface to the outdoor octagon by hardware clip distances or by
 /// fragment discard.
 pub fn terrain(clip_distances: bool) -> String {
-    build("terrain.wgsl", &terrain_markers(clip_distances))
-        .expect("shaders/terrain.wgsl: an include or marker is missing")
+    build("terrain.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The terrain shader with the entry points of the test hooks (shaders/terrain_hooks.wgsl).
 #[cfg(feature = "test-hooks")]
 pub fn terrain_hooks(clip_distances: bool) -> String {
-    build("terrain_hooks.wgsl", &terrain_markers(clip_distances))
-        .expect("shaders/terrain_hooks.wgsl: an include or marker is missing")
-}
-
-fn terrain_markers(clip_distances: bool) -> [(&'static str, &'static str); 4] {
-    clip_markers(
-        clip_distances,
-        "out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);",
-        "if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }",
-    )
+    build("terrain_hooks.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The world shader with octagon clipping by hardware clip distances or by fragment discard.
 pub fn world(clip_distances: bool) -> String {
-    let markers = clip_markers(
-        clip_distances,
-        "out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);",
-        "if outside_record(in.clip_pos, in.slot) { discard; }",
-    );
-    build("world.wgsl", &markers).expect("shaders/world.wgsl: an include or marker is missing")
+    build("world.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The culling overlays' shader (lines, overdraw heatmap).
 pub fn overlay() -> String {
-    build("overlay.wgsl", &[])
-        .expect("shaders/overlay.wgsl: an include is missing or a marker left")
+    build("overlay.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The present pass's shader.
 pub fn blit() -> String {
-    build("blit.wgsl", &[]).expect("shaders/blit.wgsl: an include is missing or a marker left")
+    build("blit.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The surface cache's mip shader.
 pub fn cache_mip() -> String {
-    build("cache_mip.wgsl", &[])
-        .expect("shaders/cache_mip.wgsl: an include is missing or a marker left")
+    build("cache_mip.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every shader variant the program can build, for validation; a name starts with the file the
@@ -231,74 +319,94 @@ pub fn all_variants() -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    /// `text` preprocessed as a file of its own (named "t") with `defines`.
+    fn run(text: &str, defines: &[&str]) -> Result<String, ShaderError> {
+        let mut pre = Preprocessor {
+            defines,
+            tested: Vec::new(),
+            out: String::new(),
+        };
+        pre.file("t", text, 0).map(|()| pre.out)
+    }
+
     #[test]
     fn includes_expand_in_place_and_nest() {
-        let s = expand_includes("t", "a\n//!include octagon.inc.wgsl\nb\n").unwrap();
+        let s = run("a\n#include octagon.inc.wgsl\nb\n", &[]).unwrap();
         assert!(s.starts_with("a\n// Screen octagons"));
         assert!(s.contains("fn outside_octagon("));
         assert!(s.ends_with("}\nb\n"));
         // terrain.wgsl includes the vertex functions, which survive a second level.
-        let twice = expand_includes("t", "//!include terrain.wgsl").unwrap();
+        let twice = run("#include terrain.wgsl", &[]).unwrap();
         assert!(twice.contains("fn terrain_vertex("));
-        assert!(!twice.contains("//!include"));
+        assert!(!twice.lines().any(|l| l.trim_start().starts_with('#')));
     }
 
     #[test]
-    fn a_missing_include_is_an_error() {
-        assert_eq!(
-            expand_includes("world.wgsl", "x\n  //!include nope.inc.wgsl\n"),
-            Err(ShaderError::MissingFile {
-                shader: "world.wgsl".into(),
-                name: "nope.inc.wgsl".into()
-            })
-        );
+    fn a_missing_include_is_an_error_at_its_line() {
+        let err = run("x\n  #include nope.inc.wgsl\n", &[]).unwrap_err();
+        assert_eq!(err.to_string(), "t:2: no file shaders/nope.inc.wgsl");
     }
 
     #[test]
-    fn markers_are_replaced_as_whole_names() {
-        let s = substitute("t", "a //!B c //!BC\n//!B", &[("B", "1"), ("BC", "2")]);
-        assert_eq!(s.as_deref(), Ok("a 1 c 2\n1"));
+    fn ifdef_keeps_one_branch_and_nests() {
+        let text = "a\n#ifdef CLIP_DISTANCES\nb\n#ifndef CLIP_DISTANCES\nc\n#else\nd\n#endif\n#else\ne\n#endif\nf\n";
+        assert_eq!(run(text, &["CLIP_DISTANCES"]).unwrap(), "a\nb\nd\nf\n");
+        assert_eq!(run(text, &[]).unwrap(), "a\ne\nf\n");
+        // An include in a dropped branch is not read (nor its errors).
+        let text = "#ifdef CLIP_DISTANCES\n#include nope.inc.wgsl\n#endif\n";
+        assert_eq!(run(text, &[]).unwrap(), "");
     }
 
     #[test]
-    fn a_missing_marker_is_reported() {
-        let err = substitute("t", "a //!B", &[("B", "1"), ("DISCARD_OUTSIDE", "")]);
-        assert_eq!(
-            err,
-            Err(ShaderError::MissingMarker {
-                shader: "t".into(),
-                marker: "DISCARD_OUTSIDE".into()
-            })
-        );
-        // The blit shader clips nothing: it has no clip markers.
-        let err = build("blit.wgsl", &clip_markers(false, "", "")).unwrap_err();
+    fn a_misspelt_define_or_an_unbalanced_branch_is_an_error() {
+        let err = run("a\n#ifdef CLIP_DISTANCE\n#endif\n", &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "blit.wgsl: no marker //!CLIP_DISTANCES_ENABLE to replace"
+            "t:2: CLIP_DISTANCE is not a define shaders can test (render::shaders::DEFINES)"
         );
-    }
-
-    #[test]
-    fn an_unreplaced_marker_is_reported() {
-        assert_eq!(
-            substitute("t", "a //!B //!C", &[("B", "1")]),
-            Err(ShaderError::UnreplacedMarker {
-                shader: "t".into(),
-                marker: "C".into()
-            })
-        );
-        // The world shader with one clip marker forgotten.
-        let err = build("world.wgsl", &clip_markers(false, "", "")[..3]).unwrap_err();
+        let err = run("#ifdef CLIP_DISTANCES\nx\n", &[]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "world.wgsl: marker //!DISCARD_OUTSIDE left unreplaced"
+            "t: #ifdef on line 1 is never closed by #endif"
+        );
+        let err = run("x\n#endif\n", &[]).unwrap_err();
+        assert_eq!(err.to_string(), "t:2: #else or #endif without #ifdef");
+        let err = run("#if CLIP_DISTANCES\n", &[]).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("t:1: `#if CLIP_DISTANCES` is not a directive"));
+    }
+
+    #[test]
+    fn a_define_the_shader_never_tests_is_an_error() {
+        // The blit shader clips nothing: it has no octagon clipping to switch.
+        let err = build("blit.wgsl", &["CLIP_DISTANCES"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "blit.wgsl: built with CLIP_DISTANCES, which it never tests"
         );
     }
 
     #[test]
-    fn every_variant_builds() {
+    fn every_variant_differs_only_where_it_clips() {
         for (name, source) in all_variants() {
-            assert!(!source.contains("//!"), "{name}");
+            assert!(
+                !source.lines().any(|l| l.trim_start().starts_with('#')),
+                "{name}: a directive left"
+            );
+        }
+        // With clip distances nothing discards outside the octagon; without, nothing writes
+        // clip distances.
+        for (clip, yes, no) in [
+            (true, "clip_distances", "outside_record("),
+            (false, "outside_record(", "clip_distances"),
+        ] {
+            let w = world(clip);
+            let body = &w[w.find("@vertex").unwrap()..];
+            assert!(
+                body.contains(yes) && !body.contains(no),
+                "world, clip distances {clip}"
+            );
         }
     }
 }

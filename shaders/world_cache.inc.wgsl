@@ -1,0 +1,105 @@
+// The surface cache's entry points: drawing cached surfaces with one fetch, and baking
+// surfaces into the atlas.
+
+// The surface cache (render::world::surface_cache): the atlas of baked surfaces and, per level
+// surface, the map from its texture coordinates to its region. Group 1 of the cached pipeline.
+@group(1) @binding(0) var surface_cache: texture_2d<f32>;
+@group(1) @binding(1) var cache_sampler: sampler;
+@group(1) @binding(2) var<storage, read> cache_regions: array<vec4<f32>>;
+
+struct CachedOut {
+    @builtin(position) clip: vec4<f32>,
+    #ifdef CLIP_DISTANCES
+    @builtin(clip_distances) clip_distances: array<f32, 8>,
+    #endif
+    @location(0) cache_uv: vec2<f32>,
+    @location(1) @interpolate(flat) slot: u32,
+    @location(2) clip_pos: vec4<f32>,
+};
+
+struct CachedIn {
+    @location(0) cache_uv: vec2<f32>,
+    @location(1) @interpolate(flat) slot: u32,
+    @location(2) clip_pos: vec4<f32>,
+};
+
+// The camera's cached opaque surfaces: placed and clipped as vs_main does, and sent to their
+// regions of the atlas.
+@vertex
+fn vs_cached(v: WorldVertex, @builtin(instance_index) slot: u32) -> CachedOut {
+    var out: CachedOut;
+    let record = records[slot];
+    let clip = frame.views[record.view].view_proj * vec4<f32>(v.position + record.origin.xyz, 1.0);
+    out.clip = clip;
+    #ifdef CLIP_DISTANCES
+    out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);
+    #endif
+    let region = cache_regions[v.surface];
+    out.cache_uv = v.uv * region.xy + region.zw;
+    out.slot = slot;
+    out.clip_pos = clip;
+    return out;
+}
+
+// One fetch: the surface as fs_opaque shades it, baked.
+@fragment
+fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    return vec4<f32>(textureSample(surface_cache, cache_sampler, in.cache_uv).rgb, 1.0);
+}
+
+// A surface's region of the atlas as the bake draws it: the corners of its texel grid.
+struct BakeVertex {
+    @location(0) position: vec2<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) lightmap_uv: vec2<f32>,
+    @location(3) lm_min: vec2<f32>,
+    @location(4) lm_max: vec2<f32>,
+    @location(5) layer: u32,
+    @location(6) flags: u32,
+    @location(7) styles: u32,
+    @location(8) unlit: f32,
+    @location(9) lod: f32,
+};
+
+struct BakeOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+    @location(1) lightmap_uv: vec2<f32>,
+    @location(2) @interpolate(flat) lm_min: vec2<f32>,
+    @location(3) @interpolate(flat) lm_max: vec2<f32>,
+    @location(4) @interpolate(flat) layer: u32,
+    @location(5) @interpolate(flat) flags: u32,
+    @location(6) @interpolate(flat) style_scales: vec4<f32>,
+    @location(7) @interpolate(flat) unlit: f32,
+    @location(8) @interpolate(flat) lod: f32,
+};
+
+@vertex
+fn vs_bake(v: BakeVertex) -> BakeOut {
+    var out: BakeOut;
+    out.clip = vec4<f32>(v.position, 0.0, 1.0);
+    out.uv = v.uv;
+    out.lightmap_uv = v.lightmap_uv;
+    out.lm_min = v.lm_min;
+    out.lm_max = v.lm_max;
+    out.layer = v.layer;
+    out.flags = v.flags;
+    let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
+    out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
+    out.unlit = v.unlit;
+    out.lod = v.lod;
+    return out;
+}
+
+// Each atlas texel: the material texel it stands for (at the region's level) lit at its
+// centre, as fs_opaque would light it there. The lightmap is read no further out than the
+// centres of the surface's border luxels (the region's padding reaches past them).
+@fragment
+fn fs_bake(in: BakeOut) -> @location(0) vec4<f32> {
+    let tex = textureSampleLevel(materials, material_sampler, in.uv, in.layer, in.lod);
+    let lightmap_uv = clamp(in.lightmap_uv, in.lm_min, in.lm_max);
+    return vec4<f32>(lit_opaque(tex, lightmap_uv, in.style_scales, in.flags, vec3<f32>(in.unlit)), 1.0);
+}

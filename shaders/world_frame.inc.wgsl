@@ -1,0 +1,50 @@
+// The world shader's frame: its views, per-draw records, bindings (group 0) and flag bits.
+
+// A view: the camera (0), or the view through a mirror or teleporter portal.
+struct WorldView {
+    view_proj: mat4x4<f32>,
+    // Fragments with dot(clip_plane, (p, 1)) < 0 lie on the near side of the portal: discarded.
+    clip_plane: vec4<f32>,
+    // The eye in this view's space.
+    eye: vec4<f32>,
+};
+
+struct WorldFrame {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    // x: time in seconds, y: lightmap scale (2 = Quake overbright), z: 1 = fullbright debug,
+    // w: 1 = sky surfaces show the cubemap skybox
+    params: vec4<f32>,
+    // Every light style's brightness this frame (style s is styles[s / 4][s % 4]).
+    styles: array<vec4<f32>, 16>,
+    views: array<WorldView, 8>,
+};
+
+struct DrawRecord {
+    oct_min: vec4<f32>,
+    oct_max: vec4<f32>,
+    view: u32,
+    cell: u32,
+    // Portals the flow crossed to reach the cell (the depth tint).
+    depth: u32,
+    // An object lit where it is: RGB bytes, 64 = 1 (render::world::draws::LIGHT_UNIT).
+    light: u32,
+    // Object translation (zero for cells).
+    origin: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> frame: WorldFrame;
+@group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
+// RGB: a one-style surface's light; a surface with several styles has slot k in channel k
+// (render::world::light_atlas).
+@group(0) @binding(2) var lightmap: texture_2d<f32>;
+@group(0) @binding(3) var lightmap_sampler: sampler;
+@group(0) @binding(4) var materials: texture_2d_array<f32>;
+@group(0) @binding(5) var material_sampler: sampler;
+@group(0) @binding(6) var skybox: texture_cube<f32>;
+
+const SURFACE_SKY: u32 = 1u;
+const SURFACE_LIQUID: u32 = 2u;
+const VERTEX_NO_LIGHTMAP: u32 = 65536u;
+const LIGHT_UNIT: u32 = 64u;
+const VERTEX_PACKED_STYLES: u32 = 131072u;

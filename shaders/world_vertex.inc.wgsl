@@ -1,0 +1,82 @@
+// The world's vertices: placed by their draw record's view and origin, clipped to its
+// octagon, with each lightmap slot's style brightness looked up once per vertex.
+
+struct WorldVertex {
+    @location(0) position: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) lightmap_uv: vec2<f32>,
+    @location(3) layer: u32,
+    @location(4) flags: u32,
+    @location(5) surface: u32,
+    @location(6) styles: u32,
+    @location(7) unlit: f32,
+};
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    #ifdef CLIP_DISTANCES
+    @builtin(clip_distances) clip_distances: array<f32, 8>,
+    #endif
+    @location(0) uv: vec2<f32>,
+    @location(1) lightmap_uv: vec2<f32>,
+    @location(2) @interpolate(flat) layer: u32,
+    @location(3) @interpolate(flat) flags: u32,
+    @location(4) @interpolate(flat) slot: u32,
+    @location(5) world: vec3<f32>,
+    @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
+    // This frame's brightness of each lightmap slot's style (0 for empty slots): looked up
+    // per vertex, not per fragment.
+    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
+    // record's light (a moving object's, sampled below it).
+    @location(9) @interpolate(flat) unlit: vec3<f32>,
+};
+
+// The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
+struct FragmentIn {
+    @location(0) uv: vec2<f32>,
+    @location(1) lightmap_uv: vec2<f32>,
+    @location(2) @interpolate(flat) layer: u32,
+    @location(3) @interpolate(flat) flags: u32,
+    @location(4) @interpolate(flat) slot: u32,
+    @location(5) world: vec3<f32>,
+    @location(6) clip_pos: vec4<f32>,
+    @location(7) @interpolate(flat) surface: u32,
+    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
+    // record's light (a moving object's, sampled below it).
+    @location(9) @interpolate(flat) unlit: vec3<f32>,
+};
+
+@vertex
+fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
+    var out: VertexOut;
+    let record = records[slot];
+    let world = v.position + record.origin.xyz;
+    let clip = frame.views[record.view].view_proj * vec4<f32>(world, 1.0);
+    out.clip = clip;
+    #ifdef CLIP_DISTANCES
+    out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);
+    #endif
+    out.uv = v.uv;
+    out.lightmap_uv = v.lightmap_uv;
+    out.layer = v.layer;
+    out.flags = v.flags;
+    out.slot = slot;
+    out.world = world;
+    out.clip_pos = clip;
+    out.surface = v.surface;
+    let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
+    out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
+    out.unlit = v.unlit * unpack4x8unorm(record.light).rgb * (255.0 / f32(LIGHT_UNIT));
+    return out;
+}
+
+#ifndef CLIP_DISTANCES
+// Outside the octagon of the fragment's draw record (the discard fallback).
+fn outside_record(clip: vec4<f32>, slot: u32) -> bool {
+    let r = records[slot];
+    return outside_octagon(clip.xy / clip.w, r.oct_min, r.oct_max);
+}
+#endif
