@@ -51,6 +51,32 @@ pub enum AtlasError {
 /// Packs `blocks` into one atlas; returns the atlas and, per block in input order, its interior
 /// rectangle. An empty input gives a 1×1 black atlas.
 pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), AtlasError> {
+    let (area, layers) = check_blocks(blocks)?;
+    if blocks.is_empty() {
+        return Ok((
+            Lightmaps {
+                width: 1,
+                height: 1,
+                texels: vec![0; 3],
+            },
+            Vec::new(),
+        ));
+    }
+    let ((w, h), origins) = place(blocks, area)?;
+    let (texels, rects) = copy_blocks(blocks, &origins, (w, h), layers);
+    Ok((
+        Lightmaps {
+            width: w,
+            height: h,
+            texels,
+        },
+        rects,
+    ))
+}
+
+/// The atlas area the blocks need with their borders, and the most layers one has; a block
+/// whose size and data disagree is an error.
+fn check_blocks(blocks: &[LuxelBlock]) -> Result<(u64, usize), AtlasError> {
     let mut area: u64 = 0;
     let mut layers = 1;
     for (index, b) in blocks.iter().enumerate() {
@@ -74,16 +100,12 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
         area += (b.width + 2 * BORDER) as u64 * (b.height + 2 * BORDER) as u64;
         layers = layers.max((len / expected) as usize);
     }
-    if blocks.is_empty() {
-        return Ok((
-            Lightmaps {
-                width: 1,
-                height: 1,
-                texels: vec![0; 3],
-            },
-            Vec::new(),
-        ));
-    }
+    Ok((area, layers))
+}
+
+/// The atlas size and each block's origin (with its border): starts near the square that
+/// holds `area` and grows the shorter side until all fit.
+fn place(blocks: &[LuxelBlock], area: u64) -> Result<((u32, u32), Vec<(u32, u32)>), AtlasError> {
     let too_large = || AtlasError::TooLarge {
         blocks: blocks.len(),
         luxels: blocks
@@ -92,7 +114,6 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
             .sum(),
         max: MAX_ATLAS_SIDE,
     };
-
     // Tallest blocks first packs tighter with a guillotine allocator.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by_key(|&i| {
@@ -102,8 +123,6 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
             i,
         )
     });
-
-    // Start near the square that holds the total area, grow the shorter side until all fit.
     let side = ((area as f64 * 1.1).sqrt().ceil() as u64)
         .next_power_of_two()
         .clamp(64, MAX_ATLAS_SIDE as u64) as u32;
@@ -111,30 +130,9 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
     if (w as u64 * h as u64) < area {
         h = side;
     }
-    let options = AllocatorOptions {
-        small_size_threshold: 8,
-        large_size_threshold: 64,
-        ..AllocatorOptions::default()
-    };
-    let origins = loop {
-        let mut alloc = SimpleAtlasAllocator::with_options(size2(w as i32, h as i32), &options);
-        let mut origins = vec![(0u32, 0u32); blocks.len()];
-        let mut ok = true;
-        for &i in &order {
-            let b = &blocks[i];
-            match alloc.allocate(size2(
-                (b.width + 2 * BORDER) as i32,
-                (b.height + 2 * BORDER) as i32,
-            )) {
-                Some(r) => origins[i] = (r.min.x as u32, r.min.y as u32),
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            break origins;
+    loop {
+        if let Some(origins) = try_place(blocks, &order, (w, h)) {
+            return Ok(((w, h), origins));
         }
         if h < w {
             h *= 2;
@@ -146,12 +144,45 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
         if h > MAX_ATLAS_SIDE {
             return Err(too_large());
         }
-    };
+    }
+}
 
+/// Each block's origin in a `w`×`h` atlas, allocated in `order`; `None` if one does not fit.
+fn try_place(
+    blocks: &[LuxelBlock],
+    order: &[usize],
+    (w, h): (u32, u32),
+) -> Option<Vec<(u32, u32)>> {
+    let options = AllocatorOptions {
+        small_size_threshold: 8,
+        large_size_threshold: 64,
+        ..AllocatorOptions::default()
+    };
+    let mut alloc = SimpleAtlasAllocator::with_options(size2(w as i32, h as i32), &options);
+    let mut origins = vec![(0u32, 0u32); blocks.len()];
+    for &i in order {
+        let b = &blocks[i];
+        let r = alloc.allocate(size2(
+            (b.width + 2 * BORDER) as i32,
+            (b.height + 2 * BORDER) as i32,
+        ))?;
+        origins[i] = (r.min.x as u32, r.min.y as u32);
+    }
+    Some(origins)
+}
+
+/// The atlas texels (`layers` layers of `w`×`h` RGB) with every block copied to its origin,
+/// its edge luxels repeated into its border, and each block's interior rectangle.
+fn copy_blocks(
+    blocks: &[LuxelBlock],
+    origins: &[(u32, u32)],
+    (w, h): (u32, u32),
+    layers: usize,
+) -> (Vec<u8>, Vec<LightmapRect>) {
     let layer_bytes = w as usize * h as usize * 3;
     let mut texels = vec![0u8; layer_bytes * layers];
     let mut rects = Vec::with_capacity(blocks.len());
-    for (b, &(ox, oy)) in blocks.iter().zip(&origins) {
+    for (b, &(ox, oy)) in blocks.iter().zip(origins) {
         let (bw, bh) = (b.width as usize, b.height as usize);
         for (l, rgb) in b.rgb.chunks_exact(bw * bh * 3).enumerate() {
             let layer = &mut texels[l * layer_bytes..(l + 1) * layer_bytes];
@@ -173,14 +204,7 @@ pub fn pack(blocks: &[LuxelBlock]) -> Result<(Lightmaps, Vec<LightmapRect>), Atl
             height: b.height,
         });
     }
-    Ok((
-        Lightmaps {
-            width: w,
-            height: h,
-            texels,
-        },
-        rects,
-    ))
+    (texels, rects)
 }
 
 #[cfg(test)]

@@ -204,43 +204,6 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
     }
     let (ours, _) = crate::compile::compile(&map, &Default::default()).unwrap();
     let theirs = crate::import::q1::load(&bsp).unwrap();
-    let sample = |level: &Level, s: &Surface, p: Vec3| -> Option<f32> {
-        let r = s.lightmap?;
-        let f = LuxelFrame::new(s, Vec3::ZERO)?;
-        // Invert the frame: uv of p by least squares on the two edges.
-        let d = p - f.origin;
-        let (a, b, c) = (f.e1.dot(f.e1), f.e1.dot(f.e2), f.e2.dot(f.e2));
-        let (x, y) = (d.dot(f.e1), d.dot(f.e2));
-        let det = a * c - b * b;
-        let (s_, t_) = ((c * x - b * y) / det, (a * y - b * x) / det);
-        let ds = Vec2::new(f.inv[0][0], f.inv[0][1]);
-        let dt = Vec2::new(f.inv[1][0], f.inv[1][1]);
-        // s = ds·(uv − uv0), t = dt·(uv − uv0): solve for uv.
-        let m = glam::Mat2::from_cols(Vec2::new(ds.x, dt.x), Vec2::new(ds.y, dt.y));
-        let uv = f.uv0 + m.inverse() * Vec2::new(s_, t_);
-        let (u, v) = (uv.x - 0.5, uv.y - 0.5);
-        if u < 0.0 || v < 0.0 || u > (r.width - 1) as f32 || v > (r.height - 1) as f32 {
-            return None;
-        }
-        let (i, j) = (u.floor() as u32, v.floor() as u32);
-        let (fu, fv) = (u - i as f32, v - j as f32);
-        let at = |i: u32, j: u32| {
-            let (i, j) = (i.min(r.width - 1), j.min(r.height - 1));
-            level.lightmaps.texels[((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3]
-                as f32
-        };
-        let top = at(i, j) * (1.0 - fu) + at(i + 1, j) * fu;
-        let bottom = at(i, j + 1) * (1.0 - fu) + at(i + 1, j + 1) * fu;
-        Some(top * (1.0 - fv) + bottom * fv)
-    };
-    let inside = |s: &Surface, p: Vec3| {
-        let n = s.normal;
-        s.indices.chunks_exact(3).any(|t| {
-            let v = |k: u32| s.vertices[t[k as usize] as usize].position;
-            let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
-            e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
-        })
-    };
     let world: Vec<usize> = ours
         .cells
         .iter()
@@ -260,18 +223,18 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         }
         let v = |k: usize| s.vertices[s.indices[t * 3 + k] as usize].position;
         let p = v(0) + (v(1) - v(0)) * a + (v(2) - v(0)) * b;
-        let Some(mine) = sample(&ours, s, p) else {
+        let Some(mine) = lightmap_at(&ours, s, p) else {
             continue;
         };
         let Some(other) = theirs.surfaces.iter().find(|o| {
             o.flags == 0
                 && o.normal.dot(s.normal) > 0.999
                 && (o.normal.dot(p - o.vertices[0].position)).abs() < 0.5
-                && inside(o, p)
+                && surface_holds(o, p)
         }) else {
             continue;
         };
-        if let Some(shipped) = sample(&theirs, other, p) {
+        if let Some(shipped) = lightmap_at(&theirs, other, p) {
             pairs.push((mine, shipped));
         }
     }
@@ -312,4 +275,45 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         close > 0.8,
         "only {close} of the points within 16 of the shipped light"
     );
+}
+
+/// The light (red byte, bilinear) of `s`'s lightmap at the point `p` on it; `None` outside
+/// its luxel grid.
+fn lightmap_at(level: &Level, s: &Surface, p: Vec3) -> Option<f32> {
+    let r = s.lightmap?;
+    let f = LuxelFrame::new(s, Vec3::ZERO)?;
+    // Invert the frame: uv of p by least squares on the two edges.
+    let d = p - f.origin;
+    let (a, b, c) = (f.e1.dot(f.e1), f.e1.dot(f.e2), f.e2.dot(f.e2));
+    let (x, y) = (d.dot(f.e1), d.dot(f.e2));
+    let det = a * c - b * b;
+    let (s_, t_) = ((c * x - b * y) / det, (a * y - b * x) / det);
+    let ds = Vec2::new(f.inv[0][0], f.inv[0][1]);
+    let dt = Vec2::new(f.inv[1][0], f.inv[1][1]);
+    // s = ds·(uv − uv0), t = dt·(uv − uv0): solve for uv.
+    let m = glam::Mat2::from_cols(Vec2::new(ds.x, dt.x), Vec2::new(ds.y, dt.y));
+    let uv = f.uv0 + m.inverse() * Vec2::new(s_, t_);
+    let (u, v) = (uv.x - 0.5, uv.y - 0.5);
+    if u < 0.0 || v < 0.0 || u > (r.width - 1) as f32 || v > (r.height - 1) as f32 {
+        return None;
+    }
+    let (i, j) = (u.floor() as u32, v.floor() as u32);
+    let (fu, fv) = (u - i as f32, v - j as f32);
+    let at = |i: u32, j: u32| {
+        let (i, j) = (i.min(r.width - 1), j.min(r.height - 1));
+        level.lightmaps.texels[((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3] as f32
+    };
+    let top = at(i, j) * (1.0 - fu) + at(i + 1, j) * fu;
+    let bottom = at(i, j + 1) * (1.0 - fu) + at(i + 1, j + 1) * fu;
+    Some(top * (1.0 - fv) + bottom * fv)
+}
+
+/// Whether `p` (on `s`'s plane) lies in one of `s`'s triangles.
+fn surface_holds(s: &Surface, p: Vec3) -> bool {
+    let n = s.normal;
+    s.indices.chunks_exact(3).any(|t| {
+        let v = |k: u32| s.vertices[t[k as usize] as usize].position;
+        let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
+        e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
+    })
 }

@@ -85,6 +85,36 @@ struct PendingView {
     portal: u32,
 }
 
+/// Where a view through a mirror or teleporter starts: the cell beyond, seen through
+/// `octagon`, across `portal` of the view `parent`.
+struct Beyond {
+    cell: u32,
+    octagon: Octagon,
+    portal: u32,
+    parent: u32,
+}
+
+impl PendingView {
+    /// The view through the portal on `plane` with transform `m`, seen from this one; it
+    /// keeps what lies beyond the portal plane as seen from the eye.
+    fn through(&self, plane: &Plane, m: Mat4, beyond: Beyond) -> PendingView {
+        let d = plane.distance(self.eye);
+        let s = if d > 0.0 { -1.0 } else { 1.0 };
+        let plane = Vec4::new(plane.normal.x, plane.normal.y, plane.normal.z, -plane.dist) * s;
+        PendingView {
+            view_proj: self.view_proj * m,
+            eye: m.inverse().transform_point3(self.eye),
+            cell: beyond.cell,
+            octagon: beyond.octagon,
+            clip_plane: m.transpose() * plane,
+            mirrored: self.mirrored ^ (m.determinant() < 0.0),
+            depth: self.depth + 1,
+            parent: beyond.parent,
+            portal: beyond.portal,
+        }
+    }
+}
+
 /// Views through mirrors and teleporters per frame, nested at most this deep.
 pub const MAX_VIEWS: usize = 8;
 pub const MAX_VIEW_DEPTH: u32 = 2;
@@ -287,22 +317,9 @@ impl PortalFlow {
         pending: &mut Vec<PendingView>,
         out: &mut VisibleSet,
     ) {
-        self.frame = self.frame.wrapping_add(1);
-        if self.frame == 0 {
-            self.stamp.fill(0);
-            self.frame = 1;
-        }
-        let frame = self.frame;
+        self.start_view(view);
         let view_proj = view.view_proj;
         let eye = view.eye;
-        let eye_cell = view.cell;
-
-        self.queue.clear();
-        self.order.clear();
-        self.reach(eye_cell, view.octagon);
-        self.depth[eye_cell as usize] = 0;
-        self.queue.push((Reverse(0), eye_cell));
-        self.queued[eye_cell as usize] = true;
 
         while let Some((_, cell)) = self.queue.pop() {
             let ci = cell as usize;
@@ -384,57 +401,18 @@ impl PortalFlow {
                     self.record(pi, index, target, outcome);
                     if opens {
                         let m = self.transforms[ti as usize];
-                        // Keep what lies beyond the portal plane as seen from the eye.
-                        let s = if d > 0.0 { -1.0 } else { 1.0 };
-                        let plane = Vec4::new(
-                            portal.plane.normal.x,
-                            portal.plane.normal.y,
-                            portal.plane.normal.z,
-                            -portal.plane.dist,
-                        ) * s;
-                        pending.push(PendingView {
-                            view_proj: view_proj * m,
-                            eye: m.inverse().transform_point3(eye),
+                        let beyond = Beyond {
                             cell: target,
                             octagon,
-                            clip_plane: m.transpose() * plane,
-                            mirrored: view.mirrored ^ (m.determinant() < 0.0),
-                            depth: view.depth + 1,
-                            parent: index,
                             portal: pid as u32,
-                        });
+                            parent: index,
+                        };
+                        pending.push(view.through(&portal.plane, m, beyond));
                     }
                     continue;
                 }
                 self.record(pi, index, target, PortalOutcome::Passed);
-                let ti = target as usize;
-                let grew = if self.stamp[ti] != frame {
-                    self.reach(target, octagon);
-                    self.depth[ti] = self.depth[ci].saturating_add(1);
-                    true
-                } else {
-                    let old = self.octagon[ti];
-                    let new = old.union(&octagon);
-                    if new != old {
-                        self.octagon[ti] = new;
-                        true
-                    } else {
-                        false
-                    }
-                };
-                if grew && !self.queued[ti] {
-                    if self.visits[ti] >= self.max_visits && self.octagon[ti] != Octagon::FULL {
-                        // Conservative: stop refining, widen to the whole screen (it cannot
-                        // grow again). A cell that just grew to the whole screen by a union
-                        // is expanded once more too, or what lies past it is cut short.
-                        stats.fallbacks += 1;
-                        self.octagon[ti] = Octagon::FULL;
-                    }
-                    self.queued[ti] = true;
-                    // Key: the portal's distance from the eye (non-negative floats order like
-                    // their bit patterns).
-                    self.queue.push((Reverse(d.abs().to_bits()), target));
-                }
+                self.flow_into(target, octagon, (cell, d), stats);
             }
         }
         out.cells.extend(self.order.iter().map(|&c| VisibleCell {
@@ -445,6 +423,63 @@ impl PortalFlow {
         out.flow_depth
             .extend(self.order.iter().map(|&c| self.depth[c as usize]));
         stats.cells_reached += self.order.len() as u32;
+    }
+
+    /// A new frame stamp (cells not stamped with it are unreached) and the queue holding only
+    /// the view's eye cell.
+    fn start_view(&mut self, view: &PendingView) {
+        self.frame = self.frame.wrapping_add(1);
+        if self.frame == 0 {
+            self.stamp.fill(0);
+            self.frame = 1;
+        }
+        let eye_cell = view.cell;
+        self.queue.clear();
+        self.order.clear();
+        self.reach(eye_cell, view.octagon);
+        self.depth[eye_cell as usize] = 0;
+        self.queue.push((Reverse(0), eye_cell));
+        self.queued[eye_cell as usize] = true;
+    }
+
+    /// The flow passes a portal of `from` at distance `d` from the eye into `target` seen
+    /// through `octagon`: `target` is reached, or its octagon grows; either way it is queued
+    /// again unless already queued.
+    fn flow_into(
+        &mut self,
+        target: u32,
+        octagon: Octagon,
+        (from, d): (u32, f32),
+        stats: &mut FlowStats,
+    ) {
+        let ti = target as usize;
+        let grew = if self.stamp[ti] != self.frame {
+            self.reach(target, octagon);
+            self.depth[ti] = self.depth[from as usize].saturating_add(1);
+            true
+        } else {
+            let old = self.octagon[ti];
+            let new = old.union(&octagon);
+            if new != old {
+                self.octagon[ti] = new;
+                true
+            } else {
+                false
+            }
+        };
+        if grew && !self.queued[ti] {
+            if self.visits[ti] >= self.max_visits && self.octagon[ti] != Octagon::FULL {
+                // Conservative: stop refining, widen to the whole screen (it cannot grow
+                // again). A cell that just grew to the whole screen by a union is expanded
+                // once more too, or what lies past it is cut short.
+                stats.fallbacks += 1;
+                self.octagon[ti] = Octagon::FULL;
+            }
+            self.queued[ti] = true;
+            // Key: the portal's distance from the eye (non-negative floats order like their
+            // bit patterns).
+            self.queue.push((Reverse(d.abs().to_bits()), target));
+        }
     }
 
     fn reach(&mut self, cell: u32, octagon: Octagon) {

@@ -111,10 +111,14 @@ pub fn level_path(level: &Level, start: CameraSpec, frames: u32) -> Vec<CameraSp
             .find(|path| path.iter().all(|c| cell.contains(c.position, -8.0)))
             .unwrap_or_else(|| circle_path(start, frames, 0.0));
     }
-    // Constant speed along the polyline; the view turns smoothly toward the direction of travel.
+    follow(&points, start.yaw, frames, speed)
+}
+
+/// `frames` cameras at constant `speed` along the polyline `points`; the view turns smoothly
+/// (at most 6° a frame) from `yaw` toward the direction of travel.
+fn follow(points: &[Vec3], mut yaw: f32, frames: u32, speed: f32) -> Vec<CameraSpec> {
     let mut out = Vec::with_capacity(frames as usize);
     let (mut seg, mut along) = (0usize, 0.0f32);
-    let mut yaw = start.yaw;
     for _ in 0..frames {
         let mut step = speed;
         while seg + 1 < points.len() {

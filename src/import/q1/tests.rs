@@ -154,34 +154,39 @@ fn every_id_map_imports_with_sane_counts() {
             .texels
             .as_ref()
             .is_some_and(|t| t.len() == (mat.width * mat.height * 4) as usize)));
-        // Every world face is listed by some cell; object faces by none.
-        let mut listed = vec![false; l.surfaces.len()];
-        for c in &l.cells {
-            assert!(!c.planes.is_empty() && !c.aabb.is_empty());
-            for &s in &c.surfaces {
-                listed[s as usize] = true;
-            }
-            for &p in &c.portals {
-                let p = &l.portals[p as usize];
-                assert!(
-                    std::ptr::eq(&l.cells[p.front as usize], c)
-                        || std::ptr::eq(&l.cells[p.back as usize], c)
-                );
-            }
-        }
-        let world = lu.models[0].num_faces as usize;
-        let unlisted_world = listed[..world].iter().filter(|x| !**x).count();
-        assert!(
-            unlisted_world == 0,
-            "{}: {unlisted_world} of {world} world faces in no cell",
-            m.name
-        );
-        for o in &l.objects {
-            assert!(o.surfaces.iter().all(|&s| !listed[s as usize]));
-        }
+        every_face_in_one_place(&m.name, l, &lu);
         assert!(
             l.objects.iter().filter(|o| o.entity.is_some()).count() * 10 >= l.objects.len() * 9
         );
+    }
+}
+
+/// Every world face is listed by some cell, object faces by none; a cell's portals name it.
+fn every_face_in_one_place(name: &str, l: &Level, lu: &lumps::Lumps) {
+    // Every world face is listed by some cell; object faces by none.
+    let mut listed = vec![false; l.surfaces.len()];
+    for c in &l.cells {
+        assert!(!c.planes.is_empty() && !c.aabb.is_empty());
+        for &s in &c.surfaces {
+            listed[s as usize] = true;
+        }
+        for &p in &c.portals {
+            let p = &l.portals[p as usize];
+            assert!(
+                std::ptr::eq(&l.cells[p.front as usize], c)
+                    || std::ptr::eq(&l.cells[p.back as usize], c)
+            );
+        }
+    }
+    let world = lu.models[0].num_faces as usize;
+    let unlisted_world = listed[..world].iter().filter(|x| !**x).count();
+    assert!(
+        unlisted_world == 0,
+        "{}: {unlisted_world} of {world} world faces in no cell",
+        name
+    );
+    for o in &l.objects {
+        assert!(o.surfaces.iter().all(|&s| !listed[s as usize]));
     }
 }
 
@@ -771,22 +776,6 @@ fn corrupted_files_never_panic() {
         return;
     }
     let orig = e1m1();
-    let header = lumps::HEADER_SIZE;
-    let structural = [
-        lumps::ENTITIES,
-        lumps::PLANES,
-        lumps::VISIBILITY,
-        lumps::NODES,
-        lumps::TEXINFO,
-        lumps::FACES,
-        lumps::LEAFS,
-        lumps::MARKSURFACES,
-        lumps::EDGES,
-        lumps::SURFEDGES,
-        lumps::MODELS,
-        lumps::TEXTURES,
-        lumps::VERTEXES,
-    ];
     // LANTHORN_FUZZ_SEED / LANTHORN_FUZZ_ITERS run other or longer campaigns.
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
     let mut seed = env("LANTHORN_FUZZ_SEED")
@@ -817,40 +806,8 @@ fn corrupted_files_never_panic() {
         .map(|n| n as usize)
         .unwrap_or(if cfg!(debug_assertions) { 100 } else { 1000 });
     for it in 0..iterations {
-        let mut b = orig.clone();
-        let kind = next() % 10;
-        if kind == 0 {
-            b.truncate((next() % orig.len() as u64) as usize);
-            mutations += 1;
-        } else {
-            for _ in 0..1 + next() % 5 {
-                let pos = match next() % 4 {
-                    0 => (next() % header as u64) as usize,
-                    1 => (next() % orig.len() as u64) as usize,
-                    _ => {
-                        let lump = structural[(next() % structural.len() as u64) as usize];
-                        let (o, l) = lump_range(&orig, lump);
-                        // Texture lumps: stay within headers and offsets (texel bytes are inert).
-                        let l = if lump == lumps::TEXTURES {
-                            l.min(2048)
-                        } else {
-                            l
-                        };
-                        if l == 0 {
-                            continue;
-                        }
-                        o + (next() % l as u64) as usize
-                    }
-                };
-                mutations += 1;
-                b[pos] = match next() % 4 {
-                    0 => 0xff,
-                    1 => 0,
-                    2 => b[pos] ^ (1 << (next() % 8)),
-                    _ => next() as u8,
-                };
-            }
-        }
+        let (b, n) = mutant(&orig, &mut next);
+        mutations += n;
         match std::panic::catch_unwind(|| from_bytes(&b, "fuzz")) {
             Ok(Ok(level)) => {
                 oks += 1;
@@ -890,6 +847,64 @@ fn corrupted_files_never_panic() {
         "mutations too gentle: {errors} errors"
     );
     assert!(mutations >= iterations * 2, "{mutations} mutations");
+}
+
+/// A mutant of `orig` and how many changes made it: one in ten truncated, the others with 1 to
+/// 5 bytes set to 0xff, 0, a flipped bit or a random byte, in the header, anywhere, or (half
+/// of them) in a structural lump.
+fn mutant(orig: &[u8], next: &mut impl FnMut() -> u64) -> (Vec<u8>, usize) {
+    let header = lumps::HEADER_SIZE;
+    let structural = [
+        lumps::ENTITIES,
+        lumps::PLANES,
+        lumps::VISIBILITY,
+        lumps::NODES,
+        lumps::TEXINFO,
+        lumps::FACES,
+        lumps::LEAFS,
+        lumps::MARKSURFACES,
+        lumps::EDGES,
+        lumps::SURFEDGES,
+        lumps::MODELS,
+        lumps::TEXTURES,
+        lumps::VERTEXES,
+    ];
+    let mut b = orig.to_vec();
+    let mut mutations = 0;
+    let kind = next() % 10;
+    if kind == 0 {
+        b.truncate((next() % orig.len() as u64) as usize);
+        mutations += 1;
+    } else {
+        for _ in 0..1 + next() % 5 {
+            let pos = match next() % 4 {
+                0 => (next() % header as u64) as usize,
+                1 => (next() % orig.len() as u64) as usize,
+                _ => {
+                    let lump = structural[(next() % structural.len() as u64) as usize];
+                    let (o, l) = lump_range(orig, lump);
+                    // Texture lumps: stay within headers and offsets (texel bytes are inert).
+                    let l = if lump == lumps::TEXTURES {
+                        l.min(2048)
+                    } else {
+                        l
+                    };
+                    if l == 0 {
+                        continue;
+                    }
+                    o + (next() % l as u64) as usize
+                }
+            };
+            mutations += 1;
+            b[pos] = match next() % 4 {
+                0 => 0xff,
+                1 => 0,
+                2 => b[pos] ^ (1 << (next() % 8)),
+                _ => next() as u8,
+            };
+        }
+    }
+    (b, mutations)
 }
 
 #[test]
@@ -984,6 +999,44 @@ mod synthetic {
     /// Planes: 0 x=0; 1..=5 bound the +x half (x<=64, y>=-64, y<=64, z>=-64, z<=64);
     /// 6 x>=-64 for the -x half (which reuses 2..=5).
     pub(super) fn bytes() -> Vec<u8> {
+        let [planes, nodes, leafs] = tree();
+        let [verts, edges, surfedges, texinfo, face, lighting] = floor();
+        let marks = 0u16.to_le_bytes().to_vec();
+        let tex = texture();
+        let model = world_model();
+        let entities = b"{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 0 -40\"\n}\n\0".to_vec();
+        let lumps: [Vec<u8>; 15] = [
+            entities,
+            planes,
+            tex,
+            verts,
+            Vec::new(),
+            nodes,
+            texinfo,
+            face,
+            lighting,
+            Vec::new(),
+            leafs,
+            marks,
+            edges,
+            surfedges,
+            model,
+        ];
+        let mut out = 29i32.to_le_bytes().to_vec();
+        let mut ofs = lumps::HEADER_SIZE;
+        for l in &lumps {
+            out.extend((ofs as i32).to_le_bytes());
+            out.extend((l.len() as i32).to_le_bytes());
+            ofs += l.len();
+        }
+        for l in &lumps {
+            out.extend(l);
+        }
+        out
+    }
+
+    /// The planes, nodes and leaves: the air half +x and the water half -x.
+    fn tree() -> [Vec<u8>; 3] {
         let planes: Vec<u8> = [
             plane([1.0, 0.0, 0.0], 0.0),
             plane([-1.0, 0.0, 0.0], -64.0),
@@ -1026,6 +1079,11 @@ mod synthetic {
             leaf(-3, [-64, -64, -64], [0, 64, 64], 1, 0),
         ]
         .concat();
+        [planes, nodes, leafs]
+    }
+
+    /// The one face: vertices, edges, surface edges, texinfo, face and its lighting.
+    fn floor() -> [Vec<u8>; 6] {
         // The floor of the air half, listed clockwise from above (reversed by the importer).
         let verts: Vec<u8> = [
             [0.0f32, -64.0, -64.0],
@@ -1059,7 +1117,11 @@ mod synthetic {
         face.extend(0i32.to_le_bytes());
         // s 0..64 → 5 luxels; t -64..64 → 9 luxels.
         let lighting: Vec<u8> = (0..45u8).map(|i| i * 5).collect();
-        let marks = 0u16.to_le_bytes().to_vec();
+        [verts, edges, surfedges, texinfo, face, lighting]
+    }
+
+    /// One 16×16 miptex "floor" of palette index 230.
+    fn texture() -> Vec<u8> {
         let mut tex = 1i32.to_le_bytes().to_vec();
         tex.extend(8i32.to_le_bytes());
         let mut name = [0u8; 16];
@@ -1070,6 +1132,11 @@ mod synthetic {
         tex.extend(40u32.to_le_bytes());
         tex.extend([0u8; 12]);
         tex.extend([230u8; 256]);
+        tex
+    }
+
+    /// Model 0: the world's box, head node 0, one face.
+    fn world_model() -> Vec<u8> {
         let mut model = Vec::new();
         for v in [-64.0f32, -64.0, -64.0, 64.0, 64.0, 64.0, 0.0, 0.0, 0.0] {
             model.extend(v.to_le_bytes());
@@ -1077,35 +1144,7 @@ mod synthetic {
         for v in [0i32, 0, 0, 0, 2, 0, 1] {
             model.extend(v.to_le_bytes());
         }
-        let entities = b"{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 0 -40\"\n}\n\0".to_vec();
-        let lumps: [Vec<u8>; 15] = [
-            entities,
-            planes,
-            tex,
-            verts,
-            Vec::new(),
-            nodes,
-            texinfo,
-            face,
-            lighting,
-            Vec::new(),
-            leafs,
-            marks,
-            edges,
-            surfedges,
-            model,
-        ];
-        let mut out = 29i32.to_le_bytes().to_vec();
-        let mut ofs = lumps::HEADER_SIZE;
-        for l in &lumps {
-            out.extend((ofs as i32).to_le_bytes());
-            out.extend((l.len() as i32).to_le_bytes());
-            ofs += l.len();
-        }
-        for l in &lumps {
-            out.extend(l);
-        }
-        out
+        model
     }
 
     fn grey_palette() -> [u8; 768] {

@@ -53,18 +53,49 @@ pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
             ),
         ));
     }
-    let bad = |what: String| Q1Error::corrupt(file, "nodes", what);
+    let walk = walk_nodes(l, file, head as usize)?;
+    let (nodes, parent) = (walk.nodes, walk.parent);
+    let (cells, leaf_cell, cell_leaf) = open_leaf_cells(l, &nodes, &parent, &walk.leaf_parent);
+    let leaves = leaf_cell
+        .iter()
+        .map(|c| BspLeaf {
+            cells: c.iter().copied().collect(),
+        })
+        .collect();
+    Ok(Tree {
+        bsp: Bsp {
+            nodes,
+            leaves,
+            root: Some(BspChild::Node(0)),
+        },
+        cells,
+        leaf_cell,
+        cell_leaf,
+        parent,
+    })
+}
 
-    // Depth-first walk from the head; each file node may be reached once, children must have a
-    // larger index than their parent (qbsp writes nodes in pre-order), which rules out cycles.
-    // A node is claimed when its parent first names it; a second claim is a shared subtree.
+/// Model 0's nodes renumbered in depth-first pre-order, each node's parent, and each open
+/// leaf's parent node (and side).
+struct NodeWalk {
+    nodes: Vec<BspNode>,
+    parent: Vec<Option<(u32, u8)>>,
+    leaf_parent: Vec<Option<(u32, u8)>>,
+}
+
+/// Walks depth-first from `head`; each file node may be reached once, children must have a
+/// larger index than their parent (qbsp writes nodes in pre-order), which rules out cycles. A
+/// node is claimed when its parent first names it; a second claim is a shared subtree.
+fn walk_nodes(l: &Lumps, file: &str, head: usize) -> Result<NodeWalk, Q1Error> {
+    let bad = |what: String| Q1Error::corrupt(file, "nodes", what);
     let mut claimed = vec![false; l.nodes.len()];
-    claimed[head as usize] = true;
-    let mut nodes: Vec<BspNode> = Vec::new();
-    let mut parent: Vec<Option<(u32, u8)>> = Vec::new();
-    let mut depth: Vec<usize> = Vec::new();
-    let mut leaf_parent: Vec<Option<(u32, u8)>> = vec![None; l.leafs.len()];
-    let mut stack: Vec<(usize, Option<(u32, u8)>, usize)> = vec![(head as usize, None, 0)];
+    claimed[head] = true;
+    let mut walk = NodeWalk {
+        nodes: Vec::new(),
+        parent: Vec::new(),
+        leaf_parent: vec![None; l.leafs.len()],
+    };
+    let mut stack: Vec<(usize, Option<(u32, u8)>, usize)> = vec![(head, None, 0)];
     while let Some((fi, par, d)) = stack.pop() {
         if d > MAX_DEPTH {
             return Err(bad(format!(
@@ -79,10 +110,10 @@ pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
                 l.planes.len()
             )));
         };
-        let bi = nodes.len() as u32;
+        let bi = walk.nodes.len() as u32;
         if let Some((pn, side)) = par {
-            if let BspChild::Node(_) = nodes[pn as usize].children[side as usize] {
-                nodes[pn as usize].children[side as usize] = BspChild::Node(bi);
+            if let BspChild::Node(_) = walk.nodes[pn as usize].children[side as usize] {
+                walk.nodes[pn as usize].children[side as usize] = BspChild::Node(bi);
             }
         }
         let mins = Vec3::new(n.mins[0] as f32, n.mins[1] as f32, n.mins[2] as f32);
@@ -105,42 +136,64 @@ pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
                 stack.push((c, Some((bi, side as u8)), d + 1));
             } else {
                 let leaf = (-(c as i32 + 1)) as usize;
-                let Some(lf) = l.leafs.get(leaf) else {
-                    return Err(bad(format!(
-                        "node {fi}: child leaf {leaf} is not one of the {} leaves",
-                        l.leafs.len()
-                    )));
-                };
-                let open = medium_of(lf.contents)
-                    .ok_or_else(|| {
-                        Q1Error::corrupt(
-                            file,
-                            "leafs",
-                            format!("leaf {leaf}: unknown contents {}", lf.contents),
-                        )
-                    })?
-                    .is_some();
-                if open {
-                    if leaf_parent[leaf].is_some() || leaf == 0 {
-                        return Err(bad(format!(
-                            "node {fi}: open leaf {leaf} is a child of two nodes (or is leaf 0)"
-                        )));
-                    }
-                    leaf_parent[leaf] = Some((bi, side as u8));
-                }
+                leaf_child(l, file, (fi, leaf), (bi, side as u8), &mut walk.leaf_parent)?;
                 children[side] = BspChild::Leaf(leaf as u32);
             }
         }
-        nodes.push(BspNode {
+        walk.nodes.push(BspNode {
             plane: Plane::new(Vec3::from(p.normal), p.dist),
             children,
             aabb: Aabb::new(mins.min(maxs), mins.max(maxs)),
         });
-        parent.push(par);
-        depth.push(d);
+        walk.parent.push(par);
     }
+    Ok(walk)
+}
 
-    // Cells for the open leaves of model 0, in leaf order.
+/// Checks leaf `leaf`, a child of file node `fi` (renumbered `parent`), and records the parent
+/// of an open leaf: an open leaf has one parent and is never leaf 0.
+fn leaf_child(
+    l: &Lumps,
+    file: &str,
+    (fi, leaf): (usize, usize),
+    parent: (u32, u8),
+    leaf_parent: &mut [Option<(u32, u8)>],
+) -> Result<(), Q1Error> {
+    let bad = |what: String| Q1Error::corrupt(file, "nodes", what);
+    let Some(lf) = l.leafs.get(leaf) else {
+        return Err(bad(format!(
+            "node {fi}: child leaf {leaf} is not one of the {} leaves",
+            l.leafs.len()
+        )));
+    };
+    let open = medium_of(lf.contents)
+        .ok_or_else(|| {
+            Q1Error::corrupt(
+                file,
+                "leafs",
+                format!("leaf {leaf}: unknown contents {}", lf.contents),
+            )
+        })?
+        .is_some();
+    if open {
+        if leaf_parent[leaf].is_some() || leaf == 0 {
+            return Err(bad(format!(
+                "node {fi}: open leaf {leaf} is a child of two nodes (or is leaf 0)"
+            )));
+        }
+        leaf_parent[leaf] = Some(parent);
+    }
+    Ok(())
+}
+
+/// Cells for the open leaves of model 0, in leaf order (each bounded by the planes on its path
+/// from the root), with the leaf → cell and cell → leaf maps.
+fn open_leaf_cells(
+    l: &Lumps,
+    nodes: &[BspNode],
+    parent: &[Option<(u32, u8)>],
+    leaf_parent: &[Option<(u32, u8)>],
+) -> (Vec<Cell>, Vec<Option<u32>>, Vec<u32>) {
     let mut leaf_cell = vec![None; l.leafs.len()];
     let mut cells = Vec::new();
     let mut cell_leaf = Vec::new();
@@ -172,21 +225,5 @@ pub(super) fn build(l: &Lumps, file: &str) -> Result<Tree, Q1Error> {
             ..Cell::default()
         });
     }
-    let leaves = leaf_cell
-        .iter()
-        .map(|c| BspLeaf {
-            cells: c.iter().copied().collect(),
-        })
-        .collect();
-    Ok(Tree {
-        bsp: Bsp {
-            nodes,
-            leaves,
-            root: Some(BspChild::Node(0)),
-        },
-        cells,
-        leaf_cell,
-        cell_leaf,
-        parent,
-    })
+    (cells, leaf_cell, cell_leaf)
 }

@@ -177,31 +177,14 @@ impl WorldPass {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let liquid_count = mesh.liquid_ranges.len();
-        // Cells (in every view: with mirrors or teleporters a cell may be seen in each of
-        // MAX_VIEWS views), objects, camera liquids, and surfaces several cells list (drawn once).
-        let shared = shared_surfaces(level);
-        let views = if level.portals.iter().any(|p| p.transform.is_some()) {
-            MAX_VIEWS
-        } else {
-            1
-        };
-        let max_records = (level.cells.len() * views + level.objects.len() + liquid_count + shared)
-            .max(MAX_RECORDS_MIN);
+        let max_records = max_records(level, &mesh);
         let (records, indirect) = create_draw_buffers(device, max_records);
         let lightmap = super::materials::lightmap_texture(
             gpu,
             &level.lightmaps,
             light_atlas::atlas_rgba(level),
         );
-        let (skybox, skybox_active) = super::materials::skybox_texture(
-            gpu,
-            level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
-        );
-        let skybox_view = skybox.create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::Cube),
-            ..Default::default()
-        });
+        let (skybox_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
         let resources = BindGroupResources {
             frame: &frame_buffer,
@@ -221,11 +204,7 @@ impl WorldPass {
                 ..resources
             },
         );
-        let source = shaders::world(clip_distances);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("world.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        let module = world_module(device, clip_distances);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
             bind_group_layouts: &[Some(&layout)],
@@ -446,6 +425,41 @@ impl WorldPass {
 }
 
 /// The world pass clears the frame: it draws first.
+/// Draw records a frame can need: cells (in every view: with mirrors or teleporters a cell may
+/// be seen in each of MAX_VIEWS views), objects, camera liquids, and surfaces several cells
+/// list (drawn once).
+fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
+    let views = if level.portals.iter().any(|p| p.transform.is_some()) {
+        MAX_VIEWS
+    } else {
+        1
+    };
+    let shared = shared_surfaces(level);
+    (level.cells.len() * views + level.objects.len() + mesh.liquid_ranges.len() + shared)
+        .max(MAX_RECORDS_MIN)
+}
+
+/// The level's cubemap skybox as a cube view (a placeholder where it has none), and whether it
+/// has one.
+fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, bool) {
+    let (skybox, active) = super::materials::skybox_texture(
+        gpu,
+        level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
+    );
+    let view = skybox.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::Cube),
+        ..Default::default()
+    });
+    (view, active)
+}
+
+fn world_module(device: &wgpu::Device, clip_distances: bool) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("world.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(shaders::world(clip_distances).into()),
+    })
+}
+
 impl Pass for WorldPass {
     fn scope(&self) -> Scope {
         Scope {

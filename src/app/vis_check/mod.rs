@@ -5,17 +5,19 @@
 
 use glam::Vec3;
 
+mod check;
+
+use self::check::{Check, Counters, View};
 use super::bench::quantile;
 use super::views::{self, Rng, ViewSampler};
 use crate::geom::{Camera, CameraSpec};
 use crate::level::Level;
 use crate::render::overdraw::{FragmentCounter, OverdrawCounter};
-use crate::render::pass::{FrameInputs, Pass};
 use crate::render::settings::FrameSettings;
 use crate::render::target::FrameTarget;
+use crate::render::world::IdFrame;
+use crate::render::world::OctagonClip;
 use crate::render::world::WorldPass;
-use crate::render::world::{IdFrame, IdImages};
-use crate::render::world::{OctagonClip, SurfaceTests};
 use crate::render::Gpu;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
@@ -128,37 +130,6 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The overdraw counters of a check.
-struct Counters {
-    depth_tested: OverdrawCounter,
-    rasterized: Option<FragmentCounter>,
-    target: FrameTarget,
-}
-
-impl Counters {
-    /// Counts what `world` has prepared for `total`'s method: portal in every octagon mode
-    /// (and by the pipeline statistics), the others with clip distances; over `covered`
-    /// pixels.
-    fn count(&self, gpu: &Gpu, world: &WorldPass, total: &mut MethodTotals, covered: u64) {
-        if covered == 0 {
-            return;
-        }
-        let portal = total.method == CullMode::Portal.name();
-        for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
-            if i > 0 && !portal {
-                break;
-            }
-            if let Some(n) = self.depth_tested.count(gpu, world, clip) {
-                total.overdraw[i].push(n.fragments as f64 / covered as f64);
-            }
-        }
-        if let (true, Some(counter)) = (portal, &self.rasterized) {
-            let n = counter.count(gpu, world, &self.target);
-            total.rasterized.push(n as f64 / covered as f64);
-        }
-    }
-}
-
 #[derive(Clone, Debug, Default)]
 pub struct VisCheckReport {
     pub views: u32,
@@ -241,38 +212,33 @@ pub fn sample_views(
 }
 
 /// Pixels of `img` that match neither truth.
-fn differing_pixels(img: &[u32], truth: &[u32], reversed: &[u32]) -> u64 {
-    img.iter()
-        .zip(truth.iter().zip(reversed))
-        .filter(|(p, (a, b))| p != a && p != b)
-        .count() as u64
-}
-
-fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
-    let mut seen = vec![false; n];
-    for &id in img.solid.iter().chain(img.liquid.iter()) {
-        if id > 0 && ((id - 1) as usize) < n {
-            seen[(id - 1) as usize] = true;
-        }
-    }
-    seen
-}
-
 pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<VisCheckReport> {
     let size = opts.size;
     let aspect = size.0 as f32 / size.1 as f32;
-    let mut world = WorldPass::create_clipped(
+    let mut check = Check {
         gpu,
         level,
-        crate::render::target::GAMMA_COLOR_FORMAT,
-        opts.clip_distances,
-    );
-    let frame = IdFrame::create(gpu, size);
-    let counters = opts.overdraw.then(|| Counters {
-        depth_tested: OverdrawCounter::create(gpu, size),
-        rasterized: FragmentCounter::create(gpu),
-        target: FrameTarget::create(gpu, size),
-    });
+        opts,
+        world: WorldPass::create_clipped(
+            gpu,
+            level,
+            crate::render::target::GAMMA_COLOR_FORMAT,
+            opts.clip_distances,
+        ),
+        frame: IdFrame::create(gpu, size),
+        counters: opts.overdraw.then(|| Counters {
+            depth_tested: OverdrawCounter::create(gpu, size),
+            rasterized: FragmentCounter::create(gpu),
+            target: FrameTarget::create(gpu, size),
+        }),
+        triangles: level
+            .surfaces
+            .iter()
+            .map(|s| s.indices.len() as u64 / 3)
+            .collect(),
+        vis: VisibleSet::default(),
+        everything: VisibleSet::default(),
+    };
     let mut methods = vec![CullMode::Portal];
     if level.pvs.is_some() {
         methods.extend([CullMode::Pvs, CullMode::PvsCells]);
@@ -289,115 +255,32 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
         Some(v) => v.clone(),
         None => random_views(level, opts)?,
     };
-    let n = level.surfaces.len();
-    let tri: Vec<u64> = level
-        .surfaces
-        .iter()
-        .map(|s| s.indices.len() as u64 / 3)
-        .collect();
     // One culler per method for the whole run, as in a running program (warm buffers; the eye
     // tracker relocates when a view jumps).
     let mut cullers: Vec<Culler> = methods.iter().map(|m| Culler::new(level, *m)).collect();
-    let mut vis = VisibleSet::default();
     let mut truth_culler = Culler::new(level, CullMode::None);
-    let mut everything = VisibleSet::default();
     let mut visible_tris_sum = 0.0;
     let mut views = 0;
     for (i, spec) in specs.iter().enumerate() {
         if i % 50 == 0 && i > 0 {
             eprintln!("vis-check: {i}/{} views", specs.len());
         }
-        let cam = Camera::new(*spec, aspect);
-        // The truth draws every surface of every cell in every view; the methods cull.
-        let settings = FrameSettings {
-            time: opts.time,
-            ..Default::default()
+        let view = View {
+            index: i,
+            spec,
+            camera: Camera::new(*spec, aspect),
+            settings: FrameSettings {
+                time: opts.time,
+                ..Default::default()
+            },
         };
-        let truth_settings = FrameSettings {
-            surface_tests: SurfaceTests::NONE,
-            ..settings
-        };
-        // Every cell, and the views through every mirror and teleporter in sight.
-        super::cull_view(level, &mut truth_culler, &cam, &settings, &mut everything);
-        world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
-        let truth = frame.render(gpu, &world);
-        // Depth ties between different surfaces (a hidden wall meeting a visible one along a
-        // shared edge, coincident faces) go to whichever is drawn last: the truth is drawn in
-        // both cell orders, a surface is visible when it shows in both, and a pixel of a method
-        // is right when it matches either.
-        everything.cells.reverse();
-        everything.objects.reverse();
-        world.prepare(gpu, &frame_inputs(&cam, &everything, &truth_settings));
-        let reversed = frame.render(gpu, &world);
-        let seen: Vec<bool> = visible_ids(&truth, n)
-            .iter()
-            .zip(visible_ids(&reversed, n))
-            .map(|(a, b)| *a && b)
-            .collect();
-        let visible_tris: u64 = seen
-            .iter()
-            .zip(&tri)
-            .filter(|(s, _)| **s)
-            .map(|(_, t)| *t)
-            .sum();
-        visible_tris_sum += visible_tris as f64;
-        let covered = truth
-            .solid
-            .iter()
-            .zip(&truth.liquid)
-            .filter(|(s, l)| **s != 0 || **l != 0)
-            .count() as u64;
+        let truth = check.truth(&mut truth_culler, &view);
+        visible_tris_sum += truth.visible_tris as f64;
         views += 1;
         // Whether the near plane cuts a wall at this eye (the portal culler runs first).
         let mut cut_wall = false;
         for (culler, total) in cullers.iter_mut().zip(totals.iter_mut()) {
-            super::cull_view(level, culler, &cam, &settings, &mut vis);
-            // Submitted is what the draw list sends (every copy, objects and views too).
-            let settings = FrameSettings {
-                surface_tests: super::surface_tests(culler.mode),
-                ..settings
-            };
-            world.prepare(gpu, &frame_inputs(&cam, &vis, &settings));
-            let mut submitted = vec![false; n];
-            for s in world.drawn_surfaces() {
-                submitted[s as usize] = true;
-            }
-            let missed = seen
-                .iter()
-                .zip(&submitted)
-                .filter(|(s, sub)| **s && !**sub)
-                .count() as u64;
-            let submitted_tris = world.stats.triangles;
-            let img = frame.render(gpu, &world);
-            if let Some(c) = &counters {
-                c.count(gpu, &world, total, covered);
-            }
-            let differing = differing_pixels(&img.solid, &truth.solid, &reversed.solid)
-                + differing_pixels(&img.liquid, &truth.liquid, &reversed.liquid);
-            if culler.mode == CullMode::Portal {
-                cut_wall = !culler.cut.is_empty();
-            }
-            total.add_view(
-                (missed, differing),
-                (submitted_tris, visible_tris),
-                cut_wall,
-                culler,
-                vis.cells.len(),
-            );
-            if missed + differing > 0 && total.worst.len() < 10 {
-                total.worst.push((*spec, missed, differing));
-                if let Some(dir) = &opts.dump {
-                    let evidence = Evidence {
-                        spec,
-                        size,
-                        truth: &truth,
-                        culled: &img,
-                        seen: &seen,
-                        submitted: &submitted,
-                    };
-                    evidence.write(dir, total.method, i, level)?;
-                }
-            }
+            check.method(culler, total, &view, &truth, &mut cut_wall)?;
         }
     }
     Ok(VisCheckReport {
@@ -496,76 +379,6 @@ impl VisCheckReport {
     }
 }
 
-/// One view where a method missed: the truth and culled id images and what was missed.
-struct Evidence<'a> {
-    spec: &'a CameraSpec,
-    size: (u32, u32),
-    truth: &'a IdImages,
-    culled: &'a IdImages,
-    seen: &'a [bool],
-    submitted: &'a [bool],
-}
-
-impl Evidence<'_> {
-    /// `DIR/METHOD-VIEW-truth.png` and `-culled.png` (solid ids in false colour, differing
-    /// pixels of the culled image in white) and `-missed.json` (the camera, the missed
-    /// surfaces and the cells that list them).
-    fn write(
-        &self,
-        dir: &std::path::Path,
-        method: &str,
-        view: usize,
-        level: &Level,
-    ) -> anyhow::Result<()> {
-        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        let stem = dir.join(format!("{method}-{view:03}"));
-        let colour = |id: u32| -> [u8; 4] {
-            let h = id.wrapping_mul(2654435761);
-            if id == 0 {
-                [0, 0, 0, 255]
-            } else {
-                [
-                    (h >> 24) as u8 | 64,
-                    (h >> 16) as u8 | 64,
-                    (h >> 8) as u8 | 64,
-                    255,
-                ]
-            }
-        };
-        let image = |ids: &[u32], mark: Option<&[u32]>| {
-            let mut img = image::RgbaImage::new(self.size.0, self.size.1);
-            for (i, px) in img.pixels_mut().enumerate() {
-                let differs = mark.is_some_and(|t| t[i] != ids[i]);
-                px.0 = if differs { [255; 4] } else { colour(ids[i]) };
-            }
-            img
-        };
-        super::capture::save_png(
-            &image(&self.truth.solid, None),
-            &stem.with_extension("truth.png"),
-        )?;
-        let culled = image(&self.culled.solid, Some(&self.truth.solid));
-        super::capture::save_png(&culled, &stem.with_extension("culled.png"))?;
-        let missed: Vec<serde_json::Value> = (0..self.seen.len())
-            .filter(|&s| self.seen[s] && !self.submitted[s])
-            .map(|s| {
-                let cells: Vec<usize> = (0..level.cells.len())
-                    .filter(|&c| level.cells[c].surfaces.contains(&(s as u32)))
-                    .collect();
-                serde_json::json!({ "surface": s, "cells": cells })
-            })
-            .collect();
-        let c = self.spec;
-        let json = serde_json::json!({
-            "camera": [c.position.x, c.position.y, c.position.z, c.yaw, c.pitch],
-            "missed": missed,
-        });
-        let text = serde_json::to_string_pretty(&json)?;
-        crate::files::write_atomically(&stem.with_extension("missed.json"), text.as_bytes())?;
-        Ok(())
-    }
-}
-
 /// What makes `lanthorn vis-check` fail: the portal method missing a surface of a level
 /// Lanthorn compiled, or more than `max_missed_pixels` differing pixels per 300 views on an
 /// imported one (whose own geometry leaves single-pixel cracks).
@@ -647,21 +460,6 @@ pub fn write_views(path: &std::path::Path, views: &[CameraSpec]) -> anyhow::Resu
     .save(path)
 }
 
-/// The world pass's inputs for one view: default settings, no terrain.
-fn frame_inputs<'a>(
-    camera: &'a Camera,
-    visible: &'a VisibleSet,
-    settings: &'a FrameSettings,
-) -> FrameInputs<'a> {
-    FrameInputs {
-        camera,
-        visible,
-        settings,
-        terrain_octagon: None,
-        culling: None,
-    }
-}
-
 #[cfg(test)]
-#[path = "vis_check_tests.rs"]
+#[path = "views_files_tests.rs"]
 mod views_files;

@@ -1,0 +1,293 @@
+//! One run of the check: the truth from each eye, each method against it, and the evidence of
+//! a miss.
+
+use super::MethodTotals;
+use super::VisCheckOptions;
+use crate::geom::{Camera, CameraSpec};
+use crate::level::Level;
+use crate::render::overdraw::{FragmentCounter, OverdrawCounter};
+use crate::render::pass::{FrameInputs, Pass};
+use crate::render::settings::FrameSettings;
+use crate::render::target::FrameTarget;
+use crate::render::world::{IdFrame, IdImages, OctagonClip, SurfaceTests, WorldPass};
+use crate::render::Gpu;
+use crate::vis::{CullMode, Culler, VisibleSet};
+
+/// The overdraw counters of a check.
+pub(super) struct Counters {
+    pub(super) depth_tested: OverdrawCounter,
+    pub(super) rasterized: Option<FragmentCounter>,
+    pub(super) target: FrameTarget,
+}
+
+impl Counters {
+    /// Counts what `world` has prepared for `total`'s method: portal in every octagon mode
+    /// (and by the pipeline statistics), the others with clip distances; over `covered`
+    /// pixels.
+    fn count(&self, gpu: &Gpu, world: &WorldPass, total: &mut MethodTotals, covered: u64) {
+        if covered == 0 {
+            return;
+        }
+        let portal = total.method == CullMode::Portal.name();
+        for (i, clip) in OctagonClip::ALL.into_iter().enumerate() {
+            if i > 0 && !portal {
+                break;
+            }
+            if let Some(n) = self.depth_tested.count(gpu, world, clip) {
+                total.overdraw[i].push(n.fragments as f64 / covered as f64);
+            }
+        }
+        if let (true, Some(counter)) = (portal, &self.rasterized) {
+            let n = counter.count(gpu, world, &self.target);
+            total.rasterized.push(n as f64 / covered as f64);
+        }
+    }
+}
+
+/// One eye of the run.
+pub(super) struct View<'a> {
+    pub(super) index: usize,
+    pub(super) spec: &'a CameraSpec,
+    pub(super) camera: Camera,
+    pub(super) settings: FrameSettings,
+}
+
+/// What the unculled truth shows from one eye: its id images in both cell orders, the
+/// surfaces that show in both, their triangles and the pixels covered.
+pub(super) struct Truth {
+    pub(super) images: IdImages,
+    pub(super) reversed: IdImages,
+    pub(super) seen: Vec<bool>,
+    pub(super) visible_tris: u64,
+    pub(super) covered: u64,
+}
+
+/// The GPU side of a run: the world pass, the id frame, the fragment counters.
+pub(super) struct Check<'a> {
+    pub(super) gpu: &'a Gpu,
+    pub(super) level: &'a Level,
+    pub(super) opts: &'a VisCheckOptions,
+    pub(super) world: WorldPass,
+    pub(super) frame: IdFrame,
+    pub(super) counters: Option<Counters>,
+    /// Triangles per surface.
+    pub(super) triangles: Vec<u64>,
+    /// What a method sees, and every cell (the truth): kept warm between views.
+    pub(super) vis: VisibleSet,
+    pub(super) everything: VisibleSet,
+}
+
+impl Check<'_> {
+    /// The truth draws every surface of every cell in every view (and the views through every
+    /// mirror and teleporter in sight); the methods cull.
+    pub(super) fn truth(&mut self, culler: &mut Culler, view: &View) -> Truth {
+        let (gpu, n) = (self.gpu, self.level.surfaces.len());
+        let settings = FrameSettings {
+            surface_tests: SurfaceTests::NONE,
+            ..view.settings
+        };
+        let everything = &mut self.everything;
+        super::super::cull_view(self.level, culler, &view.camera, &view.settings, everything);
+        self.world
+            .prepare(gpu, &frame_inputs(&view.camera, everything, &settings));
+        let images = self.frame.render(gpu, &self.world);
+        // Depth ties between different surfaces (a hidden wall meeting a visible one along a
+        // shared edge, coincident faces) go to whichever is drawn last: the truth is drawn in
+        // both cell orders, a surface is visible when it shows in both, and a pixel of a method
+        // is right when it matches either.
+        everything.cells.reverse();
+        everything.objects.reverse();
+        self.world
+            .prepare(gpu, &frame_inputs(&view.camera, everything, &settings));
+        let reversed = self.frame.render(gpu, &self.world);
+        let seen: Vec<bool> = visible_ids(&images, n)
+            .iter()
+            .zip(visible_ids(&reversed, n))
+            .map(|(a, b)| *a && b)
+            .collect();
+        let visible_tris = seen
+            .iter()
+            .zip(&self.triangles)
+            .filter(|(s, _)| **s)
+            .map(|(_, t)| *t)
+            .sum();
+        let covered = images
+            .solid
+            .iter()
+            .zip(&images.liquid)
+            .filter(|(s, l)| **s != 0 || **l != 0)
+            .count() as u64;
+        Truth {
+            images,
+            reversed,
+            seen,
+            visible_tris,
+            covered,
+        }
+    }
+
+    /// Culls `view` with `culler` and adds what it missed, drew wrong and submitted to `total`.
+    pub(super) fn method(
+        &mut self,
+        culler: &mut Culler,
+        total: &mut MethodTotals,
+        view: &View,
+        truth: &Truth,
+        cut_wall: &mut bool,
+    ) -> anyhow::Result<()> {
+        let (gpu, level, n) = (self.gpu, self.level, self.level.surfaces.len());
+        let vis = &mut self.vis;
+        super::super::cull_view(level, culler, &view.camera, &view.settings, vis);
+        // Submitted is what the draw list sends (every copy, objects and views too).
+        let settings = FrameSettings {
+            surface_tests: super::super::surface_tests(culler.mode),
+            ..view.settings
+        };
+        self.world
+            .prepare(gpu, &frame_inputs(&view.camera, vis, &settings));
+        let mut submitted = vec![false; n];
+        for s in self.world.drawn_surfaces() {
+            submitted[s as usize] = true;
+        }
+        let missed = truth
+            .seen
+            .iter()
+            .zip(&submitted)
+            .filter(|(s, sub)| **s && !**sub)
+            .count() as u64;
+        let submitted_tris = self.world.stats.triangles;
+        let img = self.frame.render(gpu, &self.world);
+        if let Some(c) = &self.counters {
+            c.count(gpu, &self.world, total, truth.covered);
+        }
+        let differing = differing_pixels(&img.solid, &truth.images.solid, &truth.reversed.solid)
+            + differing_pixels(&img.liquid, &truth.images.liquid, &truth.reversed.liquid);
+        if culler.mode == CullMode::Portal {
+            *cut_wall = !culler.cut.is_empty();
+        }
+        total.add_view(
+            (missed, differing),
+            (submitted_tris, truth.visible_tris),
+            *cut_wall,
+            culler,
+            vis.cells.len(),
+        );
+        if missed + differing > 0 && total.worst.len() < 10 {
+            total.worst.push((*view.spec, missed, differing));
+            if let Some(dir) = &self.opts.dump {
+                let evidence = Evidence {
+                    spec: view.spec,
+                    size: self.opts.size,
+                    truth: &truth.images,
+                    culled: &img,
+                    seen: &truth.seen,
+                    submitted: &submitted,
+                };
+                evidence.write(dir, total.method, view.index, level)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One view where a method missed: the truth and culled id images and what was missed.
+struct Evidence<'a> {
+    spec: &'a CameraSpec,
+    size: (u32, u32),
+    truth: &'a IdImages,
+    culled: &'a IdImages,
+    seen: &'a [bool],
+    submitted: &'a [bool],
+}
+
+impl Evidence<'_> {
+    /// `DIR/METHOD-VIEW-truth.png` and `-culled.png` (solid ids in false colour, differing
+    /// pixels of the culled image in white) and `-missed.json` (the camera, the missed
+    /// surfaces and the cells that list them).
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        method: &str,
+        view: usize,
+        level: &Level,
+    ) -> anyhow::Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        let stem = dir.join(format!("{method}-{view:03}"));
+        let colour = |id: u32| -> [u8; 4] {
+            let h = id.wrapping_mul(2654435761);
+            if id == 0 {
+                [0, 0, 0, 255]
+            } else {
+                [
+                    (h >> 24) as u8 | 64,
+                    (h >> 16) as u8 | 64,
+                    (h >> 8) as u8 | 64,
+                    255,
+                ]
+            }
+        };
+        let image = |ids: &[u32], mark: Option<&[u32]>| {
+            let mut img = image::RgbaImage::new(self.size.0, self.size.1);
+            for (i, px) in img.pixels_mut().enumerate() {
+                let differs = mark.is_some_and(|t| t[i] != ids[i]);
+                px.0 = if differs { [255; 4] } else { colour(ids[i]) };
+            }
+            img
+        };
+        super::super::capture::save_png(
+            &image(&self.truth.solid, None),
+            &stem.with_extension("truth.png"),
+        )?;
+        let culled = image(&self.culled.solid, Some(&self.truth.solid));
+        super::super::capture::save_png(&culled, &stem.with_extension("culled.png"))?;
+        let missed: Vec<serde_json::Value> = (0..self.seen.len())
+            .filter(|&s| self.seen[s] && !self.submitted[s])
+            .map(|s| {
+                let cells: Vec<usize> = (0..level.cells.len())
+                    .filter(|&c| level.cells[c].surfaces.contains(&(s as u32)))
+                    .collect();
+                serde_json::json!({ "surface": s, "cells": cells })
+            })
+            .collect();
+        let c = self.spec;
+        let json = serde_json::json!({
+            "camera": [c.position.x, c.position.y, c.position.z, c.yaw, c.pitch],
+            "missed": missed,
+        });
+        let text = serde_json::to_string_pretty(&json)?;
+        crate::files::write_atomically(&stem.with_extension("missed.json"), text.as_bytes())?;
+        Ok(())
+    }
+}
+
+fn differing_pixels(img: &[u32], truth: &[u32], reversed: &[u32]) -> u64 {
+    img.iter()
+        .zip(truth.iter().zip(reversed))
+        .filter(|(p, (a, b))| p != a && p != b)
+        .count() as u64
+}
+
+fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    for &id in img.solid.iter().chain(img.liquid.iter()) {
+        if id > 0 && ((id - 1) as usize) < n {
+            seen[(id - 1) as usize] = true;
+        }
+    }
+    seen
+}
+
+/// The world pass's inputs for one view: default settings, no terrain.
+fn frame_inputs<'a>(
+    camera: &'a Camera,
+    visible: &'a VisibleSet,
+    settings: &'a FrameSettings,
+) -> FrameInputs<'a> {
+    FrameInputs {
+        camera,
+        visible,
+        settings,
+        terrain_octagon: None,
+        culling: None,
+    }
+}
