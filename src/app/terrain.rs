@@ -17,6 +17,31 @@ pub struct TerrainOptions {
     pub grid: Option<u32>,
 }
 
+/// The terrain flags other than the heightmap (`--terrain-spacing`, `-vscale`, `-levels`,
+/// `-grid`): they shape `--terrain`'s heightmap or, without it, the level's own terrain.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TerrainShape {
+    pub spacing: Option<f64>,
+    pub vertical_scale: Option<f32>,
+    pub levels: Option<u32>,
+    pub grid: Option<u32>,
+}
+
+impl TerrainShape {
+    /// The flags given, as the command line spells them.
+    pub fn flags(&self) -> Vec<&'static str> {
+        [
+            (self.spacing.is_some(), "--terrain-spacing"),
+            (self.vertical_scale.is_some(), "--terrain-vscale"),
+            (self.levels.is_some(), "--terrain-levels"),
+            (self.grid.is_some(), "--terrain-grid"),
+        ]
+        .into_iter()
+        .filter_map(|(given, flag)| given.then_some(flag))
+        .collect()
+    }
+}
+
 /// Opens the heightmap and builds the clipmap state (L = 10 levels of 255² vertices unless told
 /// otherwise, finest spacing = the sample spacing). Errors name the file or the bad setting.
 pub fn load(opts: &TerrainOptions) -> anyhow::Result<ClipmapTerrain> {

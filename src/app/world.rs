@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::terrain::TerrainOptions;
+use super::terrain::{TerrainOptions, TerrainShape};
 use crate::geom::CameraSpec;
 use crate::level::Level;
 use crate::terrain::{ClipmapTerrain, HeightmapSpec};
@@ -22,7 +22,7 @@ pub struct World {
 pub fn load_world(
     level: Option<&Path>,
     camera: Option<CameraSpec>,
-    terrain: Option<&TerrainOptions>,
+    (terrain, shape): (Option<&TerrainOptions>, TerrainShape),
     rules: crate::level::spawn::SpawnRules,
 ) -> anyhow::Result<World> {
     let terrain = terrain.map(super::terrain::load).transpose()?;
@@ -38,8 +38,17 @@ pub fn load_world(
     let camera = super::start_camera(&level, camera);
     let terrain = match terrain {
         Some(t) => Some(t),
-        None => level_terrain(&level, &name)?,
+        None => level_terrain(&level, &name, shape)?,
     };
+    let flags = shape.flags();
+    if terrain.is_none() && !flags.is_empty() {
+        // Said, not silently dropped: there is no terrain for them to shape.
+        eprintln!(
+            "warning: {} ignored: {} has no terrain (give --terrain HEIGHTMAP)",
+            flags.join(", "),
+            name.display()
+        );
+    }
     Ok(World {
         level,
         name,
@@ -48,9 +57,14 @@ pub fn load_world(
     })
 }
 
-/// The terrain a level places under itself (a scene's `terrain`); a relative heightmap path
-/// is relative to the level file's folder.
-fn level_terrain(level: &Level, level_path: &Path) -> anyhow::Result<Option<ClipmapTerrain>> {
+/// The terrain a level places under itself (a scene's `terrain`), shaped by the terrain flags
+/// given (they win over the scene's scales); a relative heightmap path is relative to the level
+/// file's folder.
+fn level_terrain(
+    level: &Level,
+    level_path: &Path,
+    shape: TerrainShape,
+) -> anyhow::Result<Option<ClipmapTerrain>> {
     let Some(t) = &level.terrain else {
         return Ok(None);
     };
@@ -71,10 +85,14 @@ fn level_terrain(level: &Level, level_path: &Path) -> anyhow::Result<Option<Clip
     }
     super::terrain::load(&TerrainOptions {
         heightmap,
-        spacing: (t.horizontal_scale > 0.0).then_some(t.horizontal_scale as f64),
-        vertical_scale: (t.vertical_scale > 0.0).then_some(t.vertical_scale),
-        levels: None,
-        grid: None,
+        spacing: shape
+            .spacing
+            .or((t.horizontal_scale > 0.0).then_some(t.horizontal_scale as f64)),
+        vertical_scale: shape
+            .vertical_scale
+            .or((t.vertical_scale > 0.0).then_some(t.vertical_scale)),
+        levels: shape.levels,
+        grid: shape.grid,
     })
     .map(Some)
     .map_err(|e| context(&e))

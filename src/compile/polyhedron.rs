@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
-use crate::geom::{DPlane, DPolygon};
+use crate::geom::{Aabb, DPlane, DPolygon};
+use crate::level::{Cell, Medium};
 
 /// Half-size of the starting square for a side's polygon.
 pub(super) const HUGE: f64 = 1.0e6;
@@ -237,6 +238,23 @@ impl Poly {
             visible: false,
         });
         (Some(Poly::new(front)), Some(Poly::new(back)))
+    }
+
+    /// The cell this polyhedron bounds (its inward planes and box), of `medium` with `flags`,
+    /// with no portals or surfaces yet: a map leaf or a scene region becomes a cell the same way.
+    pub(super) fn cell(&self, pool: &PlanePool, medium: Medium, flags: u32) -> Cell {
+        Cell {
+            planes: self
+                .inward_planes(pool)
+                .iter()
+                .map(|p| p.to_f32())
+                .collect(),
+            aabb: Aabb::new(self.min.as_vec3(), self.max.as_vec3()),
+            medium,
+            flags,
+            portals: Vec::new(),
+            surfaces: Vec::new(),
+        }
     }
 
     /// Inward planes (for `Cell::planes`).

@@ -1,7 +1,7 @@
 //! Every index of a loaded or built `Level` checked against what it points into (a bad file
 //! gives an error naming the section and the element, never a panic later).
 
-use super::*;
+use super::{styles, Bsp, BspChild, Level, Lightmaps, Material, Motion, Surface};
 
 /// Checks every index and size of a level: what loading a `.lvl` guarantees to consumers.
 pub fn validate(level: &Level) -> Result<(), String> {

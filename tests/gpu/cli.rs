@@ -569,3 +569,67 @@ fn bench_compare_reports_every_method_against_the_first() {
     );
     assert!(c["none"]["draw_calls_max"].as_f64().unwrap() >= 1.0);
 }
+
+/// The terrain flags shape the level's own terrain when no `--terrain` is given (the keep's
+/// outside view: a coarser grid draws about a quarter of the triangles), and where there is
+/// no terrain at all they are reported as ignored instead of being dropped silently.
+#[test]
+fn terrain_flags_shape_the_levels_own_terrain_or_say_they_are_ignored() {
+    let Some(_) = gpu() else { return };
+    let dir = std::env::temp_dir().join(format!("lanthorn-cli-grid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("outside.json");
+    std::fs::write(
+        &path,
+        r#"{"speed": 8, "keys": [{"pos": [3000, 2300, 560], "yaw": 232, "pitch": -18}]}"#,
+    )
+    .unwrap();
+    let terrain_triangles = |grid: Option<&str>| {
+        let mut cmd = lanthorn();
+        cmd.args([
+            "bench", "keep", "--frames", "2", "--warmup", "1", "--size", "160x90",
+        ])
+        .args(["--json", "--no-overdraw", "--allow-solid", "--path"])
+        .arg(&path);
+        if let Some(g) = grid {
+            cmd.args(["--terrain-grid", g]);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("ignored"), "{stderr}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        v["terrain_triangles_median"]
+            .as_f64()
+            .expect("terrain triangles")
+    };
+    let (fine, coarse) = (terrain_triangles(None), terrain_triangles(Some("127")));
+    assert!(
+        coarse > 0.0 && coarse < fine * 0.4,
+        "grid 127: {coarse} triangles, default: {fine}"
+    );
+    let out = lanthorn()
+        .args([
+            "bench", "builtin", "--frames", "1", "--warmup", "0", "--size", "160x90",
+        ])
+        .args([
+            "--no-overdraw",
+            "--terrain-grid",
+            "127",
+            "--terrain-levels",
+            "6",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("--terrain-levels, --terrain-grid ignored")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,7 +22,13 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         yaw,
         pitch,
     };
-    let world = lanthorn::app::load_world(None, Some(camera), None, Default::default()).unwrap();
+    let world = lanthorn::app::load_world(
+        None,
+        Some(camera),
+        (None, Default::default()),
+        Default::default(),
+    )
+    .unwrap();
     assert_eq!(world.name, Path::new("keep"));
     let (img, stats) = lanthorn::app::capture::capture_with_terrain(
         gpu,

@@ -185,6 +185,16 @@ pub struct TerrainArgs {
 }
 
 impl TerrainArgs {
+    /// The flags that shape a terrain, `--terrain`'s or the level's own.
+    pub(crate) fn shape(&self) -> app::terrain::TerrainShape {
+        app::terrain::TerrainShape {
+            spacing: self.terrain_spacing,
+            vertical_scale: self.terrain_vscale,
+            levels: self.terrain_levels,
+            grid: self.terrain_grid,
+        }
+    }
+
     pub(crate) fn options(&self) -> Option<app::terrain::TerrainOptions> {
         Some(app::terrain::TerrainOptions {
             heightmap: self.terrain.clone()?,
@@ -229,7 +239,13 @@ pub(crate) fn load_world(
     spawn: &SpawnArgs,
     cull: &CullArgs,
 ) -> anyhow::Result<app::World> {
-    let world = app::load_world(level, camera, terrain.options().as_ref(), spawn.rules())?;
+    let terrain = (terrain.options(), terrain.shape());
+    let world = app::load_world(
+        level,
+        camera,
+        (terrain.0.as_ref(), terrain.1),
+        spawn.rules(),
+    )?;
     app::check_cull(&world, cull.cull)?;
     Ok(world)
 }

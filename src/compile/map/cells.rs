@@ -6,7 +6,7 @@ use super::entity_brushes::{EntityBrushes, Group};
 use super::faces::Fragment;
 use super::tree::{self, Child, LeafContents, Tree};
 use crate::geom::Aabb;
-use crate::level::{portal_flags, Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Portal};
+use crate::level::{portal_flags, Bsp, BspChild, BspLeaf, BspNode, Level, Portal};
 
 /// The BSP over the structural brushes (world, not detail, solid or liquid); sides that show
 /// a visible fragment are preferred as splitters.
@@ -49,19 +49,7 @@ pub(super) fn add_cells_and_portals(tree: &mut Tree, level: &mut Level) {
         let LeafContents::Open(medium) = l.contents else {
             unreachable!("only open leaves are numbered")
         };
-        level.cells.push(Cell {
-            planes: l
-                .volume
-                .inward_planes(&tree.pool)
-                .iter()
-                .map(|p| p.to_f32())
-                .collect(),
-            aabb: Aabb::new(l.volume.min.as_vec3(), l.volume.max.as_vec3()),
-            medium,
-            flags: 0,
-            portals: Vec::new(),
-            surfaces: Vec::new(),
-        });
+        level.cells.push(l.volume.cell(&tree.pool, medium, 0));
     }
     for p in &tree.portals {
         let (Some(a), Some(b)) = (

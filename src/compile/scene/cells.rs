@@ -43,19 +43,10 @@ pub(super) fn add_cells(scene: &Scene, regions: &Regions, level: &mut Level) -> 
             .iter()
             .any(|b| brush_planes(b).iter().all(|p| p.distance(centre) <= 0.0));
         outdoor.push(is_outdoor);
-        level.cells.push(Cell {
-            planes: r
-                .poly
-                .inward_planes(&regions.pool)
-                .iter()
-                .map(|p| p.to_f32())
-                .collect(),
-            aabb: Aabb::new(r.poly.min.as_vec3(), r.poly.max.as_vec3()),
-            medium: r.medium,
-            flags: if is_outdoor { cell_flags::OUTDOOR } else { 0 },
-            portals: Vec::new(),
-            surfaces: Vec::new(),
-        });
+        let flags = if is_outdoor { cell_flags::OUTDOOR } else { 0 };
+        level
+            .cells
+            .push(r.poly.cell(&regions.pool, r.medium, flags));
     }
     SceneCells {
         cell_of,

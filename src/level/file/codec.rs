@@ -1,7 +1,11 @@
 //! The primitive writer and reader: little-endian numbers, `f32` by its bits, counted vectors,
 //! every length checked against the bytes left.
 
-use super::*;
+use glam::{Vec2, Vec3};
+
+use super::LvlError;
+use crate::geom::{Aabb, Plane};
+use crate::level::BspChild;
 
 pub(super) struct W(pub(super) Vec<u8>);
 

@@ -9,16 +9,18 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::{Vec2, Vec3};
-
 mod codec;
 mod sections;
 
 use self::codec::{Res, R, W};
-use self::sections::*;
+use self::sections::{
+    read_bsp, read_cells, read_entities, read_leak, read_lightmaps, read_materials, read_objects,
+    read_portals, read_pvs, read_sky, read_surfaces, read_terrain, write_bsp, write_cells,
+    write_entities, write_leak, write_lightmaps, write_materials, write_objects, write_portals,
+    write_pvs, write_sky, write_surfaces, write_terrain,
+};
 pub use super::validate::validate;
-use super::*;
-use crate::geom::{Aabb, Plane};
+use super::Level;
 
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
 /// Version 2 added the light style of each surface's lightmap slots and the atlas's layers

@@ -1,7 +1,11 @@
 //! Each section of `Level` in the file: its writer and its reader side by side, in file order.
 
 use super::codec::{Res, R, W};
-use super::*;
+use super::LvlError;
+use crate::level::{
+    Bsp, BspLeaf, BspNode, Cell, Entity, LeakPath, LightStyles, LightmapRect, Lightmaps, Material,
+    Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
+};
 
 pub(super) fn write_cells(w: &mut W, cells: &[Cell]) {
     w.len(cells.len());

@@ -2,6 +2,9 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
+use crate::geom::{Aabb, Plane};
+use crate::level::*;
+use glam::{Vec2, Vec3};
 
 /// A small level with every field and option filled, and indices that hold together.
 pub(crate) fn sample() -> Level {
