@@ -34,7 +34,33 @@ pub struct TerrainShading {
     pub sky_horizon: [f32; 3],
 }
 
+/// What the fog may leave of the ground's colour where the terrain counts as fogged out: at
+/// most 0.41 of an 8-bit step after sRGB encoding (whose steepest slope is 12.92), whatever the
+/// ground and sky colours — e^-9, the exp² fog at 3 fog distances.
+pub const FOGGED_OUT_REMAINDER: f32 = 1.234e-4;
+
 impl TerrainShading {
+    /// The distance beyond which the terrain shows only the fog (the sky's colour behind it, to
+    /// within [`FOGGED_OUT_REMAINDER`]): the exp² fog at full strength past 3 fog distances, or
+    /// the complete edge fade. Beyond it nothing of the terrain needs drawing.
+    pub fn fogged_out_distance(&self) -> f32 {
+        let edge = self.edge_fade.1;
+        if self.fog_strength >= 1.0 && self.fog_distance > 0.0 {
+            (3.0 * self.fog_distance).min(edge)
+        } else {
+            edge
+        }
+    }
+
+    /// The fog's share of a fragment at distance `d` (shaders/terrain.wgsl `fog_amount`).
+    pub fn fog_amount(&self, d: f32) -> f32 {
+        let x = d / self.fog_distance.max(1e-3);
+        let f = (1.0 - (-x * x).exp()) * self.fog_strength;
+        let (a, b) = self.edge_fade;
+        let t = ((d - a) / (b - a)).clamp(0.0, 1.0);
+        f.max(t * t * (3.0 - 2.0 * t))
+    }
+
     /// Bands from a 128×128 sample of the heightmap: the sea at 0 when the source spans it
     /// (ETOPO5), at the 20th percentile for procedural terrain, none otherwise; the snow line at
     /// the 98.5th percentile of the land. Fog from the map's and the clipmap's extents.

@@ -534,6 +534,54 @@ fn terrain_culling_is_conservative_and_culls() {
     );
 }
 
+/// The fog cut drops the pieces the fog hides wholly, and only those: every vertex of a piece
+/// drawn without the cut but dropped with it (true heights, morphed) lies at least the
+/// fogged-out distance from the eye, where the shading's fog leaves at most
+/// `FOGGED_OUT_REMAINDER` of the ground; nothing is drawn with the cut that is not drawn
+/// without it; and over a small map (fog at 0.3 of its width) it drops many.
+#[test]
+fn terrain_fogged_out_pieces_lie_wholly_in_the_fog() {
+    let hm = Heightmap::procedural(256, 5);
+    let cfg = ClipmapConfig::new(8, 63, 32.0).unwrap();
+    let shading = TerrainShading::for_heightmap(&hm, &cfg);
+    let limit = shading.fogged_out_distance();
+    assert!(shading.fog_amount(limit) >= 1.0 - shading::FOGGED_OUT_REMAINDER);
+    assert!(shading.fog_amount(0.99 * limit) < 1.0 - shading::FOGGED_OUT_REMAINDER);
+    let meshes = ClipmapMeshes::new(&cfg);
+    let direct = DirectHeights { hm: &hm, cfg };
+    let mut pyr = MinMaxPyramid::new(&hm);
+    let mut plain = ClipmapSelector::new(cfg).unwrap();
+    let mut fogged = ClipmapSelector::new(cfg).unwrap();
+    fogged.fogged_out = Some(limit);
+    let (mut dropped, mut drawn) = (0, 0);
+    for cam in random_cameras(40, 78, 20_000.0) {
+        let all = pieces(plain.select(&cam, &hm, &mut pyr));
+        let s = fogged.select(&cam, &hm, &mut pyr).clone();
+        let kept = pieces(&s);
+        assert!(
+            kept.iter().all(|p| all.contains(p)),
+            "a piece only the cut draws"
+        );
+        for (k, inst) in all.iter().filter(|p| !kept.contains(p)) {
+            for v in &meshes.get(*k).vertices {
+                let d = vertex_position(&s.frame, inst, *v, &direct).length();
+                assert!(
+                    d >= limit - 0.01,
+                    "{k:?} {inst:?}: a vertex at {d} < {limit}"
+                );
+            }
+        }
+        dropped += all.len() - kept.len();
+        drawn += all.len();
+        // Counted among the culled (some would have fallen to the frustum anyway).
+        assert!(s.stats.pieces_fogged as usize >= all.len() - kept.len());
+    }
+    assert!(
+        dropped * 4 > drawn,
+        "the cut drops {dropped} of {drawn} pieces"
+    );
+}
+
 /// Culling to a screen octagon (the outdoor cells seen through a doorway): every culled piece
 /// lies wholly on the far side of one edge of the octagon's x/y bounds or behind the eye — checked
 /// in clip space with the camera's own matrix — and a small octagon culls far more.

@@ -605,3 +605,42 @@ fn terrain_sky_shows_the_level_skybox() {
     println!("terrain sky vs CPU dusk sky: worst channel difference {worst}");
     assert!(worst <= 6, "terrain sky differs from the skybox by {worst}");
 }
+
+/// The fog cut is invisible: the keep's terrain (procedural 1024² at 32 units, as the keep
+/// places it) from the hills, drawn with the pieces the fog hides wholly dropped and with them
+/// drawn, differs by at most one 8-bit step anywhere, while the cut draws far fewer triangles.
+#[test]
+fn terrain_fog_cut_changes_no_pixel_and_drops_triangles() {
+    let Some(gpu) = gpu() else { return };
+    let hm = Heightmap::procedural(1024, 0);
+    let cfg = ClipmapConfig::for_heightmap(&hm);
+    let ground = hm.height_at(4500.0, 4500.0);
+    let cam = camera(4500.0, 4500.0, ground + 900.0, 232.0, -18.0, 16.0 / 9.0);
+    let mut r = Renderer::new(gpu, &Level::default(), (640, 360));
+    r.set_terrain(gpu, ClipmapTerrain::new(hm, cfg).unwrap());
+    let mut frame = |cut: bool| {
+        r.terrain.as_mut().unwrap().cull_fogged = cut;
+        let settings = FrameSettings::default();
+        let stats = r
+            .render(gpu, &cam, &VisibleSet::default(), &settings)
+            .terrain;
+        (r.read_color(gpu), stats)
+    };
+    let (full, full_stats) = frame(false);
+    let (cut, cut_stats) = frame(true);
+    assert_eq!(full_stats.pieces_fogged, 0);
+    assert!(cut_stats.pieces_fogged > 0);
+    assert!(
+        cut_stats.triangles * 10 < full_stats.triangles * 7,
+        "{} of {} triangles drawn with the cut",
+        cut_stats.triangles,
+        full_stats.triangles
+    );
+    let worst = full
+        .pixels()
+        .zip(cut.pixels())
+        .flat_map(|(a, b)| (0..3).map(move |i| a[i].abs_diff(b[i])))
+        .max()
+        .unwrap();
+    assert!(worst <= 1, "a pixel changed by {worst} steps");
+}

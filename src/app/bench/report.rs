@@ -147,6 +147,10 @@ impl BenchReport {
                 (quantile(&tris, 0.5) as u64).into(),
             );
             obj.insert(
+                "terrain_pieces_fogged_median".into(),
+                quantile(&f(&|s| s.pieces_fogged as f64), 0.5).into(),
+            );
+            obj.insert(
                 "terrain_draw_calls_max".into(),
                 t.iter().map(|s| s.draw_calls).max().unwrap_or(0).into(),
             );

@@ -208,9 +208,11 @@ impl<'a> PanelStatus<'a> {
     pub(super) fn terrain_section(&self, ui: &mut egui::Ui, o: &mut TerrainOverlay) {
         let t = &self.prev.terrain;
         ui.label(format!(
-            "terrain: {} draw calls, {} triangles, levels {}..{}, select {:.0} µs, {} B uploaded",
+            "terrain: {} draw calls, {} triangles, {} pieces culled ({} in the fog), levels {}..{}, select {:.0} µs, {} B uploaded",
             t.draw_calls,
             t.triangles,
+            t.pieces_culled,
+            t.pieces_fogged,
             t.first_level,
             t.first_level + t.levels_drawn,
             t.select_us,

@@ -55,6 +55,8 @@ pub struct TerrainStats {
     pub levels_drawn: u32,
     pub instances: u32,
     pub pieces_culled: u32,
+    /// Of those, the pieces the fog hides wholly.
+    pub pieces_fogged: u32,
     pub triangles: u64,
     /// Draw commands of the terrain itself: one per non-empty mesh kind plus the sky (≤ 6).
     pub draw_calls: u32,
@@ -79,6 +81,8 @@ pub struct Terrain {
     pub stats: TerrainStats,
     /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
     origin: Vec3,
+    /// Drop the pieces the fog hides wholly (on; off only to check that nothing changes).
+    pub cull_fogged: bool,
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -111,6 +115,7 @@ impl Terrain {
             lines: Vec::new(),
             stats: TerrainStats::default(),
             origin: Vec3::ZERO,
+            cull_fogged: true,
         }
     }
 
@@ -162,6 +167,9 @@ impl Terrain {
         } else {
             octagon
         };
+        c.selector.fogged_out = self
+            .cull_fogged
+            .then(|| self.draw.shading.fogged_out_distance());
         let t = Instant::now();
         let selection = c.selector.select(&sel_cam, &c.heightmap, &mut c.pyramid);
         let select_us = t.elapsed().as_secs_f64() * 1e6;
@@ -208,6 +216,7 @@ impl Terrain {
             levels_drawn: selection.stats.levels,
             instances: selection.instances.len() as u32,
             pieces_culled: selection.stats.pieces_culled,
+            pieces_fogged: selection.stats.pieces_fogged,
             triangles: selection.stats.triangles,
             draw_calls: self.draw.draw_calls(),
             overlay_draw_calls: self.draw.overlay_draw_calls(),

@@ -345,6 +345,8 @@ pub struct SelectStats {
     pub tiles_culled: u32,
     /// Pieces whose box needed a pyramid look-up (the global height range was not enough).
     pub pyramid_queries: u32,
+    /// Pieces dropped because the fog hides them wholly (counted in `pieces_culled` too).
+    pub pieces_fogged: u32,
     /// Triangles of the surviving instances (seam triangles included).
     pub triangles: u64,
 }

@@ -11,6 +11,10 @@ pub struct ClipmapSelector {
     /// The part of the screen (NDC) the terrain is seen through, e.g. the union of the outdoor
     /// cells' octagons: culling uses the frustum through its x/y bounds. Default: all of it.
     pub screen: Octagon,
+    /// Pieces whose every point lies at least this far from the camera are dropped: the fog
+    /// has turned them into the sky behind (`TerrainShading::fogged_out_distance`). `None`
+    /// draws them.
+    pub fogged_out: Option<f32>,
     selection: Selection,
     per_kind: [Vec<TerrainInstance>; 5],
     triangles: [u64; 5],
@@ -27,6 +31,7 @@ impl ClipmapSelector {
             cfg,
             cull: true,
             screen: Octagon::FULL,
+            fogged_out: None,
             selection: Selection::default(),
             per_kind: Default::default(),
             triangles,
@@ -72,6 +77,7 @@ impl ClipmapSelector {
             t: cfg.tile_quads(),
             cam,
             planes,
+            fogged_out: self.fogged_out.filter(|_| self.cull),
             global,
             hm,
             pyramid,
@@ -167,6 +173,8 @@ pub(super) struct PieceCuller<'a> {
     t: i32,
     cam: DVec3,
     planes: BoxPlanes,
+    /// See [`ClipmapSelector::fogged_out`].
+    fogged_out: Option<f32>,
     /// The heightmap's whole height range.
     global: (f32, f32),
     hm: &'a Heightmap,
@@ -258,11 +266,16 @@ impl PieceCuller<'_> {
         if kind == MeshKind::Tile {
             stats.tiles_total += 1;
         }
-        let visible = if pre != Class::Straddles {
-            pre == Class::Inside
-        } else {
-            self.is_visible(kind, &inst, p.spacing)
-        };
+        let fogged = self.is_fogged_out(kind, &inst, p.spacing);
+        if fogged {
+            self.sel.stats.pieces_fogged += 1;
+        }
+        let visible = !fogged
+            && if pre != Class::Straddles {
+                pre == Class::Inside
+            } else {
+                self.is_visible(kind, &inst, p.spacing)
+            };
         if visible {
             self.per_kind[kind as usize].push(inst);
         } else {
@@ -273,6 +286,27 @@ impl PieceCuller<'_> {
             }
             self.sel.culled.push((kind, inst));
         }
+    }
+
+    /// Whether the piece's box (with the global height range) lies wholly beyond
+    /// `fogged_out` of the camera.
+    fn is_fogged_out(&self, kind: MeshKind, inst: &TerrainInstance, spacing: f64) -> bool {
+        let Some(limit) = self.fogged_out else {
+            return false;
+        };
+        let (a, b) = instance_rect(kind, self.t, inst);
+        let min = DVec3::new(
+            a[0] as f64 * spacing,
+            a[1] as f64 * spacing,
+            self.global.0 as f64,
+        );
+        let max = DVec3::new(
+            b[0] as f64 * spacing,
+            b[1] as f64 * spacing,
+            self.global.1 as f64,
+        );
+        let gap = (min - self.cam).max(self.cam - max).max(DVec3::ZERO);
+        gap.length() >= limit as f64
     }
 
     /// The piece's box against the frustum: with the global height range, then, if that
