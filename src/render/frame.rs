@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use super::bloom::{BloomParams, BloomPass};
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
 use super::overlay::{OverlayPass, OverlayVertex};
@@ -86,6 +87,7 @@ pub struct Renderer {
     /// Made on first use.
     overlay: Option<OverlayPass>,
     heatmap: Option<HeatmapPass>,
+    bloom: Option<BloomPass>,
 }
 
 /// The frame target with its clear colour, as the passes see it.
@@ -142,6 +144,7 @@ impl Renderer {
             culling: None,
             overlay: None,
             heatmap: None,
+            bloom: None,
         }
     }
 
@@ -205,6 +208,19 @@ impl Renderer {
         }
     }
 
+    /// Bloom on (a pass made for the target's size) or off (none kept).
+    fn switch_bloom(&mut self, gpu: &Gpu, on: bool) {
+        let fits = self
+            .bloom
+            .as_ref()
+            .is_some_and(|b| b.size == self.target.size);
+        if !on {
+            self.bloom = None;
+        } else if !fits {
+            self.bloom = Some(BloomPass::create(gpu, &self.target, BloomParams::default()));
+        }
+    }
+
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
         let size = (size.0.max(1), size.1.max(1));
         if size != self.target.size {
@@ -224,6 +240,7 @@ impl Renderer {
         stats: &mut FrameStats,
     ) {
         self.count_fragments(gpu, settings.overdraw);
+        self.switch_bloom(gpu, settings.bloom);
         let inputs = FrameInputs {
             camera,
             visible,
@@ -260,6 +277,17 @@ impl Renderer {
                 stats,
             );
             stats.terrain = terrain.stats;
+        }
+        if let Some(bloom) = &mut self.bloom {
+            run_pass(
+                gpu,
+                enc,
+                bloom,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
         }
         if let Some(heatmap) = &mut self.heatmap {
             run_pass(

@@ -3,6 +3,7 @@
 //! render pass begun on the attachments it declares).
 
 mod bindings;
+pub mod bloom;
 pub mod frame;
 pub mod gpu;
 pub mod materials;

@@ -147,8 +147,13 @@ pub fn run_pass(
         return stats;
     }
     let t = std::time::Instant::now();
+    let mut timer = timer;
+    // Each offscreen pass is timed under its own label (the bloom's steps, the bake).
     for (index, offscreen) in pass.offscreen().iter().enumerate() {
-        let mut render_pass = begin_offscreen(enc, offscreen);
+        let timestamp_writes = timer
+            .as_deref_mut()
+            .and_then(|t| t.pass(offscreen.label, enc));
+        let mut render_pass = begin_offscreen(enc, offscreen, timestamp_writes);
         pass.record_offscreen(index, &mut render_pass);
     }
     let timestamp_writes = timer.and_then(|t| t.pass(scope.name, enc));
@@ -221,6 +226,7 @@ pub fn begin<'e>(
 fn begin_offscreen<'e>(
     enc: &'e mut wgpu::CommandEncoder,
     offscreen: &Offscreen<'_>,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(offscreen.label),
@@ -248,21 +254,21 @@ fn begin_offscreen<'e>(
                 stencil_ops: None,
             }
         }),
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
     })
 }
 
 /// A pipeline drawing one full-screen triangle (no vertex buffer, no depth) with `vertex` and
-/// `fragment` of `module` into `format`: the present blit and the overdraw heatmap.
+/// `fragment` of `module` into `target`: the present blit, the overdraw heatmap, bloom.
 pub(crate) fn fullscreen_pipeline(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     (vertex, fragment): (&str, &str),
-    format: wgpu::TextureFormat,
+    target: wgpu::ColorTargetState,
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),
@@ -280,7 +286,7 @@ pub(crate) fn fullscreen_pipeline(
             module,
             entry_point: Some(fragment),
             compilation_options: Default::default(),
-            targets: &[Some(format.into())],
+            targets: &[Some(target)],
         }),
         multiview_mask: None,
         cache: None,

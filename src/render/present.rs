@@ -43,7 +43,7 @@ impl PresentPass {
             &pl,
             &module,
             ("vs_main", fragment),
-            surface_format,
+            surface_format.into(),
         );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             mag_filter: wgpu::FilterMode::Linear,

@@ -7,7 +7,7 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery, GpuProfilerSettings};
 use super::gpu::Gpu;
 
 /// Passes timed in one frame at most (later passes go untimed).
-pub const MAX_PASSES: usize = 8;
+pub const MAX_PASSES: usize = 24;
 
 pub struct GpuTimer {
     profiler: GpuProfiler,

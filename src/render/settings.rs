@@ -29,6 +29,8 @@ pub struct FrameSettings {
     pub wireframe: bool,
     /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
     pub surface_cache: bool,
+    /// Bright light bleeds into its surroundings (`render::bloom`).
+    pub bloom: bool,
 }
 
 impl Default for FrameSettings {
@@ -45,6 +47,7 @@ impl Default for FrameSettings {
             overdraw: None,
             wireframe: false,
             surface_cache: true,
+            bloom: false,
         }
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use naga::{AddressSpace, ArraySize, Binding, Module, StructMember, TypeInner};
 
+use super::bloom::BloomUniform;
 use super::shaders::{all_variants, SOURCES};
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
@@ -77,6 +78,7 @@ fn buffer_twins() -> Vec<Twin> {
         ),
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
         twin!(TerrainInstance: offset, level, rotation),
+        twin!(BloomUniform: params, weights),
     ]
 }
 

@@ -13,6 +13,7 @@
 /// Every file of `shaders/`, by name.
 pub(crate) const SOURCES: &[(&str, &str)] = &[
     ("blit.wgsl", include_str!("../../shaders/blit.wgsl")),
+    ("bloom.wgsl", include_str!("../../shaders/bloom.wgsl")),
     (
         "cache_mip.wgsl",
         include_str!("../../shaders/cache_mip.wgsl"),
@@ -289,6 +290,11 @@ pub fn blit() -> String {
     build("blit.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The bloom pass's shader.
+pub fn bloom() -> String {
+    build("bloom.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The surface cache's mip shader.
 pub fn cache_mip() -> String {
     build("cache_mip.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -301,6 +307,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("world.wgsl (clip distances)".into(), world(true)),
         ("world.wgsl (discard)".into(), world(false)),
         ("blit.wgsl".into(), blit()),
+        ("bloom.wgsl".into(), bloom()),
         ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),

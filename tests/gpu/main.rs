@@ -4,6 +4,7 @@
 
 #![warn(unreachable_pub)]
 
+mod bloom;
 mod cli;
 mod clipping;
 mod doors;

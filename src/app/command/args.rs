@@ -65,6 +65,9 @@ pub struct CullArgs {
     /// off (every surface shaded from its material and lightmap each frame).
     #[arg(long, value_enum, default_value_t)]
     pub(crate) surface_cache: OnOff,
+    /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
+    #[arg(long)]
+    pub(crate) bloom: bool,
 }
 
 impl CullArgs {
@@ -78,6 +81,7 @@ impl CullArgs {
             },
             time: self.time.unwrap_or(0.0),
             surface_cache: self.surface_cache == OnOff::On,
+            bloom: self.bloom,
             ..Default::default()
         }
     }

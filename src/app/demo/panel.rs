@@ -116,6 +116,7 @@ impl<'a> PanelStatus<'a> {
                 });
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
+                ui.checkbox(&mut settings.bloom, "bloom");
                 let mut animated = settings.light_styles == StyleMode::Animated;
                 if ui
                     .checkbox(&mut animated, "animated light styles")

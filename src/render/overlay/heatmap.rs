@@ -72,7 +72,7 @@ impl HeatmapPass {
             &pipeline_layout,
             &module,
             ("vs_fullscreen", "fs_heatmap"),
-            color_format,
+            color_format.into(),
         );
         HeatmapPass {
             pipeline,

@@ -1,0 +1,376 @@
+//! Bloom (seed 003's "downsample, colour remap, separable Gaussian"): light brighter than a
+//! threshold bleeds into its surroundings. Four offscreen passes into textures of its own (the
+//! bright pass and a second downsample to a quarter of the frame, a horizontal and a vertical
+//! blur) and its own pass adding the result onto the frame. All in linear light on the LDR
+//! frame; with bloom off nothing of it runs and the frame is untouched. [`reference`] is the
+//! same chain on the CPU, which the GPU test checks the pass against.
+
+use crate::render::bindings::{sampler_entry, texture_entry, uniform_entry};
+use crate::render::gpu::Gpu;
+use crate::render::pass::{
+    Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
+};
+use crate::render::shaders;
+use crate::render::target::{target_texture, FrameTarget, COLOR_FORMAT};
+
+/// Where bloom starts (linear luminance), the width of its soft knee and how strongly it adds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BloomParams {
+    pub threshold: f32,
+    pub knee: f32,
+    pub intensity: f32,
+}
+
+impl Default for BloomParams {
+    fn default() -> Self {
+        BloomParams {
+            threshold: 0.35,
+            knee: 0.25,
+            intensity: 1.0,
+        }
+    }
+}
+
+/// The Gaussian's standard deviation in quarter-frame texels, and its taps each side.
+pub const SIGMA: f32 = 3.0;
+pub const TAPS: usize = 6;
+
+/// The uniform of shaders/bloom.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BloomUniform {
+    pub params: [f32; 4],
+    pub weights: [[f32; 4]; 2],
+}
+
+impl BloomParams {
+    pub fn uniform(&self) -> BloomUniform {
+        let w = gaussian_weights();
+        BloomUniform {
+            params: [self.threshold, self.knee, self.intensity, 0.0],
+            weights: [[w[0], w[1], w[2], w[3]], [w[4], w[5], w[6], 0.0]],
+        }
+    }
+}
+
+/// The blur's weights for offsets 0..=TAPS (each used on both sides), summing to 1.
+pub fn gaussian_weights() -> [f32; TAPS + 1] {
+    let raw: [f32; TAPS + 1] =
+        std::array::from_fn(|k| (-((k * k) as f32) / (2.0 * SIGMA * SIGMA)).exp());
+    let sum = raw[0] + 2.0 * raw[1..].iter().sum::<f32>();
+    raw.map(|w| w / sum)
+}
+
+/// The intermediate format: half floats keep the blur's faint tails.
+const BLOOM_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+
+/// The offscreen steps: label, fragment entry, which texture it reads and which it writes
+/// (0 the frame, 1 half, 2 quarter, 3 scratch).
+const STEPS: [(&str, &str, usize, usize); 4] = [
+    ("bloom bright", "fs_bright", 0, 1),
+    ("bloom down", "fs_down", 1, 2),
+    ("bloom blur h", "fs_blur_h", 2, 3),
+    ("bloom blur v", "fs_blur_v", 3, 2),
+];
+
+pub struct BloomPass {
+    /// Half, quarter and scratch (quarter) textures' views.
+    views: [wgpu::TextureView; 3],
+    /// Per step, and the composite (reading the quarter).
+    bind_groups: [wgpu::BindGroup; 5],
+    pipelines: [wgpu::RenderPipeline; 5],
+    /// The frame size it was made for.
+    pub size: (u32, u32),
+}
+
+impl BloomPass {
+    /// Bloom for frames of `target`'s size, read from its colour.
+    pub fn create(gpu: &Gpu, target: &FrameTarget, params: BloomParams) -> BloomPass {
+        let device = &gpu.device;
+        let (w, h) = target.size;
+        let half = ((w / 2).max(1), (h / 2).max(1));
+        let quarter = ((half.0 / 2).max(1), (half.1 / 2).max(1));
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
+        let views = [
+            ("bloom half", half),
+            ("bloom quarter", quarter),
+            ("bloom scratch", quarter),
+        ]
+        .map(|(label, size)| {
+            target_texture(gpu, label, size, BLOOM_FORMAT, usage).create_view(&Default::default())
+        });
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("bloom"),
+                contents: bytemuck::bytes_of(&params.uniform()),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bloom"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
+                texture_entry(1, wgpu::TextureViewDimension::D2),
+                sampler_entry(2),
+            ],
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("bloom"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let sources: [&wgpu::TextureView; 4] =
+            [&target.color_view, &views[0], &views[1], &views[2]];
+        let bind_group = |source: &wgpu::TextureView| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("bloom"),
+                layout: &layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(source),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::Sampler(&sampler),
+                    },
+                ],
+            })
+        };
+        let bind_groups = [
+            bind_group(sources[STEPS[0].2]),
+            bind_group(sources[STEPS[1].2]),
+            bind_group(sources[STEPS[2].2]),
+            bind_group(sources[STEPS[3].2]),
+            bind_group(&views[1]),
+        ];
+        BloomPass {
+            pipelines: create_pipelines(device, &layout),
+            views,
+            bind_groups,
+            size: target.size,
+        }
+    }
+}
+
+fn create_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+) -> [wgpu::RenderPipeline; 5] {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("bloom.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(shaders::bloom().into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("bloom"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let make = |label, fragment, target: wgpu::ColorTargetState| {
+        crate::render::pass::fullscreen_pipeline(
+            device,
+            label,
+            &pipeline_layout,
+            &module,
+            ("vs_fullscreen", fragment),
+            target,
+        )
+    };
+    let step = |i: usize| make(STEPS[i].0, STEPS[i].1, BLOOM_FORMAT.into());
+    // Added onto the frame (in linear light: the frame's view is sRGB); its alpha stays.
+    let add = wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::One,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    };
+    let keep = wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::Zero,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    };
+    let composite = wgpu::ColorTargetState {
+        format: COLOR_FORMAT,
+        blend: Some(wgpu::BlendState {
+            color: add,
+            alpha: keep,
+        }),
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    [
+        step(0),
+        step(1),
+        step(2),
+        step(3),
+        make("bloom composite", "fs_composite", composite),
+    ]
+}
+
+impl Pass for BloomPass {
+    fn scope(&self) -> Scope {
+        Scope {
+            name: "bloom",
+            prepare: "bloom prepare",
+            record: "bloom record",
+        }
+    }
+
+    fn attachments(&self) -> PassAttachments {
+        PassAttachments {
+            color: (Attachment::FrameColor, Load::Keep),
+            depth: None,
+        }
+    }
+
+    /// Everything it reads is on the GPU already (the frame, its fixed uniform).
+    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+        Prepared::Recorded
+    }
+
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.pipelines[4]);
+        pass.set_bind_group(0, &self.bind_groups[4], &[]);
+        pass.draw(0..3, 0..1);
+    }
+
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        STEPS
+            .iter()
+            .map(|&(label, _, _, to)| Offscreen {
+                label,
+                color: &self.views[to - 1],
+                depth: None,
+                clear: None,
+            })
+            .collect()
+    }
+
+    fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.pipelines[index]);
+        pass.set_bind_group(0, &self.bind_groups[index], &[]);
+        pass.draw(0..3, 0..1);
+    }
+}
+
+/// The CPU twin of the pass: the bloom `params` adds to `frame` (linear RGB, row-major,
+/// `size`), at full size. Same steps, texel reads and bilinear upsampling as the shader.
+pub fn reference(frame: &[[f32; 3]], size: (u32, u32), params: BloomParams) -> Vec<[f32; 3]> {
+    let (w, h) = size;
+    let half_size = ((w / 2).max(1), (h / 2).max(1));
+    let quarter_size = ((half_size.0 / 2).max(1), (half_size.1 / 2).max(1));
+    let half: Vec<[f32; 3]> = downsample(frame, size, half_size)
+        .into_iter()
+        .map(|c| {
+            let luma = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+            let k = smoothstep(params.threshold, params.threshold + params.knee, luma);
+            c.map(|v| v * k)
+        })
+        .collect();
+    let quarter = downsample(&half, half_size, quarter_size);
+    let blurred = blur(&blur(&quarter, quarter_size, (1, 0)), quarter_size, (0, 1));
+    downsample(&blurred, quarter_size, size)
+        .into_iter()
+        .map(|c| c.map(|v| v * params.intensity))
+        .collect()
+}
+
+fn smoothstep(a: f32, b: f32, x: f32) -> f32 {
+    let t = ((x - a) / (b - a)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+fn at(img: &[[f32; 3]], (w, h): (u32, u32), x: i64, y: i64) -> [f32; 3] {
+    let x = x.clamp(0, w as i64 - 1) as usize;
+    let y = y.clamp(0, h as i64 - 1) as usize;
+    img[y * w as usize + x]
+}
+
+/// `img` at size `to`: one bilinear sample at each pixel's centre (for halving, the 2×2 average).
+fn downsample(img: &[[f32; 3]], size: (u32, u32), to: (u32, u32)) -> Vec<[f32; 3]> {
+    (0..to.0 * to.1)
+        .map(|i| {
+            let (x, y) = (i % to.0, i / to.0);
+            let uv = (
+                (x as f32 + 0.5) / to.0 as f32,
+                (y as f32 + 0.5) / to.1 as f32,
+            );
+            bilinear(img, size, uv)
+        })
+        .collect()
+}
+
+fn blur(img: &[[f32; 3]], size: (u32, u32), (sx, sy): (i64, i64)) -> Vec<[f32; 3]> {
+    let w = gaussian_weights();
+    let mut out = Vec::with_capacity(img.len());
+    for y in 0..size.1 as i64 {
+        for x in 0..size.0 as i64 {
+            let mut c = [0.0; 3];
+            for k in -(TAPS as i64)..=TAPS as i64 {
+                let t = at(img, size, x + k * sx, y + k * sy);
+                let wk = w[k.unsigned_abs() as usize];
+                (0..3).for_each(|i| c[i] += wk * t[i]);
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A bilinear sample at `(u, v)` with clamped edges, as a linear sampler takes it.
+fn bilinear(img: &[[f32; 3]], size: (u32, u32), (u, v): (f32, f32)) -> [f32; 3] {
+    let (fx, fy) = (u * size.0 as f32 - 0.5, v * size.1 as f32 - 0.5);
+    let (x0, y0) = (fx.floor(), fy.floor());
+    let (tx, ty) = (fx - x0, fy - y0);
+    let (x0, y0) = (x0 as i64, y0 as i64);
+    let lerp = |a: [f32; 3], b: [f32; 3], t: f32| std::array::from_fn(|i| a[i] + (b[i] - a[i]) * t);
+    let top = lerp(at(img, size, x0, y0), at(img, size, x0 + 1, y0), tx);
+    let bottom = lerp(at(img, size, x0, y0 + 1), at(img, size, x0 + 1, y0 + 1), tx);
+    lerp(top, bottom, ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_blur_weights_sum_to_one_and_fall_off() {
+        let w = gaussian_weights();
+        let sum = w[0] + 2.0 * w[1..].iter().sum::<f32>();
+        assert!((sum - 1.0).abs() < 1e-6);
+        assert!(w.windows(2).all(|p| p[1] < p[0]));
+    }
+
+    /// A lone bright texel: the reference spreads what passed the threshold (energy kept by
+    /// the averages and the normalised blur), and a frame below the threshold adds nothing.
+    #[test]
+    fn the_reference_keeps_the_bright_energy_and_ignores_the_dark() {
+        let size = (64, 64);
+        let params = BloomParams::default();
+        let dark = vec![[0.3; 3]; 64 * 64];
+        assert!(reference(&dark, size, params)
+            .iter()
+            .all(|c| c.iter().all(|&v| v == 0.0)));
+        let mut bright = vec![[0.0; 3]; 64 * 64];
+        // A 4×4 white block on quarter-texel boundaries: its quarter texel is white.
+        for y in 32..36 {
+            for x in 32..36 {
+                bright[y * 64 + x] = [1.0; 3];
+            }
+        }
+        let added = reference(&bright, size, params);
+        let total: f32 = added.iter().map(|c| c[1]).sum();
+        // 16 white texels × intensity, spread: the sum over the frame keeps it (bilinear
+        // upsampling of a quarter texel covers 16 pixels).
+        assert!(
+            (total - 16.0 * params.intensity).abs() < 0.01 * 16.0,
+            "{total}"
+        );
+        let peak = added.iter().map(|c| c[1]).fold(0.0, f32::max);
+        assert!(peak < 0.2 * params.intensity, "spread out: peak {peak}");
+    }
+}

@@ -1,0 +1,104 @@
+//! Bloom against its CPU twin (`render::bloom::reference`): the frame drawn with bloom equals
+//! the frame drawn without it plus the reference's bloom of that frame, and a golden image.
+
+use glam::Vec3;
+use lanthorn::geom::CameraSpec;
+use lanthorn::render::bloom::{reference, BloomParams};
+use lanthorn::render::settings::FrameSettings;
+use lanthorn::vis::CullMode;
+
+use crate::golden::{check_golden, quake_level};
+use crate::support::gpu;
+
+/// e1m1's first corridor: two torches (fullbright texels) beside the arch.
+const TORCHES: CameraSpec = CameraSpec {
+    position: Vec3::new(480.0, -352.0, 88.0),
+    yaw: 90.0,
+    pitch: 0.0,
+};
+
+fn capture(level: &lanthorn::level::Level, size: (u32, u32), bloom: bool) -> image::RgbaImage {
+    let gpu = gpu().expect("checked by the caller");
+    let settings = FrameSettings {
+        bloom,
+        ..Default::default()
+    };
+    lanthorn::app::capture::capture_with_terrain(
+        gpu,
+        level,
+        None,
+        TORCHES,
+        size,
+        CullMode::Portal,
+        &settings,
+        &Default::default(),
+    )
+    .0
+}
+
+fn decode(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn encode(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    255.0
+        * if c <= 0.0031308 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        }
+}
+
+/// The GPU's bloom is the CPU reference's, to within a step of 8 bits almost everywhere (half
+/// floats between the steps, the driver's sRGB tables), and it is not nothing: the torches glow.
+#[test]
+fn bloom_adds_what_the_cpu_reference_adds() {
+    let Some(_) = gpu() else { return };
+    let Some(level) = quake_level("e1m1") else {
+        return;
+    };
+    let size = (320, 180);
+    let plain = capture(&level, size, false);
+    let bloomed = capture(&level, size, true);
+    let linear: Vec<[f32; 3]> = plain
+        .pixels()
+        .map(|p| [decode(p[0]), decode(p[1]), decode(p[2])])
+        .collect();
+    let added = reference(&linear, size, BloomParams::default());
+    let (mut off_by_more, mut worst, mut glowing) = (0, 0.0f32, 0);
+    for ((p, q), (base, add)) in plain
+        .pixels()
+        .zip(bloomed.pixels())
+        .zip(linear.iter().zip(&added))
+    {
+        for i in 0..3 {
+            let expected = encode(base[i] + add[i]);
+            let error = (q[i] as f32 - expected).abs();
+            worst = worst.max(error);
+            off_by_more += (error > 1.5) as usize;
+        }
+        glowing += (q[0] as i32 - p[0] as i32 >= 4) as usize;
+    }
+    eprintln!("bloom vs reference: worst {worst:.2} steps, {off_by_more} channels over 1.5, {glowing} pixels glow");
+    assert!(worst <= 2.0, "a channel {worst} steps from the reference");
+    assert!(
+        off_by_more * 1000 < plain.len(),
+        "{off_by_more} channels over a step off"
+    );
+    assert!(glowing > 200, "only {glowing} pixels glow");
+}
+
+#[test]
+fn bloom_on_e1m1_torches_matches_golden() {
+    let Some(_) = gpu() else { return };
+    let Some(level) = quake_level("e1m1") else {
+        return;
+    };
+    check_golden("bloom_e1m1_torches", &capture(&level, (480, 270), true));
+}
