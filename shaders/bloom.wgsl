@@ -22,19 +22,7 @@ struct BloomUniform {
 @group(0) @binding(1) var source: texture_2d<f32>;
 @group(0) @binding(2) var linear_sampler: sampler;
 
-struct FullscreenOut {
-    @builtin(position) clip: vec4<f32>,
-    @location(0) uv: vec2<f32>,
-};
-
-@vertex
-fn vs_fullscreen(@builtin(vertex_index) i: u32) -> FullscreenOut {
-    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    var out: FullscreenOut;
-    out.clip = vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
-    out.uv = vec2<f32>(p.x, 1.0 - p.y);
-    return out;
-}
+#include fullscreen.inc.wgsl
 
 // The source texel at `p`, clamped to its edges.
 fn texel(p: vec2<i32>) -> vec3<f32> {

@@ -28,11 +28,7 @@ fn fs_lines(in: LineOut) -> @location(0) vec4<f32> {
 
 @group(0) @binding(0) var counts: texture_2d<f32>;
 
-@vertex
-fn vs_fullscreen(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
-    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
-    return vec4<f32>(uv * vec2<f32>(2.0, -2.0) + vec2<f32>(-1.0, 1.0), 0.0, 1.0);
-}
+#include fullscreen.inc.wgsl
 
 // 0 black, 1 blue, 2 green, 3 yellow, 4 orange, 5 and more red (render::overlay::heatmap::RAMP).
 @fragment

@@ -42,7 +42,7 @@ impl PresentPass {
             "present",
             &pl,
             &module,
-            ("vs_main", fragment),
+            ("vs_fullscreen", fragment),
             surface_format.into(),
         );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {

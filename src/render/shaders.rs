@@ -20,6 +20,10 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
     ),
     ("overlay.wgsl", include_str!("../../shaders/overlay.wgsl")),
     (
+        "fullscreen.inc.wgsl",
+        include_str!("../../shaders/fullscreen.inc.wgsl"),
+    ),
+    (
         "octagon.inc.wgsl",
         include_str!("../../shaders/octagon.inc.wgsl"),
     ),
