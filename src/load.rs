@@ -3,6 +3,7 @@
 //! knows them all.
 
 pub(crate) mod cache;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,10 @@ pub enum LoadError {
         "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or keep / builtin / builtin:maze / builtin:portals)"
     )]
     UnknownType { path: PathBuf },
+    #[error(
+        "{path}: no such level file; a Quake map name is looked up in a game: give --basedir QUAKE_DIR (the folder that holds id1)"
+    )]
+    BareName { path: PathBuf },
     #[error("{path}: {error}")]
     Io {
         path: PathBuf,
@@ -29,6 +34,14 @@ pub enum LoadError {
     Compile(#[from] CompileError),
     #[error(transparent)]
     Quake(#[from] Q1Error),
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
+    #[error("{name}: no such level file, and no {file} on the game's search path ({searched})")]
+    NotInGame {
+        name: String,
+        file: String,
+        searched: String,
+    },
 }
 
 /// `load_with` for Quake's normal game (skill 1, not deathmatch).
@@ -41,6 +54,44 @@ pub fn load_with(path: &Path, rules: crate::level::spawn::SpawnRules) -> Result<
     let mut level = load_file(path)?;
     crate::level::spawn::apply(&mut level, rules);
     Ok(level)
+}
+
+/// A Quake level by its name on a game's search path (`e1m1` is `maps/e1m1.bsp`, read from the
+/// first pak or folder that holds it), with the palette found the same way, and Quake's spawn
+/// rules for `rules`' game. Returns the level and where it came from.
+pub fn load_from_game(
+    name: &str,
+    search: &search::SearchPath,
+    rules: crate::level::spawn::SpawnRules,
+) -> Result<(Level, String), LoadError> {
+    let file = search::map_file(name);
+    let found = search.read(&file).ok_or_else(|| LoadError::NotInGame {
+        name: name.into(),
+        file: file.clone(),
+        searched: search.describe(),
+    })??;
+    let palette = match search.read("gfx/palette.lmp") {
+        Some(p) => Some(p?.bytes),
+        None => None,
+    };
+    let palette: Option<[u8; 768]> = palette
+        .filter(|p| p.len() >= 768)
+        .map(|p| std::array::from_fn(|i| p[i]));
+    let mut level = crate::import::q1::from_bytes_with_palette(
+        &found.bytes,
+        &found.origin,
+        palette.as_ref().or(crate::import::q1::default_palette()),
+    )?;
+    crate::level::spawn::apply(&mut level, rules);
+    Ok((level, found.origin))
+}
+
+/// Whether `path` names a built-in level (`keep`, `builtin`, …) rather than a file.
+pub fn is_builtin(path: &Path) -> bool {
+    matches!(
+        path.to_str(),
+        Some("keep" | "builtin" | "builtin:portals" | "builtin:maze")
+    )
 }
 
 /// The one entry point that loads any level; dispatches on the file type. `keep` is the
@@ -70,6 +121,9 @@ fn load_file(path: &Path) -> Result<Level, LoadError> {
         Some("lvl") => Ok(crate::level::file::load_lvl(path)?),
         Some("map") | Some("ron") => compile_cached(path),
         Some("bsp") => Ok(crate::import::q1::load(path)?),
+        None if !path.exists() && path.components().count() == 1 => {
+            Err(LoadError::BareName { path: path.into() })
+        }
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
 }

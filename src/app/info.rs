@@ -70,12 +70,12 @@ pub fn print_table(v: &serde_json::Value) {
 
 /// `lanthorn info [LEVEL]`: the level's report, or the adapter's.
 pub fn run_command(
-    level: Option<&std::path::Path>,
+    (level, game): (Option<&std::path::Path>, &super::Game),
     gpu: impl FnOnce() -> anyhow::Result<Gpu>,
     json: bool,
 ) -> anyhow::Result<()> {
     let v = match level {
-        Some(path) => level_report(&crate::load::load(path)?),
+        Some(path) => level_report(&super::load_level(Some(path), game)?.0),
         None => adapter_report(&gpu()?),
     };
     if json {

@@ -35,15 +35,27 @@ pub fn started() -> std::time::Instant {
     *STARTED.get_or_init(std::time::Instant::now)
 }
 
-/// Loads the level named on the command line (the keep when none).
-pub fn load_level(
-    path: Option<&Path>,
-    rules: crate::level::spawn::SpawnRules,
-) -> anyhow::Result<(Level, PathBuf)> {
+/// The Quake game a command shows levels as: where a level name that is no file is looked up
+/// (`--basedir`, `--game`; none: only files and built-in levels) and the spawn rules.
+#[derive(Debug, Default)]
+pub struct Game {
+    pub rules: crate::level::spawn::SpawnRules,
+    pub search: Option<crate::load::search::SearchPath>,
+}
+
+/// Loads the level named on the command line (the keep when none): a file, a built-in level,
+/// or a name on the game's search path (`e1m1`). Returns it with the name it goes by.
+pub fn load_level(path: Option<&Path>, game: &Game) -> anyhow::Result<(Level, PathBuf)> {
     let path = path
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LEVEL));
-    let level = crate::load::load_with(&path, rules)?;
+    if let (Some(search), Some(name)) = (&game.search, path.to_str()) {
+        if !path.exists() && !crate::load::is_builtin(&path) {
+            let (level, origin) = crate::load::load_from_game(name, search, game.rules)?;
+            return Ok((level, PathBuf::from(origin)));
+        }
+    }
+    let level = crate::load::load_with(&path, game.rules)?;
     Ok((level, path))
 }
 

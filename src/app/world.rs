@@ -23,7 +23,7 @@ pub fn load_world(
     level: Option<&Path>,
     camera: Option<CameraSpec>,
     (terrain, shape): (Option<&TerrainOptions>, TerrainShape),
-    rules: crate::level::spawn::SpawnRules,
+    game: &super::Game,
 ) -> anyhow::Result<World> {
     let terrain = terrain.map(super::terrain::load).transpose()?;
     if let (None, Some(t)) = (level, &terrain) {
@@ -34,7 +34,7 @@ pub fn load_world(
             terrain,
         });
     }
-    let (level, name) = super::load_level(level, rules)?;
+    let (level, name) = super::load_level(level, game)?;
     let camera = super::start_camera(&level, camera);
     let terrain = match terrain {
         Some(t) => Some(t),

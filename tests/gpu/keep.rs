@@ -26,7 +26,7 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         None,
         Some(camera),
         (None, Default::default()),
-        Default::default(),
+        &Default::default(),
     )
     .unwrap();
     assert_eq!(world.name, Path::new("keep"));

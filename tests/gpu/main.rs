@@ -12,6 +12,7 @@ mod golden;
 mod keep;
 mod overdraw;
 mod overlays;
+mod pak;
 mod portals;
 mod shaders;
 mod styles;

@@ -1,7 +1,7 @@
 //! The argument groups several commands share (culling and frame settings, spawn rules,
 //! overlays, GPU features, terrain) and the parsers of their values.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
@@ -87,9 +87,18 @@ impl CullArgs {
     }
 }
 
-/// The game a Quake level is shown as: which brush entities spawn (Quake's `spawnflags`).
-#[derive(Args, Clone, Copy, Default)]
+/// The game a Quake level is shown as: where a bare level name is found (`--basedir`,
+/// `--game`) and which brush entities spawn (Quake's `spawnflags`).
+#[derive(Args, Clone, Default)]
 pub struct SpawnArgs {
+    /// Quake's install folder (the one holding id1, as quakespasm's -basedir): a LEVEL that is
+    /// no file, like `e1m1`, is `maps/e1m1.bsp` read from its paks and folders. Default: the
+    /// current folder when it holds id1.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) basedir: Option<PathBuf>,
+    /// A mod folder beside id1 searched before it (as quakespasm's -game).
+    #[arg(long, value_name = "MOD")]
+    pub(crate) game: Option<String>,
     /// Skill 0 (easy), 1 (normal, the default, as quakespasm), 2 (hard) or 3 (nightmare):
     /// brush entities flagged "not in" this skill are left out.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -105,6 +114,23 @@ impl SpawnArgs {
             skill: self.skill,
             deathmatch: self.deathmatch,
         }
+    }
+
+    /// The game: its search path (from `--basedir`, or the current folder when it holds id1)
+    /// and spawn rules.
+    pub(crate) fn game(&self) -> anyhow::Result<app::Game> {
+        let basedir = match (&self.basedir, &self.game) {
+            (Some(dir), _) => Some(dir.clone()),
+            (None, Some(_)) => Some(PathBuf::from(".")),
+            (None, None) => Path::new("id1").is_dir().then(|| PathBuf::from(".")),
+        };
+        let search = basedir
+            .map(|dir| crate::load::search::SearchPath::new(&dir, self.game.as_deref()))
+            .transpose()?;
+        Ok(app::Game {
+            rules: self.rules(),
+            search,
+        })
     }
 }
 
@@ -248,7 +274,7 @@ pub(crate) fn load_world(
         level,
         camera,
         (terrain.0.as_ref(), terrain.1),
-        spawn.rules(),
+        &spawn.game()?,
     )?;
     app::check_cull(&world, cull.cull)?;
     Ok(world)

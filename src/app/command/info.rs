@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::{GpuArgs, TerrainArgs};
+use super::args::{GpuArgs, SpawnArgs, TerrainArgs};
 use crate::app;
 use crate::render::Gpu;
 
@@ -15,6 +15,8 @@ pub struct InfoArgs {
     json: bool,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    spawn: SpawnArgs,
     /// Describes the heightmap (samples, spacing, clipmap levels) instead; needs no GPU.
     #[command(flatten)]
     terrain: TerrainArgs,
@@ -27,7 +29,7 @@ pub(super) fn run(a: InfoArgs) -> anyhow::Result<()> {
         return app::info::terrain_command(&terrain, a.json);
     }
     app::info::run_command(
-        a.level.as_deref(),
+        (a.level.as_deref(), &a.spawn.game()?),
         || Ok(Gpu::headless(&a.gpu.options()?)?),
         a.json,
     )

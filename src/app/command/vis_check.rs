@@ -72,7 +72,7 @@ pub(super) fn run(a: VisCheckArgs) -> anyhow::Result<()> {
     if count == 0 {
         anyhow::bail!("--views/--count 0: a check needs at least one view");
     }
-    let level = crate::load::load_with(&a.level, a.spawn.rules())?;
+    let (level, _) = app::load_level(Some(&a.level), &a.spawn.game()?)?;
     let gpu = args::headless(&a.gpu)?;
     let mut check = app::vis_check::VisCheckOptions {
         views: count,
