@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn compile_e1m1(c: &mut Criterion) {
-    let path = lanthorn::realdata_dir().join("quake/maps/e1m1.map");
+    let path = realdata_dir().join("quake/maps/e1m1.map");
     if !path.exists() {
         eprintln!("*** SKIPPED: {} is missing ***", path.display());
         return;
@@ -45,3 +45,12 @@ fn compile_boxes(c: &mut Criterion) {
 
 criterion_group!(benches, compile_e1m1, compile_boxes);
 criterion_main!(benches);
+
+/// The shared real data (../shared/realdata beside the crate, or `LANTHORN_REALDATA`): the
+/// benches' input, not the program's.
+fn realdata_dir() -> std::path::PathBuf {
+    match std::env::var_os("LANTHORN_REALDATA") {
+        Some(p) => p.into(),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata"),
+    }
+}

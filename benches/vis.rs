@@ -60,7 +60,7 @@ fn bench_flow(c: &mut Criterion) {
 
 /// Portal flow on e1m1 from random eyes inside open cells (the vis-check's view distribution).
 fn bench_e1m1(c: &mut Criterion) {
-    let path = lanthorn::realdata_dir().join("quake/bsp/e1m1.bsp");
+    let path = realdata_dir().join("quake/bsp/e1m1.bsp");
     let Ok(level) = lanthorn::load::load(&path) else {
         eprintln!("SKIPPED: {} missing", path.display());
         return;
@@ -106,7 +106,7 @@ fn bench_e1m1(c: &mut Criterion) {
 /// (tests/views/e1m1.json): the portal flow, then the per-surface tests and draw building.
 fn bench_e1m1_views(c: &mut Criterion) {
     use lanthorn::render::world::{DrawBuilder, DrawInputs, SurfaceTests, WorldMesh};
-    let path = lanthorn::realdata_dir().join("quake/bsp/e1m1.bsp");
+    let path = realdata_dir().join("quake/bsp/e1m1.bsp");
     let Ok(level) = lanthorn::load::load(&path) else {
         eprintln!("SKIPPED: {} missing", path.display());
         return;
@@ -147,3 +147,12 @@ fn bench_e1m1_views(c: &mut Criterion) {
 
 criterion_group!(benches, bench_flow, bench_e1m1, bench_e1m1_views);
 criterion_main!(benches);
+
+/// The shared real data (../shared/realdata beside the crate, or `LANTHORN_REALDATA`): the
+/// benches' input, not the program's.
+fn realdata_dir() -> std::path::PathBuf {
+    match std::env::var_os("LANTHORN_REALDATA") {
+        Some(p) => p.into(),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata"),
+    }
+}

@@ -28,7 +28,9 @@ mod layering;
 mod testutil;
 
 /// Where the shared real data lives (../shared/realdata relative to the crate), overridable
-/// with `LANTHORN_REALDATA`.
+/// with `LANTHORN_REALDATA`: the tests' data, never a user's (their files come from their
+/// arguments and a game's search path).
+#[cfg(any(test, feature = "test-hooks"))]
 pub fn realdata_dir() -> std::path::PathBuf {
     if let Ok(p) = std::env::var("LANTHORN_REALDATA") {
         return p.into();

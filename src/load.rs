@@ -77,11 +77,8 @@ pub fn load_from_game(
     let palette: Option<[u8; 768]> = palette
         .filter(|p| p.len() >= 768)
         .map(|p| std::array::from_fn(|i| p[i]));
-    let mut level = crate::import::q1::from_bytes_with_palette(
-        &found.bytes,
-        &found.origin,
-        palette.as_ref().or(crate::import::q1::default_palette()),
-    )?;
+    let mut level =
+        crate::import::q1::from_bytes_with_palette(&found.bytes, &found.origin, palette.as_ref())?;
     crate::level::spawn::apply(&mut level, rules);
     Ok((level, found.origin))
 }

@@ -1,5 +1,5 @@
-//! Where a map's textures come from: the WAD2 files it names (beside it, in `../wads`, in the
-//! wad folders of the options, or the real data) and the Quake palette; and the table that
+//! Where a map's textures come from: the WAD2 files it names (in the wad folders of the
+//! options, beside it, or in `../wads`) and the Quake palette; and the table that
 //! turns texture names into the level's materials.
 
 use std::collections::HashMap;
@@ -12,15 +12,14 @@ use crate::compile::draft::flat_color;
 use crate::compile::CompileOptions;
 use crate::level::{material_flags, Material};
 
-/// The Quake palette (`palette.lmp`) beside the map, its `../wads`, the wad folders, or the
-/// real data; without one, materials carry sizes and flat colours only.
+/// The Quake palette (`palette.lmp`) in the wad folders, beside the map or one folder up;
+/// without one, materials carry sizes and flat colours only.
 pub(super) fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<u8>> {
     let mut dirs = options.wad_dirs.clone();
     if let Some(dir) = path.parent() {
         dirs.push(dir.to_path_buf());
         dirs.push(dir.join(".."));
     }
-    dirs.push(crate::realdata_dir().join("quake"));
     dirs.iter().find_map(|d| {
         std::fs::read(d.join("palette.lmp"))
             .ok()
@@ -34,7 +33,6 @@ pub(super) fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions
         dirs.push(dir.to_path_buf());
         dirs.push(dir.join("../wads"));
     }
-    dirs.push(crate::realdata_dir().join("quake/wads"));
     let wanted: Vec<String> = map
         .entities
         .first()

@@ -13,9 +13,8 @@
 //! - Portals are generated from the node tree (see [`portals`]); the file's PVS is kept by
 //!   cell in `level.pvs`.
 //! - Textures are decoded with the Quake palette: [`load`] looks for `palette.lmp` next to
-//!   the file, one or two folders up, or in `gfx/`, then in the shared real data;
-//!   [`from_bytes`] only in the shared real data. Without a palette, materials have sizes but
-//!   no texels.
+//!   the file, one or two folders up, or in `gfx/` (a game's search path has its own:
+//!   `load::load_from_game`). Without a palette, materials have sizes but no texels.
 //!
 //! Every lump offset and length and every index is checked: bad input gives a [`Q1Error`]
 //! naming the file, the lump and the record, never a panic.
@@ -32,7 +31,6 @@ mod vis;
 mod tests;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use glam::Vec3;
 
@@ -99,8 +97,10 @@ pub fn read_palette(path: &Path) -> Option<[u8; 768]> {
     })
 }
 
-/// The palette from the shared real data (`quake/palette.lmp`), read once.
-pub fn default_palette() -> Option<&'static [u8; 768]> {
+/// The palette from the shared real data (`quake/palette.lmp`), read once (tests).
+#[cfg(test)]
+pub(crate) fn default_palette() -> Option<&'static [u8; 768]> {
+    use std::sync::OnceLock;
     static PAL: OnceLock<Option<[u8; 768]>> = OnceLock::new();
     PAL.get_or_init(|| read_palette(&crate::realdata_dir().join("quake/palette.lmp")))
         .as_ref()
@@ -123,15 +123,13 @@ pub fn load(path: &Path) -> Result<Level, Q1Error> {
         }
         dir = d.parent();
     }
-    from_bytes_with_palette(
-        &bytes,
-        &path.display().to_string(),
-        near.as_ref().or(default_palette()),
-    )
+    from_bytes_with_palette(&bytes, &path.display().to_string(), near.as_ref())
 }
 
-/// Imports a BSP29 file held in memory; `name` names it in errors.
-pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Level, Q1Error> {
+/// Imports a BSP29 file held in memory with the shared real data's palette (tests); `name`
+/// names it in errors.
+#[cfg(test)]
+pub(crate) fn from_bytes(bytes: &[u8], name: &str) -> Result<Level, Q1Error> {
     from_bytes_with_palette(bytes, name, default_palette())
 }
 
