@@ -29,6 +29,8 @@ pub enum Action {
     Screenshot,
     /// F11: the next frame captured by RenderDoc (when the program runs under it).
     RenderDocCapture,
+    /// `[` / `]`: the camera to the leak line's previous / next corner.
+    LeakStep(i32),
     Quit,
 }
 
@@ -85,6 +87,12 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
         Action::OverdrawOctagons,
         "O  overdraw with / without octagon clipping",
     ),
+    (
+        KeyCode::BracketLeft,
+        Action::LeakStep(-1),
+        "[ / ]  walk the leak: previous / next corner",
+    ),
+    (KeyCode::BracketRight, Action::LeakStep(1), ""),
     (KeyCode::F1, Action::Panel, "F1  panel"),
     (
         KeyCode::KeyP,

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod fly;
 pub mod info;
 pub mod keys;
+pub mod leak_walk;
 pub mod overlays;
 pub mod path;
 pub mod plot;

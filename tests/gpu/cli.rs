@@ -633,3 +633,76 @@ fn terrain_flags_shape_the_levels_own_terrain_or_say_they_are_ignored() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A leaky map in the demo: it starts on the leak line, and `]` (pressed twice by the input
+/// script) steps the camera to the line's third corner, looking along the line; the panel names
+/// the entity the leak starts from.
+#[test]
+fn demo_walks_the_leak_of_a_leaky_map() {
+    let Some(_) = gpu() else { return };
+    if !crate::support::display() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-demo-leak-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let map = dir.join("leaky.map");
+    std::fs::write(&map, crate::overlays::leaky_room_map()).unwrap();
+    let lvl = dir.join("leaky.lvl");
+    let out = lanthorn()
+        .args(["compile", "--allow-leak", "--no-light"])
+        .arg(&map)
+        .arg("-o")
+        .arg(&lvl)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let level = lanthorn::load::load(&lvl).unwrap();
+    let corners = lanthorn::app::leak_walk::corners(level.leak.as_ref().expect("a leak"));
+    assert!(corners.len() >= 3, "{corners:?}");
+    let expected = lanthorn::app::leak_walk::camera_at(&corners, 2).unwrap();
+    let script = dir.join("keys.txt");
+    std::fs::write(&script, "5 BracketRight\n10 BracketRight\n").unwrap();
+    let shot = dir.join("last.png");
+    let out = lanthorn()
+        .arg("demo")
+        .arg(&lvl)
+        .args(["--frames", "20", "--size", "320x180", "--input-script"])
+        .arg(&script)
+        .arg("--screenshot")
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let camera: Vec<f32> = text
+        .lines()
+        .find_map(|l| l.split("(camera ").nth(1))
+        .unwrap()
+        .trim_end_matches(')')
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let p = expected.position;
+    let near = |a: f32, b: f32| (a - b).abs() <= 1.0;
+    assert!(
+        near(camera[0], p.x) && near(camera[1], p.y) && near(camera[2], p.z),
+        "camera {camera:?}, third corner {p:?}"
+    );
+    let turn = (camera[3] - expected.yaw + 540.0).rem_euclid(360.0) - 180.0;
+    assert!(
+        turn.abs() <= 1.0,
+        "yaw {} against {}",
+        camera[3],
+        expected.yaw
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

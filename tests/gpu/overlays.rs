@@ -101,14 +101,8 @@ fn frozen_culling_seen_from_outside_matches_golden() {
     check_golden("overlay_e1m1_frozen", &img);
 }
 
-/// A room whose +x wall is player clip (which does not seal), compiled with `--allow-leak`:
-/// the stored leak path is drawn as a magenta line from the player start (its cross) out
-/// through the clip wall, seen from inside the room.
-#[test]
-fn the_leak_of_a_leaky_map_matches_golden() {
-    if gpu().is_none() {
-        return;
-    }
+/// A room whose +x wall is player clip (which does not seal), with the player start inside.
+pub(crate) fn leaky_room_map() -> String {
     let wall = |a: [i32; 3], b: [i32; 3], tex: &str| {
         let ([x0, y0, z0], [x1, y1, z1]) = (a, b);
         format!(
@@ -128,6 +122,18 @@ fn the_leak_of_a_leaky_map_matches_golden() {
     text += &wall([-16, -16, -16], [528, 272, 0], "floor");
     text += &wall([-16, -16, 128], [528, 272, 144], "ceiling");
     text += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"128 128 48\"\n}\n";
+    text
+}
+
+/// A room whose +x wall is player clip (which does not seal), compiled with `--allow-leak`:
+/// the stored leak path is drawn as a magenta line from the player start (its cross) out
+/// through the clip wall, seen from inside the room.
+#[test]
+fn the_leak_of_a_leaky_map_matches_golden() {
+    if gpu().is_none() {
+        return;
+    }
+    let text = leaky_room_map();
     let options = lanthorn::compile::CompileOptions {
         allow_leak: true,
         light: false,

@@ -104,11 +104,18 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
         anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
     }
     let world_has_leak = world.level.leak.is_some();
+    // A leaky level starts on its leak line (`[` / `]` walk it), unless told otherwise.
+    let camera = match (a.camera, &world.level.leak) {
+        (None, Some(leak)) => {
+            app::leak_walk::camera_at(&app::leak_walk::corners(leak), 0).unwrap_or(world.camera)
+        }
+        _ => world.camera,
+    };
     app::demo::run(app::demo::DemoOptions {
         level: world.level,
         terrain: world.terrain,
         level_name: world.name.display().to_string(),
-        camera: world.camera,
+        camera,
         gpu: a.gpu.options()?,
         frames: a.frames,
         screenshot: a.screenshot,

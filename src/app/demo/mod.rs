@@ -100,6 +100,8 @@ struct Demo {
     fly_scale: f32,
     /// The path being recorded (P toggles).
     recording: Option<super::path::PathRecorder>,
+    /// The level's leak, its line's corners and the one the camera last stepped to.
+    leak: Option<(crate::level::LeakPath, Vec<glam::Vec3>, usize)>,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -134,7 +136,13 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         show_panel: true,
         fly_scale,
         recording: None,
+        leak: None,
     };
+    if let Some(leak) = demo.opts.level.leak.clone() {
+        let corners = super::leak_walk::corners(&leak);
+        demo.shown.leak = super::leak_walk::describe(&leak, 0, corners.len());
+        demo.leak = Some((leak, corners, 0));
+    }
     event_loop.run_app(&mut demo)?;
     let trace = demo.running.as_mut().and_then(|r| r.session.take_trace());
     if let (Some(trace), Some(path)) = (trace, &demo.opts.trace) {
@@ -400,9 +408,22 @@ impl Demo {
                     None => self.shown.screenshot = crate::render::renderdoc::NOT_ATTACHED.into(),
                 }
             }
+            Action::LeakStep(d) => self.step_leak(d),
             Action::Quit => el.exit(),
             _ => {}
         }
+    }
+
+    /// `[` / `]`: the camera to the next or previous corner of the leak line, looking along it.
+    fn step_leak(&mut self, d: i32) {
+        let Some((leak, corners, at)) = &mut self.leak else {
+            return;
+        };
+        *at = super::leak_walk::step(corners.len(), *at, d);
+        if let Some(camera) = super::leak_walk::camera_at(corners, *at) {
+            self.camera = camera;
+        }
+        self.shown.leak = super::leak_walk::describe(leak, *at, corners.len());
     }
 
     /// `--screenshot`: the last frame to a PNG.

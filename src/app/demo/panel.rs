@@ -15,6 +15,8 @@ pub(super) struct Shown {
     pub(super) screenshot: String,
     /// Seconds from the program's start to the first presented frame.
     pub(super) first_frame: Option<f64>,
+    /// Where the camera stands on the level's leak (empty: no leak).
+    pub(super) leak: String,
 }
 
 /// What the panel shows of the last frame.
@@ -30,6 +32,7 @@ pub(super) struct PanelStatus<'a> {
     pub(super) can_wire: bool,
     pub(super) path_status: String,
     pub(super) screenshot_status: String,
+    pub(super) leak: &'a str,
     /// Views drawn: the camera and the mirrors and teleporters seen.
     pub(super) views: usize,
     /// The overdraw overlay's count (fragments per covered pixel), when it is on.
@@ -60,6 +63,7 @@ impl<'a> PanelStatus<'a> {
             has_terrain: session.renderer.terrain.is_some(),
             can_wire: r.gpu.features.polygon_mode_line,
             path_status: or(&shown.path, "P records a camera path"),
+            leak: &shown.leak,
             screenshot_status: or(&shown.screenshot, "F12 saves the frame"),
             views: session.visible.views.len() + 1,
             overdraw: session.renderer.overlay_overdraw(),
@@ -91,6 +95,9 @@ impl<'a> PanelStatus<'a> {
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
                 ui.label(&self.path_status);
+                if !self.leak.is_empty() {
+                    ui.label(self.leak);
+                }
                 ui.label(&self.screenshot_status);
                 ui.label(format!(
                     "cells {} / {} visible, culling {:.1} µs, eye cell {:?}",
