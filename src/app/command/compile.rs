@@ -23,6 +23,10 @@ pub struct CompileArgs {
     /// Write the level even when it leaks (the outside kept, the leak path stored in it).
     #[arg(long)]
     allow_leak: bool,
+    /// A folder of the WAD2 files (and palette.lmp) a `.map` names, searched before the map's
+    /// own folder and `../wads`; give it more than once for several.
+    #[arg(long, value_name = "DIR")]
+    wad_dir: Vec<PathBuf>,
 }
 
 /// Compiles the input into a level file.
@@ -31,6 +35,7 @@ pub(super) fn run(a: CompileArgs) -> anyhow::Result<()> {
         max_cell_size: a.max_cell_size,
         light: !a.no_light,
         allow_leak: a.allow_leak,
+        wad_dirs: a.wad_dir,
         ..Default::default()
     };
     app::compile::run(&a.input, &a.output, &opts, a.json)

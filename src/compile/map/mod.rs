@@ -54,7 +54,19 @@ pub(crate) fn compile_map_file(
     timer.lap(&mut stats, "parse");
     let textures = sources::load_textures(path, &map, options);
     timer.lap(&mut stats, "wads");
-    let materials = Materials::new(&textures, sources::load_palette(path, options));
+    let palette = sources::load_palette(path, options);
+    if textures.sizes.is_empty() || palette.is_none() {
+        // Said once: the level compiles, but its surfaces show flat colours.
+        let missing = match palette {
+            None => "palette.lmp (searched --wad-dir, the map's folder and the one above)",
+            Some(_) => "texture wad (searched --wad-dir, the map's folder and ../wads)",
+        };
+        stats.warnings.push(format!(
+            "{}: no {missing}: surfaces get flat colours; give --wad-dir DIR",
+            path.display()
+        ));
+    }
+    let materials = Materials::new(&textures, palette);
     compile_map(&map, materials, options, path, timer, stats)
 }
 

@@ -195,3 +195,47 @@ fn every_id_map_compiles_without_leak() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A map copied away from its wads and palette compiles with flat colours and one warning
+/// saying what to give; with `--wad-dir` pointing at them it is textured and says nothing.
+#[test]
+fn a_map_without_its_wads_says_so_and_wad_dirs_find_them() {
+    let Some(dir) = maps_dir() else { return };
+    let away = std::env::temp_dir().join(format!("lanthorn-wadless-{}", std::process::id()));
+    std::fs::create_dir_all(&away).unwrap();
+    let map = away.join("e1m1.map");
+    std::fs::copy(dir.join("e1m1.map"), &map).unwrap();
+    let options = CompileOptions {
+        light: false,
+        ..Default::default()
+    };
+    let (bare, stats) = compile(&map, &options).unwrap();
+    let said: Vec<_> = stats
+        .warnings
+        .iter()
+        .filter(|w| w.contains("--wad-dir"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", stats.warnings);
+    assert!(bare.materials.iter().all(|m| m.texels.is_none()));
+    let quake = dir.join("..");
+    let options = CompileOptions {
+        light: false,
+        wad_dirs: vec![quake.join("wads"), quake],
+        ..Default::default()
+    };
+    let (textured, stats) = compile(&map, &options).unwrap();
+    assert!(
+        !stats.warnings.iter().any(|w| w.contains("--wad-dir")),
+        "{:?}",
+        stats.warnings
+    );
+    assert!(
+        textured
+            .materials
+            .iter()
+            .filter(|m| m.texels.is_some())
+            .count()
+            > 20
+    );
+    let _ = std::fs::remove_dir_all(&away);
+}
