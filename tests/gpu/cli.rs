@@ -8,6 +8,26 @@ fn lanthorn() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lanthorn"))
 }
 
+/// An empty folder of its own for one test (`lanthorn-TAG-PID` in the temp folder).
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanthorn-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The camera the demo printed with its saved frame: `(camera x,y,z,yaw,pitch)`.
+fn saved_camera(stdout: &str) -> Vec<f32> {
+    stdout
+        .lines()
+        .find_map(|l| l.split("(camera ").nth(1))
+        .expect("a saved frame's camera")
+        .trim_end_matches(')')
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
 #[test]
 fn no_adapter_gives_one_clear_error() {
     // A backend that does not exist on this platform leaves zero adapters.
@@ -195,9 +215,7 @@ fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
     if !crate::support::display() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanthorn-demo-keys-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("demo-keys");
     let script = dir.join("keys.txt");
     std::fs::write(
         &script,
@@ -229,11 +247,7 @@ fn demo_keys_toggle_overlays_turn_the_camera_and_save_frames() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Q turned the camera left: its yaw grew from 0.
-    let camera = text
-        .lines()
-        .find_map(|l| l.split("(camera ").nth(1))
-        .unwrap();
-    let yaw: f32 = camera.split(',').nth(3).unwrap().parse().unwrap();
+    let yaw = saved_camera(&text)[3];
     assert!(yaw > 1.0 && yaw < 180.0, "yaw {yaw}: {text}");
     let mut shots: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -406,9 +420,7 @@ fn renderdoc_captures_the_frame_with_its_passes_by_name() {
         );
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanthorn-rdc-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("rdc");
     let out = std::process::Command::new("renderdoccmd")
         .arg("capture")
         .arg("-c")
@@ -643,9 +655,7 @@ fn demo_walks_the_leak_of_a_leaky_map() {
     if !crate::support::display() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("lanthorn-demo-leak-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("demo-leak");
     let map = dir.join("leaky.map");
     std::fs::write(&map, crate::overlays::leaky_room_map()).unwrap();
     let lvl = dir.join("leaky.lvl");
@@ -683,14 +693,7 @@ fn demo_walks_the_leak_of_a_leaky_map() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let camera: Vec<f32> = text
-        .lines()
-        .find_map(|l| l.split("(camera ").nth(1))
-        .unwrap()
-        .trim_end_matches(')')
-        .split(',')
-        .map(|v| v.parse().unwrap())
-        .collect();
+    let camera = saved_camera(&text);
     let p = expected.position;
     let near = |a: f32, b: f32| (a - b).abs() <= 1.0;
     assert!(
