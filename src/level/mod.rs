@@ -2,6 +2,8 @@
 //! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
 
 pub mod file;
+#[cfg(test)]
+pub(crate) mod key_reads;
 pub mod motion;
 pub mod spawn;
 pub mod styles;
@@ -224,6 +226,8 @@ pub struct Entity {
 
 impl Entity {
     pub fn get(&self, key: &str) -> Option<&str> {
+        #[cfg(test)]
+        key_reads::note(&self.pairs, key);
         self.pairs
             .iter()
             .find(|(k, _)| k == key)

@@ -35,10 +35,10 @@ impl SpawnRules {
     /// Quake leaves this entity out of this game. An episode gate stands only once its episode
     /// is done: a new game has none done, so none stands.
     pub fn removes(&self, e: &Entity) -> bool {
-        let flags = spawnflags(e);
         if e.classname() == "func_episodegate" {
             return true;
         }
+        let flags = spawnflags(e);
         let skill = NOT_IN_SKILL[usize::from(self.skill.min(2))];
         flags & skill != 0 || (self.deathmatch && flags & NOT_IN_DEATHMATCH != 0)
     }

@@ -174,16 +174,17 @@ pub fn level_lights(level: &Level) -> LevelLights {
             .unwrap_or(1.0);
         // A light aimed at another entity is a spotlight (cone `angle`, default 20°).
         let cone = number(e, i, "angle", 20.0, w);
+        // The target is a point entity (one with an origin) of that `targetname`.
         let spot = e
             .get("target")
             .and_then(|t| {
                 level
                     .entities
                     .iter()
-                    .find(|o| o.get("targetname") == Some(t))
+                    .filter_map(|o| Some((o.origin()?, o)))
+                    .find(|(_, o)| o.get("targetname") == Some(t))
             })
-            .and_then(|t| t.origin())
-            .and_then(|target| {
+            .and_then(|(target, _)| {
                 let axis = (target - position).try_normalize()?;
                 Some((axis, (cone.clamp(1.0, 179.0) * 0.5).to_radians().cos()))
             });

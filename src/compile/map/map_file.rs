@@ -38,6 +38,8 @@ pub(crate) struct MapEntity {
 
 impl MapEntity {
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
+        #[cfg(test)]
+        crate::level::key_reads::note(&self.pairs, key);
         self.pairs
             .iter()
             .find(|(k, _)| k == key)

@@ -9,6 +9,8 @@ mod contents_tests;
 mod drafts;
 mod entity_brushes;
 mod faces;
+#[cfg(test)]
+mod fgd_tests;
 mod leak;
 #[cfg(test)]
 mod leak_tests;
