@@ -126,8 +126,8 @@ fn load_file(path: &Path) -> Result<Level, LoadError> {
 }
 
 /// Compiles a `.map` or `.ron` source with the default options, keeping the result in a cache
-/// (the system temp folder, keyed by path, size, modification time, file version and the
-/// program's own timestamp) so a second load of an
+/// (the system temp folder, keyed by the path, the size and modification time of every file
+/// the compile reads, the file version and the program's own timestamp) so a second load of an
 /// unchanged source is a plain `.lvl` read.
 fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     use std::hash::{Hash, Hasher};
@@ -141,20 +141,16 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
         .hash(&mut h);
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
-    // A scene's textures are part of its level: a changed PNG compiles again.
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
-    {
-        for file in crate::compile::scene::named_files(path) {
-            let meta = std::fs::metadata(&file).ok();
-            (
-                file,
-                meta.as_ref().map(|m| m.len()),
-                meta.and_then(|m| m.modified().ok()),
-            )
-                .hash(&mut h);
-        }
+    // A map's wads and palette and a scene's textures are part of its level: a changed one
+    // compiles again.
+    for file in crate::compile::source_files(path, &Default::default()) {
+        let meta = std::fs::metadata(&file).ok();
+        (
+            file,
+            meta.as_ref().map(|m| m.len()),
+            meta.and_then(|m| m.modified().ok()),
+        )
+            .hash(&mut h);
     }
     crate::level::file::VERSION.hash(&mut h);
     // A rebuilt program may compile differently: its own timestamp is part of the key.

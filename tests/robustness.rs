@@ -554,6 +554,7 @@ fn lvl_mutations() {
         entity: "light".into(),
         line: 3,
         points: vec![glam::Vec3::ZERO, glam::Vec3::ONE],
+        crossings: vec!["entity 1 (func_detail) brush 0 (line 9): never seals".into()],
     });
     let bytes = lanthorn::level::file::to_bytes(&level);
     let spans = lanthorn::level::file::section_spans(&level);

@@ -51,8 +51,13 @@ pub fn step(count: usize, k: usize, step: i32) -> usize {
 
 /// What the panel says of the leak and where the camera stands on it (corner `k` of `count`).
 pub fn describe(leak: &LeakPath, k: usize, count: usize) -> String {
+    let through = if leak.crossings.is_empty() {
+        "a gap between brushes".to_string()
+    } else {
+        leak.crossings.join("; ")
+    };
     format!(
-        "leak: from {} (line {}) to the void; corner {} of {count} ([ / ] walk it)",
+        "leak: from {} (line {}) to the void through {through}; corner {} of {count} ([ / ] walk it)",
         leak.entity,
         leak.line,
         k + 1
@@ -80,6 +85,7 @@ mod tests {
             entity: "info_player_start".into(),
             line: 7,
             points,
+            crossings: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@ pub mod terrain;
 pub mod trace;
 pub mod views;
 pub mod vis_check;
+pub mod watch;
 mod world;
 
 pub use world::{animate, cull_view, load_world, World};

@@ -76,6 +76,30 @@ impl<'l> Session<'l> {
         }
     }
 
+    /// Swaps in a new `level` (and `terrain`) at the same size and culling method, keeping
+    /// the overlays, settings, trace and RenderDoc (`demo --watch` after a save). Returns the
+    /// seconds the upload took.
+    pub fn replace_level(
+        &mut self,
+        gpu: &Gpu,
+        level: impl Into<Cow<'l, Level>>,
+        terrain: Option<ClipmapTerrain>,
+    ) -> f64 {
+        let start = Instant::now();
+        let fresh = Session::new(
+            gpu,
+            level,
+            terrain,
+            self.renderer.target.size,
+            self.culler.mode,
+        );
+        self.level = fresh.level;
+        self.renderer = fresh.renderer;
+        self.culler = fresh.culler;
+        self.visible = VisibleSet::default();
+        start.elapsed().as_secs_f64()
+    }
+
     /// The user's frame settings and overlays.
     pub fn with(mut self, settings: FrameSettings, overlays: Overlays) -> Self {
         self.settings = settings;

@@ -65,6 +65,22 @@ impl Default for CompileOptions {
     }
 }
 
+/// Every file compiling `path` reads: the source itself, a map's wads and palette, a scene's
+/// textures (what `demo --watch` polls). Any other level is its one file.
+pub fn source_files(path: &Path, options: &CompileOptions) -> Vec<std::path::PathBuf> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    let mut files = vec![path.to_path_buf()];
+    match ext.as_deref() {
+        Some("map") => files.extend(map::sources::read_files(path, options)),
+        Some("ron") => files.extend(scene::named_files(path)),
+        _ => {}
+    }
+    files
+}
+
 /// Compiles a `.map` or `.ron` source.
 pub fn compile(
     path: &Path,

@@ -302,6 +302,9 @@ pub struct LeakPath {
     pub entity: String,
     pub line: u32,
     pub points: Vec<Vec3>,
+    /// The brushes the path runs through that do not seal, each with why (empty: it leaves
+    /// through a gap between brushes).
+    pub crossings: Vec<String>,
 }
 
 /// Precomputed potentially-visible sets from an imported BSP file: one bit row per cell.

@@ -709,3 +709,127 @@ fn demo_walks_the_leak_of_a_leaky_map() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `demo --watch`: a scene saved broken while the demo runs is one error naming the file and
+/// line (the old level stays); saved again, edited, it is compiled and swapped in: the frame
+/// saved after the reload is the edited scene's own capture at the same camera (and not the
+/// original's), and the demo said how long the save took to reach the screen.
+#[test]
+fn demo_watch_swaps_in_a_scene_edited_on_disk() {
+    use std::io::BufRead;
+    let Some(_) = gpu() else { return };
+    if !crate::support::display() {
+        return;
+    }
+    let dir = fresh_dir("demo-watch");
+    let scene = dir.join("yard.ron");
+    let original = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/levels/builtin.ron"),
+    )
+    .unwrap();
+    // The crate in the middle of the view grows to twice its height.
+    let crate_box = "Box(min: (-96, -64, 0), max: (32, 64, 128))";
+    assert!(original.contains(crate_box));
+    let edited = original.replace(crate_box, "Box(min: (-96, -64, 0), max: (32, 64, 256))");
+    std::fs::write(&scene, &original).unwrap();
+    let camera = [
+        "--camera",
+        "-440,-300,96,35,0",
+        "--time",
+        "0",
+        "--size",
+        "320x180",
+    ];
+    let shot = dir.join("after.png");
+    let mut child = lanthorn()
+        .arg("demo")
+        .arg(&scene)
+        .args(camera)
+        .args([
+            "--watch",
+            "--exit-after-reloads",
+            "1",
+            "--frames",
+            "1000000",
+        ])
+        .arg("--screenshot")
+        .arg(&shot)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = std::sync::mpsc::channel();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let err_lines = lines.clone();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = lines.send((false, line));
+        }
+    });
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = err_lines.send((true, line));
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let (mut text, mut errors) = (String::new(), Vec::new());
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("no reload in 180 s: {text}");
+        }
+        while let Ok((is_err, line)) = got.try_recv() {
+            if line.starts_with("watching") {
+                std::fs::write(&scene, "Scene(ops: [ (brush: Box(\n").unwrap();
+            }
+            if is_err && line.contains("yard.ron: line 2") {
+                errors.push(line.clone());
+                std::fs::write(&scene, &edited).unwrap();
+            }
+            text += &line;
+            text += "\n";
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    text.extend(got.try_iter().map(|(_, l)| l + "\n"));
+    assert!(status.success(), "{text}");
+    assert_eq!(errors.len(), 1, "the broken save is said once: {text}");
+    assert!(text.contains("s from save to frame"), "{text}");
+    let capture = |source: &str, name: &str| {
+        let file = dir.join(format!("{name}.ron"));
+        std::fs::write(&file, source).unwrap();
+        let png = dir.join(format!("{name}.png"));
+        let out = lanthorn()
+            .arg("capture")
+            .arg(&file)
+            .args(camera)
+            .arg("-o")
+            .arg(&png)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&png).unwrap().to_rgba8()
+    };
+    let after = image::open(&shot).unwrap().to_rgba8();
+    let compare = |b: &image::RgbaImage| lanthorn::app::compare::compare(&after, b).unwrap();
+    let (same, before) = (
+        compare(&capture(&edited, "edited")),
+        compare(&capture(&original, "original")),
+    );
+    assert!(
+        same.mae_linear < 0.002 && same.ssim > 0.98,
+        "the reloaded frame is not the edited scene: {same:?}"
+    );
+    assert!(
+        before.mae_linear > 4.0 * same.mae_linear.max(0.002),
+        "the reloaded frame still shows the original: {before:?} (edited {same:?})"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

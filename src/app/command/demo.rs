@@ -42,6 +42,13 @@ pub struct DemoArgs {
     /// test's input; CI has no xdotool).
     #[arg(long, hide = true, value_name = "FILE")]
     input_script: Option<PathBuf>,
+    /// Load the level again when its file (or a map's wads, a scene's textures) changes on
+    /// disk; the camera, overlays and settings stay.
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: exit a few frames after the Nth reload (the windowed test's end).
+    #[arg(long, hide = true, value_name = "N", requires = "watch")]
+    exit_after_reloads: Option<u64>,
     #[command(flatten)]
     terrain: TerrainArgs,
     #[command(flatten)]
@@ -103,6 +110,7 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
     if let Some(d) = a.screenshot_dir.as_ref().filter(|d| !d.is_dir()) {
         anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
     }
+    let watch = a.watch.then(|| start_watch(&a)).transpose()?;
     let world_has_leak = world.level.leak.is_some();
     // A leaky level starts on its leak line (`[` / `]` walk it), unless told otherwise.
     let camera = match (a.camera, &world.level.leak) {
@@ -134,5 +142,41 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
         renderdoc_frame: a.renderdoc_frame,
         trace: a.trace,
         fixed_time: a.cull.time,
+        watch,
+        exit_after_reloads: a.exit_after_reloads,
     })
+}
+
+/// `--watch`: the level's source files polled, the world loaded again as at the start.
+fn start_watch(a: &DemoArgs) -> anyhow::Result<app::watch::Watch> {
+    let level = a.level.clone().unwrap_or_else(|| app::DEFAULT_LEVEL.into());
+    if !level.is_file() {
+        let hint = if crate::load::is_builtin(&level) {
+            " (the keep's source is assets/levels/keep.ron: watch that)"
+        } else {
+            " (a level found on the game's search path is not watched: give its file)"
+        };
+        anyhow::bail!("--watch: {} is no file to watch{hint}", level.display());
+    }
+    let options = crate::compile::CompileOptions::default();
+    let files = crate::compile::source_files(&level, &options);
+    let (terrain, spawn, cull) = (a.terrain.clone(), a.spawn.clone(), a.cull.clone());
+    let listed = level.clone();
+    let watch = app::watch::Watch::start(
+        files,
+        move || crate::compile::source_files(&listed, &options),
+        move || args::load_world(Some(&level), None, &terrain, &spawn, &cull),
+    )
+    .map_err(|e| anyhow::anyhow!("--watch: cannot start the watching thread: {e}"))?;
+    println!(
+        "watching {} files: {}",
+        watch.files.len(),
+        watch
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(watch)
 }

@@ -1,6 +1,7 @@
 //! The demo window: the offscreen frame blitted to the surface, egui on top, fly camera.
 
 mod panel;
+mod reload;
 mod tools;
 mod window;
 
@@ -61,6 +62,10 @@ pub struct DemoOptions {
     pub trace: Option<PathBuf>,
     /// `--time`: the clock held there (light styles, sky, liquids) instead of running.
     pub fixed_time: Option<f32>,
+    /// `--watch`: the level loaded again when its files change.
+    pub watch: Option<super::watch::Watch>,
+    /// `--exit-after-reloads N`: exit (saving `screenshot`) a few frames after the Nth reload.
+    pub exit_after_reloads: Option<u64>,
 }
 
 struct Running {
@@ -102,6 +107,10 @@ struct Demo {
     recording: Option<super::path::PathRecorder>,
     /// The level's leak, its line's corners and the one the camera last stepped to.
     leak: Option<(crate::level::LeakPath, Vec<glam::Vec3>, usize)>,
+    /// Levels swapped in by `--watch`.
+    reloads: u64,
+    /// A level swapped in whose first frame is not presented yet.
+    swapped_in: Option<reload::SwappedIn>,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` is reached).
@@ -137,12 +146,10 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         fly_scale,
         recording: None,
         leak: None,
+        reloads: 0,
+        swapped_in: None,
     };
-    if let Some(leak) = demo.opts.level.leak.clone() {
-        let corners = super::leak_walk::corners(&leak);
-        demo.shown.leak = super::leak_walk::describe(&leak, 0, corners.len());
-        demo.leak = Some((leak, corners, 0));
-    }
+    demo.set_leak(demo.opts.level.leak.clone());
     event_loop.run_app(&mut demo)?;
     let trace = demo.running.as_mut().and_then(|r| r.session.take_trace());
     if let (Some(trace), Some(path)) = (trace, &demo.opts.trace) {
@@ -265,6 +272,9 @@ impl Demo {
         }
         self.renderdoc_request |= self.opts.renderdoc_frame == Some(self.frames);
         self.fly_camera();
+        if let Some(s) = self.take_reload() {
+            self.swapped_in = Some(s);
+        }
         let time = self
             .opts
             .fixed_time
@@ -301,6 +311,9 @@ impl Demo {
             self.shown.screenshot = message;
         }
         self.shown.last = stats;
+        if let Some(s) = self.swapped_in.take() {
+            self.report_reload(s);
+        }
         self.frames += 1;
         if self.opts.frames.is_some_and(|n| self.frames >= n) {
             self.save_screenshot();
@@ -412,6 +425,16 @@ impl Demo {
             Action::Quit => el.exit(),
             _ => {}
         }
+    }
+
+    /// The level's leak to walk, from its first corner (none: nothing to walk).
+    fn set_leak(&mut self, leak: Option<crate::level::LeakPath>) {
+        self.shown.leak.clear();
+        self.leak = leak.map(|leak| {
+            let corners = super::leak_walk::corners(&leak);
+            self.shown.leak = super::leak_walk::describe(&leak, 0, corners.len());
+            (leak, corners, 0)
+        });
     }
 
     /// `[` / `]`: the camera to the next or previous corner of the leak line, looking along it.

@@ -17,6 +17,8 @@ pub(super) struct Shown {
     pub(super) first_frame: Option<f64>,
     /// Where the camera stands on the level's leak (empty: no leak).
     pub(super) leak: String,
+    /// `--watch`: what the last reload did.
+    pub(super) watch: String,
 }
 
 /// What the panel shows of the last frame.
@@ -33,6 +35,7 @@ pub(super) struct PanelStatus<'a> {
     pub(super) path_status: String,
     pub(super) screenshot_status: String,
     pub(super) leak: &'a str,
+    pub(super) watch: &'a str,
     /// Views drawn: the camera and the mirrors and teleporters seen.
     pub(super) views: usize,
     /// The overdraw overlay's count (fragments per covered pixel), when it is on.
@@ -64,6 +67,7 @@ impl<'a> PanelStatus<'a> {
             can_wire: r.gpu.features.polygon_mode_line,
             path_status: or(&shown.path, "P records a camera path"),
             leak: &shown.leak,
+            watch: &shown.watch,
             screenshot_status: or(&shown.screenshot, "F12 saves the frame"),
             views: session.visible.views.len() + 1,
             overdraw: session.renderer.overlay_overdraw(),
@@ -95,8 +99,10 @@ impl<'a> PanelStatus<'a> {
                     cam.position.x, cam.position.y, cam.position.z, cam.yaw, cam.pitch
                 ));
                 ui.label(&self.path_status);
-                if !self.leak.is_empty() {
-                    ui.label(self.leak);
+                for line in [self.leak, self.watch] {
+                    if !line.is_empty() {
+                        ui.label(line);
+                    }
                 }
                 ui.label(&self.screenshot_status);
                 ui.label(format!(

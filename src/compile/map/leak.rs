@@ -35,6 +35,7 @@ impl Leak {
             entity: self.classname.clone(),
             line: u32::try_from(self.line).unwrap_or(u32::MAX),
             points: self.points.iter().map(|p| p.as_vec3()).collect(),
+            crossings: self.crossings.clone(),
         }
     }
 

@@ -143,6 +143,15 @@ fn allow_leak_writes_the_level_with_its_leak_path() {
         (leak.entity.as_str(), leak.line as usize),
         ("info_player_start", l.start_line)
     );
+    // The brush it leaves through is stored with it (the demo's panel names it): the clip
+    // brush, by its line in the map.
+    assert_eq!(leak.crossings.len(), 1, "{:?}", leak.crossings);
+    assert!(
+        leak.crossings[0].contains(&format!("(line {})", l.clip_line)),
+        "{:?} (clip brush at line {})",
+        leak.crossings,
+        l.clip_line
+    );
     let pts = read_points(&out.with_extension("pts"));
     assert_eq!(leak.points.len(), pts.len());
     for (a, b) in leak.points.iter().zip(&pts) {

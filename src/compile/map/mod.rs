@@ -15,7 +15,7 @@ mod leak;
 #[cfg(test)]
 mod leak_tests;
 pub(super) mod map_file;
-mod sources;
+pub(super) mod sources;
 mod tree;
 mod wad;
 

@@ -15,24 +15,60 @@ use crate::level::{material_flags, Material};
 /// The Quake palette (`palette.lmp`) in the wad folders, beside the map or one folder up;
 /// without one, materials carry sizes and flat colours only.
 pub(super) fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<u8>> {
-    let mut dirs = options.wad_dirs.clone();
-    if let Some(dir) = path.parent() {
-        dirs.push(dir.to_path_buf());
-        dirs.push(dir.join(".."));
-    }
-    dirs.iter().find_map(|d| {
+    palette_dirs(path, options).iter().find_map(|d| {
         std::fs::read(d.join("palette.lmp"))
             .ok()
             .filter(|p| p.len() >= 768)
     })
 }
 
-pub(super) fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions) -> TextureSizes {
+fn palette_dirs(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
+    let mut dirs = options.wad_dirs.clone();
+    if let Some(dir) = path.parent() {
+        dirs.push(dir.to_path_buf());
+        dirs.push(dir.join(".."));
+    }
+    dirs
+}
+
+fn wad_dirs(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
     let mut dirs = options.wad_dirs.clone();
     if let Some(dir) = path.parent() {
         dirs.push(dir.to_path_buf());
         dirs.push(dir.join("../wads"));
     }
+    dirs
+}
+
+/// The `.wad` files in the wad folders of a map at `path`, sorted by name within a folder.
+fn wad_files(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for d in wad_dirs(path, options) {
+        if let Ok(rd) = std::fs::read_dir(d) {
+            let mut files: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wad")))
+                .collect();
+            files.sort();
+            all.extend(files);
+        }
+    }
+    all
+}
+
+/// Every file a compile of the map at `path` may read besides the map: its wads and palettes.
+pub(crate) fn read_files(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
+    let palettes = palette_dirs(path, options)
+        .into_iter()
+        .map(|d| d.join("palette.lmp"))
+        .filter(|p| p.is_file());
+    wad_files(path, options)
+        .into_iter()
+        .chain(palettes)
+        .collect()
+}
+
+pub(super) fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions) -> TextureSizes {
     let wanted: Vec<String> = map
         .entities
         .first()
@@ -48,17 +84,7 @@ pub(super) fn load_textures(path: &Path, map: &MapFile, options: &CompileOptions
         })
         .unwrap_or_default();
     let mut t = TextureSizes::default();
-    let mut all = Vec::new();
-    for d in &dirs {
-        if let Ok(rd) = std::fs::read_dir(d) {
-            let mut files: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wad")))
-                .collect();
-            files.sort();
-            all.extend(files);
-        }
-    }
+    let mut all = wad_files(path, options);
     // The wads the map names first, then the rest.
     all.sort_by_key(|p| {
         let n = p

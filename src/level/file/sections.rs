@@ -506,6 +506,10 @@ pub(super) fn write_leak(w: &mut W, leak: Option<&LeakPath>) {
     for &p in &leak.points {
         w.vec3(p);
     }
+    w.len(leak.crossings.len());
+    for c in &leak.crossings {
+        w.str(c);
+    }
 }
 
 pub(super) fn read_leak(r: &mut R) -> Res<Option<LeakPath>> {
@@ -518,9 +522,19 @@ pub(super) fn read_leak(r: &mut R) -> Res<Option<LeakPath>> {
     let points = (0..n)
         .map(|_| r.vec3("leak point"))
         .collect::<Res<Vec<_>>>()?;
+    // The crossings came later: a leak section that ends after its points has none.
+    let crossings = if r.pos == r.b.len() {
+        Vec::new()
+    } else {
+        let n = r.count(4, "leak crossings")?;
+        (0..n)
+            .map(|_| r.str("leak crossing"))
+            .collect::<Res<Vec<_>>>()?
+    };
     Ok(Some(LeakPath {
         entity,
         line,
         points,
+        crossings,
     }))
 }

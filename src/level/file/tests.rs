@@ -174,6 +174,7 @@ pub(crate) fn sample() -> Level {
             entity: "info_player_start".into(),
             line: 42,
             points: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::new(1.0, 2.0, 5.0)],
+            crossings: vec!["entity 0 (worldspawn) brush 3 (line 40): func_detail".into()],
         }),
     }
 }
@@ -188,13 +189,23 @@ fn the_leak_section_is_optional_and_last() {
         leak: None,
         ..sample()
     });
-    let section = 4 + "info_player_start".len() + 4 + 4 + 2 * 12;
+    let leak = sample().leak.unwrap();
+    let crossings = 4 + leak.crossings.iter().map(|c| 4 + c.len()).sum::<usize>();
+    let section = 4 + leak.entity.len() + 4 + 4 + 2 * 12 + crossings;
     assert_eq!(with.len(), without.len() + section);
     assert_eq!(with[20..with.len() - section], without[20..]);
     let len = |b: &[u8]| u64::from_le_bytes(b[12..20].try_into().unwrap());
     assert_eq!(len(&with), len(&without) + section as u64);
     assert_eq!(from_bytes(&without).unwrap().leak, None);
-    assert_eq!(from_bytes(&with).unwrap().leak, sample().leak);
+    assert_eq!(from_bytes(&with).unwrap().leak, Some(leak.clone()));
+    // A leak section from before the crossings were stored ends after its points: it loads,
+    // with none.
+    let mut older = with[..with.len() - crossings].to_vec();
+    let shorter = len(&with) - crossings as u64;
+    older[12..20].copy_from_slice(&shorter.to_le_bytes());
+    let loaded = from_bytes(&older).unwrap().leak.unwrap();
+    assert_eq!(loaded.points, leak.points);
+    assert!(loaded.crossings.is_empty());
 }
 
 #[test]
