@@ -99,7 +99,7 @@ def main() -> int:
     found = [tuple(map(float, m.groups())) for m in map(LINE.search, lines) if m]
     for name, i in [("save to frame", 0), ("load", 1), ("upload", 2)]:
         vals = [f[i] for f in found]
-        print(f"{name}: median {statistics.median(vals):.2f} s of {len(vals)} ({', '.join(f'{v:.2f}' for v in vals)})")
+        print(f"{name}: median {statistics.median(vals):.3f} s of {len(vals)} ({', '.join(f'{v:.2f}' for v in vals)})")
     return 0
 
 

@@ -716,7 +716,6 @@ fn demo_walks_the_leak_of_a_leaky_map() {
 /// original's), and the demo said how long the save took to reach the screen.
 #[test]
 fn demo_watch_swaps_in_a_scene_edited_on_disk() {
-    use std::io::BufRead;
     let Some(_) = gpu() else { return };
     if !crate::support::display() {
         return;
@@ -741,61 +740,8 @@ fn demo_watch_swaps_in_a_scene_edited_on_disk() {
         "320x180",
     ];
     let shot = dir.join("after.png");
-    let mut child = lanthorn()
-        .arg("demo")
-        .arg(&scene)
-        .args(camera)
-        .args([
-            "--watch",
-            "--exit-after-reloads",
-            "1",
-            "--frames",
-            "1000000",
-        ])
-        .arg("--screenshot")
-        .arg(&shot)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (lines, got) = std::sync::mpsc::channel();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let err_lines = lines.clone();
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            let _ = lines.send((false, line));
-        }
-    });
-    std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            let _ = err_lines.send((true, line));
-        }
-    });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let (mut text, mut errors) = (String::new(), Vec::new());
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("no reload in 180 s: {text}");
-        }
-        while let Ok((is_err, line)) = got.try_recv() {
-            if line.starts_with("watching") {
-                std::fs::write(&scene, "Scene(ops: [ (brush: Box(\n").unwrap();
-            }
-            if is_err && line.contains("yard.ron: line 2") {
-                errors.push(line.clone());
-                std::fs::write(&scene, &edited).unwrap();
-            }
-            text += &line;
-            text += "\n";
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let status = child.wait().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    text.extend(got.try_iter().map(|(_, l)| l + "\n"));
-    assert!(status.success(), "{text}");
+    let (ok, text, errors) = drive_watching_demo(&scene, &camera, &shot, &edited);
+    assert!(ok, "{text}");
     assert_eq!(errors.len(), 1, "the broken save is said once: {text}");
     assert!(text.contains("s from save to frame"), "{text}");
     let capture = |source: &str, name: &str| {
@@ -832,4 +778,71 @@ fn demo_watch_swaps_in_a_scene_edited_on_disk() {
         "the reloaded frame still shows the original: {before:?} (edited {same:?})"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `demo SCENE --watch` until its first reload: on "watching" saves the scene broken, on
+/// the error naming its line 2 saves `edited`. Returns whether it exited well, what it printed
+/// (stdout and stderr) and the error lines seen.
+fn drive_watching_demo(
+    scene: &std::path::Path,
+    camera: &[&str],
+    shot: &std::path::Path,
+    edited: &str,
+) -> (bool, String, Vec<String>) {
+    use std::io::BufRead;
+    let mut child = lanthorn()
+        .arg("demo")
+        .arg(scene)
+        .args(camera)
+        .args([
+            "--watch",
+            "--exit-after-reloads",
+            "1",
+            "--frames",
+            "1000000",
+        ])
+        .arg("--screenshot")
+        .arg(shot)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, got) = std::sync::mpsc::channel();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let err_lines = lines.clone();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = lines.send((false, line));
+        }
+    });
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = err_lines.send((true, line));
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    let (mut text, mut errors) = (String::new(), Vec::new());
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("no reload in 180 s: {text}");
+        }
+        while let Ok((is_err, line)) = got.try_recv() {
+            if line.starts_with("watching") {
+                std::fs::write(scene, "Scene(ops: [ (brush: Box(\n").unwrap();
+            }
+            if is_err && line.contains("yard.ron: line 2") {
+                errors.push(line.clone());
+                std::fs::write(scene, edited).unwrap();
+            }
+            text += &line;
+            text += "\n";
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    text.extend(got.try_iter().map(|(_, l)| l + "\n"));
+    (status.success(), text, errors)
 }

@@ -52,7 +52,7 @@ impl Demo {
             .duration_since(s.saved)
             .map_or(0.0, |d| d.as_secs_f64());
         let line = format!(
-            "reloaded {}: {waited:.2} s from save to frame (load {:.2} s, upload {:.2} s)",
+            "reloaded {}: {waited:.2} s from save to frame (load {:.2} s, upload {:.3} s)",
             self.opts.level_name, s.load_s, s.upload_s
         );
         println!("{line}");
