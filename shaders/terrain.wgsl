@@ -76,6 +76,8 @@ struct SurfaceOut {
     @location(4) morph: f32,
     // clip position again, for the outdoor octagon test per fragment
     @location(5) ndc: vec4<f32>,
+    // the fog's colour (rgb) and share (a), per vertex (`fog_at`)
+    @location(6) fog: vec4<f32>,
     #ifdef CLIP_DISTANCES
     @builtin(clip_distances) clip_distances: array<f32, 8>,
     #endif
@@ -90,6 +92,7 @@ struct SurfaceIn {
     @location(3) @interpolate(flat) level: u32,
     @location(4) morph: f32,
     @location(5) ndc: vec4<f32>,
+    @location(6) fog: vec4<f32>,
 };
 
 struct Surface {
@@ -139,6 +142,7 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     out.level = m.level;
     out.morph = s.alpha;
     out.ndc = out.clip;
+    out.fog = fog_at(rel);
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
     #endif
@@ -202,7 +206,15 @@ fn fog_amount(d: f32) -> f32 {
     return max(f, smoothstep(view.fog.y, view.fog.z, d));
 }
 
-fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32) -> vec3<f32> {
+// The fog over a point at `rel` from the eye: the sky's colour in its direction and the fog's
+// share. Per vertex: both change slowly across a triangle, and per fragment they were 40 % of
+// the terrain's shading time on lavapipe (docs/terrain.md#what-the-terrain-pass-costs).
+fn fog_at(rel: vec3<f32>) -> vec4<f32> {
+    let d = length(rel);
+    return vec4<f32>(sky_color(rel / max(d, 1e-6)), fog_amount(d));
+}
+
+fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
     if (height < view.bands.x) {
@@ -217,8 +229,7 @@ fn shade(rel: vec3<f32>, height: f32, normal: vec3<f32>, level: u32, morph: f32)
     let diffuse = max(dot(n, view.sun.xyz), 0.0);
     let sky_light = 0.5 + 0.5 * n.z;
     let c = albedo * (ambient * sky_light + (1.0 - ambient) * diffuse);
-    let d = length(rel);
-    return mix(c, sky_color(rel / max(d, 1e-6)), fog_amount(d));
+    return mix(c, fog.rgb, fog.a);
 }
 
 @fragment
@@ -226,7 +237,7 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
     #endif
-    return vec4<f32>(shade(in.rel, in.height, in.normal, in.level, in.morph), 1.0);
+    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog), 1.0);
 }
 
 @fragment

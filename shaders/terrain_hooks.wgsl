@@ -67,6 +67,7 @@ fn vs_reference(r: ReferenceVertex) -> SurfaceOut {
     out.level = 0u;
     out.morph = 0.0;
     out.ndc = out.clip;
+    out.fog = fog_at(rel);
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
     #endif

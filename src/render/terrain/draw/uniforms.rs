@@ -64,7 +64,8 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
             },
             wgpu::BindGroupLayoutEntry {
                 binding: 3,
-                visibility: wgpu::ShaderStages::FRAGMENT,
+                // The vertex stage reads the sky for the fog's colour (`fog_at`).
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
                 ty: wgpu::BindingType::Texture {
                     sample_type: wgpu::TextureSampleType::Float { filterable: true },
                     view_dimension: wgpu::TextureViewDimension::Cube,
@@ -74,7 +75,8 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
             },
             wgpu::BindGroupLayoutEntry {
                 binding: 4,
-                visibility: wgpu::ShaderStages::FRAGMENT,
+                // The vertex stage reads the sky for the fog's colour (`fog_at`).
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
                 ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                 count: None,
             },
