@@ -29,7 +29,7 @@ pub(crate) fn finish(
         add_object(&mut level, object);
     }
     timer.lap(stats, "objects");
-    let blocks = luxel_blocks(&level, options.light, stats);
+    let blocks = luxel_blocks(&mut level, options.light, stats);
     timer.lap(stats, "light");
     pack_lightmaps(&mut level, blocks, stats);
     timer.lap(stats, "lightmaps");
@@ -88,9 +88,11 @@ fn add_object(level: &mut Level, object: ObjectDraft) {
     });
 }
 
-/// The luxels of every surface with a lightmap: baked from the level's light entities, or
-/// full light where the level has none (or `light` is off).
-fn luxel_blocks(level: &Level, light: bool, stats: &mut CompileStats) -> Vec<Option<Vec<u8>>> {
+/// The luxels of every surface with a lightmap: baked from the level's light entities, each
+/// style's map after the other (the surface's `styles` say which), or full light where the
+/// level has none (or `light` is off). Lights given a switchable style get it as their `style`
+/// key, as id's light tool writes it, so the game knows which styles start off.
+fn luxel_blocks(level: &mut Level, light: bool, stats: &mut CompileStats) -> Vec<Option<Vec<u8>>> {
     let lights = entities::level_lights(level);
     stats.warnings.extend(lights.warnings.iter().cloned());
     if !light || lights.is_empty() {
@@ -107,10 +109,14 @@ fn luxel_blocks(level: &Level, light: bool, stats: &mut CompileStats) -> Vec<Opt
             .collect();
     }
     let (blocks, baked) = entities::bake(level, &lights);
-    if lights.skipped > 0 {
+    for &(i, style) in &lights.assigned {
+        level.entities[i].set("style", style.to_string());
+    }
+    if baked.over_four_styles > 0 {
         stats.warnings.push(format!(
-            "{} lights start off (spawnflags 1) and were not baked (only light style 0 is)",
-            lights.skipped
+            "{} surfaces are reached by lights of more than four styles; the lights of the \
+             styles past the fourth are left out there (a surface holds four, as in Quake)",
+            baked.over_four_styles
         ));
     }
     stats.lights = baked.lights;
@@ -123,6 +129,14 @@ fn luxel_blocks(level: &Level, light: bool, stats: &mut CompileStats) -> Vec<Opt
         baked.seconds
     );
     blocks
+        .into_iter()
+        .zip(level.surfaces.iter_mut())
+        .map(|(b, s)| {
+            let b = b?;
+            s.styles = b.styles;
+            Some(b.layers)
+        })
+        .collect()
 }
 
 /// Packs the luxel blocks into the level's one atlas (1-luxel borders) and places each

@@ -225,6 +225,14 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// Sets `key` to `value` (replacing its value, or adding the pair at the end).
+    pub fn set(&mut self, key: &str, value: String) {
+        match self.pairs.iter_mut().find(|(k, _)| k == key) {
+            Some(pair) => pair.1 = value,
+            None => self.pairs.push((key.to_string(), value)),
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         #[cfg(test)]
         key_reads::note(&self.pairs, key);

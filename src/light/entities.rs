@@ -12,6 +12,7 @@ use std::time::Instant;
 use glam::{Vec2, Vec3};
 
 use super::bvh::{Bvh, Triangle};
+use crate::level::styles::{self, LightStyles, MAX_SLOTS, NO_STYLE};
 use crate::level::{surface_flags, Entity, Level, Surface};
 
 /// Quake's `light` tool scales every sum by 0.5 before clamping (its `-range` default); the
@@ -30,6 +31,9 @@ pub struct EntityLight {
     pub color: Vec3,
     /// Spotlight: unit direction and the cosine of half the cone angle.
     pub spot: Option<(Vec3, f32)>,
+    /// The light style whose lightmap it bakes into (`level::styles`): 0 steady, 1–11
+    /// Quake's animations, 32–62 switchable.
+    pub style: u8,
 }
 
 impl EntityLight {
@@ -75,8 +79,10 @@ pub struct LevelLights {
     pub sun: Option<Sun>,
     /// The worldspawn's `light`: the least luxel value anywhere.
     pub minlight: f32,
-    /// Lights that start off (spawnflags 1) and are left out: only light style 0 is baked.
-    pub skipped: usize,
+    /// The switchable styles given to lights with a `targetname` (entity index, style): the
+    /// compiler writes them back as the entities' `style` key, which the loader reads to know
+    /// which start off (`styles::switched_off`).
+    pub assigned: Vec<(usize, u8)>,
     /// Keys that did not parse (the default was used) and lights without an origin, naming
     /// the entity.
     pub warnings: Vec<String>,
@@ -149,6 +155,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
             });
         }
     }
+    let mut names = Vec::new();
     for (i, e) in level.entities.iter().enumerate() {
         if !e.classname().starts_with("light") {
             continue;
@@ -160,10 +167,9 @@ pub fn level_lights(level: &Level) -> LevelLights {
             ));
             continue;
         };
-        let spawnflags = number(e, i, "spawnflags", 0.0, w) as u32;
-        if spawnflags & 1 != 0 && e.get("targetname").is_some() {
-            out.skipped += 1;
-            continue;
+        let style = light_style(e, i, &mut names, w);
+        if style >= styles::FIRST_SWITCHABLE {
+            out.assigned.push((i, style));
         }
         let intensity = number(e, i, "light", 300.0, w);
         if intensity <= 0.0 {
@@ -194,9 +200,44 @@ pub fn level_lights(level: &Level) -> LevelLights {
             falloff,
             color: color(e, "_color"),
             spot,
+            style,
         });
     }
     out
+}
+
+/// A light's style, as id's light tool gives it: the `style` key (0–63), and for a light with
+/// a `targetname` and no animated style the switchable style of that name — one per name, from
+/// 32 in the order the names first appear. A light that starts off (spawnflags 1) bakes into
+/// its style like any other; the game starts the style dark.
+fn light_style(e: &Entity, i: usize, names: &mut Vec<String>, w: &mut Vec<String>) -> u8 {
+    let style = number(e, i, "style", 0.0, w);
+    let style = if style.fract() == 0.0 && (0.0..styles::MAX_STYLES as f32).contains(&style) {
+        style as u8
+    } else {
+        w.push(format!(
+            "entity {i} ({}): style {style} is not a light style 0-63; using 0",
+            e.classname()
+        ));
+        0
+    };
+    let Some(name) = e.get("targetname").filter(|_| style == 0) else {
+        return style;
+    };
+    let k = names.iter().position(|n| n == name).unwrap_or_else(|| {
+        names.push(name.to_string());
+        names.len() - 1
+    });
+    let switchable = styles::FIRST_SWITCHABLE as usize + k;
+    if switchable > styles::LAST_SWITCHABLE as usize {
+        w.push(format!(
+            "entity {i} ({}): more than {} switchable light names; {name:?} stays on (style 0)",
+            e.classname(),
+            styles::LAST_SWITCHABLE - styles::FIRST_SWITCHABLE + 1
+        ));
+        return 0;
+    }
+    switchable as u8
 }
 
 /// What a bake did.
@@ -206,6 +247,17 @@ pub struct BakeStats {
     pub luxels: usize,
     pub rays: u64,
     pub seconds: f64,
+    /// Surfaces reached by more than four styles: the lights of the styles past the fourth
+    /// (in style order) are left out there, as Quake's faces hold four.
+    pub over_four_styles: usize,
+}
+
+/// One surface's baked light: its styles (slot order) and a `width · height` RGB block per
+/// slot, one after another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceLight {
+    pub styles: LightStyles,
+    pub layers: Vec<u8>,
 }
 
 /// A surface's luxel grid in world space: `lightmap_uv` is affine on the surface's plane, so
@@ -311,11 +363,12 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
     best + (centre - best).normalize_or_zero() * 0.5
 }
 
-/// Bakes `lights` on every surface's luxel grid: per surface, its block of `width · height`
-/// RGB luxels (row-major, the size of its lightmap rect; where the rect will sit in the atlas
-/// does not matter), `None` without a lightmap. World surfaces (not liquids) cast shadows;
-/// object surfaces (doors, lifts) are lit at their resting place but cast none, as in Quake.
-pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<Vec<u8>>>, BakeStats) {
+/// Bakes `lights` on every surface's luxel grid: per surface, a block of `width · height` RGB
+/// luxels (row-major, the size of its lightmap rect; where the rect will sit in the atlas
+/// does not matter) for each light style that reaches it, style 0 first; `None` without a
+/// lightmap. World surfaces (not liquids) cast shadows; object surfaces (doors, lifts) are lit
+/// at their resting place but cast none, as in Quake.
+pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<SurfaceLight>>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
         lights: lights.lights.len() + lights.sun.is_some() as usize,
@@ -358,7 +411,7 @@ pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<Vec<u8>>>, BakeS
         .min(16);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let surfaces = &level.surfaces;
-    let results: Vec<(usize, Vec<u8>, u64)> = std::thread::scope(|scope| {
+    let results: Vec<(usize, SurfaceLight, u64)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -385,22 +438,70 @@ pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<Vec<u8>>>, BakeS
             .collect()
     });
     // Surfaces without triangles are not baked: full light, as unbaked luxels read.
-    let mut blocks: Vec<Option<Vec<u8>>> = level
+    let mut blocks: Vec<Option<SurfaceLight>> = level
         .surfaces
         .iter()
         .map(|s| {
-            s.lightmap
-                .map(|r| vec![128; (r.width * r.height * 3) as usize])
+            s.lightmap.map(|r| SurfaceLight {
+                styles: LightStyles::default(),
+                layers: vec![128; (r.width * r.height * 3) as usize],
+            })
         })
         .collect();
-    for (si, texels, rays) in results {
+    for (si, light, rays) in results {
         let r = level.surfaces[si].lightmap.unwrap();
         stats.rays += rays;
         stats.luxels += (r.width * r.height) as usize;
-        blocks[si] = Some(texels);
+        stats.over_four_styles += surface_styles(lights, &level.surfaces[si], offset[si]).1 as usize;
+        blocks[si] = Some(light);
     }
     stats.seconds = start.elapsed().as_secs_f64();
     (blocks, stats)
+}
+
+/// The styles of the lights that reach `s` (style 0 first, then the others in style order; at
+/// most four), and whether more reached it.
+fn surface_styles(lights: &LevelLights, s: &Surface, offset: Vec3) -> (LightStyles, bool) {
+    let mut found = vec![0u8];
+    for l in near_lights(lights, s, offset) {
+        if !found.contains(&l.style) {
+            found.push(l.style);
+        }
+    }
+    found[1..].sort_unstable();
+    let mut slots = [NO_STYLE; MAX_SLOTS];
+    for (slot, &style) in slots.iter_mut().zip(&found) {
+        *slot = style;
+    }
+    (LightStyles(slots), found.len() > MAX_SLOTS)
+}
+
+/// The lights in front of `s` whose reach meets its bounds.
+fn near_lights<'a>(
+    lights: &'a LevelLights,
+    s: &Surface,
+    offset: Vec3,
+) -> impl Iterator<Item = &'a EntityLight> {
+    let (lo, hi) = bounds(s, offset);
+    let n = s.normal;
+    let plane_d = n.dot(
+        s.vertices
+            .first()
+            .map_or(Vec3::ZERO, |v| v.position + offset),
+    );
+    lights.lights.iter().filter(move |l| {
+        n.dot(l.position) - plane_d > 0.0
+            && l.position.clamp(lo, hi).distance(l.position) < l.reach()
+    })
+}
+
+fn bounds(s: &Surface, offset: Vec3) -> (Vec3, Vec3) {
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for v in &s.vertices {
+        lo = lo.min(v.position + offset);
+        hi = hi.max(v.position + offset);
+    }
+    (lo, hi)
 }
 
 fn bake_surface(
@@ -409,66 +510,76 @@ fn bake_surface(
     lights: &LevelLights,
     world: &Bvh,
     sun_world: Option<&Bvh>,
-) -> (Vec<u8>, u64) {
+) -> (SurfaceLight, u64) {
     let r = s.lightmap.unwrap();
-    let mut texels = vec![0u8; (r.width * r.height * 3) as usize];
+    let layer = (r.width * r.height * 3) as usize;
+    let (styles, _) = surface_styles(lights, s, offset);
+    let mut layers = vec![0u8; layer * styles.count()];
     let n = s.normal;
     let frame = LuxelFrame::new(s, offset);
-    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for v in &s.vertices {
-        lo = lo.min(v.position + offset);
-        hi = hi.max(v.position + offset);
-    }
+    let (lo, hi) = bounds(s, offset);
     let centre = (lo + hi) * 0.5;
-    let plane_d = n.dot(
-        s.vertices
-            .first()
-            .map_or(Vec3::ZERO, |v| v.position + offset),
-    );
-    // Lights in front of the surface and within reach of its bounds.
-    let near: Vec<&EntityLight> = lights
-        .lights
-        .iter()
-        .filter(|l| {
-            n.dot(l.position) - plane_d > 0.0
-                && l.position.clamp(lo, hi).distance(l.position) < l.reach()
-        })
+    // Each near light with the slot of its style (lights of a fifth style are left out).
+    let near: Vec<(&EntityLight, usize)> = near_lights(lights, s, offset)
+        .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
         .collect();
     let sun = lights.sun.filter(|sun| n.dot(sun.direction) < 0.0);
     let mut rays = 0u64;
     for j in 0..r.height {
         for i in 0..r.width {
-            let mut c = Vec3::splat(lights.minlight);
+            let mut sums = [Vec3::ZERO; MAX_SLOTS];
             if let Some(f) = &frame {
                 let grid = f.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
                 let p = sample_point(grid, s, offset, centre) + n * 1.0;
-                let mut sum = Vec3::ZERO;
-                for l in &near {
+                for &(l, slot) in &near {
                     let add = l.at(p, n);
                     if add.max_element() <= 0.0 {
                         continue;
                     }
                     rays += 1;
                     if !world.occluded(p, l.position - p) {
-                        sum += add;
+                        sums[slot] += add;
                     }
                 }
                 if let (Some(sun), Some(bvh)) = (sun, sun_world) {
                     rays += 1;
                     if !bvh.occluded(p, -sun.direction * 65536.0) {
                         let cos = -n.dot(sun.direction);
-                        sum += sun.color * sun.intensity * (0.5 + 0.5 * cos);
+                        sums[0] += sun.color * sun.intensity * (0.5 + 0.5 * cos);
                     }
                 }
-                c = c.max(sum * RANGE_SCALE);
             }
             let o = ((j * r.width + i) * 3) as usize;
-            for k in 0..3 {
-                texels[o + k] = c[k].clamp(0.0, 255.0).round() as u8;
+            for (slot, sum) in sums.iter().take(styles.count()).enumerate() {
+                // The minimum light is steady: style 0's.
+                let min = if slot == 0 { lights.minlight } else { 0.0 };
+                let c = Vec3::splat(min).max(*sum * RANGE_SCALE);
+                for k in 0..3 {
+                    layers[slot * layer + o + k] = c[k].clamp(0.0, 255.0).round() as u8;
+                }
             }
         }
     }
-    (texels, rays)
+    (drop_dark_slots(styles, layers, layer), rays)
+}
+
+/// Leaves out the slots past style 0 whose lights never reached a luxel (shadowed, or facing
+/// away): an empty slot costs the atlas a layer and the shader a term.
+fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> SurfaceLight {
+    let mut kept = SurfaceLight {
+        styles: LightStyles([NO_STYLE; MAX_SLOTS]),
+        layers: Vec::with_capacity(layers.len()),
+    };
+    let mut n = 0;
+    for (slot, style) in styles.slots().enumerate() {
+        let map = &layers[slot * layer..(slot + 1) * layer];
+        if slot == 0 || map.iter().any(|&v| v > 0) {
+            kept.styles.0[n] = style;
+            kept.layers.extend_from_slice(map);
+            n += 1;
+        }
+    }
+    kept
 }
 
 #[cfg(test)]

@@ -193,7 +193,9 @@ fn sunlight_reaches_what_sees_the_sky() {
 
 /// id Software's own `light` tool lit e1m1: our bake of the same map's light entities,
 /// sampled where our surfaces and the shipped BSP's faces coincide, must agree with the
-/// shipped lightmaps (the scale is checked, and most points must be close).
+/// shipped lightmaps style by style — the steady (style 0) maps in scale and value, and the
+/// styles other than 0 (the fluorescent style-10 lights, the switchable ones) on the same
+/// points.
 #[test]
 fn e1m1_light_agrees_with_the_shipped_lightmaps() {
     let dir = crate::realdata_dir().join("quake");
@@ -210,6 +212,8 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         .flat_map(|c| c.surfaces.iter().map(|&s| s as usize))
         .collect();
     let mut pairs = Vec::new();
+    // The styles other than 0 lighting each point, ours and id's.
+    let mut styled = Vec::new();
     let mut rnd = uniform(7);
     for _ in 0..4000 {
         let s = &ours.surfaces[world[(rnd() * world.len() as f32) as usize % world.len()]];
@@ -223,7 +227,7 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         }
         let v = |k: usize| s.vertices[s.indices[t * 3 + k] as usize].position;
         let p = v(0) + (v(1) - v(0)) * a + (v(2) - v(0)) * b;
-        let Some(mine) = lightmap_at(&ours, s, p) else {
+        let Some(mine) = lightmap_at(&ours, s, p, 0) else {
             continue;
         };
         let Some(other) = theirs.surfaces.iter().find(|o| {
@@ -234,8 +238,15 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         }) else {
             continue;
         };
-        if let Some(shipped) = lightmap_at(&theirs, other, p) {
+        if let Some(shipped) = lightmap_at(&theirs, other, p, 0) {
             pairs.push((mine, shipped));
+            let lit = |l: &Level, s: &Surface| -> Vec<u8> {
+                s.styles
+                    .slots()
+                    .filter(|&st| st != 0 && lightmap_at(l, s, p, st).is_some_and(|v| v > 0.0))
+                    .collect()
+            };
+            styled.push((lit(&ours, s), lit(&theirs, other)));
         }
     }
     let n = pairs.len() as f32;
@@ -260,6 +271,20 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         ratios[ratios.len() / 2],
         close
     );
+    // Where id's tool lit a point with a styled light, ours did with the same style, and the
+    // other way round.
+    let theirs_styled = styled.iter().filter(|(_, t)| !t.is_empty()).count();
+    let ours_styled = styled.iter().filter(|(o, _)| !o.is_empty()).count();
+    let agree = styled.iter().filter(|(o, t)| !t.is_empty() && o == t).count();
+    eprintln!(
+        "e1m1 styles: {theirs_styled} points lit by a style besides 0 in the shipped map, \
+         {ours_styled} in ours, {agree} with the same styles"
+    );
+    assert!(theirs_styled > 20, "the sample hardly meets a styled light");
+    assert!(
+        agree as f32 >= 0.9 * theirs_styled.max(ours_styled) as f32,
+        "styled points: shipped {theirs_styled}, ours {ours_styled}, agreeing {agree}"
+    );
     assert!(
         pairs.len() > 1000,
         "too few matched points: {}",
@@ -270,17 +295,19 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         (0.9..1.1).contains(&ratio),
         "brightness scale {ratio} (Quake's is 1)"
     );
-    assert!(cov / (sx * sy) > 0.7, "correlation {}", cov / (sx * sy));
+    assert!(cov / (sx * sy) > 0.95, "correlation {}", cov / (sx * sy));
     assert!(
-        close > 0.8,
+        close > 0.9,
         "only {close} of the points within 16 of the shipped light"
     );
 }
 
-/// The light (red byte, bilinear) of `s`'s lightmap at the point `p` on it; `None` outside
-/// its luxel grid.
-fn lightmap_at(level: &Level, s: &Surface, p: Vec3) -> Option<f32> {
+/// The light (red byte, bilinear) of `s`'s style-`style` lightmap at the point `p` on it (0
+/// where the surface has no map of that style); `None` outside its luxel grid.
+fn lightmap_at(level: &Level, s: &Surface, p: Vec3, style: u8) -> Option<f32> {
     let r = s.lightmap?;
+    let slot = s.styles.slots().position(|st| st == style);
+    let layer = (level.lightmaps.width * level.lightmaps.height) as usize * 3;
     let f = LuxelFrame::new(s, Vec3::ZERO)?;
     // Invert the frame: uv of p by least squares on the two edges.
     let d = p - f.origin;
@@ -301,7 +328,8 @@ fn lightmap_at(level: &Level, s: &Surface, p: Vec3) -> Option<f32> {
     let (fu, fv) = (u - i as f32, v - j as f32);
     let at = |i: u32, j: u32| {
         let (i, j) = (i.min(r.width - 1), j.min(r.height - 1));
-        level.lightmaps.texels[((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3] as f32
+        let texel = ((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3;
+        slot.map_or(0.0, |k| level.lightmaps.texels[k * layer + texel] as f32)
     };
     let top = at(i, j) * (1.0 - fu) + at(i + 1, j) * fu;
     let bottom = at(i, j + 1) * (1.0 - fu) + at(i + 1, j + 1) * fu;
@@ -316,4 +344,141 @@ fn surface_holds(s: &Surface, p: Vec3) -> bool {
         let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
         e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
     })
+}
+
+/// A room of two halves joined by a doorway; a steady light in the west half, a style-5 light
+/// in the east. Oracle: the same room baked with each light alone at style 0.
+fn two_light_room(east_style: &str, west: bool, east: bool) -> Level {
+    let mut lights = String::new();
+    if west {
+        lights += r#"[("classname", "light"), ("origin", "128 128 96"), ("light", "300")],"#;
+    }
+    if east {
+        lights += &format!(
+            r#"[("classname", "light"), ("origin", "640 128 96"), ("light", "300"), ("style", "{east_style}")],"#
+        );
+    }
+    let scene = parse(&format!(
+        r#"Scene(ops: [
+            (brush: Box(min: (0, 0, 0), max: (768, 256, 192)), medium: Air),
+            (brush: Box(min: (376, 0, 0), max: (392, 256, 192)), medium: Solid),
+            (brush: Box(min: (376, 112, 0), max: (392, 144, 96)), medium: Air),
+        ], entities: [{lights}])"#
+    ))
+    .unwrap();
+    compile_scene(&scene, &Default::default()).unwrap().0
+}
+
+/// Every surface's `width · height · 3` bytes of slot `slot`.
+fn slot_bytes(level: &Level, s: &Surface, slot: usize) -> Vec<u8> {
+    let (r, lm) = (s.lightmap.unwrap(), &level.lightmaps);
+    let layer = (lm.width * lm.height * 3) as usize;
+    let mut out = Vec::new();
+    for j in 0..r.height {
+        let row = slot * layer + (((r.y + j) * lm.width + r.x) * 3) as usize;
+        out.extend_from_slice(&lm.texels[row..row + (r.width * 3) as usize]);
+    }
+    out
+}
+
+/// A style-5 light bakes into its own slot: the surfaces it reaches hold styles [0, 5], their
+/// style-0 map is the steady light's alone and their style-5 map the styled light's alone (each
+/// equal, byte for byte, to a bake of that light by itself); surfaces it cannot reach hold
+/// style 0 only.
+#[test]
+fn a_styled_light_bakes_into_its_own_slot() {
+    let both = two_light_room("5", true, true);
+    let steady = two_light_room("0", true, false);
+    let styled = two_light_room("0", false, true);
+    assert_eq!(both.surfaces.len(), steady.surfaces.len());
+    let (mut two, mut one) = (0, 0);
+    for (i, s) in both.surfaces.iter().enumerate() {
+        if s.lightmap.is_none() {
+            continue;
+        }
+        let (a, b) = (&steady.surfaces[i], &styled.surfaces[i]);
+        assert_eq!(slot_bytes(&both, s, 0), slot_bytes(&steady, a, 0), "surface {i}");
+        match s.styles.count() {
+            2 => {
+                assert_eq!(s.styles.0[..2], [0, 5]);
+                assert_eq!(slot_bytes(&both, s, 1), slot_bytes(&styled, b, 0), "surface {i}");
+                two += 1;
+            }
+            1 => {
+                assert!(slot_bytes(&styled, b, 0).iter().all(|&v| v == 0), "surface {i}");
+                one += 1;
+            }
+            n => panic!("surface {i}: {n} styles"),
+        }
+    }
+    assert!(two > 5 && one > 5, "{two} surfaces with the styled light, {one} without");
+    assert_eq!(both.lightmaps.layers(), 2);
+}
+
+/// Lights with a `targetname` get a switchable style per name (32 onwards, in order), written
+/// back as their `style` key; one that starts off bakes into its style and the style starts
+/// dark; an animated style with a name stays animated; a bad style is a warning.
+#[test]
+fn named_lights_get_switchable_styles_and_start_off_ones_bake() {
+    let scene = parse(
+        r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (512, 256, 128)), medium: Air)],
+        entities: [
+            [("classname", "light"), ("origin", "64 128 64"), ("targetname", "hall")],
+            [("classname", "light"), ("origin", "192 128 64"), ("targetname", "cellar"), ("spawnflags", "1")],
+            [("classname", "light"), ("origin", "320 128 64"), ("targetname", "hall")],
+            [("classname", "light"), ("origin", "448 128 64"), ("targetname", "torch"), ("style", "6")],
+            [("classname", "light"), ("origin", "256 64 64"), ("style", "99")],
+        ])"#,
+    )
+    .unwrap();
+    let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+    let style = |i: usize| level.entities[i].get("style").map(str::to_string);
+    let offset = level.entities.len() - 5;
+    assert_eq!(
+        (0..5).map(|k| style(offset + k)).collect::<Vec<_>>(),
+        [Some("32"), Some("33"), Some("32"), Some("6"), Some("99")].map(|s| s.map(String::from))
+    );
+    assert!(
+        stats.warnings.iter().any(|w| w.contains("style 99 is not a light style")),
+        "{:?}",
+        stats.warnings
+    );
+    assert_eq!(crate::level::styles::switched_off(&level.entities), 1 << 1);
+    // The start-off light is baked: the floor under it holds style 33.
+    let floor_styles: std::collections::BTreeSet<u8> = level
+        .surfaces
+        .iter()
+        .filter(|s| s.normal.z > 0.9)
+        .flat_map(|s| s.styles.slots().collect::<Vec<_>>())
+        .collect();
+    assert!(floor_styles.contains(&33), "{floor_styles:?}");
+    assert!(floor_styles.contains(&32) && floor_styles.contains(&6), "{floor_styles:?}");
+}
+
+/// Six styles over one floor: it keeps style 0 and the three lowest others, and the compile
+/// says how many surfaces lost styles.
+#[test]
+fn a_surface_keeps_four_styles() {
+    let lights: String = [0, 1, 2, 3, 4, 5]
+        .iter()
+        .map(|s| {
+            format!(
+                r#"[("classname", "light"), ("origin", "{} 128 64"), ("light", "600"), ("style", "{s}")],"#,
+                40 + s * 40
+            )
+        })
+        .collect();
+    let scene = parse(&format!(
+        r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (256, 256, 128)), medium: Air)],
+        entities: [{lights}])"#
+    ))
+    .unwrap();
+    let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+    let floor = level.surfaces.iter().find(|s| s.normal.z > 0.9).unwrap();
+    assert_eq!(floor.styles.0, [0, 1, 2, 3]);
+    assert!(
+        stats.warnings.iter().any(|w| w.contains("more than four styles")),
+        "{:?}",
+        stats.warnings
+    );
 }
