@@ -124,7 +124,7 @@ pub fn animate(
     }
     let time = settings.time as f64;
     culler.animate(level, time);
-    let off = culler.links.styles_off;
+    let off = culler.links.styles_off ^ settings.switched;
     let scales = crate::level::styles::scales(time, settings.light_styles, off);
     for k in 0..culler.links.moving.len() {
         let i = culler.links.moving[k] as usize;

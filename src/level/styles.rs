@@ -127,6 +127,50 @@ pub fn switched_off(entities: &[Entity]) -> u32 {
     off
 }
 
+/// The level's switchable styles, once each in style order: the style, the `targetname` of
+/// its lights and whether they start off (what the demo's panel lists to switch).
+pub fn switchable(entities: &[Entity]) -> Vec<(u8, String, bool)> {
+    let off = switched_off(entities);
+    let mut found: Vec<(u8, String, bool)> = Vec::new();
+    for e in entities
+        .iter()
+        .filter(|e| e.classname().starts_with("light"))
+    {
+        let style = e.get("style").and_then(|s| s.trim().parse::<u8>().ok());
+        let Some(style) = style.filter(|s| (FIRST_SWITCHABLE..=LAST_SWITCHABLE).contains(s)) else {
+            continue;
+        };
+        if found.iter().all(|f| f.0 != style) {
+            let name = e.get("targetname").unwrap_or("").to_string();
+            found.push((style, name, off & (1 << (style - FIRST_SWITCHABLE)) != 0));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The switchable styles of the lights named `names` (their `targetname`s), as a bit mask
+/// (bit `s − 32`); an unknown name is an error listing the level's names.
+pub fn switch_mask(entities: &[Entity], names: &[String]) -> Result<u32, String> {
+    let known = switchable(entities);
+    let mut mask = 0;
+    for name in names {
+        let Some((style, ..)) = known.iter().find(|k| &k.1 == name) else {
+            let list: Vec<&str> = known.iter().map(|k| k.1.as_str()).collect();
+            return Err(format!(
+                "no switchable light is named {name:?} (the level's: {})",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        };
+        mask |= 1 << (style - FIRST_SWITCHABLE);
+    }
+    Ok(mask)
+}
+
 /// Every style's brightness at `seconds`: the multiplier of the lightmaps stored under it.
 pub fn scales(seconds: f64, mode: StyleMode, off: u32) -> [f32; MAX_STYLES] {
     let frame = frame_at(seconds);
@@ -210,8 +254,24 @@ mod tests {
                 ("targetname".into(), "t1".into()),
             ],
         };
-        let off = switched_off(&[light("33", "1"), light("34", "0"), light("5", "1")]);
+        let lights = [
+            light("33", "1"),
+            light("34", "0"),
+            light("5", "1"),
+            light("33", "1"),
+        ];
+        let off = switched_off(&lights);
         assert_eq!(off, 1 << 1);
+        assert_eq!(
+            switchable(&lights),
+            [(33, "t1".to_string(), true), (34, "t1".to_string(), false)]
+        );
+        assert_eq!(switch_mask(&lights, &["t1".into()]), Ok(1 << 1));
+        let e = switch_mask(&lights, &["t9".into()]).unwrap_err();
+        assert!(
+            e.contains("\"t9\"") && e.contains("(the level's: t1, t1)"),
+            "{e}"
+        );
         let s = scales(3.0, StyleMode::Animated, off);
         assert_eq!(s[32], 264.0 / 256.0);
         assert_eq!(s[33], 0.0);

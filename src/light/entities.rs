@@ -452,7 +452,8 @@ pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<SurfaceLight>>, 
         let r = level.surfaces[si].lightmap.unwrap();
         stats.rays += rays;
         stats.luxels += (r.width * r.height) as usize;
-        stats.over_four_styles += surface_styles(lights, &level.surfaces[si], offset[si]).1 as usize;
+        stats.over_four_styles +=
+            surface_styles(lights, &level.surfaces[si], offset[si]).1 as usize;
         blocks[si] = Some(light);
     }
     stats.seconds = start.elapsed().as_secs_f64();

@@ -275,7 +275,10 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
     // other way round.
     let theirs_styled = styled.iter().filter(|(_, t)| !t.is_empty()).count();
     let ours_styled = styled.iter().filter(|(o, _)| !o.is_empty()).count();
-    let agree = styled.iter().filter(|(o, t)| !t.is_empty() && o == t).count();
+    let agree = styled
+        .iter()
+        .filter(|(o, t)| !t.is_empty() && o == t)
+        .count();
     eprintln!(
         "e1m1 styles: {theirs_styled} points lit by a style besides 0 in the shipped map, \
          {ours_styled} in ours, {agree} with the same styles"
@@ -397,21 +400,35 @@ fn a_styled_light_bakes_into_its_own_slot() {
             continue;
         }
         let (a, b) = (&steady.surfaces[i], &styled.surfaces[i]);
-        assert_eq!(slot_bytes(&both, s, 0), slot_bytes(&steady, a, 0), "surface {i}");
+        assert_eq!(
+            slot_bytes(&both, s, 0),
+            slot_bytes(&steady, a, 0),
+            "surface {i}"
+        );
         match s.styles.count() {
             2 => {
                 assert_eq!(s.styles.0[..2], [0, 5]);
-                assert_eq!(slot_bytes(&both, s, 1), slot_bytes(&styled, b, 0), "surface {i}");
+                assert_eq!(
+                    slot_bytes(&both, s, 1),
+                    slot_bytes(&styled, b, 0),
+                    "surface {i}"
+                );
                 two += 1;
             }
             1 => {
-                assert!(slot_bytes(&styled, b, 0).iter().all(|&v| v == 0), "surface {i}");
+                assert!(
+                    slot_bytes(&styled, b, 0).iter().all(|&v| v == 0),
+                    "surface {i}"
+                );
                 one += 1;
             }
             n => panic!("surface {i}: {n} styles"),
         }
     }
-    assert!(two > 5 && one > 5, "{two} surfaces with the styled light, {one} without");
+    assert!(
+        two > 5 && one > 5,
+        "{two} surfaces with the styled light, {one} without"
+    );
     assert_eq!(both.lightmaps.layers(), 2);
 }
 
@@ -439,7 +456,10 @@ fn named_lights_get_switchable_styles_and_start_off_ones_bake() {
         [Some("32"), Some("33"), Some("32"), Some("6"), Some("99")].map(|s| s.map(String::from))
     );
     assert!(
-        stats.warnings.iter().any(|w| w.contains("style 99 is not a light style")),
+        stats
+            .warnings
+            .iter()
+            .any(|w| w.contains("style 99 is not a light style")),
         "{:?}",
         stats.warnings
     );
@@ -452,7 +472,10 @@ fn named_lights_get_switchable_styles_and_start_off_ones_bake() {
         .flat_map(|s| s.styles.slots().collect::<Vec<_>>())
         .collect();
     assert!(floor_styles.contains(&33), "{floor_styles:?}");
-    assert!(floor_styles.contains(&32) && floor_styles.contains(&6), "{floor_styles:?}");
+    assert!(
+        floor_styles.contains(&32) && floor_styles.contains(&6),
+        "{floor_styles:?}"
+    );
 }
 
 /// Six styles over one floor: it keeps style 0 and the three lowest others, and the compile
@@ -477,7 +500,10 @@ fn a_surface_keeps_four_styles() {
     let floor = level.surfaces.iter().find(|s| s.normal.z > 0.9).unwrap();
     assert_eq!(floor.styles.0, [0, 1, 2, 3]);
     assert!(
-        stats.warnings.iter().any(|w| w.contains("more than four styles")),
+        stats
+            .warnings
+            .iter()
+            .any(|w| w.contains("more than four styles")),
         "{:?}",
         stats.warnings
     );

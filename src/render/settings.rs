@@ -31,6 +31,9 @@ pub struct FrameSettings {
     pub surface_cache: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
+    /// Switchable light styles the user flipped from how the level starts them: bit `s − 32`
+    /// (the demo's panel; as a trigger would switch them in the game).
+    pub switched: u32,
 }
 
 impl Default for FrameSettings {
@@ -46,6 +49,7 @@ impl Default for FrameSettings {
             tint: OverlayTint::None,
             overdraw: None,
             wireframe: false,
+            switched: 0,
             surface_cache: true,
             bloom: false,
         }

@@ -846,3 +846,66 @@ fn drive_watching_demo(
     text.extend(got.try_iter().map(|(_, l)| l + "\n"));
     (status.success(), text, errors)
 }
+
+/// `--switch t11` turns on e1m1's start-off light `t11` (a switchable style): the map compiled
+/// by Lanthorn and the BSP id's tools made show the same frame with it off and with it on,
+/// and on lights what off leaves black.
+#[test]
+fn switch_turns_on_a_start_off_light_as_in_the_shipped_bsp() {
+    let Some(_) = gpu() else { return };
+    let quake = lanthorn::realdata_dir().join("quake");
+    let (map, bsp) = (quake.join("maps/e1m1.map"), quake.join("bsp/e1m1.bsp"));
+    if !map.is_file() || !bsp.is_file() {
+        crate::support::unavailable::<()>("../shared/realdata", "e1m1 is missing");
+        return;
+    }
+    let dir = fresh_dir("switch");
+    let shot = |level: &std::path::Path, switch: bool| {
+        let png = dir.join(format!(
+            "{}-{switch}.png",
+            level.extension().unwrap().to_string_lossy()
+        ));
+        let mut cmd = lanthorn();
+        cmd.arg("capture").arg(level);
+        cmd.args(["--camera", "700,2000,-60,0,-20", "--size", "480x270", "-o"]);
+        cmd.arg(&png);
+        if switch {
+            cmd.args(["--switch", "t11"]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&png).unwrap().to_rgba8()
+    };
+    let compare =
+        |a: &image::RgbaImage, b: &image::RgbaImage| lanthorn::app::compare::compare(a, b).unwrap();
+    let (off, on) = (shot(&map, false), shot(&map, true));
+    for (state, ours, theirs) in [
+        ("off", &off, shot(&bsp, false)),
+        ("on", &on, shot(&bsp, true)),
+    ] {
+        let c = compare(ours, &theirs);
+        assert!(c.mae_linear < 0.002 && c.ssim > 0.95, "t11 {state}: {c:?}");
+    }
+    let lit = compare(&off, &on);
+    assert!(
+        lit.mae_linear > 0.003 && lit.black_a > lit.black_b + 0.3,
+        "t11 lights nothing: {lit:?}"
+    );
+    let out = lanthorn()
+        .arg("capture")
+        .arg(&map)
+        .args(["--switch", "t99", "-o"])
+        .arg(dir.join("x.png"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("the level's: t3, t11, t12, t13, t14"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

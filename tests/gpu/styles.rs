@@ -163,3 +163,46 @@ fn capture_time_and_styles_flags_drive_the_light_styles() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// e1m1's computer room is lit by fluorescent style-10 lights ("mmamammmmammamamaaamammma"):
+/// the map compiled by Lanthorn and the BSP id's tools made show the same frame at "m" (0.05 s)
+/// and at "a" (0.25 s, the room dark but for its steady light), and the two times differ.
+#[test]
+fn compiled_e1m1_flickers_like_the_shipped_bsp() {
+    let Some(_) = gpu() else { return };
+    let Some(shipped) = quake_level("e1m1") else {
+        return;
+    };
+    let map = lanthorn::realdata_dir().join("quake/maps/e1m1.map");
+    let compiled = lanthorn::compile::compile(&map, &Default::default())
+        .unwrap()
+        .0;
+    let camera = CameraSpec {
+        position: Vec3::new(560.0, 192.0, 90.0),
+        yaw: 0.0,
+        pitch: 0.0,
+    };
+    let frame = |level: &Level, time: f32| {
+        let settings = FrameSettings {
+            time,
+            surface_cache: false,
+            ..Default::default()
+        };
+        let gpu = gpu().unwrap();
+        lanthorn::app::capture::capture_with(gpu, level, camera, SIZE, CullMode::Portal, &settings)
+            .0
+    };
+    let compare =
+        |a: &image::RgbaImage, b: &image::RgbaImage| lanthorn::app::compare::compare(a, b).unwrap();
+    let lit = frame(&compiled, 0.05);
+    let dark = frame(&compiled, 0.25);
+    for (time, ours) in [(0.05, &lit), (0.25, &dark)] {
+        let c = compare(ours, &frame(&shipped, time));
+        assert!(c.mae_linear < 0.005 && c.ssim > 0.98, "at {time} s: {c:?}");
+    }
+    let flicker = compare(&lit, &dark);
+    assert!(
+        flicker.mae_linear > 0.02 && flicker.black_b > flicker.black_a + 0.2,
+        "the room does not go dark: {flicker:?}"
+    );
+}

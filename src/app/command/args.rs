@@ -68,9 +68,24 @@ pub struct CullArgs {
     /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
     #[arg(long)]
     pub(crate) bloom: bool,
+    /// Switchable lights to flip from how the level starts them, by `targetname`
+    /// (comma-separated): on where they start off, off where they start on.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub(crate) switch: Vec<String>,
 }
 
 impl CullArgs {
+    /// The frame settings for `level`: [`CullArgs::settings`] with `--switch`'s lights.
+    pub(crate) fn settings_for(
+        &self,
+        level: &crate::level::Level,
+    ) -> anyhow::Result<crate::render::settings::FrameSettings> {
+        let mut settings = self.settings();
+        settings.switched = crate::level::styles::switch_mask(&level.entities, &self.switch)
+            .map_err(|e| anyhow::anyhow!("--switch: {e}"))?;
+        Ok(settings)
+    }
+
     pub(crate) fn settings(&self) -> crate::render::settings::FrameSettings {
         use crate::level::styles::StyleMode;
         crate::render::settings::FrameSettings {

@@ -90,7 +90,7 @@ pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
         warmup: a.warmup,
         size: a.size,
         cull: a.cull.cull,
-        settings: a.cull.settings(),
+        settings: a.cull.settings_for(&world.level)?,
         fixed_time: a.cull.time,
         path: path.map(|p| p.cameras(frames)),
         overdraw: !a.no_overdraw,

@@ -65,12 +65,13 @@ pub(super) fn run(a: CaptureArgs) -> anyhow::Result<()> {
     }
     let mut overlays = a.overlays.overlays();
     overlays.set.leak |= world.level.leak.is_some();
+    let settings = a.cull.settings_for(&world.level)?;
     app::capture::run(
         &gpu,
         world,
         a.size,
         a.cull.cull,
-        &a.cull.settings(),
+        &settings,
         &overlays,
         &a.output,
         a.trace.as_deref(),

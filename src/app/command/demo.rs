@@ -111,6 +111,7 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
         anyhow::bail!("--screenshot-dir {}: no such folder", d.display());
     }
     let watch = a.watch.then(|| start_watch(&a)).transpose()?;
+    let settings = a.cull.settings_for(&world.level)?;
     let world_has_leak = world.level.leak.is_some();
     // A leaky level starts on its leak line (`[` / `]` walk it), unless told otherwise.
     let camera = match (a.camera, &world.level.leak) {
@@ -130,7 +131,7 @@ pub(super) fn run(a: DemoArgs) -> anyhow::Result<()> {
         size: a.size,
         stress_surface: a.stress_surface,
         cull: a.cull.cull,
-        settings: a.cull.settings(),
+        settings,
         overlays: {
             let mut overlays = a.overlays.overlays();
             overlays.set.leak |= world_has_leak;

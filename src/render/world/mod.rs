@@ -512,8 +512,11 @@ impl Pass for WorldPass {
                 })
             });
         }
-        self.style_scales =
-            crate::level::styles::scales(s.time as f64, s.light_styles, self.styles_off);
+        self.style_scales = crate::level::styles::scales(
+            s.time as f64,
+            s.light_styles,
+            self.styles_off ^ s.switched,
+        );
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
         if self
             .frame_count
