@@ -19,14 +19,62 @@ use crate::level::{surface_flags, Entity, Level, Surface};
 /// e1m1 comparison with the shipped lightmaps measures exactly this factor.
 pub const RANGE_SCALE: f32 = 0.5;
 
+/// How a light fades with distance: the `delay` key, as ericw-tools numbers the formulas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Falloff {
+    /// 0: Quake's `light − wait·d`.
+    #[default]
+    Linear,
+    /// 1: `light · 128 / (wait·d)`.
+    Inverse,
+    /// 2: `light · 128² / (wait·d)²`.
+    InverseSquare,
+    /// 3: `light` at any distance.
+    None,
+    /// 4: no falloff, and like the minimum light it only raises luxels to `light`, on what
+    /// the light sees.
+    LocalMinimum,
+    /// 5: `light · 128² / (wait·d + 128)²`: inverse square without the hot spot.
+    InverseSquareOffset,
+}
+
+/// The distance unit of the inverse formulas (ericw-tools' `LF_SCALE`): at `wait·d` = 128 they
+/// give `light`.
+const FALLOFF_SCALE: f32 = 128.0;
+
+/// Below this value (before the range scale: half a luxel step after it) a light no longer
+/// counts: where the inverse formulas, which never reach 0, stop being traced.
+const FADE_GATE: f32 = 1.0;
+
+impl Falloff {
+    fn from_delay(delay: f32) -> Option<Falloff> {
+        Some(match delay as i32 {
+            _ if delay.fract() != 0.0 => return None,
+            0 => Falloff::Linear,
+            1 => Falloff::Inverse,
+            2 => Falloff::InverseSquare,
+            3 => Falloff::None,
+            4 => Falloff::LocalMinimum,
+            5 => Falloff::InverseSquareOffset,
+            _ => return None,
+        })
+    }
+}
+
 /// A point light (optionally a spotlight).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EntityLight {
     pub position: Vec3,
-    /// Quake's `light` value: luxel value at distance 0, falling by `falloff` per unit.
+    /// Quake's `light` value: luxel value at distance 0 (linear falloff), falling by `falloff`
+    /// per unit.
     pub intensity: f32,
     /// Quake's `wait`: distance scale of the falloff (default 1).
     pub falloff: f32,
+    /// The `delay` formula.
+    pub formula: Falloff,
+    /// `_anglescale`: how much the angle of incidence dims the light, `(1 − s) + s·cos`
+    /// (default 0.5, Quake's `0.5 + 0.5·cos`).
+    pub angle_scale: f32,
     /// Linear colour, brightest channel 1.
     pub color: Vec3,
     /// Spotlight: unit direction and the cosine of half the cone angle.
@@ -37,30 +85,73 @@ pub struct EntityLight {
 }
 
 impl EntityLight {
-    /// How far the light reaches.
+    /// How far the light reaches: where it falls to 0, or under [`FADE_GATE`].
     pub fn reach(&self) -> f32 {
-        self.intensity / self.falloff
+        let (light, wait) = (self.intensity, self.falloff);
+        match self.formula {
+            Falloff::Linear => light / wait,
+            Falloff::Inverse => light * FALLOFF_SCALE / (wait * FADE_GATE),
+            Falloff::InverseSquare => FALLOFF_SCALE * (light / FADE_GATE).sqrt() / wait,
+            Falloff::InverseSquareOffset => {
+                (FALLOFF_SCALE * (light / FADE_GATE).sqrt() - FALLOFF_SCALE).max(0.0) / wait
+            }
+            Falloff::None | Falloff::LocalMinimum => f32::MAX,
+        }
     }
 
-    /// Luxel value this light adds at `p` (normal `n`) when nothing blocks it.
-    pub fn at(&self, p: Vec3, n: Vec3) -> Vec3 {
+    /// The light's value at distance `d`, before the angle of incidence.
+    fn value_at(&self, d: f32) -> f32 {
+        let (light, x) = (self.intensity, self.falloff * d);
+        let scale2 = FALLOFF_SCALE * FALLOFF_SCALE;
+        match self.formula {
+            Falloff::Linear => (light - x).max(0.0),
+            Falloff::Inverse => light * FALLOFF_SCALE / x,
+            Falloff::InverseSquare => light * scale2 / (x * x),
+            Falloff::InverseSquareOffset => light * scale2 / ((x + FALLOFF_SCALE).powi(2)),
+            Falloff::None | Falloff::LocalMinimum => light,
+        }
+    }
+
+    /// Whether `p` (normal `n`) faces the light and lies in its cone; the unit direction to it
+    /// and the cosine of incidence.
+    fn facing(&self, p: Vec3, n: Vec3) -> Option<(f32, f32)> {
         let to = self.position - p;
         let dist = to.length();
         if dist < 1e-3 {
-            return self.color * self.intensity;
+            return Some((dist, 1.0));
         }
         let dir = to / dist;
         let cos = n.dot(dir);
         if cos <= 0.0 {
-            return Vec3::ZERO;
+            return None;
         }
         if let Some((axis, cone)) = self.spot {
             if (-dir).dot(axis) < cone {
-                return Vec3::ZERO;
+                return None;
             }
         }
-        let v = (self.intensity - dist * self.falloff) * (0.5 + 0.5 * cos);
-        self.color * v.max(0.0)
+        Some((dist, cos))
+    }
+
+    /// Luxel value this light adds at `p` (normal `n`) when nothing blocks it (nothing for a
+    /// local minimum light: see [`EntityLight::raises_to`]).
+    pub fn at(&self, p: Vec3, n: Vec3) -> Vec3 {
+        if self.formula == Falloff::LocalMinimum {
+            return Vec3::ZERO;
+        }
+        let Some((dist, cos)) = self.facing(p, n) else {
+            return Vec3::ZERO;
+        };
+        let angle = 1.0 - self.angle_scale + self.angle_scale * cos;
+        self.color * (self.value_at(dist) * angle).max(0.0)
+    }
+
+    /// A local minimum light (`delay` 4): the value it raises `p` to when it sees it.
+    pub fn raises_to(&self, p: Vec3, n: Vec3) -> Vec3 {
+        match (self.formula, self.facing(p, n)) {
+            (Falloff::LocalMinimum, Some(_)) => self.color * self.intensity,
+            _ => Vec3::ZERO,
+        }
     }
 }
 
@@ -178,6 +269,15 @@ pub fn level_lights(level: &Level) -> LevelLights {
         let falloff = Some(number(e, i, "wait", 1.0, w))
             .filter(|w| *w > 0.0)
             .unwrap_or(1.0);
+        let delay = number(e, i, "delay", 0.0, w);
+        let formula = Falloff::from_delay(delay).unwrap_or_else(|| {
+            w.push(format!(
+                "entity {i} ({}): delay {delay} is not a falloff formula 0-5; using 0 (linear)",
+                e.classname()
+            ));
+            Falloff::Linear
+        });
+        let angle_scale = number(e, i, "_anglescale", 0.5, w).clamp(0.0, 1.0);
         // A light aimed at another entity is a spotlight (cone `angle`, default 20°).
         let cone = number(e, i, "angle", 20.0, w);
         // The target is a point entity (one with an origin) of that `targetname`.
@@ -198,6 +298,8 @@ pub fn level_lights(level: &Level) -> LevelLights {
             position,
             intensity,
             falloff,
+            formula,
+            angle_scale,
             color: color(e, "_color"),
             spot,
             style,
@@ -529,17 +631,20 @@ fn bake_surface(
     for j in 0..r.height {
         for i in 0..r.width {
             let mut sums = [Vec3::ZERO; MAX_SLOTS];
+            // What local minimum lights (`delay` 4) raise each slot to.
+            let mut floors = [Vec3::ZERO; MAX_SLOTS];
             if let Some(f) = &frame {
                 let grid = f.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
                 let p = sample_point(grid, s, offset, centre) + n * 1.0;
                 for &(l, slot) in &near {
-                    let add = l.at(p, n);
-                    if add.max_element() <= 0.0 {
+                    let (add, floor) = (l.at(p, n), l.raises_to(p, n));
+                    if add.max_element() <= 0.0 && floor.max_element() <= 0.0 {
                         continue;
                     }
                     rays += 1;
                     if !world.occluded(p, l.position - p) {
                         sums[slot] += add;
+                        floors[slot] = floors[slot].max(floor);
                     }
                 }
                 if let (Some(sun), Some(bvh)) = (sun, sun_world) {
@@ -554,7 +659,7 @@ fn bake_surface(
             for (slot, sum) in sums.iter().take(styles.count()).enumerate() {
                 // The minimum light is steady: style 0's.
                 let min = if slot == 0 { lights.minlight } else { 0.0 };
-                let c = Vec3::splat(min).max(*sum * RANGE_SCALE);
+                let c = Vec3::splat(min).max(*sum * RANGE_SCALE).max(floors[slot]);
                 for k in 0..3 {
                     layers[slot * layer + o + k] = c[k].clamp(0.0, 255.0).round() as u8;
                 }

@@ -271,23 +271,7 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         ratios[ratios.len() / 2],
         close
     );
-    // Where id's tool lit a point with a styled light, ours did with the same style, and the
-    // other way round.
-    let theirs_styled = styled.iter().filter(|(_, t)| !t.is_empty()).count();
-    let ours_styled = styled.iter().filter(|(o, _)| !o.is_empty()).count();
-    let agree = styled
-        .iter()
-        .filter(|(o, t)| !t.is_empty() && o == t)
-        .count();
-    eprintln!(
-        "e1m1 styles: {theirs_styled} points lit by a style besides 0 in the shipped map, \
-         {ours_styled} in ours, {agree} with the same styles"
-    );
-    assert!(theirs_styled > 20, "the sample hardly meets a styled light");
-    assert!(
-        agree as f32 >= 0.9 * theirs_styled.max(ours_styled) as f32,
-        "styled points: shipped {theirs_styled}, ours {ours_styled}, agreeing {agree}"
-    );
+    styles_agree(&styled);
     assert!(
         pairs.len() > 1000,
         "too few matched points: {}",
@@ -302,6 +286,27 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
     assert!(
         close > 0.9,
         "only {close} of the points within 16 of the shipped light"
+    );
+}
+
+/// Where id's tool lit a point with a styled light, ours did with the same styles, and the
+/// other way round: `styled` holds, per sampled point, the styles other than 0 lighting it in
+/// ours and in the shipped map.
+fn styles_agree(styled: &[(Vec<u8>, Vec<u8>)]) {
+    let theirs_styled = styled.iter().filter(|(_, t)| !t.is_empty()).count();
+    let ours_styled = styled.iter().filter(|(o, _)| !o.is_empty()).count();
+    let agree = styled
+        .iter()
+        .filter(|(o, t)| !t.is_empty() && o == t)
+        .count();
+    eprintln!(
+        "e1m1 styles: {theirs_styled} points lit by a style besides 0 in the shipped map, \
+         {ours_styled} in ours, {agree} with the same styles"
+    );
+    assert!(theirs_styled > 20, "the sample hardly meets a styled light");
+    assert!(
+        agree as f32 >= 0.9 * theirs_styled.max(ours_styled) as f32,
+        "styled points: shipped {theirs_styled}, ours {ours_styled}, agreeing {agree}"
     );
 }
 
@@ -507,4 +512,82 @@ fn a_surface_keeps_four_styles() {
         "{:?}",
         stats.warnings
     );
+}
+
+/// Every floor luxel of a 1024² room with one light 96 units above its middle, against
+/// `expected(distance, cos)` (the luxel value after the range scale): the largest difference
+/// and the number of luxels compared.
+fn floor_against(keys: &str, expected: impl Fn(f32, f32) -> f32) -> (f32, usize) {
+    let scene = parse(&format!(
+        r#"Scene(ops: [(brush: Box(min: (0, 0, 0), max: (1024, 1024, 256)), medium: Air)],
+        entities: [[("classname", "light"), ("origin", "512 512 96"){keys}]])"#
+    ))
+    .unwrap();
+    let (level, stats) = compile_scene(&scene, &Default::default()).unwrap();
+    assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
+    let light = Vec3::new(512.0, 512.0, 96.0);
+    let (mut worst, mut n) = (0.0f32, 0);
+    for s in level.surfaces.iter().filter(|s| s.normal.z > 0.9) {
+        let r = s.lightmap.unwrap();
+        let frame = LuxelFrame::new(s, Vec3::ZERO).unwrap();
+        let centre = s.vertices.iter().map(|v| v.position).sum::<Vec3>() / s.vertices.len() as f32;
+        for j in 0..r.height {
+            for i in 0..r.width {
+                let grid = frame.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                let p = sample_point(grid, s, Vec3::ZERO, centre) + s.normal;
+                let d = p.distance(light);
+                let want = expected(d, (light.z - p.z) / d).clamp(0.0, 255.0);
+                let texel = ((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3;
+                worst = worst.max((level.lightmaps.texels[texel] as f32 - want).abs());
+                n += 1;
+            }
+        }
+    }
+    (worst, n)
+}
+
+/// The `delay` formulas as ericw-tools defines them, written out here (light 300, `wait` 2,
+/// Quake's angle factor `0.5 + 0.5·cos`, the light tool's range scale 0.5), and `_anglescale`
+/// 0 and 1; every floor luxel within 1 of the formula.
+#[test]
+fn delay_formulas_and_anglescale_follow_their_definitions() {
+    let half = |cos: f32| 0.5 + 0.5 * cos;
+    let cases: [(&str, Box<dyn Fn(f32, f32) -> f32>); 8] = [
+        (
+            "0",
+            Box::new(|d, c| (300.0 - 2.0 * d).max(0.0) * half(c) * 0.5),
+        ),
+        (
+            "1",
+            Box::new(|d, c| 300.0 * 128.0 / (2.0 * d) * half(c) * 0.5),
+        ),
+        (
+            "2",
+            Box::new(|d, c| 300.0 * 16384.0 / (2.0 * d).powi(2) * half(c) * 0.5),
+        ),
+        ("3", Box::new(|_, c| 300.0 * half(c) * 0.5)),
+        // Local minimum: the light's own value wherever it sees, no range scale, no angle.
+        ("4", Box::new(|_, _| 300.0)),
+        (
+            "5",
+            Box::new(|d, c| 300.0 * 16384.0 / (2.0 * d + 128.0).powi(2) * half(c) * 0.5),
+        ),
+        (
+            "0\"), (\"_anglescale\", \"0",
+            Box::new(|d, _| (300.0 - 2.0 * d).max(0.0) * 0.5),
+        ),
+        (
+            "0\"), (\"_anglescale\", \"1",
+            Box::new(|d, c| (300.0 - 2.0 * d).max(0.0) * c * 0.5),
+        ),
+    ];
+    for (delay, formula) in cases {
+        let keys = format!(r#", ("light", "300"), ("wait", "2"), ("delay", "{delay}")"#);
+        let (worst, n) = floor_against(&keys, formula);
+        assert!(n > 1000, "delay {delay}: {n} luxels");
+        assert!(
+            worst <= 1.0,
+            "delay {delay}: a luxel {worst} off the formula"
+        );
+    }
 }
