@@ -1,5 +1,5 @@
 //! Compile time of the level compiler on e1m1.map (goal: at most half of ericw-tools' qbsp,
-//! 2.18 s on this machine), and of the ordered CSG on many random boxes.
+//! 2.18 s on this machine), of the ordered CSG on many random boxes, and of e1m1's light bake.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -43,7 +43,32 @@ fn compile_boxes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, compile_e1m1, compile_boxes);
+/// The light bake of e1m1 alone: one sample a luxel (Quake's `light`, ericw-tools' plain `light`
+/// 0.22 s here) and 4×4 (ericw-tools' `light -extra4 -soft`: 1.07 s here)
+/// (`cargo bench --bench compile -- light`).
+fn light_e1m1(c: &mut Criterion) {
+    let path = realdata_dir().join("quake/maps/e1m1.map");
+    if !path.exists() {
+        eprintln!("*** SKIPPED: {} is missing ***", path.display());
+        return;
+    }
+    let (level, _) = lanthorn::compile::compile(&path, &Default::default()).expect("e1m1 compiles");
+    let lights = lanthorn::light::entities::level_lights(&level);
+    let mut group = c.benchmark_group("light");
+    group.sample_size(10);
+    for samples in [1, 4] {
+        group.bench_function(format!("e1m1 {samples}x{samples}"), |b| {
+            b.iter(|| {
+                lanthorn::light::entities::bake(&level, &lights, samples)
+                    .1
+                    .rays
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, compile_e1m1, compile_boxes, light_e1m1);
 criterion_main!(benches);
 
 /// The shared real data (../shared/realdata beside the crate, or `LANTHORN_REALDATA`): the

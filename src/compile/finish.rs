@@ -29,7 +29,7 @@ pub(crate) fn finish(
         add_object(&mut level, object);
     }
     timer.lap(stats, "objects");
-    let blocks = luxel_blocks(&mut level, options.light, stats);
+    let blocks = luxel_blocks(&mut level, options, stats);
     timer.lap(stats, "light");
     pack_lightmaps(&mut level, blocks, stats);
     timer.lap(stats, "lightmaps");
@@ -92,7 +92,12 @@ fn add_object(level: &mut Level, object: ObjectDraft) {
 /// style's map after the other (the surface's `styles` say which), or full light where the
 /// level has none (or `light` is off). Lights given a switchable style get it as their `style`
 /// key, as id's light tool writes it, so the game knows which styles start off.
-fn luxel_blocks(level: &mut Level, light: bool, stats: &mut CompileStats) -> Vec<Option<Vec<u8>>> {
+fn luxel_blocks(
+    level: &mut Level,
+    options: &CompileOptions,
+    stats: &mut CompileStats,
+) -> Vec<Option<Vec<u8>>> {
+    let light = options.light;
     let lights = entities::level_lights(level);
     stats.warnings.extend(lights.warnings.iter().cloned());
     if !light || lights.is_empty() {
@@ -108,7 +113,7 @@ fn luxel_blocks(level: &mut Level, light: bool, stats: &mut CompileStats) -> Vec
             })
             .collect();
     }
-    let (blocks, baked) = entities::bake(level, &lights);
+    let (blocks, baked) = entities::bake(level, &lights, options.light_samples);
     for &(i, style) in &lights.assigned {
         level.entities[i].set("style", style.to_string());
     }

@@ -50,6 +50,10 @@ pub struct CompileOptions {
     /// Bake direct light from the level's light entities (`light::entities`); off, or with no
     /// lights in the level, every surface stays at full light.
     pub light: bool,
+    /// Light samples per luxel along each axis (`light::entities::bake`): 1 (the default, what
+    /// loading a `.map` and the tests use) lights each luxel's centre as Quake's `light` does;
+    /// `lanthorn compile` uses 4 (ericw-tools' `-extra4`) unless `--fast-light`.
+    pub light_samples: u32,
 }
 
 impl Default for CompileOptions {
@@ -61,6 +65,7 @@ impl Default for CompileOptions {
             leak_file: None,
             allow_leak: false,
             light: true,
+            light_samples: 1,
         }
     }
 }

@@ -470,7 +470,14 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
 /// does not matter) for each light style that reaches it, style 0 first; `None` without a
 /// lightmap. World surfaces (not liquids) cast shadows; object surfaces (doors, lifts) are lit
 /// at their resting place but cast none, as in Quake.
-pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<SurfaceLight>>, BakeStats) {
+///
+/// Each luxel is the mean of `samples_per_axis`² samples spread over it (1: its centre, Quake's
+/// `light`; 4: ericw-tools' `-extra4`), which smooths shadow edges and steps.
+pub fn bake(
+    level: &Level,
+    lights: &LevelLights,
+    samples_per_axis: u32,
+) -> (Vec<Option<SurfaceLight>>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
         lights: lights.lights.len() + lights.sun.is_some() as usize,
@@ -525,8 +532,8 @@ pub fn bake(level: &Level, lights: &LevelLights) -> (Vec<Option<SurfaceLight>>, 
                             &surfaces[si],
                             offset[si],
                             lights,
-                            &world,
-                            sun_world.as_ref(),
+                            (&world, sun_world.as_ref()),
+                            samples_per_axis.max(1),
                         );
                         done.push((si, texels, rays));
                     }
@@ -607,59 +614,112 @@ fn bounds(s: &Surface, offset: Vec3) -> (Vec3, Vec3) {
     (lo, hi)
 }
 
+/// One surface's luxel grid being lit: what every sample of it needs.
+struct SurfaceBake<'a> {
+    s: &'a Surface,
+    offset: Vec3,
+    frame: LuxelFrame,
+    centre: Vec3,
+    /// Each near light with the slot of its style (lights of a fifth style are left out).
+    near: Vec<(&'a EntityLight, usize)>,
+    sun: Option<Sun>,
+    world: &'a Bvh,
+    sun_world: Option<&'a Bvh>,
+}
+
+/// The light of one sample: per slot the sum of the lights and what local minimum lights
+/// (`delay` 4) raise it to.
+#[derive(Clone, Copy, Default)]
+struct Sample {
+    sums: [Vec3; MAX_SLOTS],
+    floors: [Vec3; MAX_SLOTS],
+}
+
+impl SurfaceBake<'_> {
+    /// The light at luxel-grid coordinates `uv` (luxel `i` spans `i..i + 1`); `rays` counts the
+    /// shadow rays cast.
+    fn sample(&self, uv: Vec2, rays: &mut u64) -> Sample {
+        let n = self.s.normal;
+        let grid = self.frame.position(uv);
+        let p = sample_point(grid, self.s, self.offset, self.centre) + n * 1.0;
+        let mut out = Sample::default();
+        for &(l, slot) in &self.near {
+            let (add, floor) = (l.at(p, n), l.raises_to(p, n));
+            if add.max_element() <= 0.0 && floor.max_element() <= 0.0 {
+                continue;
+            }
+            *rays += 1;
+            if !self.world.occluded(p, l.position - p) {
+                out.sums[slot] += add;
+                out.floors[slot] = out.floors[slot].max(floor);
+            }
+        }
+        if let (Some(sun), Some(bvh)) = (self.sun, self.sun_world) {
+            *rays += 1;
+            if !bvh.occluded(p, -sun.direction * 65536.0) {
+                let cos = -n.dot(sun.direction);
+                out.sums[0] += sun.color * sun.intensity * (0.5 + 0.5 * cos);
+            }
+        }
+        out
+    }
+
+    /// Luxel `(i, j)` as the mean of `per_axis`² samples spread evenly over it (ericw-tools'
+    /// `-extra` is 2, `-extra4` 4).
+    fn luxel(&self, i: u32, j: u32, per_axis: u32, rays: &mut u64) -> Sample {
+        let mut mean = Sample::default();
+        let w = 1.0 / (per_axis * per_axis) as f32;
+        for sy in 0..per_axis {
+            for sx in 0..per_axis {
+                let at = |k: u32| (k as f32 + 0.5) / per_axis as f32;
+                let one = self.sample(Vec2::new(i as f32 + at(sx), j as f32 + at(sy)), rays);
+                for k in 0..MAX_SLOTS {
+                    mean.sums[k] += one.sums[k] * w;
+                    mean.floors[k] += one.floors[k] * w;
+                }
+            }
+        }
+        mean
+    }
+}
+
 fn bake_surface(
     s: &Surface,
     offset: Vec3,
     lights: &LevelLights,
-    world: &Bvh,
-    sun_world: Option<&Bvh>,
+    (world, sun_world): (&Bvh, Option<&Bvh>),
+    per_axis: u32,
 ) -> (SurfaceLight, u64) {
     let r = s.lightmap.unwrap();
     let layer = (r.width * r.height * 3) as usize;
     let (styles, _) = surface_styles(lights, s, offset);
     let mut layers = vec![0u8; layer * styles.count()];
-    let n = s.normal;
-    let frame = LuxelFrame::new(s, offset);
     let (lo, hi) = bounds(s, offset);
-    let centre = (lo + hi) * 0.5;
-    // Each near light with the slot of its style (lights of a fifth style are left out).
-    let near: Vec<(&EntityLight, usize)> = near_lights(lights, s, offset)
-        .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
-        .collect();
-    let sun = lights.sun.filter(|sun| n.dot(sun.direction) < 0.0);
+    let bake = LuxelFrame::new(s, offset).map(|frame| SurfaceBake {
+        s,
+        offset,
+        frame,
+        centre: (lo + hi) * 0.5,
+        near: near_lights(lights, s, offset)
+            .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
+            .collect(),
+        sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
+        world,
+        sun_world,
+    });
     let mut rays = 0u64;
     for j in 0..r.height {
         for i in 0..r.width {
-            let mut sums = [Vec3::ZERO; MAX_SLOTS];
-            // What local minimum lights (`delay` 4) raise each slot to.
-            let mut floors = [Vec3::ZERO; MAX_SLOTS];
-            if let Some(f) = &frame {
-                let grid = f.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
-                let p = sample_point(grid, s, offset, centre) + n * 1.0;
-                for &(l, slot) in &near {
-                    let (add, floor) = (l.at(p, n), l.raises_to(p, n));
-                    if add.max_element() <= 0.0 && floor.max_element() <= 0.0 {
-                        continue;
-                    }
-                    rays += 1;
-                    if !world.occluded(p, l.position - p) {
-                        sums[slot] += add;
-                        floors[slot] = floors[slot].max(floor);
-                    }
-                }
-                if let (Some(sun), Some(bvh)) = (sun, sun_world) {
-                    rays += 1;
-                    if !bvh.occluded(p, -sun.direction * 65536.0) {
-                        let cos = -n.dot(sun.direction);
-                        sums[0] += sun.color * sun.intensity * (0.5 + 0.5 * cos);
-                    }
-                }
-            }
+            let light = bake
+                .as_ref()
+                .map_or_else(Sample::default, |b| b.luxel(i, j, per_axis, &mut rays));
             let o = ((j * r.width + i) * 3) as usize;
-            for (slot, sum) in sums.iter().take(styles.count()).enumerate() {
+            for (slot, sum) in light.sums.iter().take(styles.count()).enumerate() {
                 // The minimum light is steady: style 0's.
                 let min = if slot == 0 { lights.minlight } else { 0.0 };
-                let c = Vec3::splat(min).max(*sum * RANGE_SCALE).max(floors[slot]);
+                let c = Vec3::splat(min)
+                    .max(*sum * RANGE_SCALE)
+                    .max(light.floors[slot]);
                 for k in 0..3 {
                     layers[slot * layer + o + k] = c[k].clamp(0.0, 255.0).round() as u8;
                 }

@@ -196,6 +196,8 @@ fn sunlight_reaches_what_sees_the_sky() {
 /// shipped lightmaps style by style — the steady (style 0) maps in scale and value, and the
 /// styles other than 0 (the fluorescent style-10 lights, the switchable ones) on the same
 /// points.
+/// Both with one sample a luxel (the default) and with 4×4 (`lanthorn compile`'s, ericw-tools'
+/// `-extra4`).
 #[test]
 fn e1m1_light_agrees_with_the_shipped_lightmaps() {
     let dir = crate::realdata_dir().join("quake");
@@ -204,8 +206,20 @@ fn e1m1_light_agrees_with_the_shipped_lightmaps() {
         crate::testutil::missing_realdata(&map);
         return;
     }
-    let (ours, _) = crate::compile::compile(&map, &Default::default()).unwrap();
     let theirs = crate::import::q1::load(&bsp).unwrap();
+    for light_samples in [1, 4] {
+        let options = crate::compile::CompileOptions {
+            light_samples,
+            ..Default::default()
+        };
+        let (ours, _) = crate::compile::compile(&map, &options).unwrap();
+        eprint!("{light_samples}×{light_samples} samples: ");
+        agrees_with_shipped(&ours, &theirs);
+    }
+}
+
+/// The comparison of [`e1m1_light_agrees_with_the_shipped_lightmaps`].
+fn agrees_with_shipped(ours: &Level, theirs: &Level) {
     let world: Vec<usize> = ours
         .cells
         .iter()

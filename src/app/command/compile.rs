@@ -20,6 +20,10 @@ pub struct CompileArgs {
     /// Leave every surface at full light instead of baking the light entities.
     #[arg(long)]
     no_light: bool,
+    /// Light each luxel at its centre only (Quake's `light`) instead of the mean of 4×4
+    /// samples over it (ericw-tools' `-extra4`, the default): about 16× faster, harder edges.
+    #[arg(long)]
+    fast_light: bool,
     /// Write the level even when it leaks (the outside kept, the leak path stored in it).
     #[arg(long)]
     allow_leak: bool,
@@ -34,6 +38,7 @@ pub(super) fn run(a: CompileArgs) -> anyhow::Result<()> {
     let opts = crate::compile::CompileOptions {
         max_cell_size: a.max_cell_size,
         light: !a.no_light,
+        light_samples: if a.fast_light { 1 } else { 4 },
         allow_leak: a.allow_leak,
         wad_dirs: a.wad_dir,
         ..Default::default()
