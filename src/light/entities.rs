@@ -82,6 +82,9 @@ pub struct EntityLight {
     /// The light style whose lightmap it bakes into (`level::styles`): 0 steady, 1–11
     /// Quake's animations, 32–62 switchable.
     pub style: u8,
+    /// Its share of its entity's light: `1/_samples` for one of the points a `_deviance`
+    /// light is spread over, else 1.
+    pub weight: f32,
 }
 
 impl EntityLight {
@@ -143,7 +146,7 @@ impl EntityLight {
             return Vec3::ZERO;
         };
         let angle = 1.0 - self.angle_scale + self.angle_scale * cos;
-        self.color * (self.value_at(dist) * angle).max(0.0)
+        self.color * (self.value_at(dist) * angle * self.weight).max(0.0)
     }
 
     /// A local minimum light (`delay` 4): the value it raises `p` to when it sees it.
@@ -166,7 +169,10 @@ pub struct Sun {
 /// Everything the level's entities say about its light.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LevelLights {
+    /// The point lights; a `_deviance` light is several (see `sources`).
     pub lights: Vec<EntityLight>,
+    /// Light entities baked (a `_deviance` light counts once).
+    pub sources: usize,
     pub sun: Option<Sun>,
     /// The worldspawn's `light`: the least luxel value anywhere.
     pub minlight: f32,
@@ -294,7 +300,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
                 let axis = (target - position).try_normalize()?;
                 Some((axis, (cone.clamp(1.0, 179.0) * 0.5).to_radians().cos()))
             });
-        out.lights.push(EntityLight {
+        let light = EntityLight {
             position,
             intensity,
             falloff,
@@ -303,9 +309,40 @@ pub fn level_lights(level: &Level) -> LevelLights {
             color: color(e, "_color"),
             spot,
             style,
-        });
+            weight: 1.0,
+        };
+        let deviance = number(e, i, "_deviance", 0.0, w);
+        let samples = number(e, i, "_samples", 16.0, w).clamp(1.0, 256.0) as u32;
+        out.sources += 1;
+        out.lights.extend(spread(light, deviance, samples));
     }
     out
+}
+
+/// A light with `_deviance` R: `samples` lights spread evenly through the ball of radius R
+/// around it (a Fibonacci spiral of directions, radii by the cube root so the ball is evenly
+/// filled), each with `1/samples` of its light — an area light, whose shadows have a penumbra.
+fn spread(light: EntityLight, deviance: f32, samples: u32) -> Vec<EntityLight> {
+    if deviance <= 0.0 || samples <= 1 {
+        return vec![light];
+    }
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    (0..samples)
+        .map(|k| {
+            let f = (k as f32 + 0.5) / samples as f32;
+            let z = 1.0 - 2.0 * f;
+            let ring = (1.0 - z * z).sqrt();
+            let a = golden * k as f32;
+            let dir = Vec3::new(ring * a.cos(), ring * a.sin(), z);
+            // Radii from a second, coprime sequence, so the radius does not follow z.
+            let u = ((k as f32 * 0.618_034 + 0.5) % 1.0).max(1e-3);
+            EntityLight {
+                position: light.position + dir * deviance * u.cbrt(),
+                weight: 1.0 / samples as f32,
+                ..light
+            }
+        })
+        .collect()
 }
 
 /// A light's style, as id's light tool gives it: the `style` key (0–63), and for a light with
@@ -480,7 +517,7 @@ pub fn bake(
 ) -> (Vec<Option<SurfaceLight>>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
-        lights: lights.lights.len() + lights.sun.is_some() as usize,
+        lights: lights.sources + lights.sun.is_some() as usize,
         ..Default::default()
     };
     let mut offset = vec![Vec3::ZERO; level.surfaces.len()];

@@ -605,3 +605,91 @@ fn delay_formulas_and_anglescale_follow_their_definitions() {
         );
     }
 }
+
+/// Row y = 512 of a 1024² floor under a plate over x < 512 at z 150–152, lit from
+/// (512, 512, 320) by a light with no falloff and no angle factor (`delay` 3, `_anglescale` 0:
+/// 400 · the range scale, 200, wherever it is not shadowed): per floor luxel on the row over
+/// x ∈ [256, 768), its centre's x and its share of the 200.
+fn shadow_profile(light_keys: &str) -> Vec<(f32, f32)> {
+    let scene = parse(&format!(
+        r#"Scene(ops: [
+            (brush: Box(min: (0, 0, 0), max: (1024, 1024, 400)), medium: Air),
+            (brush: Box(min: (0, 0, 150), max: (512, 1024, 152)), medium: Solid),
+        ], entities: [[("classname", "light"), ("origin", "512 512 320"), ("light", "400"),
+            ("delay", "3"), ("_anglescale", "0"){light_keys}]])"#
+    ))
+    .unwrap();
+    let level = compile_scene(&scene, &Default::default()).unwrap().0;
+    let mut out = Vec::new();
+    let floor = level
+        .surfaces
+        .iter()
+        .filter(|s| s.normal.z > 0.9 && s.vertices[0].position.z < 1.0);
+    for s in floor {
+        let r = s.lightmap.unwrap();
+        let frame = LuxelFrame::new(s, Vec3::ZERO).unwrap();
+        for j in 0..r.height {
+            for i in 0..r.width {
+                let p = frame.position(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+                if (p.y - 512.0).abs() < 8.0 && (256.0..768.0).contains(&p.x) {
+                    let texel = ((r.y + j) * level.lightmaps.width + r.x + i) as usize * 3;
+                    out.push((p.x, level.lightmaps.texels[texel] as f32 / 200.0));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(out.len() > 20, "{out:?}");
+    out
+}
+
+/// The share of a ball of radius 64 around (512, 512, 320) that the floor point (x, 512, 1) sees
+/// past the plate's edge (x = 512 at z = 151), by a dense grid of the ball's volume: a point q is
+/// seen when the line to it crosses z = 151 at x ≥ 512.
+fn visible_share(x: f32) -> f32 {
+    let (mut seen, mut all) = (0, 0);
+    let n = 48;
+    for a in 0..n {
+        for b in 0..n {
+            for c in 0..n {
+                let u = |k: i32| (k as f32 + 0.5) / n as f32 * 2.0 - 1.0;
+                let d = Vec3::new(u(a), u(b), u(c));
+                if d.length_squared() > 1.0 {
+                    continue;
+                }
+                let q = Vec3::new(512.0, 512.0, 320.0) + d * 64.0;
+                let t = 150.0 / (q.z - 1.0);
+                all += 1;
+                seen += (x + t * (q.x - x) >= 512.0) as u32;
+            }
+        }
+    }
+    seen as f32 / all as f32
+}
+
+/// A `_deviance` 64 light casts the plate's edge as the penumbra the geometry gives: every
+/// luxel of the row within 0.06 of the share of the light's ball it sees (a dense grid's
+/// count, not the light's own points), with luxels fully lit, fully dark and in between;
+/// without deviance the edge is hard (at most one luxel between).
+#[test]
+fn deviance_gives_the_penumbra_the_geometry_gives() {
+    let profile = shadow_profile(r#", ("_deviance", "64"), ("_samples", "256")"#);
+    let mut worst = 0.0f32;
+    for &(x, share) in &profile {
+        worst = worst.max((share - visible_share(x)).abs());
+    }
+    let between = profile
+        .iter()
+        .filter(|p| (0.05..0.95).contains(&p.1))
+        .count();
+    eprintln!("deviance: {between} luxels in the penumbra, worst {worst:.3} from the geometry");
+    assert!(
+        worst <= 0.06,
+        "a luxel {worst} off the share of the light it sees"
+    );
+    assert!(between >= 4, "{profile:?}");
+    assert!(profile.first().unwrap().1 < 0.01 && profile.last().unwrap().1 > 0.99);
+    let hard = shadow_profile("");
+    let between = hard.iter().filter(|p| (0.05..0.95).contains(&p.1)).count();
+    assert!(between <= 1, "a point light's edge: {hard:?}");
+}
