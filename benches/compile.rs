@@ -44,7 +44,7 @@ fn compile_boxes(c: &mut Criterion) {
 }
 
 /// The light bake of e1m1 alone: one sample a luxel (Quake's `light`, ericw-tools' plain `light`
-/// 0.22 s here) and 4×4 (ericw-tools' `light -extra4 -soft`: 1.07 s here)
+/// 0.22 s here), 4×4 (ericw-tools' `light -extra4 -soft`: 1.07 s here), and 4×4 with a bounce
 /// (`cargo bench --bench compile -- light`).
 fn light_e1m1(c: &mut Criterion) {
     let path = realdata_dir().join("quake/maps/e1m1.map");
@@ -56,10 +56,10 @@ fn light_e1m1(c: &mut Criterion) {
     let lights = lanthorn::light::entities::level_lights(&level);
     let mut group = c.benchmark_group("light");
     group.sample_size(10);
-    for samples in [1, 4] {
-        group.bench_function(format!("e1m1 {samples}x{samples}"), |b| {
+    for (samples, bounces) in [(1, 0), (4, 0), (4, 1)] {
+        group.bench_function(format!("e1m1 {samples}x{samples} bounces {bounces}"), |b| {
             b.iter(|| {
-                lanthorn::light::entities::bake(&level, &lights, samples)
+                lanthorn::light::entities::bake(&level, &lights, samples, bounces)
                     .1
                     .rays
             })

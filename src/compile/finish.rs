@@ -113,7 +113,9 @@ fn luxel_blocks(
             })
             .collect();
     }
-    let (blocks, baked) = entities::bake(level, &lights, options.light_samples);
+    let bounces = options.bounces.unwrap_or(lights.bounces);
+    let (blocks, baked) = entities::bake(level, &lights, options.light_samples, bounces);
+    stats.bounce_seconds = baked.bounce_seconds;
     for &(i, style) in &lights.assigned {
         level.entities[i].set("style", style.to_string());
     }
@@ -126,6 +128,8 @@ fn luxel_blocks(
     }
     stats.lights = baked.lights;
     stats.light_rays = baked.rays;
+    stats.luxels = baked.luxels;
+    stats.light_seconds = baked.seconds;
     log::info!(
         "compile: light: {} lights, {} luxels, {} rays, {:.2} s",
         baked.lights,

@@ -54,6 +54,9 @@ pub struct CompileOptions {
     /// loading a `.map` and the tests use) lights each luxel's centre as Quake's `light` does;
     /// `lanthorn compile` uses 4 (ericw-tools' `-extra4`) unless `--fast-light`.
     pub light_samples: u32,
+    /// Diffuse bounces of the steady light (`light::bounce`); `None`: the worldspawn's
+    /// `_bounce` (0 without it).
+    pub bounces: Option<u32>,
 }
 
 impl Default for CompileOptions {
@@ -66,6 +69,7 @@ impl Default for CompileOptions {
             allow_leak: false,
             light: true,
             light_samples: 1,
+            bounces: None,
         }
     }
 }

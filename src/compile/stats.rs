@@ -22,6 +22,11 @@ pub struct CompileStats {
     /// Lights baked (entity lights plus the sun) and shadow rays cast.
     pub lights: usize,
     pub light_rays: u64,
+    /// Luxels lit, the light bake's seconds, and of them the seconds spent finding the
+    /// bounce's emitters.
+    pub luxels: usize,
+    pub light_seconds: f64,
+    pub bounce_seconds: f64,
     /// Cells open to the terrain and sky (`OUTDOOR`), the `OUTSIDE` cell included.
     pub outdoor_cells: usize,
     /// (stage, seconds) in order.
@@ -35,7 +40,7 @@ impl CompileStats {
         let mut stats = CompileStats {
             lights: {
                 let l = crate::light::entities::level_lights(level);
-                l.lights.len() + l.sun.is_some() as usize
+                l.sources + l.sun.is_some() as usize
             },
             ..Default::default()
         };

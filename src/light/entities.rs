@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use glam::{Vec2, Vec3};
 
+use super::bounce;
 use super::bvh::{Bvh, Triangle};
 use crate::level::styles::{self, LightStyles, MAX_SLOTS, NO_STYLE};
 use crate::level::{surface_flags, Entity, Level, Surface};
@@ -176,6 +177,8 @@ pub struct LevelLights {
     pub sun: Option<Sun>,
     /// The worldspawn's `light`: the least luxel value anywhere.
     pub minlight: f32,
+    /// The worldspawn's `_bounce`: diffuse bounces of the steady light (0: none).
+    pub bounces: u32,
     /// The switchable styles given to lights with a `targetname` (entity index, style): the
     /// compiler writes them back as the entities' `style` key, which the loader reads to know
     /// which start off (`styles::switched_off`).
@@ -237,6 +240,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
         .find(|(_, e)| e.classname() == "worldspawn")
     {
         out.minlight = number(e, i, "light", 0.0, w);
+        out.bounces = number(e, i, "_bounce", 0.0, w).clamp(0.0, 8.0) as u32;
         let sunlight = number(e, i, "_sunlight", 0.0, w);
         if sunlight > 0.0 {
             // `_sun_mangle` "yaw pitch": where the light goes (pitch −90 = straight down).
@@ -386,6 +390,10 @@ pub struct BakeStats {
     pub luxels: usize,
     pub rays: u64,
     pub seconds: f64,
+    /// Seconds spent finding the bounce's emitters (the luxels' gathering is in `seconds`).
+    pub bounce_seconds: f64,
+    /// Patches re-emitting light, all bounces together.
+    pub emitters: usize,
     /// Surfaces reached by more than four styles: the lights of the styles past the fourth
     /// (in style order) are left out there, as Quake's faces hold four.
     pub over_four_styles: usize,
@@ -510,10 +518,13 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
 ///
 /// Each luxel is the mean of `samples_per_axis`² samples spread over it (1: its centre, Quake's
 /// `light`; 4: ericw-tools' `-extra4`), which smooths shadow edges and steps.
+///
+/// With `bounces` > 0 the steady light is bounced that many times (see `light::bounce`).
 pub fn bake(
     level: &Level,
     lights: &LevelLights,
     samples_per_axis: u32,
+    bounces: u32,
 ) -> (Vec<Option<SurfaceLight>>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
@@ -552,6 +563,20 @@ pub fn bake(
     let jobs: Vec<usize> = (0..level.surfaces.len())
         .filter(|&i| level.surfaces[i].lightmap.is_some() && !level.surfaces[i].indices.is_empty())
         .collect();
+    let mut inputs = BakeInputs {
+        lights,
+        world: &world,
+        sun_world: sun_world.as_ref(),
+        emitters: Vec::new(),
+        per_axis: samples_per_axis.max(1),
+    };
+    if bounces > 0 {
+        let t = Instant::now();
+        inputs.emitters = bounce_emitters(level, &inputs, &offset, &jobs, bounces);
+        stats.bounce_seconds = t.elapsed().as_secs_f64();
+        stats.emitters = inputs.emitters.len();
+    }
+    let inputs = inputs;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(16);
@@ -565,13 +590,7 @@ pub fn bake(
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&si) = jobs.get(k) else { break };
-                        let (texels, rays) = bake_surface(
-                            &surfaces[si],
-                            offset[si],
-                            lights,
-                            (&world, sun_world.as_ref()),
-                            samples_per_axis.max(1),
-                        );
+                        let (texels, rays) = bake_surface(&surfaces[si], offset[si], &inputs);
                         done.push((si, texels, rays));
                     }
                     done
@@ -651,6 +670,18 @@ fn bounds(s: &Surface, offset: Vec3) -> (Vec3, Vec3) {
     (lo, hi)
 }
 
+/// What the bake of every surface shares.
+struct BakeInputs<'a> {
+    lights: &'a LevelLights,
+    world: &'a Bvh,
+    /// The occluders of sun rays (sky surfaces let them through).
+    sun_world: Option<&'a Bvh>,
+    /// The bounced light's emitters (none: no bounce).
+    emitters: Vec<bounce::Emitter>,
+    /// Samples a luxel along each axis.
+    per_axis: u32,
+}
+
 /// One surface's luxel grid being lit: what every sample of it needs.
 struct SurfaceBake<'a> {
     s: &'a Surface,
@@ -660,25 +691,57 @@ struct SurfaceBake<'a> {
     /// Each near light with the slot of its style (lights of a fifth style are left out).
     near: Vec<(&'a EntityLight, usize)>,
     sun: Option<Sun>,
-    world: &'a Bvh,
-    sun_world: Option<&'a Bvh>,
+    /// The bounce's emitters that can reach the surface.
+    emitters: Vec<bounce::Emitter>,
+    inputs: &'a BakeInputs<'a>,
 }
 
 /// The light of one sample: per slot the sum of the lights and what local minimum lights
-/// (`delay` 4) raise it to.
+/// (`delay` 4) raise it to; the bounced light (style 0, luxel values).
 #[derive(Clone, Copy, Default)]
 struct Sample {
     sums: [Vec3; MAX_SLOTS],
     floors: [Vec3; MAX_SLOTS],
+    bounce: Vec3,
 }
 
-impl SurfaceBake<'_> {
+impl<'a> SurfaceBake<'a> {
+    /// The bake of `s` (placed at `offset`) for the lights of `styles`; `None` when its
+    /// luxel grid is degenerate.
+    fn new(
+        s: &'a Surface,
+        offset: Vec3,
+        styles: LightStyles,
+        inputs: &'a BakeInputs<'a>,
+    ) -> Option<SurfaceBake<'a>> {
+        let (lo, hi) = bounds(s, offset);
+        let lights = inputs.lights;
+        Some(SurfaceBake {
+            s,
+            offset,
+            frame: LuxelFrame::new(s, offset)?,
+            centre: (lo + hi) * 0.5,
+            near: near_lights(lights, s, offset)
+                .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
+                .collect(),
+            sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
+            emitters: nearby_emitters(&inputs.emitters, s, offset),
+            inputs,
+        })
+    }
+
+    /// The world point a luxel-grid point `uv` samples (pulled onto the surface, a unit off it).
+    fn point(&self, uv: Vec2) -> Vec3 {
+        let grid = self.frame.position(uv);
+        sample_point(grid, self.s, self.offset, self.centre) + self.s.normal
+    }
+
     /// The light at luxel-grid coordinates `uv` (luxel `i` spans `i..i + 1`); `rays` counts the
     /// shadow rays cast.
     fn sample(&self, uv: Vec2, rays: &mut u64) -> Sample {
         let n = self.s.normal;
-        let grid = self.frame.position(uv);
-        let p = sample_point(grid, self.s, self.offset, self.centre) + n * 1.0;
+        let p = self.point(uv);
+        let (world, sun_world) = (self.inputs.world, self.inputs.sun_world);
         let mut out = Sample::default();
         for &(l, slot) in &self.near {
             let (add, floor) = (l.at(p, n), l.raises_to(p, n));
@@ -686,12 +749,12 @@ impl SurfaceBake<'_> {
                 continue;
             }
             *rays += 1;
-            if !self.world.occluded(p, l.position - p) {
+            if !world.occluded(p, l.position - p) {
                 out.sums[slot] += add;
                 out.floors[slot] = out.floors[slot].max(floor);
             }
         }
-        if let (Some(sun), Some(bvh)) = (self.sun, self.sun_world) {
+        if let (Some(sun), Some(bvh)) = (self.sun, sun_world) {
             *rays += 1;
             if !bvh.occluded(p, -sun.direction * 65536.0) {
                 let cos = -n.dot(sun.direction);
@@ -703,7 +766,8 @@ impl SurfaceBake<'_> {
 
     /// Luxel `(i, j)` as the mean of `per_axis`² samples spread evenly over it (ericw-tools'
     /// `-extra` is 2, `-extra4` 4).
-    fn luxel(&self, i: u32, j: u32, per_axis: u32, rays: &mut u64) -> Sample {
+    fn luxel(&self, i: u32, j: u32, rays: &mut u64) -> Sample {
+        let per_axis = self.inputs.per_axis;
         let mut mean = Sample::default();
         let w = 1.0 / (per_axis * per_axis) as f32;
         for sy in 0..per_axis {
@@ -716,46 +780,40 @@ impl SurfaceBake<'_> {
                 }
             }
         }
+        // Bounced light changes slowly: once, at the luxel's centre.
+        let emitters = &self.emitters;
+        if !emitters.is_empty() {
+            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+            let p = self.point(centre);
+            mean.bounce = bounce::gather(emitters, self.inputs.world, p, self.s.normal, rays);
+        }
         mean
     }
 }
 
-fn bake_surface(
-    s: &Surface,
-    offset: Vec3,
-    lights: &LevelLights,
-    (world, sun_world): (&Bvh, Option<&Bvh>),
-    per_axis: u32,
-) -> (SurfaceLight, u64) {
+fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight, u64) {
     let r = s.lightmap.unwrap();
     let layer = (r.width * r.height * 3) as usize;
+    let lights = inputs.lights;
     let (styles, _) = surface_styles(lights, s, offset);
     let mut layers = vec![0u8; layer * styles.count()];
-    let (lo, hi) = bounds(s, offset);
-    let bake = LuxelFrame::new(s, offset).map(|frame| SurfaceBake {
-        s,
-        offset,
-        frame,
-        centre: (lo + hi) * 0.5,
-        near: near_lights(lights, s, offset)
-            .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
-            .collect(),
-        sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
-        world,
-        sun_world,
-    });
+    let bake = SurfaceBake::new(s, offset, styles, inputs);
     let mut rays = 0u64;
     for j in 0..r.height {
         for i in 0..r.width {
             let light = bake
                 .as_ref()
-                .map_or_else(Sample::default, |b| b.luxel(i, j, per_axis, &mut rays));
+                .map_or_else(Sample::default, |b| b.luxel(i, j, &mut rays));
             let o = ((j * r.width + i) * 3) as usize;
             for (slot, sum) in light.sums.iter().take(styles.count()).enumerate() {
-                // The minimum light is steady: style 0's.
-                let min = if slot == 0 { lights.minlight } else { 0.0 };
+                // The minimum light and the bounce are steady: style 0's.
+                let (min, bounced) = if slot == 0 {
+                    (lights.minlight, light.bounce)
+                } else {
+                    (0.0, Vec3::ZERO)
+                };
                 let c = Vec3::splat(min)
-                    .max(*sum * RANGE_SCALE)
+                    .max(*sum * RANGE_SCALE + bounced)
                     .max(light.floors[slot]);
                 for k in 0..3 {
                     layers[slot * layer + o + k] = c[k].clamp(0.0, 255.0).round() as u8;
@@ -783,6 +841,87 @@ fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> Surfac
         }
     }
     kept
+}
+
+/// The emitters of `bounces` bounces: the first from each lit world surface's patches' steady
+/// direct light, each further one from the light the previous one sent the patches.
+fn bounce_emitters(
+    level: &Level,
+    inputs: &BakeInputs,
+    offset: &[Vec3],
+    jobs: &[usize],
+    bounces: u32,
+) -> Vec<bounce::Emitter> {
+    let albedos = bounce::surface_albedos(level);
+    let mut rays = 0u64;
+    // Per surface: its patches, their points and the direct light there.
+    let mut surfaces = Vec::new();
+    for &si in jobs {
+        let s = &level.surfaces[si];
+        let steady = LightStyles::default();
+        let Some(bake) = SurfaceBake::new(s, offset[si], steady, inputs) else {
+            continue;
+        };
+        let holds = |uv: Vec2| on_surface(s, offset[si], bake.frame.position(uv));
+        let patches = bounce::patches(s, holds, |uv| bake.frame.position(uv));
+        let points: Vec<Vec3> = patches
+            .blocks
+            .iter()
+            .flatten()
+            .map(|&uv| bake.point(uv))
+            .collect();
+        let direct: Vec<Vec3> = patches
+            .blocks
+            .iter()
+            .flatten()
+            .map(|&uv| bake.sample(uv, &mut rays).sums[0] * RANGE_SCALE)
+            .collect();
+        surfaces.push((si, patches, points, direct));
+    }
+    let mut all: Vec<bounce::Emitter> = Vec::new();
+    let mut last: Vec<bounce::Emitter> = Vec::new();
+    for k in 0..bounces {
+        let mut this = Vec::new();
+        for (si, patches, points, light) in &mut surfaces {
+            let n = level.surfaces[*si].normal;
+            if k > 0 {
+                let near = nearby_emitters(&last, &level.surfaces[*si], offset[*si]);
+                for (l, &p) in light.iter_mut().zip(points.iter()) {
+                    *l = bounce::gather(&near, inputs.world, p, n, &mut rays);
+                }
+            }
+            bounce::emit(patches, points, light, n, albedos[*si], &mut this);
+        }
+        all.extend_from_slice(&this);
+        last = this;
+    }
+    all
+}
+
+/// The emitters that can reach `s` (placed at `offset`).
+fn nearby_emitters(
+    emitters: &[bounce::Emitter],
+    s: &Surface,
+    offset: Vec3,
+) -> Vec<bounce::Emitter> {
+    if emitters.is_empty() {
+        return Vec::new();
+    }
+    let on_plane = s
+        .vertices
+        .first()
+        .map_or(Vec3::ZERO, |v| v.position + offset);
+    bounce::near(emitters, bounds(s, offset), s.normal, on_plane)
+}
+
+/// Whether `p` lies in one of `s`'s triangles (placed at `offset`), on its plane.
+fn on_surface(s: &Surface, offset: Vec3, p: Vec3) -> bool {
+    let n = s.normal;
+    s.indices.chunks_exact(3).any(|t| {
+        let v = |k: usize| s.vertices[t[k] as usize].position + offset;
+        let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
+        e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
+    })
 }
 
 #[cfg(test)]

@@ -693,3 +693,51 @@ fn deviance_gives_the_penumbra_the_geometry_gives() {
     let between = hard.iter().filter(|p| (0.05..0.95).contains(&p.1)).count();
     assert!(between <= 1, "a point light's edge: {hard:?}");
 }
+
+/// A closed room of one albedo ρ = 0.5 (a flat grey material) lit by one light: every bit of
+/// light a wall re-emits lands on another wall, so the first bounce's light summed over the
+/// walls is ρ times the direct light's sum (area-weighted means; every luxel is a 16-unit
+/// square). Within 10 %.
+#[test]
+fn one_bounce_in_a_closed_room_returns_the_albedo_times_the_direct_light() {
+    let scene = parse(
+        r#"Scene(
+        materials: [(name: "grey", source: Color((0.5, 0.5, 0.5)))],
+        ops: [(brush: Box(min: (0, 0, 0), max: (512, 384, 256)), medium: Air, material: Some("grey"))],
+        entities: [[("classname", "light"), ("origin", "160 200 180"), ("light", "300")]])"#,
+    )
+    .unwrap();
+    let lit = |bounces: u32| {
+        let options = crate::compile::CompileOptions {
+            bounces: Some(bounces),
+            ..Default::default()
+        };
+        compile_scene(&scene, &options).unwrap().0
+    };
+    let (direct, bounced) = (lit(0), lit(1));
+    let (mut d_sum, mut b_sum, mut n) = (0.0f64, 0.0f64, 0);
+    for (s, t) in direct.surfaces.iter().zip(&bounced.surfaces) {
+        if s.lightmap.is_none() {
+            continue;
+        }
+        for (d, b) in slot_bytes(&direct, s, 0)
+            .iter()
+            .zip(slot_bytes(&bounced, t, 0))
+        {
+            assert!(b >= *d, "a bounce took light away");
+            d_sum += *d as f64;
+            b_sum += (b - d) as f64;
+            n += 1;
+        }
+    }
+    let ratio = b_sum / d_sum;
+    eprintln!(
+        "closed room: {n} luxels, direct mean {:.1}, bounce mean {:.1}, ratio {ratio:.3}",
+        d_sum / n as f64,
+        b_sum / n as f64
+    );
+    assert!(
+        (ratio - 0.5).abs() <= 0.05,
+        "bounce / direct = {ratio}, albedo 0.5"
+    );
+}

@@ -1,6 +1,7 @@
 //! Lightmap baking and atlas packing.
 
 pub mod atlas;
+mod bounce;
 mod bvh;
 pub mod entities;
 pub mod point;

@@ -24,6 +24,9 @@ pub struct CompileArgs {
     /// samples over it (ericw-tools' `-extra4`, the default): about 16× faster, harder edges.
     #[arg(long)]
     fast_light: bool,
+    /// Diffuse bounces of the steady light (default: the worldspawn's `_bounce`, else 0).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=8))]
+    bounces: Option<u32>,
     /// Write the level even when it leaks (the outside kept, the leak path stored in it).
     #[arg(long)]
     allow_leak: bool,
@@ -39,6 +42,7 @@ pub(super) fn run(a: CompileArgs) -> anyhow::Result<()> {
         max_cell_size: a.max_cell_size,
         light: !a.no_light,
         light_samples: if a.fast_light { 1 } else { 4 },
+        bounces: a.bounces,
         allow_leak: a.allow_leak,
         wad_dirs: a.wad_dir,
         ..Default::default()
