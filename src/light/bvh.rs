@@ -26,8 +26,8 @@ impl Triangle {
         (self.a.min(b).min(c), self.a.max(b).max(c))
     }
 
-    /// Does the open segment `o → o + d` cross the triangle (ends excluded by a hair, so a
-    /// luxel on a surface is not shadowed by that surface)?
+    /// Does the open segment `o → o + d` cross the triangle (ends excluded by a hair of 0.01
+    /// units, so a luxel on a surface is not shadowed by that surface)?
     pub(super) fn hits_segment(&self, o: Vec3, d: Vec3) -> bool {
         let p = d.cross(self.e2);
         let det = self.e1.dot(p);
@@ -46,7 +46,10 @@ impl Triangle {
             return false;
         }
         let t = self.e2.dot(q) * inv;
-        t > 1e-4 && t < 1.0 - 1e-4
+        // The hair is a length (0.01 units), not a share of the segment: a sun ray is 65536
+        // units long, and a share would let it through a wall within a few units of the luxel.
+        let hair = 0.01 / d.length().max(1e-6);
+        t > hair && t < 1.0 - hair
     }
 }
 

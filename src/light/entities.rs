@@ -175,6 +175,9 @@ pub struct LevelLights {
     /// Light entities baked (a `_deviance` light counts once).
     pub sources: usize,
     pub sun: Option<Sun>,
+    /// Sky light (ericw-tools' `_sunlight2`, and `_sunlight3` from below): many dim suns from
+    /// every direction of a hemisphere, lighting what sees the sky there.
+    pub dome: Vec<Sun>,
     /// The worldspawn's `light`: the least luxel value anywhere.
     pub minlight: f32,
     /// The worldspawn's `_bounce`: diffuse bounces of the steady light (0: none).
@@ -190,7 +193,7 @@ pub struct LevelLights {
 
 impl LevelLights {
     pub fn is_empty(&self) -> bool {
-        self.lights.is_empty() && self.sun.is_none()
+        self.lights.is_empty() && self.sun.is_none() && self.dome.is_empty()
     }
 }
 
@@ -254,6 +257,13 @@ pub fn level_lights(level: &Level) -> LevelLights {
                 intensity: sunlight,
                 color: color(e, "_sunlight_color"),
             });
+        }
+        for (key, down) in [("_sunlight2", true), ("_sunlight3", false)] {
+            let light = number(e, i, key, 0.0, w);
+            if light > 0.0 {
+                out.dome
+                    .extend(dome(light, color(e, &format!("{key}_color")), down));
+            }
         }
     }
     let mut names = Vec::new();
@@ -344,6 +354,34 @@ fn spread(light: EntityLight, deviance: f32, samples: u32) -> Vec<EntityLight> {
                 position: light.position + dir * deviance * u.cbrt(),
                 weight: 1.0 / samples as f32,
                 ..light
+            }
+        })
+        .collect()
+}
+
+/// Directions of a sky dome (a Fibonacci spiral over the hemisphere).
+const DOME_SUNS: u32 = 128;
+
+/// `light` from a hemisphere of the sky — the upper one (`down`: the light travels downwards)
+/// or the lower — as [`DOME_SUNS`] suns evenly spread over it, each with its share.
+fn dome(light: f32, color: Vec3, down: bool) -> Vec<Sun> {
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    (0..DOME_SUNS)
+        .map(|k| {
+            // Uniform in solid angle: z uniform in (0, 1).
+            let z = (k as f32 + 0.5) / DOME_SUNS as f32;
+            let ring = (1.0 - z * z).sqrt();
+            let a = golden * k as f32;
+            let up = Vec3::new(ring * a.cos(), ring * a.sin(), z);
+            let towards_sky = if down {
+                up
+            } else {
+                up * Vec3::new(1.0, 1.0, -1.0)
+            };
+            Sun {
+                direction: -towards_sky,
+                intensity: light / DOME_SUNS as f32,
+                color,
             }
         })
         .collect()
@@ -491,23 +529,28 @@ fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
 
 /// Where a luxel samples its light: its grid point, pulled onto the surface when the grid point
 /// lies past the surface's edge (a rect corner outside the polygon would sit inside the
-/// neighbouring wall, fully shadowed), then a hair towards the surface's centre.
+/// neighbouring wall, fully shadowed), then a hair towards the surface's centre — and so is a
+/// grid point on the edge or within a hair of it, which would otherwise start its shadow rays
+/// in the plane of the wall that meets the surface there and see through it.
 fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
-    let mut best = grid;
-    let mut best_d = f32::MAX;
-    for t in s.indices.chunks_exact(3) {
-        let p = |i: u32| s.vertices[i as usize].position + offset;
-        let q = closest_on_triangle(grid, p(t[0]), p(t[1]), p(t[2]));
-        let d = q.distance_squared(grid);
-        if d < best_d {
-            best_d = d;
-            best = q;
-            if d < 1e-6 {
-                return grid;
+    let closest = |q: Vec3| {
+        let mut best = (q, f32::MAX);
+        for t in s.indices.chunks_exact(3) {
+            let p = |i: u32| s.vertices[i as usize].position + offset;
+            let c = closest_on_triangle(q, p(t[0]), p(t[1]), p(t[2]));
+            let d = c.distance_squared(q);
+            if d < best.1 {
+                best = (c, d);
             }
         }
+        best
+    };
+    let (on, d) = closest(grid);
+    let outwards = (grid - centre).normalize_or_zero() * 0.5;
+    if d < 1e-6 && closest(grid + outwards).1 < 1e-6 {
+        return grid;
     }
-    best + (centre - best).normalize_or_zero() * 0.5
+    on + (centre - on).normalize_or_zero() * 0.5
 }
 
 /// Bakes `lights` on every surface's luxel grid: per surface, a block of `width · height` RGB
@@ -559,7 +602,7 @@ pub fn bake(
     };
     let world = occluders(true);
     // Sun rays pass through sky surfaces: what reaches the sky is sunlit.
-    let sun_world = lights.sun.map(|_| occluders(false));
+    let sun_world = (lights.sun.is_some() || !lights.dome.is_empty()).then(|| occluders(false));
     let jobs: Vec<usize> = (0..level.surfaces.len())
         .filter(|&i| level.surfaces[i].lightmap.is_some() && !level.surfaces[i].indices.is_empty())
         .collect();
@@ -693,6 +736,8 @@ struct SurfaceBake<'a> {
     sun: Option<Sun>,
     /// The bounce's emitters that can reach the surface.
     emitters: Vec<bounce::Emitter>,
+    /// The sky dome's suns in front of the surface.
+    dome: Vec<Sun>,
     inputs: &'a BakeInputs<'a>,
 }
 
@@ -726,6 +771,12 @@ impl<'a> SurfaceBake<'a> {
                 .collect(),
             sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
             emitters: nearby_emitters(&inputs.emitters, s, offset),
+            dome: lights
+                .dome
+                .iter()
+                .filter(|d| s.normal.dot(d.direction) < 0.0)
+                .copied()
+                .collect(),
             inputs,
         })
     }
@@ -780,12 +831,21 @@ impl<'a> SurfaceBake<'a> {
                 }
             }
         }
-        // Bounced light changes slowly: once, at the luxel's centre.
-        let emitters = &self.emitters;
-        if !emitters.is_empty() {
-            let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+        // Bounced light and sky light change slowly: once, at the luxel's centre.
+        let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
+        if !self.emitters.is_empty() {
             let p = self.point(centre);
-            mean.bounce = bounce::gather(emitters, self.inputs.world, p, self.s.normal, rays);
+            mean.bounce = bounce::gather(&self.emitters, self.inputs.world, p, self.s.normal, rays);
+        }
+        if let (false, Some(bvh)) = (self.dome.is_empty(), self.inputs.sun_world) {
+            let (p, n) = (self.point(centre), self.s.normal);
+            for d in &self.dome {
+                *rays += 1;
+                if !bvh.occluded(p, -d.direction * 65536.0) {
+                    let cos = -n.dot(d.direction);
+                    mean.sums[0] += d.color * d.intensity * (0.5 + 0.5 * cos);
+                }
+            }
         }
         mean
     }

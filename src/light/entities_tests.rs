@@ -741,3 +741,92 @@ fn one_bounce_in_a_closed_room_returns_the_albedo_times_the_direct_light() {
         "bounce / direct = {ratio}, albedo 0.5"
     );
 }
+
+/// Sky light (`_sunlight2` L): a floor open to the whole sky gets the mean over the upper
+/// hemisphere, uniform in solid angle, of `L · (0.5 + 0.5·cos)` — `0.75·L`, and the range
+/// scale: `0.375·L` — wherever it is; a closed room gets none; the lower dome (`_sunlight3`)
+/// cannot reach a floor through the ground under it.
+#[test]
+fn sky_dome_light_lights_what_sees_the_sky() {
+    let floor_values = |worldspawn: &str, outdoor: bool| -> Vec<u8> {
+        let outdoor = if outdoor {
+            "outdoor: [Box(min: (0, 0, 0), max: (512, 512, 256))]"
+        } else {
+            ""
+        };
+        let scene = parse(&format!(
+            r#"Scene(ops: [
+                (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+                (brush: Box(min: (0, 0, -16), max: (512, 512, 0)), medium: Solid),
+            ], entities: [[("classname", "worldspawn"){worldspawn}]], {outdoor})"#
+        ))
+        .unwrap();
+        let level = compile_scene(&scene, &Default::default()).unwrap().0;
+        level
+            .surfaces
+            .iter()
+            .filter(|s| s.normal.z > 0.99 && s.vertices[0].position.z.abs() < 0.01)
+            .flat_map(|s| slot_bytes(&level, s, 0).into_iter().step_by(3))
+            .collect()
+    };
+    let open = floor_values(r#", ("_sunlight2", "400")"#, true);
+    assert!(open.len() > 500);
+    assert!(
+        open.iter().all(|&v| v.abs_diff(150) <= 2),
+        "{:?}",
+        &open[..20]
+    );
+    let closed = floor_values(r#", ("_sunlight2", "400")"#, false);
+    assert!(
+        closed.iter().all(|&v| v == 0),
+        "a closed room sees no sky: {:?}",
+        &closed[..40]
+    );
+    let below = floor_values(r#", ("_sunlight3", "400")"#, true);
+    assert!(
+        below.iter().all(|&v| v == 0),
+        "the lower dome lit the floor"
+    );
+}
+
+/// Two rooms either side of a 16-unit wall, a bright light in the west one 8 units from the
+/// wall (spread over a ball reaching 4 units from it, sampled 4×4 a luxel), sunlight and sky
+/// light above the closed roof: not one luxel of the east room is lit — its wall bases and the
+/// rows of luxels on its surfaces' edges included.
+#[test]
+fn light_never_leaks_through_a_16_unit_wall() {
+    let scene = parse(
+        r#"Scene(ops: [
+            (brush: Box(min: (0, 0, 0), max: (256, 256, 128)), medium: Air),
+            (brush: Box(min: (272, 0, 0), max: (528, 256, 128)), medium: Air),
+        ], entities: [
+            [("classname", "worldspawn"), ("_sunlight", "300"), ("_sunlight2", "300")],
+            [("classname", "light"), ("origin", "248 128 64"), ("light", "800"), ("_deviance", "4")],
+        ])"#,
+    )
+    .unwrap();
+    let options = crate::compile::CompileOptions {
+        light_samples: 4,
+        ..Default::default()
+    };
+    let level = compile_scene(&scene, &options).unwrap().0;
+    let (mut east, mut west_lit) = (0, 0);
+    for s in level.surfaces.iter().filter(|s| s.lightmap.is_some()) {
+        let (lo, _) = bounds(s, Vec3::ZERO);
+        let bytes = slot_bytes(&level, s, 0);
+        if lo.x >= 272.0 {
+            assert!(
+                bytes.iter().all(|&v| v == 0),
+                "east surface {:?} lit",
+                s.normal
+            );
+            east += 1;
+        } else {
+            west_lit += bytes.iter().any(|&v| v > 0) as usize;
+        }
+    }
+    assert!(
+        east >= 5 && west_lit >= 5,
+        "{east} east surfaces, {west_lit} lit west ones"
+    );
+}
