@@ -838,17 +838,24 @@ impl<'a> SurfaceBake<'a> {
             let p = self.point(centre);
             mean.bounce = bounce::gather(&self.emitters, self.inputs.world, p, self.s.normal, rays);
         }
+        mean.sums[0] += self.sky(centre, rays);
+        mean
+    }
+
+    /// The sky dome's light at luxel-grid point `uv` (before the range scale).
+    fn sky(&self, uv: Vec2, rays: &mut u64) -> Vec3 {
+        let mut sum = Vec3::ZERO;
         if let (false, Some(bvh)) = (self.dome.is_empty(), self.inputs.sun_world) {
-            let (p, n) = (self.point(centre), self.s.normal);
+            let (p, n) = (self.point(uv), self.s.normal);
             for d in &self.dome {
                 *rays += 1;
                 if !bvh.occluded(p, -d.direction * 65536.0) {
                     let cos = -n.dot(d.direction);
-                    mean.sums[0] += d.color * d.intensity * (0.5 + 0.5 * cos);
+                    sum += d.color * d.intensity * (0.5 + 0.5 * cos);
                 }
             }
         }
-        mean
+        sum
     }
 }
 
@@ -967,7 +974,7 @@ fn bounce_emitters(
             .blocks
             .iter()
             .flatten()
-            .map(|&uv| bake.sample(uv, &mut rays).sums[0] * RANGE_SCALE)
+            .map(|&uv| (bake.sample(uv, &mut rays).sums[0] + bake.sky(uv, &mut rays)) * RANGE_SCALE)
             .collect();
         surfaces.push((si, patches, points, direct));
     }
