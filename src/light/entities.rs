@@ -340,14 +340,9 @@ fn spread(light: EntityLight, deviance: f32, samples: u32) -> Vec<EntityLight> {
     if deviance <= 0.0 || samples <= 1 {
         return vec![light];
     }
-    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
     (0..samples)
         .map(|k| {
-            let f = (k as f32 + 0.5) / samples as f32;
-            let z = 1.0 - 2.0 * f;
-            let ring = (1.0 - z * z).sqrt();
-            let a = golden * k as f32;
-            let dir = Vec3::new(ring * a.cos(), ring * a.sin(), z);
+            let dir = spiral(k, 1.0 - 2.0 * (k as f32 + 0.5) / samples as f32);
             // Radii from a second, coprime sequence, so the radius does not follow z.
             let u = ((k as f32 * 0.618_034 + 0.5) % 1.0).max(1e-3);
             EntityLight {
@@ -359,20 +354,24 @@ fn spread(light: EntityLight, deviance: f32, samples: u32) -> Vec<EntityLight> {
         .collect()
 }
 
+/// The `k`th direction of a Fibonacci spiral at height `z` (−1..1): with `z` stepped evenly,
+/// the directions cover the sphere (or a band of it) evenly.
+fn spiral(k: u32, z: f32) -> Vec3 {
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    let (ring, a) = ((1.0 - z * z).max(0.0).sqrt(), golden * k as f32);
+    Vec3::new(ring * a.cos(), ring * a.sin(), z)
+}
+
 /// Directions of a sky dome (a Fibonacci spiral over the hemisphere).
 const DOME_SUNS: u32 = 128;
 
 /// `light` from a hemisphere of the sky — the upper one (`down`: the light travels downwards)
 /// or the lower — as [`DOME_SUNS`] suns evenly spread over it, each with its share.
 fn dome(light: f32, color: Vec3, down: bool) -> Vec<Sun> {
-    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
     (0..DOME_SUNS)
         .map(|k| {
             // Uniform in solid angle: z uniform in (0, 1).
-            let z = (k as f32 + 0.5) / DOME_SUNS as f32;
-            let ring = (1.0 - z * z).sqrt();
-            let a = golden * k as f32;
-            let up = Vec3::new(ring * a.cos(), ring * a.sin(), z);
+            let up = spiral(k, (k as f32 + 0.5) / DOME_SUNS as f32);
             let towards_sky = if down {
                 up
             } else {
@@ -541,6 +540,9 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
             let d = c.distance_squared(q);
             if d < best.1 {
                 best = (c, d);
+                if d < 1e-6 {
+                    break; // on the surface: no triangle is closer
+                }
             }
         }
         best
@@ -625,7 +627,7 @@ pub fn bake(
         .min(16);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let surfaces = &level.surfaces;
-    let results: Vec<(usize, SurfaceLight, u64)> = std::thread::scope(|scope| {
+    let results: Vec<(usize, SurfaceLight, u64, bool)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -633,8 +635,9 @@ pub fn bake(
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&si) = jobs.get(k) else { break };
-                        let (texels, rays) = bake_surface(&surfaces[si], offset[si], &inputs);
-                        done.push((si, texels, rays));
+                        let (light, rays, over_four) =
+                            bake_surface(&surfaces[si], offset[si], &inputs);
+                        done.push((si, light, rays, over_four));
                     }
                     done
                 })
@@ -657,12 +660,11 @@ pub fn bake(
             })
         })
         .collect();
-    for (si, light, rays) in results {
+    for (si, light, rays, over_four) in results {
         let r = level.surfaces[si].lightmap.unwrap();
         stats.rays += rays;
         stats.luxels += (r.width * r.height) as usize;
-        stats.over_four_styles +=
-            surface_styles(lights, &level.surfaces[si], offset[si]).1 as usize;
+        stats.over_four_styles += over_four as usize;
         blocks[si] = Some(light);
     }
     stats.seconds = start.elapsed().as_secs_f64();
@@ -833,20 +835,22 @@ impl<'a> SurfaceBake<'a> {
             }
         }
         // Bounced light and sky light change slowly: once, at the luxel's centre.
-        let centre = Vec2::new(i as f32 + 0.5, j as f32 + 0.5);
-        if !self.emitters.is_empty() {
-            let p = self.point(centre);
-            mean.bounce = bounce::gather(&self.emitters, self.inputs.world, p, self.s.normal, rays);
+        if !self.emitters.is_empty() || !self.dome.is_empty() {
+            let p = self.point(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
+            if !self.emitters.is_empty() {
+                let n = self.s.normal;
+                mean.bounce = bounce::gather(&self.emitters, self.inputs.world, p, n, rays);
+            }
+            mean.sums[0] += self.sky(p, rays);
         }
-        mean.sums[0] += self.sky(centre, rays);
         mean
     }
 
-    /// The sky dome's light at luxel-grid point `uv` (before the range scale).
-    fn sky(&self, uv: Vec2, rays: &mut u64) -> Vec3 {
+    /// The sky dome's light at the sample point `p` (before the range scale).
+    fn sky(&self, p: Vec3, rays: &mut u64) -> Vec3 {
         let mut sum = Vec3::ZERO;
         if let (false, Some(bvh)) = (self.dome.is_empty(), self.inputs.sun_world) {
-            let (p, n) = (self.point(uv), self.s.normal);
+            let n = self.s.normal;
             for d in &self.dome {
                 *rays += 1;
                 if !bvh.occluded(p, -d.direction * 65536.0) {
@@ -859,11 +863,13 @@ impl<'a> SurfaceBake<'a> {
     }
 }
 
-fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight, u64) {
+/// One surface's baked light, the shadow rays it cast, and whether lights of more than four
+/// styles reached it.
+fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight, u64, bool) {
     let r = s.lightmap.unwrap();
     let layer = (r.width * r.height * 3) as usize;
     let lights = inputs.lights;
-    let (styles, _) = surface_styles(lights, s, offset);
+    let (styles, over_four) = surface_styles(lights, s, offset);
     let mut layers = vec![0u8; layer * styles.count()];
     let bake = SurfaceBake::new(s, offset, styles, inputs);
     let mut rays = 0u64;
@@ -889,7 +895,7 @@ fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight
             }
         }
     }
-    (drop_dark_slots(styles, layers, layer), rays)
+    (drop_dark_slots(styles, layers, layer), rays, over_four)
 }
 
 /// Leaves out the slots past style 0 whose lights never reached a luxel (shadowed, or facing
@@ -974,7 +980,10 @@ fn bounce_emitters(
             .blocks
             .iter()
             .flatten()
-            .map(|&uv| (bake.sample(uv, &mut rays).sums[0] + bake.sky(uv, &mut rays)) * RANGE_SCALE)
+            .zip(&points)
+            .map(|(&uv, &p)| {
+                (bake.sample(uv, &mut rays).sums[0] + bake.sky(p, &mut rays)) * RANGE_SCALE
+            })
             .collect();
         surfaces.push((si, patches, points, direct));
     }

@@ -248,7 +248,7 @@ fn agrees_with_shipped(ours: &Level, theirs: &Level) {
             o.flags == 0
                 && o.normal.dot(s.normal) > 0.999
                 && (o.normal.dot(p - o.vertices[0].position)).abs() < 0.5
-                && surface_holds(o, p)
+                && on_surface(o, Vec3::ZERO, p)
         }) else {
             continue;
         };
@@ -356,16 +356,6 @@ fn lightmap_at(level: &Level, s: &Surface, p: Vec3, style: u8) -> Option<f32> {
     let top = at(i, j) * (1.0 - fu) + at(i + 1, j) * fu;
     let bottom = at(i, j + 1) * (1.0 - fu) + at(i + 1, j + 1) * fu;
     Some(top * (1.0 - fv) + bottom * fv)
-}
-
-/// Whether `p` (on `s`'s plane) lies in one of `s`'s triangles.
-fn surface_holds(s: &Surface, p: Vec3) -> bool {
-    let n = s.normal;
-    s.indices.chunks_exact(3).any(|t| {
-        let v = |k: u32| s.vertices[t[k as usize] as usize].position;
-        let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
-        e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
-    })
 }
 
 /// A room of two halves joined by a doorway; a steady light in the west half, a style-5 light

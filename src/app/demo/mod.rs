@@ -149,6 +149,7 @@ pub fn run(opts: DemoOptions) -> anyhow::Result<()> {
         reloads: 0,
         swapped_in: None,
     };
+    demo.shown.switchable = crate::level::styles::switchable(&demo.opts.level.entities);
     demo.set_leak(demo.opts.level.leak.clone());
     event_loop.run_app(&mut demo)?;
     let trace = demo.running.as_mut().and_then(|r| r.session.take_trace());

@@ -19,6 +19,8 @@ pub(super) struct Shown {
     pub(super) leak: String,
     /// `--watch`: what the last reload did.
     pub(super) watch: String,
+    /// The level's switchable light styles (`level::styles::switchable`), found once a level.
+    pub(super) switchable: Vec<(u8, String, bool)>,
 }
 
 /// What the panel shows of the last frame.
@@ -36,8 +38,7 @@ pub(super) struct PanelStatus<'a> {
     pub(super) screenshot_status: String,
     pub(super) leak: &'a str,
     pub(super) watch: &'a str,
-    /// The level's switchable light styles (`level::styles::switchable`).
-    pub(super) switchable: Vec<(u8, String, bool)>,
+    pub(super) switchable: &'a [(u8, String, bool)],
     /// Views drawn: the camera and the mirrors and teleporters seen.
     pub(super) views: usize,
     /// The overdraw overlay's count (fragments per covered pixel), when it is on.
@@ -70,7 +71,7 @@ impl<'a> PanelStatus<'a> {
             path_status: or(&shown.path, "P records a camera path"),
             leak: &shown.leak,
             watch: &shown.watch,
-            switchable: crate::level::styles::switchable(&session.level.entities),
+            switchable: &shown.switchable,
             screenshot_status: or(&shown.screenshot, "F12 saves the frame"),
             views: session.visible.views.len() + 1,
             overdraw: session.renderer.overlay_overdraw(),
@@ -222,7 +223,6 @@ impl<'a> PanelStatus<'a> {
             });
     }
 
-    /// The terrain's counters and debug overlays.
     /// A checkbox per switchable light style, named by its lights' `targetname`: on or off,
     /// as a trigger in the game would switch it.
     fn switch_section(&self, ui: &mut egui::Ui, switched: &mut u32) {
@@ -231,7 +231,7 @@ impl<'a> PanelStatus<'a> {
         }
         ui.label("switchable lights:");
         ui.horizontal_wrapped(|ui| {
-            for (style, name, starts_off) in &self.switchable {
+            for (style, name, starts_off) in self.switchable {
                 let bit = 1u32 << (style - crate::level::styles::FIRST_SWITCHABLE);
                 let mut on = !starts_off ^ (*switched & bit != 0);
                 if ui.checkbox(&mut on, format!("{name} ({style})")).changed() {
@@ -241,6 +241,7 @@ impl<'a> PanelStatus<'a> {
         });
     }
 
+    /// The terrain's counters and debug overlays.
     pub(super) fn terrain_section(&self, ui: &mut egui::Ui, o: &mut TerrainOverlay) {
         let t = &self.prev.terrain;
         ui.label(format!(

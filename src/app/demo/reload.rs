@@ -32,6 +32,7 @@ impl Demo {
             } => {
                 let world = *world;
                 self.set_leak(world.level.leak.clone());
+                self.shown.switchable = crate::level::styles::switchable(&world.level.entities);
                 let r = self.running.as_mut()?;
                 r.session.overlays.set.leak |= world.level.leak.is_some();
                 let upload_s = r.session.replace_level(&r.gpu, world.level, world.terrain);
