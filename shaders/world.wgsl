@@ -51,7 +51,7 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
-    return vec4<f32>(lit_opaque(tex, in.lightmap_uv, in.style_scales, in.flags, in.unlit), 1.0);
+    return vec4<f32>(lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, in.unlit), 1.0);
 }
 
 // A view through a mirror or teleporter: what lies before the portal plane is clipped.
@@ -84,7 +84,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         uv = liquid_warp(uv, time);
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
-    let baked = style_light(in.lightmap_uv, in.style_scales, in.flags);
+    let baked = style_light(in.lightmap_uv, fragment_rows(in));
 
     // One exit: an early return from a divergent branch makes lavapipe mask everything after
     // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).

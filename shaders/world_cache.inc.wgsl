@@ -62,6 +62,7 @@ struct BakeVertex {
     @location(7) styles: u32,
     @location(8) unlit: f32,
     @location(9) lod: f32,
+    @location(10) style_tints: vec4<u32>,
 };
 
 struct BakeOut {
@@ -72,9 +73,11 @@ struct BakeOut {
     @location(3) @interpolate(flat) lm_max: vec2<f32>,
     @location(4) @interpolate(flat) layer: u32,
     @location(5) @interpolate(flat) flags: u32,
-    @location(6) @interpolate(flat) style_scales: vec4<f32>,
+    @location(6) @interpolate(flat) light_r: vec4<f32>,
     @location(7) @interpolate(flat) unlit: f32,
     @location(8) @interpolate(flat) lod: f32,
+    @location(9) @interpolate(flat) light_g: vec4<f32>,
+    @location(10) @interpolate(flat) light_b: vec4<f32>,
 };
 
 @vertex
@@ -87,8 +90,10 @@ fn vs_bake(v: BakeVertex) -> BakeOut {
     out.lm_max = v.lm_max;
     out.layer = v.layer;
     out.flags = v.flags;
-    let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
-    out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
+    let rows = style_rows(v.styles, v.style_tints, v.flags);
+    out.light_r = rows.r;
+    out.light_g = rows.g;
+    out.light_b = rows.b;
     out.unlit = v.unlit;
     out.lod = v.lod;
     return out;
@@ -101,5 +106,5 @@ fn vs_bake(v: BakeVertex) -> BakeOut {
 fn fs_bake(in: BakeOut) -> @location(0) vec4<f32> {
     let tex = textureSampleLevel(materials, material_sampler, in.uv, in.layer, in.lod);
     let lightmap_uv = clamp(in.lightmap_uv, in.lm_min, in.lm_max);
-    return vec4<f32>(lit_opaque(tex, lightmap_uv, in.style_scales, in.flags, vec3<f32>(in.unlit)), 1.0);
+    return vec4<f32>(lit_opaque(tex, lightmap_uv, StyleRows(in.light_r, in.light_g, in.light_b), in.flags, vec3<f32>(in.unlit)), 1.0);
 }

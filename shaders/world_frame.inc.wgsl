@@ -35,8 +35,8 @@ struct DrawRecord {
 
 @group(0) @binding(0) var<uniform> frame: WorldFrame;
 @group(0) @binding(1) var<storage, read> records: array<DrawRecord>;
-// RGB: a one-style surface's light; a surface with several styles has slot k in channel k
-// (render::world::light_atlas).
+// RGB: a one-style surface's light; a surface with several styles has its slots packed as
+// render::world::light_atlas::Packing says (style_rows reads them back).
 @group(0) @binding(2) var lightmap: texture_2d<f32>;
 @group(0) @binding(3) var lightmap_sampler: sampler;
 @group(0) @binding(4) var materials: texture_2d_array<f32>;

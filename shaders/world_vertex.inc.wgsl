@@ -10,6 +10,7 @@ struct WorldVertex {
     @location(5) surface: u32,
     @location(6) styles: u32,
     @location(7) unlit: f32,
+    @location(8) style_tints: vec4<u32>,
 };
 
 struct VertexOut {
@@ -25,12 +26,14 @@ struct VertexOut {
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
-    // This frame's brightness of each lightmap slot's style (0 for empty slots): looked up
-    // per vertex, not per fragment.
-    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    // The texel-to-light matrix (style_rows: this frame's style brightnesses times the slots'
+    // colours): made per vertex, not per fragment.
+    @location(8) @interpolate(flat) light_r: vec4<f32>,
     // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
     // record's light (a moving object's, sampled below it).
     @location(9) @interpolate(flat) unlit: vec3<f32>,
+    @location(10) @interpolate(flat) light_g: vec4<f32>,
+    @location(11) @interpolate(flat) light_b: vec4<f32>,
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -43,10 +46,12 @@ struct FragmentIn {
     @location(5) world: vec3<f32>,
     @location(6) clip_pos: vec4<f32>,
     @location(7) @interpolate(flat) surface: u32,
-    @location(8) @interpolate(flat) style_scales: vec4<f32>,
+    @location(8) @interpolate(flat) light_r: vec4<f32>,
     // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
     // record's light (a moving object's, sampled below it).
     @location(9) @interpolate(flat) unlit: vec3<f32>,
+    @location(10) @interpolate(flat) light_g: vec4<f32>,
+    @location(11) @interpolate(flat) light_b: vec4<f32>,
 };
 
 @vertex
@@ -67,8 +72,10 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.world = world;
     out.clip_pos = clip;
     out.surface = v.surface;
-    let s = vec4<u32>(v.styles & 255u, (v.styles >> 8u) & 255u, (v.styles >> 16u) & 255u, v.styles >> 24u);
-    out.style_scales = vec4<f32>(style_scale(s.x), style_scale(s.y), style_scale(s.z), style_scale(s.w));
+    let rows = style_rows(v.styles, v.style_tints, v.flags);
+    out.light_r = rows.r;
+    out.light_g = rows.g;
+    out.light_b = rows.b;
     out.unlit = v.unlit * unpack4x8unorm(record.light).rgb * (255.0 / f32(LIGHT_UNIT));
     return out;
 }
@@ -80,3 +87,8 @@ fn outside_record(clip: vec4<f32>, slot: u32) -> bool {
     return outside_octagon(clip.xy / clip.w, r.oct_min, r.oct_max);
 }
 #endif
+
+// The fragment's texel-to-light matrix (style_rows) from its varyings.
+fn fragment_rows(in: FragmentIn) -> StyleRows {
+    return StyleRows(in.light_r, in.light_g, in.light_b);
+}

@@ -87,7 +87,7 @@ fn buffer_twins() -> Vec<Twin> {
 fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
     vec![
         (
-            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface, styles, unlit),
+            twin!(WorldVertex: position, uv, lightmap_uv, layer, flags, surface, styles, unlit, style_tints),
             &WorldVertex::ATTRIBUTES,
         ),
         (twin!(LineVertex: position, color), &LineVertex::ATTRIBUTES),
@@ -206,6 +206,7 @@ fn format_shader_type(format: wgpu::VertexFormat) -> (naga::ScalarKind, u32) {
         F::Float32x3 => (Float, 3),
         F::Unorm8x4 | F::Float32x4 => (Float, 4),
         F::Uint32 => (Uint, 1),
+        F::Uint32x4 => (Uint, 4),
         F::Sint32x2 => (Sint, 2),
         other => panic!("add {other:?} to format_shader_type"),
     }

@@ -1,6 +1,7 @@
-//! The keep, the demo's level: golden images from three fixed cameras (the corridor, the
-//! flooded cellar, the courtyard with the terrain beyond its gate), and the demo opening it by
-//! default, compiled on the first start and read from the cache on the second.
+//! The keep, the demo's level: golden images from fixed cameras (the corridor, the flooded
+//! cellar, the courtyard with the terrain beyond its gate, the forge with its pulsing lava
+//! light at a fixed time), and the demo opening it by default, compiled on the first start and
+//! read from the cache on the second.
 
 use std::path::Path;
 use std::process::Command;
@@ -14,9 +15,25 @@ use crate::support::gpu;
 const SIZE: (u32, u32) = (480, 270);
 
 /// The keep as the demo opens it (`load_world` with no level: the embedded keep and the
-/// terrain it places under itself), drawn from `camera`.
+/// terrain it places under itself), drawn from `camera` at 0 s against its golden image.
 fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) {
-    let Some(gpu) = gpu() else { return };
+    let Some(img) = keep_frame(name, position, yaw, pitch, terrain, 0.0) else {
+        return;
+    };
+    check_golden(name, &img);
+}
+
+/// The keep as the demo opens it, drawn from `camera` at `time` seconds (its light styles'
+/// clock).
+fn keep_frame(
+    name: &str,
+    position: Vec3,
+    yaw: f32,
+    pitch: f32,
+    terrain: bool,
+    time: f32,
+) -> Option<image::RgbaImage> {
+    let gpu = gpu()?;
     let camera = CameraSpec {
         position,
         yaw,
@@ -37,7 +54,10 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         camera,
         SIZE,
         lanthorn::vis::CullMode::Portal,
-        &lanthorn::render::settings::FrameSettings::default(),
+        &lanthorn::render::settings::FrameSettings {
+            time,
+            ..Default::default()
+        },
         &Default::default(),
     );
     assert!(stats.world.triangles > 0);
@@ -46,7 +66,7 @@ fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) 
         terrain,
         "{name}: terrain drawn?"
     );
-    check_golden(name, &img);
+    Some(img)
 }
 
 #[test]
@@ -79,6 +99,40 @@ fn keep_courtyard_matches_golden() {
         90.0,
         4.0,
         true,
+    );
+}
+
+/// The forge's lava light pulses (style 5, "jklm…z…j") and the corridor's torches flicker
+/// (styles 1 and 6), baked with one bounce of the steady light: the golden frame is at 0.8 s
+/// (style 5 at "r"); at 0 s ("j") the forge is darker, beyond the golden tolerance.
+#[test]
+fn keep_forge_pulses_and_matches_golden() {
+    let forge = |time| {
+        keep_frame(
+            "keep_forge",
+            Vec3::new(720.0, -60.0, 80.0),
+            270.0,
+            -30.0,
+            false,
+            time,
+        )
+    };
+    let Some(bright) = forge(0.8) else { return };
+    check_golden("keep_forge", &bright);
+    let dark = forge(0.0).unwrap();
+    let (d, _) = crate::golden::diff(&bright, &dark);
+    assert!(
+        !crate::golden::passes(&d),
+        "the lava light does not pulse: {d:?}"
+    );
+    let luma = |i: &image::RgbaImage| {
+        i.pixels()
+            .map(|p| p[0] as u64 + p[1] as u64 + p[2] as u64)
+            .sum::<u64>()
+    };
+    assert!(
+        luma(&bright) > luma(&dark) * 11 / 10,
+        "\"r\" is not brighter than \"j\""
     );
 }
 

@@ -206,3 +206,93 @@ fn compiled_e1m1_flickers_like_the_shipped_bsp() {
         "the room does not go dark: {flicker:?}"
     );
 }
+
+/// A closed room lit by a white steady light and a red and a blue light, each of the coloured
+/// ones under `styles` (0: steady).
+fn coloured_room(styles: [u8; 2]) -> Level {
+    let mut text = crate::overlays::leaky_room_map().replace("clip", "wall");
+    let light = |origin: &str, value: &str, colour: &str, style: u8| {
+        format!(
+            "{{\n\"classname\" \"light\"\n\"origin\" \"{origin}\"\n\"light\" \"{value}\"\n\
+             \"_color\" \"{colour}\"\n\"style\" \"{style}\"\n}}\n"
+        )
+    };
+    text += &light("256 128 100", "160", "255 255 255", 0);
+    text += &light("120 60 60", "240", "255 40 20", styles[0]);
+    text += &light("400 200 60", "240", "30 60 255", styles[1]);
+    let options = lanthorn::compile::CompileOptions::default();
+    lanthorn::compile::compile_map_text(&text, &options)
+        .unwrap()
+        .0
+}
+
+/// Coloured lights under animated styles keep their colour: the room with its red and blue
+/// lights under styles 5 and 6 (walls with two styles: slot 1 grey plus its tint; walls with
+/// three: every slot grey plus tints) draws as the room with both lights steady (every slot in
+/// RGB) when `--styles normal` holds every style at one brightness — directly and through the
+/// surface cache. Without the tints the red and blue would turn grey: the lights' own share of
+/// the frame is far above the tolerance.
+#[test]
+fn coloured_styled_lights_keep_their_colour() {
+    if gpu().is_none() {
+        return;
+    }
+    let styled = coloured_room([5, 6]);
+    let steady = coloured_room([0, 0]);
+    let count = |n: usize| {
+        styled
+            .surfaces
+            .iter()
+            .filter(|s| s.lightmap.is_some() && s.styles.count() == n)
+            .count()
+    };
+    assert!(
+        count(2) > 0 && count(3) > 0,
+        "2-style {} 3-style {}",
+        count(2),
+        count(3)
+    );
+    let gpu = gpu().unwrap();
+    let camera = CameraSpec {
+        position: Vec3::new(480.0, 250.0, 110.0),
+        yaw: 200.0,
+        pitch: -25.0,
+    };
+    for surface_cache in [false, true] {
+        let settings = FrameSettings {
+            light_styles: StyleMode::Normal,
+            surface_cache,
+            ..Default::default()
+        };
+        let shot = |level: &Level| {
+            lanthorn::app::capture::capture_with(
+                gpu,
+                level,
+                camera,
+                SIZE,
+                CullMode::Portal,
+                &settings,
+            )
+            .0
+        };
+        let (d, _) = diff(&shot(&styled), &shot(&steady));
+        eprintln!("cache {surface_cache}: styled vs steady {d:?}");
+        assert!(
+            d.mean < 1.0 && d.bad_fraction == 0.0,
+            "cache {surface_cache}: styled differs from steady: {d:?}"
+        );
+        // Layer 0 alone: the white light and the minimum.
+        let mut unlit = styled.clone();
+        let layer = (unlit.lightmaps.width * unlit.lightmaps.height * 3) as usize;
+        unlit.lightmaps.texels.truncate(layer);
+        for s in &mut unlit.surfaces {
+            s.styles.0 = [0, NO_STYLE, NO_STYLE, NO_STYLE];
+        }
+        let (d, _) = diff(&shot(&unlit), &shot(&steady));
+        eprintln!("cache {surface_cache}: the coloured lights' share {d:?}");
+        assert!(
+            d.mean > 10.0,
+            "cache {surface_cache}: the coloured lights hardly show: {d:?}"
+        );
+    }
+}

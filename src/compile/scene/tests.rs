@@ -384,3 +384,61 @@ fn parse_errors_name_the_field() {
         "line 2, column 11: byte 0xff is not UTF-8: save the scene as UTF-8 text"
     );
 }
+
+/// A scene's entities take the light keys a `.map`'s do (one baker reads both): the example
+/// scene's light under `style` 5 gets its own slot; with a `targetname` and spawnflag 1 it gets
+/// switchable style 32, written back to the entity; worldspawn `_bounce` adds light; `_deviance`
+/// changes the shadows, not the total.
+#[test]
+fn scene_lights_take_the_map_light_keys() {
+    let light = r#"[("classname", "light"), ("origin", "512 256 200"), ("light", "300")]"#;
+    let compile = |light_keys: &str, world_keys: &str| {
+        let text = EXAMPLE.replace(
+            light,
+            &format!(
+                r#"[("classname", "worldspawn"){world_keys}],
+    [("classname", "light"), ("origin", "512 256 200"), ("light", "300"){light_keys}]"#
+            ),
+        );
+        assert_ne!(text, EXAMPLE);
+        compile_scene(&parse(&text).unwrap(), &CompileOptions::default())
+            .unwrap()
+            .0
+    };
+    let has_style = |level: &Level, style: u8| {
+        level
+            .surfaces
+            .iter()
+            .any(|s| s.styles.slots().any(|st| st == style))
+    };
+    let layer0 = |level: &Level| {
+        let lm = &level.lightmaps;
+        let n = (lm.width * lm.height * 3) as usize;
+        lm.texels[..n].iter().map(|&t| t as u64).sum::<u64>()
+    };
+    let plain = compile("", "");
+    assert!(!has_style(&plain, 5) && !has_style(&plain, 32));
+
+    assert!(has_style(&compile(r#", ("style", "5")"#, ""), 5));
+
+    let switched = compile(r#", ("targetname", "lamp"), ("spawnflags", "1")"#, "");
+    assert!(has_style(&switched, 32));
+    let written = switched
+        .entities
+        .iter()
+        .find(|e| e.get("targetname") == Some("lamp"));
+    assert_eq!(written.and_then(|e| e.get("style")), Some("32"));
+
+    let bounced = compile("", r#", ("_bounce", "1")"#);
+    assert!(
+        layer0(&bounced) > layer0(&plain) * 21 / 20,
+        "bounce adds under 5 %"
+    );
+
+    let soft = compile(r#", ("_deviance", "24")"#, "");
+    let (a, b) = (layer0(&soft) as f64, layer0(&plain) as f64);
+    assert!(
+        soft.lightmaps.texels != plain.lightmaps.texels && (a / b - 1.0).abs() < 0.05,
+        "{a} {b}"
+    );
+}

@@ -30,6 +30,8 @@ pub struct WorldVertex {
     /// The light of a surface without a lightmap (`VERTEX_NO_LIGHTMAP`): shaded by its normal
     /// so walls stay readable ([`unlit_light`]); worked out here, not per fragment.
     pub unlit: f32,
+    /// Each lightmap slot's colour where the atlas keeps it grey (`light_atlas::slot_tints`).
+    pub style_tints: [u32; 4],
 }
 
 /// `0.55 + 0.45 · |n · l|` for a fixed light direction `l`.
@@ -43,9 +45,9 @@ pub(super) fn unlit_light(normal: Vec3) -> f32 {
 
 impl WorldVertex {
     /// The vertex buffer's attributes (of the WGSL `WorldVertex`).
-    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 8] = wgpu::vertex_attr_array![
+    pub(crate) const ATTRIBUTES: [wgpu::VertexAttribute; 9] = wgpu::vertex_attr_array![
         0 => Float32x3, 1 => Float32x2, 2 => Float32x2, 3 => Uint32, 4 => Uint32, 5 => Uint32,
-        6 => Uint32, 7 => Float32
+        6 => Uint32, 7 => Float32, 8 => Uint32x4
     ];
 }
 
@@ -147,6 +149,7 @@ impl WorldMesh {
             if super::light_atlas::packs_styles(s) {
                 flags |= VERTEX_PACKED_STYLES;
             }
+            let style_tints = super::light_atlas::slot_tints(level, s);
             for v in &s.vertices {
                 mesh.vertices.push(WorldVertex {
                     position: v.position.to_array(),
@@ -157,6 +160,7 @@ impl WorldMesh {
                     surface: si as u32,
                     styles: s.styles.packed(),
                     unlit: unlit_light(s.normal),
+                    style_tints,
                 });
             }
         }

@@ -36,12 +36,13 @@ pub(crate) struct BakeVertex {
     pub unlit: f32,
     /// The material array's mip level whose texels are the region's.
     pub lod: f32,
+    pub style_tints: [u32; 4],
 }
 
 impl BakeVertex {
-    const ATTRIBUTES: [wgpu::VertexAttribute; 10] = wgpu::vertex_attr_array![
+    const ATTRIBUTES: [wgpu::VertexAttribute; 11] = wgpu::vertex_attr_array![
         0 => Float32x2, 1 => Float32x2, 2 => Float32x2, 3 => Float32x2, 4 => Float32x2,
-        5 => Uint32, 6 => Uint32, 7 => Uint32, 8 => Float32, 9 => Float32
+        5 => Uint32, 6 => Uint32, 7 => Uint32, 8 => Float32, 9 => Float32, 10 => Uint32x4
     ];
 }
 
@@ -260,6 +261,7 @@ fn bake_quad(s: &CacheSurface, b: &Bake) -> [BakeVertex; 6] {
             styles: s.styles,
             unlit: s.unlit,
             lod,
+            style_tints: s.style_tints,
         }
     };
     let (c00, c10, c11, c01) = (corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1));

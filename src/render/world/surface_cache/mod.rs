@@ -58,6 +58,7 @@ pub struct CacheSurface {
     pub layer: u32,
     pub flags: u32,
     pub unlit: f32,
+    pub style_tints: [u32; 4],
 }
 
 /// Where a surface's bake lies: `level` (2^level material texels per cache texel), its
@@ -412,6 +413,7 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
         layer: vertex.layer,
         flags: vertex.flags,
         unlit: vertex.unlit,
+        style_tints: vertex.style_tints,
     })
 }
 

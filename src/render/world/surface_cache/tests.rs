@@ -20,6 +20,7 @@ fn wall(origin: Vec2, w: f32, h: f32, style2: Option<u8>) -> CacheSurface {
         layer: 0,
         flags: 0,
         unlit: 1.0,
+        style_tints: [0x00ff_ffff; 4],
     }
 }
 
