@@ -28,18 +28,87 @@ pub struct ClipmapFrame<'a> {
     pub updates: &'a HeightUpdates,
 }
 
+/// The view the default grid is sized for: 1280 pixels across the camera's 90° (the demo's and
+/// `bench`'s default size), as a focal length in pixels.
+const REFERENCE_FOCAL_PX: f64 = 640.0;
+
+/// The screen error, in pixels of the reference view, that the detail a level adds over the next
+/// coarser level ([`level_detail`]) may make at the level's edge (where the coarser level takes
+/// over). Calibrated against the full-resolution mesh (tests/gpu/terrain.rs, 640×360, the rough
+/// `procedural:1024`): grids 255, 127 and 63 make 1.2, 2.5 and 5.0 px there, and the frames
+/// differ from the full mesh by a mean 0.28, 0.85 and 2.2 of 255 (that test's bound is 2).
+pub const DETAIL_ERROR_PX: f64 = 2.5;
+
+/// Levels whose detail the grid size looks at (the finer ones matter: further out a level's
+/// detail is seen from further away).
+const DETAIL_LEVELS: u32 = 4;
+
 impl ClipmapConfig {
     /// A sensible configuration for a heightmap: the finest level has one vertex per sample,
-    /// 10 levels of 255² vertices.
+    /// 10 levels of [`ClipmapConfig::grid_for_detail`]² vertices.
     pub fn for_heightmap(hm: &Heightmap) -> Self {
         Self {
             levels: 10,
-            grid: 255,
+            grid: Self::grid_for_detail(hm),
             base_spacing: hm.horizontal_scale,
             morph_width: None,
             active_height_factor: 2.5,
         }
     }
+}
+
+impl ClipmapConfig {
+    /// Vertices per level side for `hm`: 127, or 255 where some level's detail
+    /// ([`level_detail`]), seen from the level's edge `grid · spacing / 2` away, would project
+    /// past [`DETAIL_ERROR_PX`] in the reference view at 127. Never 63: a coast is a colour edge
+    /// drawn where the height crosses sea level, and on a flat coast a small height error moves
+    /// it far — ETOPO5's golden view at 63 differed by a mean 2.0/255 and 2 % of its pixels,
+    /// though its detail measure would allow 63. The keep's terrain gets 127 (2.0 px), a third of
+    /// the triangles of 255 (docs/terrain.md#what-the-terrain-pass-costs).
+    pub fn grid_for_detail(hm: &Heightmap) -> u32 {
+        let worst = (0..DETAIL_LEVELS)
+            .map(|l| level_detail(hm, l) / (hm.horizontal_scale * (1u64 << l) as f64))
+            .fold(0.0, f64::max);
+        // error = detail · focal / (grid · spacing · 2^l / 2) ≤ DETAIL_ERROR_PX
+        let needed = 2.0 * worst * REFERENCE_FOCAL_PX / DETAIL_ERROR_PX;
+        [127, 255]
+            .into_iter()
+            .find(|&g| g as f64 >= needed)
+            .unwrap_or(255)
+    }
+}
+
+/// The height (world units) that level `level`'s vertices add over the next coarser level's
+/// surface, at the 90th percentile: at each odd vertex of a level, its height against the
+/// coarser grid's interpolation there (edge midpoints: the mean of the two ends; cell centres:
+/// of the four corners). A high percentile, not the mean: a map that is mostly smooth (the
+/// ocean floor of a global map) has its rough coasts and mountains where the eye goes. Looked at
+/// over a regular subset of at most 128² coarse cells, so a procedural heightmap costs a few
+/// milliseconds.
+pub fn level_detail(hm: &Heightmap, level: u32) -> f64 {
+    let step = 1i64 << level;
+    let (w, h) = hm.size();
+    let cells = |samples: u64| ((samples as i64 - 1) / (2 * step)).max(0);
+    let (cx, cy) = (cells(w), cells(h));
+    let stride = |c: i64| (c / 128).max(1) as usize;
+    let mut errors = Vec::new();
+    for j in (0..cy).step_by(stride(cy)) {
+        for i in (0..cx).step_by(stride(cx)) {
+            let (x, y) = (2 * step * i, 2 * step * j);
+            let z = |dx: i64, dy: i64| hm.sample(x + dx * step, y + dy * step) as f64;
+            let corners = [z(0, 0), z(2, 0), z(0, 2), z(2, 2)];
+            errors.extend([
+                (z(1, 0) - 0.5 * (corners[0] + corners[1])).abs(),
+                (z(0, 1) - 0.5 * (corners[0] + corners[2])).abs(),
+                (z(1, 1) - 0.25 * corners.iter().sum::<f64>()).abs(),
+            ]);
+        }
+    }
+    if errors.is_empty() {
+        return 0.0;
+    }
+    let k = errors.len() * 9 / 10;
+    *errors.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
 impl ClipmapTerrain {

@@ -1418,3 +1418,41 @@ fn terrain_bench_flight_reports_cpu_figures() {
     let json = serde_json::to_value(&st).unwrap();
     assert!(json.get("upload_bytes_per_frame_median").is_some());
 }
+
+/// A level's detail is what its vertices add over the next coarser level: none on a plane; on
+/// stripes of height `a` at every odd column, `a` at level 0 (edge midpoints across the
+/// stripes and cell centres, two thirds of the odd vertices, are `a` off; midpoints along them
+/// 0) and none at level 1 (its
+/// vertices are the even columns). The grid follows: a plane gets 127; stripes whose detail
+/// projects past the bound keep 255, as does the SSE oracle's rough heightmap; a gentler copy
+/// of it (the keep's vertical scale, 0.4) gets 127.
+#[test]
+fn the_grid_is_sized_by_the_heightmap_detail() {
+    let (w, h) = (257u32, 129u32);
+    let raw = |f: &dyn Fn(u32, u32) -> f32| {
+        let data = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| f(x, y))
+            .collect();
+        Heightmap::from_f32(w, h, data).unwrap()
+    };
+    let plane = raw(&|x, y| 3.0 * x as f32 - 2.0 * y as f32);
+    for l in 0..4 {
+        assert!(
+            state::level_detail(&plane, l).abs() < 1e-3,
+            "plane level {l}"
+        );
+    }
+    assert_eq!(ClipmapConfig::grid_for_detail(&plane), 127);
+    let a = 40.0;
+    let stripes = raw(&|x, _| if x % 2 == 1 { a } else { 0.0 });
+    // Every edge midpoint across the stripes and every centre is `a` off: two thirds of the
+    // errors, so the 90th percentile is `a`.
+    assert!((state::level_detail(&stripes, 0) - a as f64).abs() < 1e-3);
+    assert!(state::level_detail(&stripes, 1).abs() < 1e-3);
+    assert_eq!(ClipmapConfig::grid_for_detail(&stripes), 255);
+    let rough = Heightmap::procedural(1024, 11);
+    assert_eq!(ClipmapConfig::for_heightmap(&rough).grid, 255);
+    let gentle = Heightmap::procedural(1024, 11).with_scales(32.0, 0.4);
+    assert_eq!(ClipmapConfig::for_heightmap(&gentle).grid, 127);
+}

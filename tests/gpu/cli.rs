@@ -583,7 +583,8 @@ fn bench_compare_reports_every_method_against_the_first() {
 }
 
 /// The terrain flags shape the level's own terrain when no `--terrain` is given (the keep's
-/// outside view: a coarser grid draws about a quarter of the triangles), and where there is
+/// outside view: its heightmap's own grid is 127, a coarser one draws about a quarter of the
+/// triangles), and where there is
 /// no terrain at all they are reported as ignored instead of being dropped silently.
 #[test]
 fn terrain_flags_shape_the_levels_own_terrain_or_say_they_are_ignored() {
@@ -616,10 +617,10 @@ fn terrain_flags_shape_the_levels_own_terrain_or_say_they_are_ignored() {
             .as_f64()
             .expect("terrain triangles")
     };
-    let (fine, coarse) = (terrain_triangles(None), terrain_triangles(Some("127")));
+    let (fine, coarse) = (terrain_triangles(None), terrain_triangles(Some("63")));
     assert!(
         coarse > 0.0 && coarse < fine * 0.4,
-        "grid 127: {coarse} triangles, default: {fine}"
+        "grid 63: {coarse} triangles, default: {fine}"
     );
     let out = lanthorn()
         .args([
