@@ -224,7 +224,8 @@ pub struct TerrainArgs {
     /// Clipmap levels (1..=24, default 10).
     #[arg(long, value_name = "L")]
     pub(crate) terrain_levels: Option<u32>,
-    /// Clipmap vertices per level side, 2^k − 1 (default 255; 127 is 4× fewer triangles).
+    /// Clipmap vertices per level side, 2^k − 1 (default from the heightmap's detail: 127, or 255
+    /// for a rough one; each halving is 4× fewer triangles).
     #[arg(long, value_name = "N")]
     pub(crate) terrain_grid: Option<u32>,
 }
