@@ -1,6 +1,12 @@
 //! A bounding-volume hierarchy over triangles for shadow rays: "does anything block the
-//! segment from a luxel to a light?" Built once per bake (median split on the longest axis of
-//! the centroids), traversed with a small stack; any hit ends the query.
+//! segment from a luxel to a light?" Built once per bake with the surface area heuristic over
+//! 16 centroid bins per axis, traversed with a small stack; any hit ends the query.
+//!
+//! Ours rather than a crate's, measured (2026-12-04, e1m1's 14,186 world triangles, 2.38 M
+//! luxel-to-light segments, one thread): this build answers a query in 129–135 ns; `obvhs` 0.4
+//! 163–176 ns (and its CWBVH drops hits within 1e-4 of a ray's length of its start, 6.5 units
+//! for a sun ray, unless fed unit directions); `bvh` 0.13 156 ns with 13 more crates
+//! (nalgebra); the median split this replaced 258–266 ns. All agree on every segment.
 
 use glam::Vec3;
 
@@ -123,6 +129,70 @@ fn segment_meets_box(o: Vec3, inv: Vec3, min: Vec3, max: Vec3) -> bool {
     near <= far + 1e-6
 }
 
+/// Centroid bins per axis the surface area heuristic weighs splits at.
+const BINS: usize = 16;
+
+/// Half the surface area of a box (what the heuristic compares).
+fn half_area(min: Vec3, max: Vec3) -> f32 {
+    let e = (max - min).max(Vec3::ZERO);
+    e.x * e.y + e.y * e.z + e.z * e.x
+}
+
+/// Where triangles' centroids fall into bins along one axis.
+#[derive(Clone, Copy)]
+struct Bins {
+    axis: usize,
+    start: f32,
+    scale: f32,
+}
+
+impl Bins {
+    fn of(&self, t: &Triangle) -> usize {
+        let (a, b) = t.bounds();
+        let c = (a[self.axis] + b[self.axis]) * 0.5;
+        (((c - self.start) * self.scale) as usize).min(BINS - 1)
+    }
+}
+
+/// The cheapest split of `tris` by the surface area heuristic: triangles in bins below the
+/// returned bin go left. `None` where no axis has extent.
+fn best_split(tris: &[Triangle], cmin: Vec3, extent: Vec3) -> Option<(f32, Bins, usize)> {
+    let mut best: Option<(f32, Bins, usize)> = None;
+    for axis in (0..3).filter(|&a| extent[a] > 0.0) {
+        let bins = Bins {
+            axis,
+            start: cmin[axis],
+            scale: BINS as f32 / extent[axis],
+        };
+        let mut boxes = [(Vec3::splat(f32::MAX), Vec3::splat(f32::MIN), 0usize); BINS];
+        for t in tris {
+            let (a, b) = t.bounds();
+            let slot = &mut boxes[bins.of(t)];
+            *slot = (slot.0.min(a), slot.1.max(b), slot.2 + 1);
+        }
+        // Right side of each boundary, swept from the top; then the left side from the bottom.
+        let mut right = [(0.0f32, 0usize); BINS];
+        let (mut min, mut max, mut n) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN), 0);
+        for k in (1..BINS).rev() {
+            (min, max, n) = (min.min(boxes[k].0), max.max(boxes[k].1), n + boxes[k].2);
+            right[k] = (half_area(min, max), n);
+        }
+        let (mut min, mut max, mut n) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN), 0);
+        for k in 1..BINS {
+            let b = boxes[k - 1];
+            (min, max, n) = (min.min(b.0), max.max(b.1), n + b.2);
+            if n == 0 || right[k].1 == 0 {
+                continue;
+            }
+            let cost = half_area(min, max) * n as f32 + right[k].0 * right[k].1 as f32;
+            if best.is_none_or(|(c, _, _)| cost < c) {
+                best = Some((cost, bins, k));
+            }
+        }
+    }
+    best
+}
+
 fn build(nodes: &mut Vec<Node>, tris: &mut [Triangle], first: usize, count: usize) -> u32 {
     let slice = &mut tris[first..first + count];
     let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
@@ -142,17 +212,27 @@ fn build(nodes: &mut Vec<Node>, tris: &mut [Triangle], first: usize, count: usiz
         first: first as u32,
         count: count as u32,
     });
-    let extent = cmax - cmin;
-    if count <= LEAF_SIZE || extent.max_element() <= 0.0 {
+    if count <= 2 {
         return id;
     }
-    let axis = extent.max_position();
-    let mid = count / 2;
-    let key = |t: &Triangle| {
-        let (a, b) = t.bounds();
-        a[axis] + b[axis]
+    let Some((cost, bins, split)) = best_split(slice, cmin, cmax - cmin) else {
+        return id;
     };
-    slice.select_nth_unstable_by(mid, |x, y| key(x).total_cmp(&key(y)));
+    // A small node stays a leaf where splitting costs more than testing its triangles (a
+    // traversal step counted as one triangle test).
+    let area = half_area(min, max);
+    if count <= LEAF_SIZE && cost + area >= area * count as f32 {
+        return id;
+    }
+    let (mut mid, mut end) = (0, slice.len());
+    while mid < end {
+        if bins.of(&slice[mid]) < split {
+            mid += 1;
+        } else {
+            end -= 1;
+            slice.swap(mid, end);
+        }
+    }
     build(nodes, tris, first, mid);
     let right = build(nodes, tris, first + mid, count - mid);
     nodes[id as usize].first = right;
