@@ -293,4 +293,40 @@ mod tests {
         }
         assert!(!Bvh::new(Vec::new()).occluded(Vec3::ZERO, Vec3::ONE));
     }
+
+    /// Degenerate soups build and answer as brute force does: 300 copies of one triangle (no
+    /// centroid extent: one leaf) and a floor of coplanar triangles (no extent in z).
+    #[test]
+    fn degenerate_soups_equal_brute_force() {
+        let one = Triangle::new(
+            Vec3::ZERO,
+            Vec3::new(64.0, 0.0, 0.0),
+            Vec3::new(0.0, 64.0, 0.0),
+        );
+        let copies = vec![one; 300];
+        let floor: Vec<Triangle> = (0..40 * 40)
+            .map(|k| {
+                let c = Vec3::new((k % 40) as f32 * 16.0, (k / 40) as f32 * 16.0, 0.0);
+                Triangle::new(
+                    c,
+                    c + Vec3::new(16.0, 0.0, 0.0),
+                    c + Vec3::new(0.0, 16.0, 0.0),
+                )
+            })
+            .collect();
+        for tris in [copies, floor] {
+            let bvh = Bvh::new(tris.clone());
+            for (x, y) in [
+                (5.0, 5.0),
+                (30.0, 2.0),
+                (200.0, 330.0),
+                (700.0, 9.0),
+                (-4.0, 3.0),
+            ] {
+                let (o, d) = (Vec3::new(x, y, 50.0), Vec3::new(0.5, -0.25, -100.0));
+                let want = tris.iter().any(|t| t.hits_segment(o, d));
+                assert_eq!(bvh.occluded(o, d), want, "at ({x}, {y})");
+            }
+        }
+    }
 }
