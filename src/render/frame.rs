@@ -6,11 +6,12 @@ use super::bloom::{BloomParams, BloomPass};
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
 use super::overlay::{OverlayPass, OverlayVertex};
-use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, PassTarget, StageLog};
+use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, PassTarget, Prepared, StageLog};
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
+use super::ui_cover::UiCoverPass;
 use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
 use crate::geom::Camera;
 use crate::level::Level;
@@ -63,8 +64,9 @@ impl StageLog for FrameStats {
     }
 }
 
-/// The passes of a frame, in order, into one offscreen target: the world (clears colour and
-/// depth), then the terrain (keeps both) when there is one.
+/// The passes of a frame, in order, into one offscreen target: the UI cover when panels cover
+/// the frame (then it clears colour and depth), the world (clears them otherwise), then the
+/// terrain (keeps both) when there is one, bloom, the heatmap and the overlay lines.
 pub struct Renderer {
     pub target: FrameTarget,
     pub world: WorldPass,
@@ -88,6 +90,10 @@ pub struct Renderer {
     overlay: Option<OverlayPass>,
     heatmap: Option<HeatmapPass>,
     bloom: Option<BloomPass>,
+    /// The opaque UI panels over the next frame (pixels): the world and the terrain skip
+    /// what lies under them (`render::ui_cover`). Empty: nothing is covered.
+    pub ui_cover: Vec<crate::render::ui_cover::PixelRect>,
+    cover: Option<UiCoverPass>,
 }
 
 /// The frame target with its clear colour, as the passes see it.
@@ -145,6 +151,8 @@ impl Renderer {
             overlay: None,
             heatmap: None,
             bloom: None,
+            ui_cover: Vec::new(),
+            cover: None,
         }
     }
 
@@ -256,6 +264,23 @@ impl Renderer {
             timer.begin_frame();
         }
         self.world.viewport = self.target.size;
+        // The UI cover, made on first use, lent the rectangles for the frame.
+        self.world.cleared = !self.ui_cover.is_empty() && {
+            let cover = self.cover.get_or_insert_with(|| UiCoverPass::create(gpu));
+            cover.viewport = self.target.size;
+            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
+            let ran = run_pass(
+                gpu,
+                enc,
+                cover,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
+            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
+            ran == Prepared::Recorded
+        };
         run_pass(
             gpu,
             enc,

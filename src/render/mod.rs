@@ -19,6 +19,7 @@ mod shader_layout;
 pub mod shaders;
 pub mod target;
 pub mod terrain;
+pub mod ui_cover;
 pub mod world;
 
 pub use frame::{stage, FrameStats, Renderer};

@@ -31,6 +31,9 @@ pub struct FrameSettings {
     pub surface_cache: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
+    /// The world and the terrain skip the pixels under the demo's opaque panels
+    /// (`render::ui_cover`; frames without a UI have nothing to skip).
+    pub ui_cover: bool,
     /// Switchable light styles the user flipped from how the level starts them: bit `s − 32`
     /// (the demo's panel; as a trigger would switch them in the game).
     pub switched: u32,
@@ -52,6 +55,7 @@ impl Default for FrameSettings {
             switched: 0,
             surface_cache: true,
             bloom: false,
+            ui_cover: true,
         }
     }
 }

@@ -29,6 +29,7 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
     ),
     ("srgb.inc.wgsl", include_str!("../../shaders/srgb.inc.wgsl")),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
+    ("ui_cover.wgsl", include_str!("../../shaders/ui_cover.wgsl")),
     #[cfg(feature = "test-hooks")]
     (
         "terrain_hooks.wgsl",
@@ -299,6 +300,11 @@ pub fn bloom() -> String {
     build("bloom.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The UI cover's shader.
+pub fn ui_cover() -> String {
+    build("ui_cover.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The surface cache's mip shader.
 pub fn cache_mip() -> String {
     build("cache_mip.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -314,6 +320,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("bloom.wgsl".into(), bloom()),
         ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
+        ("ui_cover.wgsl".into(), ui_cover()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),
         ("terrain.wgsl (discard)".into(), terrain(false)),
         #[cfg(feature = "test-hooks")]

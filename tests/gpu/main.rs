@@ -19,5 +19,6 @@ mod styles;
 mod support;
 mod surface_cache;
 mod terrain;
+mod ui_cover;
 mod views;
 mod vis;

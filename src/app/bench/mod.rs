@@ -36,6 +36,9 @@ pub struct BenchOptions {
     pub trace: bool,
     /// Culling overlays drawn on every frame (`--overlay`, `--cull-camera`).
     pub overlays: super::overlays::Overlays,
+    /// Panels over every frame the world and the terrain skip under (`--ui-cover`: what the
+    /// demo's panels cost and save, measured headless).
+    pub ui_cover: Vec<crate::render::ui_cover::PixelRect>,
 }
 
 impl Default for BenchOptions {
@@ -51,6 +54,7 @@ impl Default for BenchOptions {
             overdraw: true,
             trace: false,
             overlays: Default::default(),
+            ui_cover: Vec::new(),
         }
     }
 }
@@ -102,6 +106,7 @@ pub fn run_with_terrain(
     let mut session = Session::new(gpu, level, terrain, opts.size, opts.cull)
         .with(opts.settings, opts.overlays)
         .traced(opts.trace);
+    session.renderer.ui_cover = opts.ui_cover.clone();
     let mut report = BenchReport {
         adapter: gpu.describe(),
         cull: opts.cull.name(),

@@ -44,6 +44,11 @@ pub struct BenchArgs {
     compare: Option<Vec<crate::vis::CullMode>>,
     #[arg(long, value_parser = args::parse_size, default_value = "1280x720")]
     size: (u32, u32),
+    /// Rectangles of opaque UI over every frame, X,Y,W,H in pixels from the top left (several
+    /// separated by `;`): the world and the terrain skip what lies under them, as under the
+    /// demo's panels.
+    #[arg(long, value_name = "X,Y,W,H", value_parser = parse_rects)]
+    ui_cover: Option<Vec<[f32; 4]>>,
     /// Print one JSON object on the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -96,6 +101,7 @@ pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
         overdraw: !a.no_overdraw,
         trace: a.trace.is_some(),
         overlays: a.overlays.overlays(),
+        ui_cover: a.ui_cover.clone().unwrap_or_default(),
     };
     match &a.compare {
         Some(methods) => {
@@ -108,5 +114,42 @@ pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
             app::bench::run_compare(&gpu, &world, &opts, methods, &out)
         }
         None => app::bench::run_command(&gpu, world, &opts, &out),
+    }
+}
+
+/// `X,Y,W,H[;X,Y,W,H…]`: rectangles in pixels with a positive size.
+fn parse_rects(s: &str) -> Result<Vec<[f32; 4]>, String> {
+    s.split(';')
+        .map(|r| {
+            let v: Vec<f32> = r
+                .split(',')
+                .map(|x| x.trim().parse::<f32>().map_err(|e| format!("{r:?}: {e}")))
+                .collect::<Result<_, _>>()?;
+            match v[..] {
+                [x, y, w, h] if w > 0.0 && h > 0.0 && v.iter().all(|c| c.is_finite()) => {
+                    Ok([x, y, w, h])
+                }
+                _ => Err(format!(
+                    "{r:?}: give X,Y,W,H in pixels with a positive width and height"
+                )),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Rectangles parse one or several; a wrong count, a zero size or a non-number is an
+    /// error naming the rectangle.
+    #[test]
+    fn ui_cover_rectangles_parse_or_say_what_is_wrong() {
+        assert_eq!(
+            super::parse_rects("8,8,472,508;932,8,340,276"),
+            Ok(vec![[8.0, 8.0, 472.0, 508.0], [932.0, 8.0, 340.0, 276.0]])
+        );
+        for bad in ["1,2,3", "1,2,0,4", "a,2,3,4", "1,2,3,inf"] {
+            let e = super::parse_rects(bad).unwrap_err();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
     }
 }

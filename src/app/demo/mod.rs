@@ -77,6 +77,8 @@ struct Running {
     present: PresentPass,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
+    /// Where the last two egui passes drew the panels (`Running::ui_cover`).
+    panels: [window::Panels; 2],
 }
 
 struct Demo {
@@ -217,6 +219,7 @@ impl Demo {
             present,
             egui_state,
             egui_renderer,
+            panels: Default::default(),
         })
     }
 
@@ -289,10 +292,11 @@ impl Demo {
         let camera = Camera::new(self.camera, r.aspect());
         let mut stats = r.session.cull(&camera, time);
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
+        let screenshot = self.screenshot_request.take();
+        r.session.renderer.ui_cover = r.ui_cover(screenshot);
         r.session.encode(&r.gpu, &mut enc, &camera, &mut stats);
         let status = PanelStatus::new(&self.shown, self.camera, r);
         let panel = self.show_panel.then_some(&status);
-        let screenshot = self.screenshot_request.take();
         let img = r.submit(enc, &view, panel, screenshot, &mut stats);
         r.session.record(&stats);
         r.window.pre_present_notify();

@@ -81,12 +81,13 @@ impl<'a> PanelStatus<'a> {
     }
 
     /// The "Lanthorn" panel: frame and culling counters, culling mode and frame settings.
+    /// Returns where the panel lies (points).
     pub(super) fn show(
         &self,
         ctx: &egui::Context,
         settings: &mut FrameSettings,
         culler: &mut Culler,
-    ) {
+    ) -> Option<egui::Rect> {
         let (frame_ms, cam) = (self.frame_ms, self.camera);
         egui::Window::new("Lanthorn")
             .default_pos([8.0, 8.0])
@@ -134,6 +135,7 @@ impl<'a> PanelStatus<'a> {
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.checkbox(&mut settings.bloom, "bloom");
+                ui.checkbox(&mut settings.ui_cover, "skip the pixels under the panels");
                 let mut animated = settings.light_styles == StyleMode::Animated;
                 if ui
                     .checkbox(&mut animated, "animated light styles")
@@ -154,7 +156,8 @@ impl<'a> PanelStatus<'a> {
                         ui.label(line);
                     }
                 });
-            });
+            })
+            .map(|r| r.response.rect)
     }
 
     /// What the last frame cost and sent, stage by stage.
@@ -197,13 +200,14 @@ impl<'a> PanelStatus<'a> {
         }
     }
 
-    /// The "overlays" window: a checkbox per overlay (keys 1–9) and the legends.
+    /// The "overlays" window: a checkbox per overlay (keys 1–9) and the legends. Returns where
+    /// it lies (points).
     pub(super) fn overlay_window(
         &self,
         ctx: &egui::Context,
         overlays: &mut Overlays,
         camera: CameraSpec,
-    ) {
+    ) -> Option<egui::Rect> {
         egui::Window::new("overlays")
             .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
             .show(ctx, |ui| {
@@ -220,7 +224,8 @@ impl<'a> PanelStatus<'a> {
                     overlays.toggle_overdraw_octagons();
                 }
                 legends(ui, &overlays.set);
-            });
+            })
+            .map(|r| r.response.rect)
     }
 
     /// A checkbox per switchable light style, named by its lights' `targetname`: on or off,

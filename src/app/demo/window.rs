@@ -20,12 +20,14 @@ impl Running {
     ) -> Option<image::RgbaImage> {
         let raw = self.egui_state.take_egui_input(&self.window);
         let session = &mut self.session;
+        let mut rects = Vec::new();
         let out = self.egui_state.egui_ctx().run_pass(raw, |ctx| {
             if let Some(status) = panel {
-                status.show(ctx, &mut session.settings, &mut session.culler);
-                status.overlay_window(ctx, &mut session.overlays, status.camera);
+                rects.extend(status.show(ctx, &mut session.settings, &mut session.culler));
+                rects.extend(status.overlay_window(ctx, &mut session.overlays, status.camera));
             }
         });
+        self.note_panels(&rects);
         let with_panel = (screenshot == Some(true)).then(|| self.panel_target());
         let mut views = vec![view];
         if let Some((_, v)) = &with_panel {
@@ -42,6 +44,50 @@ impl Running {
         });
         self.session.renderer.read_timers(&self.gpu, stats);
         img
+    }
+
+    /// Keeps where the panels were drawn (pixels, inset by the windows' rounded corners) for
+    /// the next frames' UI cover, and whether the pointer was busy (dragging, resizing,
+    /// clicking: the panels may move or fold).
+    fn note_panels(&mut self, rects: &[egui::Rect]) {
+        let ctx = self.egui_state.egui_ctx();
+        let ppp = ctx.pixels_per_point();
+        let corner = ctx.global_style().visuals.window_corner_radius.ne as f32;
+        let busy = ctx.egui_is_using_pointer() || ctx.input(|i| i.pointer.any_down());
+        let pixels = rects
+            .iter()
+            .map(|r| r.shrink(corner))
+            .map(|r| {
+                [
+                    r.min.x * ppp,
+                    r.min.y * ppp,
+                    r.width() * ppp,
+                    r.height() * ppp,
+                ]
+            })
+            .collect();
+        let last = std::mem::take(&mut self.panels[1]);
+        self.panels = [last, Panels { pixels, busy }];
+    }
+
+    /// The panels the next frame may skip under: each panel's overlap of where the last two
+    /// egui passes drew it (a panel growing and shrinking with its text keeps that), and none
+    /// while the pointer is busy (a dragged panel would leave a hole), the user turned it off
+    /// or the frame is saved without the panel.
+    pub(super) fn ui_cover(
+        &self,
+        screenshot: Option<bool>,
+    ) -> Vec<crate::render::ui_cover::PixelRect> {
+        let [a, b] = &self.panels;
+        let off = !self.session.settings.ui_cover || screenshot == Some(false);
+        if off || a.busy || b.busy || a.pixels.len() != b.pixels.len() {
+            return Vec::new();
+        }
+        a.pixels
+            .iter()
+            .zip(&b.pixels)
+            .filter_map(|(p, q)| overlap(*p, *q))
+            .collect()
     }
 
     /// A texture like the window's surface, to draw the frame with the panel into and save.
@@ -166,4 +212,23 @@ impl Running {
         }
         extra
     }
+}
+
+/// Where the panels were drawn in one egui pass.
+#[derive(Default)]
+pub(super) struct Panels {
+    /// x, y, width, height in pixels.
+    pixels: Vec<crate::render::ui_cover::PixelRect>,
+    /// The pointer was held or dragging.
+    busy: bool,
+}
+
+/// The overlap of two pixel rectangles, if any.
+fn overlap(a: [f32; 4], b: [f32; 4]) -> Option<[f32; 4]> {
+    let (x0, y0) = (a[0].max(b[0]), a[1].max(b[1]));
+    let (x1, y1) = (
+        (a[0] + a[2]).min(b[0] + b[2]),
+        (a[1] + a[3]).min(b[1] + b[3]),
+    );
+    (x1 > x0 && y1 > y0).then_some([x0, y0, x1 - x0, y1 - y0])
 }

@@ -134,6 +134,8 @@ pub struct WorldPass {
     cache: SurfaceCache,
     /// The frame's size in pixels (how fine the cache bakes what is near).
     pub viewport: (u32, u32),
+    /// A pass before this frame's cleared the colour and depth (the UI cover): keep them.
+    pub cleared: bool,
     /// The world's group 0 layout and material samplers (the cache's pipelines share them).
     layout: wgpu::BindGroupLayout,
     samplers: [wgpu::Sampler; 2],
@@ -257,6 +259,7 @@ impl WorldPass {
                 atlas: None,
             },
             viewport: (1280, 720),
+            cleared: false,
             layout,
             samplers: materials.samplers.clone(),
         }
@@ -470,9 +473,15 @@ impl Pass for WorldPass {
     }
 
     fn attachments(&self) -> PassAttachments {
+        // After the UI cover (which cleared them) the world keeps its depth and colour.
+        let load = if self.cleared {
+            Load::Keep
+        } else {
+            Load::Clear
+        };
         PassAttachments {
-            color: (Attachment::FrameColorGamma, Load::Clear),
-            depth: Some((Attachment::FrameDepth, Load::Clear)),
+            color: (Attachment::FrameColorGamma, load),
+            depth: Some((Attachment::FrameDepth, load)),
         }
     }
 
