@@ -79,3 +79,35 @@ fn the_ui_cover_skips_only_the_pixels_under_the_panels() {
         "{drawn_under} of {inside}"
     );
 }
+
+/// `bench --ui-cover` reaches the renderer: its pass is timed in the JSON; a malformed
+/// rectangle is one error naming it.
+#[test]
+fn bench_ui_cover_runs_the_pass_or_names_the_bad_rectangle() {
+    if gpu().is_none() {
+        return;
+    }
+    let bench = |cover: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+            .args([
+                "bench", "keep", "--frames", "2", "--warmup", "1", "--size", "160x90",
+            ])
+            .args(["--json", "--no-overdraw", "--ui-cover", cover])
+            .output()
+            .unwrap()
+    };
+    let out = bench("0,0,80,90;100,10,20,20");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let has_timer = v.get("gpu_world_ms_median").is_some();
+    assert_eq!(v.get("gpu_ui_cover_ms_median").is_some(), has_timer, "{v}");
+    let out = bench("1,2,3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("\"1,2,3\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

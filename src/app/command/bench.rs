@@ -48,7 +48,7 @@ pub struct BenchArgs {
     /// separated by `;`): the world and the terrain skip what lies under them, as under the
     /// demo's panels.
     #[arg(long, value_name = "X,Y,W,H", value_parser = parse_rects)]
-    ui_cover: Option<Vec<[f32; 4]>>,
+    ui_cover: Option<UiCover>,
     /// Print one JSON object on the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -101,7 +101,7 @@ pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
         overdraw: !a.no_overdraw,
         trace: a.trace.is_some(),
         overlays: a.overlays.overlays(),
-        ui_cover: a.ui_cover.clone().unwrap_or_default(),
+        ui_cover: a.ui_cover.map(|c| c.0).unwrap_or_default(),
     };
     match &a.compare {
         Some(methods) => {
@@ -117,8 +117,12 @@ pub(super) fn run(a: BenchArgs) -> anyhow::Result<()> {
     }
 }
 
+/// `--ui-cover`'s rectangles (one argument holding them all).
+#[derive(Clone, Debug, PartialEq)]
+struct UiCover(Vec<[f32; 4]>);
+
 /// `X,Y,W,H[;X,Y,W,H…]`: rectangles in pixels with a positive size.
-fn parse_rects(s: &str) -> Result<Vec<[f32; 4]>, String> {
+fn parse_rects(s: &str) -> Result<UiCover, String> {
     s.split(';')
         .map(|r| {
             let v: Vec<f32> = r
@@ -134,7 +138,8 @@ fn parse_rects(s: &str) -> Result<Vec<[f32; 4]>, String> {
                 )),
             }
         })
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(UiCover)
 }
 
 #[cfg(test)]
@@ -145,7 +150,10 @@ mod tests {
     fn ui_cover_rectangles_parse_or_say_what_is_wrong() {
         assert_eq!(
             super::parse_rects("8,8,472,508;932,8,340,276"),
-            Ok(vec![[8.0, 8.0, 472.0, 508.0], [932.0, 8.0, 340.0, 276.0]])
+            Ok(super::UiCover(vec![
+                [8.0, 8.0, 472.0, 508.0],
+                [932.0, 8.0, 340.0, 276.0]
+            ]))
         );
         for bad in ["1,2,3", "1,2,0,4", "a,2,3,4", "1,2,3,inf"] {
             let e = super::parse_rects(bad).unwrap_err();
