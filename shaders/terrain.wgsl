@@ -41,11 +41,15 @@ struct TerrainView {
     // x, y: size of the points target (test hook)
     misc: vec4<f32>,
     // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level,
-    // z: 1 = the sky (and the fog) from the level's cubemap skybox
+    // z: 1 = the sky (and the fog) from the level's cubemap skybox, w: 1 = from the daylight
+    // model (`scattering_sky`; over the skybox)
     flags: vec4<u32>,
     // The screen octagon the terrain shows through (outdoor cells): min/max of x, y, x+y, x-y.
     oct_min: vec4<f32>,
     oct_max: vec4<f32>,
+    // The daylight model (terrain::ScatteringSky::uniform): Perez's A–E for (Y, x, y), then the
+    // zenith scale (Y, x, y) and the exposure (w).
+    sky: array<vec4<f32>, 6>,
 };
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
@@ -151,9 +155,34 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
 
 // ---- shading ----
 
+// Preetham et al.'s daylight sky in direction `d` (terrain::ScatteringSky::color is the CPU
+// twin): Perez's distribution for Y, x and y scaled to the zenith's, to XYZ, to linear sRGB,
+// exposed and tone-mapped by 1 - e^-c. Below the horizon: the horizon's.
+fn scattering_sky(d: vec3<f32>) -> vec3<f32> {
+    let h = normalize(vec3<f32>(d.x, d.y, max(d.z, 0.0)) + vec3<f32>(0.0, 0.0, 1e-6));
+    let cos_theta = max(h.z, 0.001);
+    let cos_gamma = clamp(dot(h, view.sun.xyz), -1.0, 1.0);
+    let gamma = acos(cos_gamma);
+    let f = (1.0 + view.sky[0].xyz * exp(view.sky[1].xyz / cos_theta))
+        * (1.0 + view.sky[2].xyz * exp(view.sky[3].xyz * gamma) + view.sky[4].xyz * cos_gamma * cos_gamma);
+    let yxy = view.sky[5].xyz * f;
+    let lum = yxy.x;
+    let big_x = yxy.y / yxy.z * lum;
+    let big_z = (1.0 - yxy.y - yxy.z) / yxy.z * lum;
+    let rgb = vec3<f32>(
+        3.2406 * big_x - 1.5372 * lum - 0.4986 * big_z,
+        -0.9689 * big_x + 1.8758 * lum + 0.0415 * big_z,
+        0.0557 * big_x - 0.2040 * lum + 1.0570 * big_z,
+    );
+    return 1.0 - exp(-max(rgb, vec3<f32>(0.0)) * view.sky[5].w);
+}
+
 // Horizon colour below the horizon (fog, past the terrain's edge), towards the zenith colour
-// above it.
+// above it; or the daylight model's, or the level's skybox's.
 fn sky_color(d: vec3<f32>) -> vec3<f32> {
+    if (view.flags.w != 0u) {
+        return scattering_sky(d);
+    }
     if (view.flags.z != 0u) {
         // The level's skybox; below the horizon its horizon ring, so the distance fades into
         // the sky behind it. Cube space is world space turned Y-up: (x, z, -y).

@@ -31,6 +31,8 @@ pub struct FrameSettings {
     pub surface_cache: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
+    /// Where the terrain's sky and fog colour come from.
+    pub sky: SkyMode,
     /// The world and the terrain skip the pixels under the demo's opaque panels
     /// (`render::ui_cover`; frames without a UI have nothing to skip).
     pub ui_cover: bool,
@@ -56,8 +58,20 @@ impl Default for FrameSettings {
             surface_cache: true,
             bloom: false,
             ui_cover: true,
+            sky: SkyMode::Cubemap,
         }
     }
+}
+
+/// Where the terrain's sky and its fog's colour come from (`--sky`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SkyMode {
+    /// The level's cubemap skybox, or without one the terrain's gradient from the horizon's
+    /// colour to the zenith's.
+    #[default]
+    Cubemap,
+    /// The daylight sky for the sun (`terrain::ScatteringSky`, Preetham et al. 1999).
+    Scattering,
 }
 
 /// How the world shader tints surfaces for the cells and depth overlays.

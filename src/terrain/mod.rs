@@ -32,6 +32,7 @@ pub mod heightmap;
 pub mod mesh;
 pub mod pyramid;
 pub mod shading;
+pub mod sky;
 pub mod state;
 pub mod toroidal;
 pub mod vertex;
@@ -44,6 +45,7 @@ pub use heightmap::{FractalNoise, Heightmap, HeightmapOptions, HeightmapSpec, Si
 pub use mesh::{ClipmapMeshes, Mesh};
 pub use pyramid::MinMaxPyramid;
 pub use shading::TerrainShading;
+pub use sky::ScatteringSky;
 pub use state::{fixed_flight, ClipmapFrame, ClipmapTerrain, TerrainBenchStats};
 pub use toroidal::{HeightStreamer, HeightUpdates, UpdateRect, WindowTextureModel};
 pub use vertex::{DirectHeights, HeightFetch};

@@ -8,6 +8,7 @@ use std::process::Command;
 
 use glam::Vec3;
 use lanthorn::geom::CameraSpec;
+use lanthorn::render::settings::FrameSettings;
 
 use crate::golden::check_golden;
 use crate::support::gpu;
@@ -17,21 +18,22 @@ const SIZE: (u32, u32) = (480, 270);
 /// The keep as the demo opens it (`load_world` with no level: the embedded keep and the
 /// terrain it places under itself), drawn from `camera` at 0 s against its golden image.
 fn keep_golden(name: &str, position: Vec3, yaw: f32, pitch: f32, terrain: bool) {
-    let Some(img) = keep_frame(name, position, yaw, pitch, terrain, 0.0) else {
+    let settings = FrameSettings::default();
+    let Some(img) = keep_frame(name, position, yaw, pitch, terrain, &settings) else {
         return;
     };
     check_golden(name, &img);
 }
 
-/// The keep as the demo opens it, drawn from `camera` at `time` seconds (its light styles'
-/// clock).
+/// The keep as the demo opens it, drawn from `camera` with `settings` (the light styles'
+/// clock, the sky).
 fn keep_frame(
     name: &str,
     position: Vec3,
     yaw: f32,
     pitch: f32,
     terrain: bool,
-    time: f32,
+    settings: &FrameSettings,
 ) -> Option<image::RgbaImage> {
     let gpu = gpu()?;
     let camera = CameraSpec {
@@ -54,10 +56,7 @@ fn keep_frame(
         camera,
         SIZE,
         lanthorn::vis::CullMode::Portal,
-        &lanthorn::render::settings::FrameSettings {
-            time,
-            ..Default::default()
-        },
+        settings,
         &Default::default(),
     );
     assert!(stats.world.triangles > 0);
@@ -108,14 +107,12 @@ fn keep_courtyard_matches_golden() {
 #[test]
 fn keep_forge_pulses_and_matches_golden() {
     let forge = |time| {
-        keep_frame(
-            "keep_forge",
-            Vec3::new(720.0, -60.0, 80.0),
-            270.0,
-            -30.0,
-            false,
+        let settings = FrameSettings {
             time,
-        )
+            ..Default::default()
+        };
+        let position = Vec3::new(720.0, -60.0, 80.0);
+        keep_frame("keep_forge", position, 270.0, -30.0, false, &settings)
     };
     let Some(bright) = forge(0.8) else { return };
     check_golden("keep_forge", &bright);
@@ -134,6 +131,28 @@ fn keep_forge_pulses_and_matches_golden() {
         luma(&bright) > luma(&dark) * 11 / 10,
         "\"r\" is not brighter than \"j\""
     );
+}
+
+/// The keep from the hills under the daylight sky (`--sky scattering`): the sky and the
+/// terrain's fog from the model for the keep's sun.
+#[test]
+fn keep_outside_under_the_scattering_sky_matches_golden() {
+    let settings = FrameSettings {
+        sky: lanthorn::render::settings::SkyMode::Scattering,
+        ..Default::default()
+    };
+    let position = Vec3::new(3000.0, 2300.0, 560.0);
+    let Some(img) = keep_frame(
+        "keep_outside_scattering",
+        position,
+        232.0,
+        -18.0,
+        true,
+        &settings,
+    ) else {
+        return;
+    };
+    check_golden("keep_outside_scattering", &img);
 }
 
 /// `lanthorn demo` with no level opens the keep: the first start compiles it into the cache

@@ -606,6 +606,72 @@ fn terrain_sky_shows_the_level_skybox() {
     assert!(worst <= 6, "terrain sky differs from the skybox by {worst}");
 }
 
+/// With `--sky scattering` the terrain's sky is the daylight model for the level's sun: every
+/// pixel of all-sky views equals `ScatteringSky::color` (the CPU twin, itself checked against
+/// the paper's zenith and horizon values) in its direction — a high and a low sun, each seen
+/// looking up away from it and along the horizon towards it.
+#[test]
+fn terrain_scattering_sky_matches_the_daylight_model() {
+    use lanthorn::render::settings::SkyMode;
+    use lanthorn::terrain::{sky::TURBIDITY, ScatteringSky};
+    let Some(gpu) = gpu() else { return };
+    let size = (160u32, 90u32);
+    for elevation in [60.0f32, 20.0] {
+        let mut level = Level::default();
+        level.entities.push(lanthorn::level::Entity {
+            pairs: vec![
+                ("classname".into(), "worldspawn".into()),
+                ("_sunlight".into(), "200".into()),
+                // Light travelling towards +x, `elevation` down: the sun stands in -x.
+                ("_sun_mangle".into(), format!("0 -{elevation} 0")),
+            ],
+        });
+        let mut r = Renderer::new(gpu, &level, size);
+        let hm = Heightmap::procedural(1024, 3);
+        r.set_terrain(
+            gpu,
+            ClipmapTerrain::new(hm, ClipmapConfig::new(6, 63, 32.0).unwrap()).unwrap(),
+        );
+        let e = elevation.to_radians();
+        let sky = ScatteringSky::new(Vec3::new(-e.cos(), 0.0, e.sin()), TURBIDITY);
+        let settings = FrameSettings {
+            sky: SkyMode::Scattering,
+            ..Default::default()
+        };
+        for (yaw, pitch) in [(0.0, 55.0), (180.0, 12.0)] {
+            // High above the hills: nothing but sky above the horizon.
+            let cam = camera(16000.0, 16000.0, 30000.0, yaw, pitch, 16.0 / 9.0);
+            r.render(gpu, &cam, &VisibleSet::default(), &settings);
+            let img = r.read_color(gpu);
+            let inv = cam.view_proj().inverse();
+            let mut worst = 0i32;
+            for (x, y, p) in img.enumerate_pixels() {
+                let ndc = glam::Vec2::new(
+                    (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
+                    1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
+                );
+                let d = (inv.project_point3(ndc.extend(1.0)) - cam.position).normalize();
+                if d.z < 0.02 {
+                    continue; // the hills and their fog
+                }
+                let [cr, cg, cb] = sky.color(d);
+                let c = lanthorn::render::target::encode_srgb(wgpu::Color {
+                    r: cr as f64,
+                    g: cg as f64,
+                    b: cb as f64,
+                    a: 1.0,
+                });
+                let want = [c.r, c.g, c.b].map(|v| (v * 255.0).round() as i32);
+                for k in 0..3 {
+                    worst = worst.max((p[k] as i32 - want[k]).abs());
+                }
+            }
+            println!("sun {elevation}°, view {yaw}/{pitch}: worst channel difference {worst}");
+            assert!(worst <= 2, "sun {elevation}°, view {yaw}/{pitch}: {worst}");
+        }
+    }
+}
+
 /// The fog cut is invisible: the keep's terrain (procedural 1024² at 32 units, as the keep
 /// places it) from the hills, drawn with the pieces the fog hides wholly dropped and with them
 /// drawn, differs by at most one 8-bit step anywhere, while the cut draws far fewer triangles.

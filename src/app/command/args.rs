@@ -68,6 +68,10 @@ pub struct CullArgs {
     /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
     #[arg(long)]
     pub(crate) bloom: bool,
+    /// The terrain's sky and fog colour: cubemap (the level's skybox, or the terrain's
+    /// gradient without one; default) or scattering (the daylight model for the level's sun).
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) sky: crate::render::settings::SkyMode,
     /// Switchable lights to flip from how the level starts them, by `targetname`
     /// (comma-separated): on where they start off, off where they start on.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -97,6 +101,7 @@ impl CullArgs {
             time: self.time.unwrap_or(0.0),
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
+            sky: self.sky,
             ..Default::default()
         }
     }

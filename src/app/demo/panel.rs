@@ -1,6 +1,7 @@
 //! The demo's panel: culling counters, settings, the overlay window and its legends (egui).
 
 use super::*;
+use crate::render::settings::SkyMode;
 
 /// What the panel shows that the demo keeps between frames (the session keeps the rest).
 #[derive(Default)]
@@ -135,6 +136,14 @@ impl<'a> PanelStatus<'a> {
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.checkbox(&mut settings.bloom, "bloom");
+                let mut scattering = settings.sky == SkyMode::Scattering;
+                if ui.checkbox(&mut scattering, "scattering sky").changed() {
+                    settings.sky = if scattering {
+                        SkyMode::Scattering
+                    } else {
+                        SkyMode::Cubemap
+                    };
+                }
                 ui.checkbox(&mut settings.ui_cover, "skip the pixels under the panels");
                 let mut animated = settings.light_styles == StyleMode::Animated;
                 if ui

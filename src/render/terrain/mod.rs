@@ -30,6 +30,7 @@ use glam::{DVec2, Vec3};
 use self::debug::tile_boxes;
 use super::gpu::Gpu;
 use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
+use super::settings::SkyMode;
 use crate::geom::{Camera, Octagon};
 use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
 
@@ -252,6 +253,7 @@ impl Pass for Terrain {
             return Prepared::Skipped;
         };
         let overlay = &inputs.settings.terrain;
+        self.draw.scattering = inputs.settings.sky == SkyMode::Scattering;
         self.stats = self.select_and_upload(gpu, inputs.camera, overlay, octagon);
         Prepared::Recorded
     }

@@ -57,6 +57,9 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) sky_sampler: wgpu::Sampler,
     /// The sky and the fog colour come from the level's cubemap skybox (`set_skybox`).
     pub(in crate::render::terrain) skybox: bool,
+    /// The sky and the fog colour come from the daylight model for the terrain's sun
+    /// (`terrain::ScatteringSky`), over the skybox (`FrameSettings::sky`).
+    pub(in crate::render::terrain) scattering: bool,
     pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
     pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
     pub(in crate::render::terrain) line_count: u32,
@@ -149,6 +152,7 @@ impl TerrainDraw {
             bind_group_layout: bgl,
             sky_sampler,
             skybox: false,
+            scattering: false,
             bind_group,
             line_buffer: None,
             line_count: 0,
@@ -235,6 +239,14 @@ impl TerrainDraw {
         let octagon = self.view_octagon;
         self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
         self.view.flags[2] = self.skybox as u32;
+        if self.scattering {
+            let sky = crate::terrain::ScatteringSky::new(
+                self.shading.sun,
+                crate::terrain::sky::TURBIDITY,
+            );
+            self.view.flags[3] = 1;
+            self.view.sky = sky.uniform();
+        }
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;
         q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));

@@ -26,6 +26,9 @@ pub struct TerrainView {
     /// octagons; the full screen for a terrain-only scene): min and max of x, y, x+y, x−y.
     pub oct_min: [f32; 4],
     pub oct_max: [f32; 4],
+    /// The scattering sky (`terrain::ScatteringSky::uniform`): Perez rows A–E, then the zenith
+    /// scale with the exposure.
+    pub sky: [[f32; 4]; 6],
 }
 
 pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -151,5 +154,6 @@ pub(in crate::render::terrain) fn view_uniform(
         ],
         oct_min: crate::geom::Octagon::FULL.min,
         oct_max: crate::geom::Octagon::FULL.max,
+        sky: [[0.0; 4]; 6],
     }
 }
