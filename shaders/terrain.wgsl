@@ -50,6 +50,11 @@ struct TerrainView {
     // The daylight model (terrain::ScatteringSky::uniform): Perez's A–E for (Y, x, y), then the
     // zenith scale (Y, x, y) and the exposure (w).
     sky: array<vec4<f32>, 6>,
+    // The point light map's window (terrain::lamps): eye-relative corner x, y; 1 / size x, y.
+    lamps: vec4<f32>,
+    // x: daylight (the sun, sky light and sky are scaled by it), y: a lamp map texel's scale
+    // (0: no point lights)
+    light: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
@@ -57,6 +62,7 @@ struct TerrainView {
 @group(0) @binding(2) var heights: texture_2d_array<f32>;
 @group(0) @binding(3) var skybox: texture_cube<f32>;
 @group(0) @binding(4) var sky_sampler: sampler;
+@group(0) @binding(5) var lamp_map: texture_2d<f32>;
 
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
@@ -177,9 +183,14 @@ fn scattering_sky(d: vec3<f32>) -> vec3<f32> {
     return 1.0 - exp(-max(rgb, vec3<f32>(0.0)) * view.sky[5].w);
 }
 
+// The sky in direction `d`, dimmed at night.
+fn sky_color(d: vec3<f32>) -> vec3<f32> {
+    return day_sky_color(d) * view.light.x;
+}
+
 // Horizon colour below the horizon (fog, past the terrain's edge), towards the zenith colour
 // above it; or the daylight model's, or the level's skybox's.
-fn sky_color(d: vec3<f32>) -> vec3<f32> {
+fn day_sky_color(d: vec3<f32>) -> vec3<f32> {
     if (view.flags.w != 0u) {
         return scattering_sky(d);
     }
@@ -243,7 +254,14 @@ fn fog_at(rel: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(sky_color(rel / max(d, 1e-6)), fog_amount(d));
 }
 
-fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>) -> vec3<f32> {
+// The lamps' light at the eye-relative ground point `rel_xy` (the point light map; its border
+// is dark, so the clamped sampler adds nothing past it).
+fn lamp_light(rel_xy: vec2<f32>) -> vec3<f32> {
+    let uv = (rel_xy - view.lamps.xy) * view.lamps.zw;
+    return textureSampleLevel(lamp_map, sky_sampler, uv, 0.0).rgb * view.light.y;
+}
+
+fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
     if (height < view.bands.x) {
@@ -257,7 +275,8 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>)
     let ambient = view.sun.w;
     let diffuse = max(dot(n, view.sun.xyz), 0.0);
     let sky_light = 0.5 + 0.5 * n.z;
-    let c = albedo * (ambient * sky_light + (1.0 - ambient) * diffuse);
+    let sun_and_sky = (ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x;
+    let c = albedo * (sun_and_sky + lamp_light(rel_xy));
     return mix(c, fog.rgb, fog.a);
 }
 
@@ -266,7 +285,7 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
     #endif
-    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog), 1.0);
+    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy), 1.0);
 }
 
 @fragment

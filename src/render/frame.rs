@@ -82,6 +82,8 @@ pub struct Renderer {
     terrain_origin: glam::Vec3,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
     sun_direction: Option<glam::Vec3>,
+    /// The level's lamps splatted for the terrain (`terrain::lamps`).
+    lamp_map: Option<crate::terrain::lamps::LampMap>,
     /// The culling overlays' lines for the next frame (clip space), drawn over everything.
     pub overlay_lines: Vec<OverlayVertex>,
     /// Culling frozen at this camera (see `FrameInputs::culling`); `render` passes it on.
@@ -146,6 +148,9 @@ impl Renderer {
             sun_direction: crate::light::entities::level_lights(level)
                 .sun
                 .map(|s| s.direction),
+            lamp_map: crate::terrain::lamps::LampMap::splat(&crate::terrain::lamps::lamps(
+                &level.entities,
+            )),
             overlay_lines: Vec::new(),
             culling: None,
             overlay: None,
@@ -168,6 +173,7 @@ impl Renderer {
             origin: self.terrain_origin,
             sun_direction: self.sun_direction,
             skybox: self.world.skybox_active.then_some(&self.world.skybox_view),
+            lamps: self.lamp_map.as_ref(),
         };
         self.terrain = Some(Terrain::in_level(
             gpu,

@@ -33,6 +33,10 @@ pub struct FrameSettings {
     pub bloom: bool,
     /// Where the terrain's sky and fog colour come from.
     pub sky: SkyMode,
+    /// The lamps' point light map lights the terrain (`terrain::lamps`).
+    pub point_lights: bool,
+    /// Day, or night: the terrain's sun, sky light and sky dimmed (`--time-of-day`).
+    pub time_of_day: TimeOfDay,
     /// The world and the terrain skip the pixels under the demo's opaque panels
     /// (`render::ui_cover`; frames without a UI have nothing to skip).
     pub ui_cover: bool,
@@ -59,6 +63,28 @@ impl Default for FrameSettings {
             bloom: false,
             ui_cover: true,
             sky: SkyMode::Cubemap,
+            point_lights: false,
+            time_of_day: TimeOfDay::Day,
+        }
+    }
+}
+
+/// The time of day the terrain is lit for (`--time-of-day`). The world's lightmaps are baked
+/// and stay as they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimeOfDay {
+    #[default]
+    Day,
+    /// The sun, the sky light and the sky at 4 % (moonlight): lamps are the main light.
+    Night,
+}
+
+impl TimeOfDay {
+    /// What the terrain's sun, sky light and sky are scaled by.
+    pub fn daylight(self) -> f32 {
+        match self {
+            TimeOfDay::Day => 1.0,
+            TimeOfDay::Night => 0.04,
         }
     }
 }

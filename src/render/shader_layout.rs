@@ -74,7 +74,7 @@ fn buffer_twins() -> Vec<Twin> {
         ),
         twin!(TerrainView:
             view_proj, inv_view_proj, eye_offset, sun, sky_zenith, sky_horizon, bands, fog, misc,
-            flags, oct_min, oct_max, sky
+            flags, oct_min, oct_max, sky, lamps, light
         ),
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
         twin!(TerrainInstance: offset, level, rotation),

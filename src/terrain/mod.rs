@@ -29,6 +29,7 @@
 
 pub mod clipmap;
 pub mod heightmap;
+pub mod lamps;
 pub mod mesh;
 pub mod pyramid;
 pub mod shading;

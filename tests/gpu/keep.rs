@@ -155,6 +155,22 @@ fn keep_outside_under_the_scattering_sky_matches_golden() {
     check_golden("keep_outside_scattering", &img);
 }
 
+/// The keep at night from the hills (`--time-of-day night --point-lights`): the terrain dark
+/// but for the glow of the lamps at the drawbridge's end and the gate.
+#[test]
+fn keep_at_night_with_its_lamps_matches_golden() {
+    let settings = FrameSettings {
+        point_lights: true,
+        time_of_day: lanthorn::render::settings::TimeOfDay::Night,
+        ..Default::default()
+    };
+    let position = Vec3::new(2200.0, 2300.0, 420.0);
+    let Some(img) = keep_frame("keep_night", position, 235.0, -20.0, true, &settings) else {
+        return;
+    };
+    check_golden("keep_night", &img);
+}
+
 /// `lanthorn demo` with no level opens the keep: the first start compiles it into the cache
 /// folder (`XDG_CACHE_HOME`), the second reads it from there; both log the time to the first
 /// presented frame.

@@ -672,6 +672,111 @@ fn terrain_scattering_sky_matches_the_daylight_model() {
     }
 }
 
+/// The point light map and the night: over flat ground seen straight down, a lamp (`_lamp` "1",
+/// reach 400) brightens the ground within its reach, more near its foot than at half its reach,
+/// and leaves every pixel whose ground lies past its reach (and the map's texel) untouched; at
+/// night the ground's light is 4 % of the day's.
+#[test]
+fn lamps_light_the_terrain_within_their_reach_and_night_dims_the_sun() {
+    use lanthorn::render::settings::TimeOfDay;
+    let Some(gpu) = gpu() else { return };
+    let size = (161u32, 91u32);
+    let mut level = Level::default();
+    let lamp = Vec3::new(2048.0, 2048.0, 60.0);
+    level.entities.push(lanthorn::level::Entity {
+        pairs: [
+            ("classname", "light"),
+            ("origin", "2048 2048 60"),
+            ("light", "400"),
+            ("_lamp", "1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    });
+    let mut r = Renderer::new(gpu, &level, size);
+    let n = 129u32;
+    let hm = Heightmap::from_f32(n, n, vec![0.0; (n * n) as usize])
+        .unwrap()
+        .with_scales(32.0, 1.0);
+    r.set_terrain(
+        gpu,
+        ClipmapTerrain::new(hm, ClipmapConfig::new(4, 63, 32.0).unwrap()).unwrap(),
+    );
+    let cam = camera(
+        lamp.x,
+        lamp.y,
+        1200.0,
+        0.0,
+        -89.9,
+        size.0 as f32 / size.1 as f32,
+    );
+    let mut shot = |point_lights: bool, time_of_day: TimeOfDay| {
+        let settings = FrameSettings {
+            point_lights,
+            time_of_day,
+            ..Default::default()
+        };
+        r.render(gpu, &cam, &VisibleSet::default(), &settings);
+        r.read_color(gpu)
+    };
+    let day = shot(false, TimeOfDay::Day);
+    let night = shot(false, TimeOfDay::Night);
+    let lit = shot(true, TimeOfDay::Night);
+    let linear = |v: u8| {
+        let c = v as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let inv = cam.view_proj().inverse();
+    let (mut near, mut mid, mut far_changed, mut far) = (Vec::new(), Vec::new(), 0, 0);
+    let (mut day_sum, mut night_sum) = (0.0f64, 0.0f64);
+    for (x, y, p) in lit.enumerate_pixels() {
+        let ndc = glam::Vec2::new(
+            (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
+            1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
+        );
+        let d = (inv.project_point3(ndc.extend(1.0)) - cam.position).normalize();
+        let ground = cam.position + d * (-cam.position.z / d.z);
+        let dist = ground.truncate().distance(lamp.truncate());
+        let dark = night.get_pixel(x, y);
+        let gain = (0..3).map(|c| linear(p[c]) - linear(dark[c])).sum::<f32>();
+        if dist > 400.0 + 16.0 {
+            far += 1;
+            far_changed += (p != dark) as u32;
+        } else if dist < 60.0 {
+            near.push(gain);
+        } else if (180.0..220.0).contains(&dist) {
+            mid.push(gain);
+        }
+        day_sum += (0..3)
+            .map(|c| linear(day.get_pixel(x, y)[c]) as f64)
+            .sum::<f64>();
+        night_sum += (0..3).map(|c| linear(dark[c]) as f64).sum::<f64>();
+    }
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len().max(1) as f32;
+    println!(
+        "lamp: near gain {:.3} ({} px), half-reach gain {:.3} ({} px), {far_changed} of {far} beyond changed; night/day {:.4}",
+        mean(&near), near.len(), mean(&mid), mid.len(), night_sum / day_sum
+    );
+    assert!(
+        far > 2000 && far_changed == 0,
+        "{far_changed} of {far} pixels past the reach changed"
+    );
+    assert!(near.len() > 20 && mid.len() > 20);
+    // (1 − d/r)²: about 0.87 on average within 60 of the foot, 0.25 at half the reach.
+    let falloff = mean(&mid) / mean(&near);
+    assert!(
+        mean(&near) > 0.1 && (0.2..0.4).contains(&falloff),
+        "falloff {falloff}"
+    );
+    let ratio = night_sum / day_sum;
+    assert!((0.03..0.05).contains(&ratio), "night/day {ratio}");
+}
+
 /// The fog cut is invisible: the keep's terrain (procedural 1024² at 32 units, as the keep
 /// places it) from the hills, drawn with the pieces the fog hides wholly dropped and with them
 /// drawn, differs by at most one 8-bit step anywhere, while the cut draws far fewer triangles.

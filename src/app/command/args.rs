@@ -72,6 +72,13 @@ pub struct CullArgs {
     /// gradient without one; default) or scattering (the daylight model for the level's sun).
     #[arg(long, value_enum, default_value_t)]
     pub(crate) sky: crate::render::settings::SkyMode,
+    /// The lamps (light entities with `_lamp` "1") light the terrain through the point light
+    /// map.
+    #[arg(long)]
+    pub(crate) point_lights: bool,
+    /// Day, or night: the terrain's sun, sky light and sky dimmed to moonlight.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) time_of_day: crate::render::settings::TimeOfDay,
     /// Switchable lights to flip from how the level starts them, by `targetname`
     /// (comma-separated): on where they start off, off where they start on.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -102,6 +109,8 @@ impl CullArgs {
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
             sky: self.sky,
+            point_lights: self.point_lights,
+            time_of_day: self.time_of_day,
             ..Default::default()
         }
     }

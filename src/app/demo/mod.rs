@@ -293,7 +293,9 @@ impl Demo {
         let mut stats = r.session.cull(&camera, time);
         let mut enc = r.gpu.device.create_command_encoder(&Default::default());
         let screenshot = self.screenshot_request.take();
-        r.session.renderer.ui_cover = r.ui_cover(screenshot);
+        // `--screenshot` saves a frame without the panel: nothing is skipped under it.
+        let saved = screenshot.or(self.opts.screenshot.as_ref().map(|_| false));
+        r.session.renderer.ui_cover = r.ui_cover(saved);
         r.session.encode(&r.gpu, &mut enc, &camera, &mut stats);
         let status = PanelStatus::new(&self.shown, self.camera, r);
         let panel = self.show_panel.then_some(&status);

@@ -1,7 +1,7 @@
 //! The demo's panel: culling counters, settings, the overlay window and its legends (egui).
 
 use super::*;
-use crate::render::settings::SkyMode;
+use crate::render::settings::{SkyMode, TimeOfDay};
 
 /// What the panel shows that the demo keeps between frames (the session keeps the rest).
 #[derive(Default)]
@@ -136,14 +136,7 @@ impl<'a> PanelStatus<'a> {
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.checkbox(&mut settings.bloom, "bloom");
-                let mut scattering = settings.sky == SkyMode::Scattering;
-                if ui.checkbox(&mut scattering, "scattering sky").changed() {
-                    settings.sky = if scattering {
-                        SkyMode::Scattering
-                    } else {
-                        SkyMode::Cubemap
-                    };
-                }
+                outdoor_section(ui, settings);
                 ui.checkbox(&mut settings.ui_cover, "skip the pixels under the panels");
                 let mut animated = settings.light_styles == StyleMode::Animated;
                 if ui
@@ -335,5 +328,29 @@ pub(super) fn legends(ui: &mut egui::Ui, set: &crate::render::overlay::OverlaySe
         let [r, g, b, _] = crate::render::overlay::lines::LEAK_RGBA;
         let rgb = [r as f32 / 255.0, g as f32 / 255.0, b as f32 / 255.0];
         swatch(ui, rgb, "the leak: from the entity (the cross) to the void");
+    }
+}
+
+/// The outdoor frame's switches: the daylight sky, the lamps' point light map, night.
+fn outdoor_section(ui: &mut egui::Ui, settings: &mut FrameSettings) {
+    let mut scattering = settings.sky == SkyMode::Scattering;
+    if ui.checkbox(&mut scattering, "scattering sky").changed() {
+        settings.sky = if scattering {
+            SkyMode::Scattering
+        } else {
+            SkyMode::Cubemap
+        };
+    }
+    ui.checkbox(
+        &mut settings.point_lights,
+        "point lights (lamps on the terrain)",
+    );
+    let mut night = settings.time_of_day == TimeOfDay::Night;
+    if ui.checkbox(&mut night, "night").changed() {
+        settings.time_of_day = if night {
+            TimeOfDay::Night
+        } else {
+            TimeOfDay::Day
+        };
     }
 }

@@ -96,6 +96,8 @@ pub struct TerrainPlacement<'a> {
     pub sun_direction: Option<Vec3>,
     /// The level's cubemap skybox (a `Cube` view): the terrain's sky and fog show it.
     pub skybox: Option<&'a wgpu::TextureView>,
+    /// The level's lamps splatted (`terrain::lamps`): the terrain's point light map.
+    pub lamps: Option<&'a crate::terrain::lamps::LampMap>,
 }
 
 impl Terrain {
@@ -134,6 +136,11 @@ impl Terrain {
         }
         if let Some(d) = placement.sun_direction {
             terrain.draw.shading.sun = -d;
+        }
+        if let Some(map) = placement.lamps {
+            terrain
+                .draw
+                .set_lamps(gpu, map, placement.origin.truncate());
         }
         terrain
     }
@@ -253,7 +260,10 @@ impl Pass for Terrain {
             return Prepared::Skipped;
         };
         let overlay = &inputs.settings.terrain;
-        self.draw.scattering = inputs.settings.sky == SkyMode::Scattering;
+        let settings = inputs.settings;
+        self.draw.scattering = settings.sky == SkyMode::Scattering;
+        self.draw.point_lights = settings.point_lights;
+        self.draw.daylight = settings.time_of_day.daylight();
         self.stats = self.select_and_upload(gpu, inputs.camera, overlay, octagon);
         Prepared::Recorded
     }

@@ -136,3 +136,25 @@ pub(in crate::render::terrain) fn create_placeholder_sky(
             ..Default::default()
         })
 }
+
+/// Until a level's lamps are set: one dark texel, unused (`TerrainView::light.y` = 0).
+pub(in crate::render::terrain) fn create_placeholder_lamps(
+    device: &wgpu::Device,
+) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain point light placeholder"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
+}

@@ -60,6 +60,14 @@ pub struct TerrainDraw {
     /// The sky and the fog colour come from the daylight model for the terrain's sun
     /// (`terrain::ScatteringSky`), over the skybox (`FrameSettings::sky`).
     pub(in crate::render::terrain) scattering: bool,
+    /// The sky cube and the point light map the bind group holds.
+    sky_view: wgpu::TextureView,
+    lamp_view: wgpu::TextureView,
+    /// The point light map's corner and size in the terrain's frame (`set_lamps`).
+    lamp_window: Option<(glam::Vec2, glam::Vec2)>,
+    /// This frame: point lights on (`FrameSettings::point_lights`) and the daylight factor.
+    pub(in crate::render::terrain) point_lights: bool,
+    pub(in crate::render::terrain) daylight: f32,
     pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
     pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
     pub(in crate::render::terrain) line_count: u32,
@@ -78,15 +86,57 @@ impl TerrainDraw {
     /// Draws the sky, and fades the distance into it, from the level's cubemap skybox (a
     /// `Cube` view), so the terrain meets the sky the world's sky surfaces show.
     pub fn set_skybox(&mut self, gpu: &Gpu, skybox: &wgpu::TextureView) {
+        self.sky_view = skybox.clone();
+        self.rebind(gpu);
+        self.skybox = true;
+    }
+
+    /// The lamps' point light map (`terrain::lamps`), its corner offset by `origin` (where the
+    /// level places the terrain) into the terrain's frame.
+    pub fn set_lamps(
+        &mut self,
+        gpu: &Gpu,
+        map: &crate::terrain::lamps::LampMap,
+        origin: glam::Vec2,
+    ) {
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain point light map"),
+            size: wgpu::Extent3d {
+                width: map.width,
+                height: map.height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        gpu.queue.write_texture(
+            texture.as_image_copy(),
+            bytemuck::cast_slice(&map.texels),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(map.width * 4),
+                rows_per_image: Some(map.height),
+            },
+            texture.size(),
+        );
+        self.lamp_view = texture.create_view(&Default::default());
+        self.lamp_window = Some((map.origin - origin, map.size));
+        self.rebind(gpu);
+    }
+
+    fn rebind(&mut self, gpu: &Gpu) {
         self.bind_group = terrain_bind_group(
             &gpu.device,
             &self.bind_group_layout,
             [&self.frame_buffer, &self.view_buffer],
             &self.heights_view,
-            skybox,
+            [&self.sky_view, &self.lamp_view],
             &self.sky_sampler,
         );
-        self.skybox = true;
     }
 
     pub fn create(
@@ -111,12 +161,13 @@ impl TerrainDraw {
         let bgl = create_bind_group_layout(device);
         let sky_sampler = create_sky_sampler(device);
         let placeholder = create_placeholder_sky(device);
+        let no_lamps = create_placeholder_lamps(device);
         let bind_group = terrain_bind_group(
             device,
             &bgl,
             [&frame_buffer, &view_buffer],
             &heights_view,
-            &placeholder,
+            [&placeholder, &no_lamps],
             &sky_sampler,
         );
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -153,6 +204,11 @@ impl TerrainDraw {
             sky_sampler,
             skybox: false,
             scattering: false,
+            sky_view: placeholder,
+            lamp_view: no_lamps,
+            lamp_window: None,
+            point_lights: false,
+            daylight: 1.0,
             bind_group,
             line_buffer: None,
             line_count: 0,
@@ -246,6 +302,12 @@ impl TerrainDraw {
             );
             self.view.flags[3] = 1;
             self.view.sky = sky.uniform();
+        }
+        self.view.light[0] = self.daylight;
+        if let (true, Some((corner, size))) = (self.point_lights, self.lamp_window) {
+            let rel = corner - camera.position.truncate();
+            self.view.lamps = [rel.x, rel.y, 1.0 / size.x, 1.0 / size.y];
+            self.view.light[1] = crate::terrain::lamps::RANGE;
         }
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;

@@ -29,6 +29,11 @@ pub struct TerrainView {
     /// The scattering sky (`terrain::ScatteringSky::uniform`): Perez rows A–E, then the zenith
     /// scale with the exposure.
     pub sky: [[f32; 4]; 6],
+    /// The point light map's window: eye-relative x, y of its corner, 1 / its size in x and y.
+    pub lamps: [f32; 4],
+    /// x: daylight (1 by day; the sun, the sky light and the sky are scaled by it), y: what a
+    /// lamp map texel is multiplied by (0: no point lights).
+    pub light: [f32; 4],
 }
 
 pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -83,17 +88,29 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
                 ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                 count: None,
             },
+            wgpu::BindGroupLayoutEntry {
+                binding: 5,
+                // The point light map (`terrain::lamps`), sampled with the sky's sampler.
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
         ],
     })
 }
 
-/// The pass's one bind group: frame and view uniforms, height windows, sky cube and sampler.
+/// The pass's one bind group: frame and view uniforms, height windows, sky cube and sampler,
+/// point light map.
 pub(in crate::render::terrain) fn terrain_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
     [frame, view]: [&wgpu::Buffer; 2],
     heights: &wgpu::TextureView,
-    sky: &wgpu::TextureView,
+    [sky, lamps]: [&wgpu::TextureView; 2],
     sky_sampler: &wgpu::Sampler,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -119,6 +136,10 @@ pub(in crate::render::terrain) fn terrain_bind_group(
             wgpu::BindGroupEntry {
                 binding: 4,
                 resource: wgpu::BindingResource::Sampler(sky_sampler),
+            },
+            wgpu::BindGroupEntry {
+                binding: 5,
+                resource: wgpu::BindingResource::TextureView(lamps),
             },
         ],
     })
@@ -155,5 +176,7 @@ pub(in crate::render::terrain) fn view_uniform(
         oct_min: crate::geom::Octagon::FULL.min,
         oct_max: crate::geom::Octagon::FULL.max,
         sky: [[0.0; 4]; 6],
+        lamps: [0.0; 4],
+        light: [1.0, 0.0, 0.0, 0.0],
     }
 }

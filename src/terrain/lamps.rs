@@ -1,0 +1,246 @@
+//! The point light map (seed 003's Company of Heroes frame): lights marked as lamps (`_lamp`
+//! "1" on a light entity: torches, lanterns, lit windows) splatted as glows into one top-down
+//! texture over the ground they reach, which the terrain adds to its light — many lamps for the
+//! price of one fetch per pixel, the main light of a night scene. Lamps do not move, so the map
+//! is splatted once per level, on the CPU (CoH splats sprites every frame because its lights
+//! move); a lamp still bakes into the lightmaps like any light.
+
+use glam::{Vec2, Vec3};
+
+use crate::level::Entity;
+
+/// Texels per side of the map, at most.
+pub const MAX_TEXELS: u32 = 512;
+/// World units per texel, at least (the map's finest detail).
+pub const MIN_TEXEL: f32 = 8.0;
+/// The light a lamp adds at its own foot, times its colour.
+pub const STRENGTH: f32 = 1.5;
+/// Texels hold light / RANGE in 8 bits (the shader multiplies back).
+pub const RANGE: f32 = 2.0;
+
+/// A lamp: where, its colour (brightest channel 1) and how far its glow reaches on the ground.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lamp {
+    pub position: Vec3,
+    pub color: Vec3,
+    pub radius: f32,
+}
+
+impl Lamp {
+    /// The light the lamp adds at ground point `p` (x, y): `STRENGTH · colour · (1 − d/r)²`.
+    pub fn light_at(&self, p: Vec2) -> Vec3 {
+        let d = p.distance(self.position.truncate());
+        let k = (1.0 - d / self.radius).max(0.0);
+        self.color * (STRENGTH * k * k)
+    }
+}
+
+/// The lamps among `entities`: light entities with `_lamp` "1"; the glow reaches as far as the
+/// light's `light` value (default 300) in units, coloured by `_color`.
+pub fn lamps(entities: &[Entity]) -> Vec<Lamp> {
+    entities
+        .iter()
+        .filter(|e| e.classname().starts_with("light") && e.get("_lamp") == Some("1"))
+        .filter_map(|e| {
+            let position = parse_vec3(e.get("origin")?)?;
+            let radius = e.get("light").and_then(|v| v.trim().parse::<f32>().ok());
+            let radius = radius
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .unwrap_or(300.0);
+            let color = e.get("_color").and_then(parse_vec3).unwrap_or(Vec3::ONE);
+            let color = color.max(Vec3::ZERO) / color.max_element().max(1e-6);
+            Some(Lamp {
+                position,
+                color,
+                radius,
+            })
+        })
+        .collect()
+}
+
+fn parse_vec3(s: &str) -> Option<Vec3> {
+    let v: Vec<f32> = s
+        .split_whitespace()
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    match v[..] {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Some(Vec3::new(x, y, z)),
+        _ => None,
+    }
+}
+
+/// The lamps' glow as an RGBA8 texture over the ground they reach.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LampMap {
+    /// The world (x, y) of texel (0, 0)'s outer corner, and the map's size in world units.
+    pub origin: Vec2,
+    pub size: Vec2,
+    pub width: u32,
+    pub height: u32,
+    /// Row-major, row 0 at `origin.y`; each texel the light at its centre / RANGE.
+    pub texels: Vec<[u8; 4]>,
+}
+
+impl LampMap {
+    /// Splats `lamps` into a map over their reach with a one-texel dark border (so clamped
+    /// samples past the map add nothing); `None` without lamps.
+    pub fn splat(lamps: &[Lamp]) -> Option<LampMap> {
+        let lo = lamps
+            .iter()
+            .map(|l| l.position.truncate() - l.radius)
+            .reduce(Vec2::min)?;
+        let hi = lamps
+            .iter()
+            .map(|l| l.position.truncate() + l.radius)
+            .reduce(Vec2::max)?;
+        let extent = (hi - lo).max_element();
+        // One texel of slack under the cap, so rounding never cuts the last lamp's edge.
+        let texel = (extent / (MAX_TEXELS - 3) as f32).max(MIN_TEXEL);
+        let inner = ((hi - lo) / texel)
+            .ceil()
+            .as_uvec2()
+            .min(glam::UVec2::splat(MAX_TEXELS - 2));
+        let (width, height) = (inner.x + 2, inner.y + 2);
+        let origin = lo - Vec2::splat(texel);
+        let mut light = vec![Vec3::ZERO; (width * height) as usize];
+        for lamp in lamps {
+            let (a, b) = (
+                lamp.position.truncate() - lamp.radius,
+                lamp.position.truncate() + lamp.radius,
+            );
+            let first = ((a - origin) / texel).floor().max(Vec2::ONE).as_uvec2();
+            let last = ((b - origin) / texel)
+                .ceil()
+                .as_uvec2()
+                .min(glam::UVec2::new(width - 2, height - 2));
+            for y in first.y..=last.y {
+                for x in first.x..=last.x {
+                    let centre = origin + (Vec2::new(x as f32, y as f32) + 0.5) * texel;
+                    light[(y * width + x) as usize] += lamp.light_at(centre);
+                }
+            }
+        }
+        let texels = light
+            .iter()
+            .map(|l| {
+                let c = (*l / RANGE).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
+                [c.x.round() as u8, c.y.round() as u8, c.z.round() as u8, 255]
+            })
+            .collect();
+        Some(LampMap {
+            origin,
+            size: Vec2::new(width as f32, height as f32) * texel,
+            width,
+            height,
+            texels,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(pairs: &[(&str, &str)]) -> Entity {
+        Entity {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    /// Only light entities marked `_lamp` "1" are lamps; their reach is their `light` value and
+    /// their colour is normalised to its brightest channel.
+    #[test]
+    fn lamps_are_the_marked_lights() {
+        let entities = [
+            entity(&[
+                ("classname", "light"),
+                ("origin", "10 20 30"),
+                ("light", "200"),
+                ("_lamp", "1"),
+                ("_color", "255 128 0"),
+            ]),
+            entity(&[
+                ("classname", "light_torch_small_walltorch"),
+                ("origin", "0 0 0"),
+                ("_lamp", "1"),
+            ]),
+            entity(&[
+                ("classname", "light"),
+                ("origin", "5 5 5"),
+                ("light", "200"),
+            ]),
+            entity(&[
+                ("classname", "info_player_start"),
+                ("origin", "0 0 0"),
+                ("_lamp", "1"),
+            ]),
+            entity(&[("classname", "light"), ("origin", "bad"), ("_lamp", "1")]),
+        ];
+        let l = lamps(&entities);
+        assert_eq!(l.len(), 2);
+        assert_eq!(l[0].position, Vec3::new(10.0, 20.0, 30.0));
+        assert_eq!(l[0].radius, 200.0);
+        assert!((l[0].color - Vec3::new(1.0, 128.0 / 255.0, 0.0)).length() < 1e-6);
+        assert_eq!((l[1].radius, l[1].color), (300.0, Vec3::ONE));
+    }
+
+    /// Every texel holds the sum of the lamps' glows at its centre (brute force over all lamps,
+    /// to one 8-bit step), the border is dark, and the map covers every lamp's reach.
+    #[test]
+    fn the_map_is_the_sum_of_the_glows_at_texel_centres() {
+        let lamps = [
+            Lamp {
+                position: Vec3::new(100.0, 50.0, 80.0),
+                color: Vec3::new(1.0, 0.6, 0.3),
+                radius: 300.0,
+            },
+            Lamp {
+                position: Vec3::new(350.0, 120.0, 10.0),
+                color: Vec3::ONE,
+                radius: 200.0,
+            },
+            Lamp {
+                position: Vec3::new(-4000.0, 900.0, 0.0),
+                color: Vec3::new(0.2, 0.4, 1.0),
+                radius: 500.0,
+            },
+        ];
+        let map = LampMap::splat(&lamps).unwrap();
+        let texel = map.size.x / map.width as f32;
+        assert!((map.size.y / map.height as f32 - texel).abs() < 1e-3);
+        for l in &lamps {
+            let (a, b) = (
+                l.position.truncate() - l.radius,
+                l.position.truncate() + l.radius,
+            );
+            assert!(
+                a.cmpge(map.origin + texel).all() && b.cmple(map.origin + map.size - texel).all()
+            );
+        }
+        let mut lit = 0;
+        for y in 0..map.height {
+            for x in 0..map.width {
+                let t = map.texels[(y * map.width + x) as usize];
+                if x == 0 || y == 0 || x == map.width - 1 || y == map.height - 1 {
+                    assert_eq!(&t[..3], &[0, 0, 0], "border ({x}, {y})");
+                    continue;
+                }
+                let centre = map.origin + (Vec2::new(x as f32, y as f32) + 0.5) * texel;
+                let want: Vec3 = lamps.iter().map(|l| l.light_at(centre)).sum();
+                let want = (want / RANGE).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
+                for c in 0..3 {
+                    assert!(
+                        (t[c] as f32 - want[c]).abs() <= 0.51,
+                        "({x}, {y}) {t:?} {want}"
+                    );
+                }
+                lit += (t[0] > 0) as u32;
+            }
+        }
+        assert!(lit > 100);
+        assert!(LampMap::splat(&[]).is_none());
+    }
+}
