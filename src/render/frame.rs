@@ -148,7 +148,7 @@ impl Renderer {
             sun_direction: crate::light::entities::level_lights(level)
                 .sun
                 .map(|s| s.direction),
-            lamp_map: crate::terrain::lamps::LampMap::splat(&crate::terrain::lamps::lamps(
+            lamp_map: crate::terrain::lamps::LampMap::splat(&super::terrain::lamps::level_lamps(
                 &level.entities,
             )),
             overlay_lines: Vec::new(),

@@ -12,6 +12,7 @@ use super::shaders::{all_variants, SOURCES};
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
+use super::ui_cover::CoverUniform;
 use super::world::{
     DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
@@ -79,6 +80,7 @@ fn buffer_twins() -> Vec<Twin> {
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
         twin!(TerrainInstance: offset, level, rotation),
         twin!(BloomUniform: params, weights),
+        twin!(CoverUniform as "Cover": rects),
     ]
 }
 

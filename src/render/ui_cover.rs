@@ -19,9 +19,9 @@ pub type PixelRect = [f32; 4];
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct CoverUniform {
+pub(crate) struct CoverUniform {
     /// NDC (min x, min y, max x, max y) per rectangle.
-    rects: [[f32; 4]; MAX_RECTS],
+    pub(crate) rects: [[f32; 4]; MAX_RECTS],
 }
 
 pub struct UiCoverPass {

@@ -22,6 +22,7 @@
 
 mod debug;
 mod draw;
+pub mod lamps;
 
 use std::time::Instant;
 
