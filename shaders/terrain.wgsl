@@ -275,8 +275,11 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
     let ambient = view.sun.w;
     let diffuse = max(dot(n, view.sun.xyz), 0.0);
     let sky_light = 0.5 + 0.5 * n.z;
-    let sun_and_sky = (ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x;
-    let c = albedo * (sun_and_sky + lamp_light(rel_xy));
+    var light = vec3<f32>((ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x);
+    if (view.light.y > 0.0) {
+        light += lamp_light(rel_xy);
+    }
+    let c = albedo * light;
     return mix(c, fog.rgb, fog.a);
 }
 
