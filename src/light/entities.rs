@@ -204,7 +204,7 @@ fn floats(s: &str) -> Vec<f32> {
 }
 
 /// `_color` "r g b" in 0..1 or 0..255, normalised so the brightest channel is 1.
-fn color(e: &Entity, key: &str) -> Vec3 {
+pub(crate) fn color(e: &Entity, key: &str) -> Vec3 {
     match floats(e.get(key).unwrap_or("")).as_slice() {
         [r, g, b] if r.max(*g).max(*b) > 0.0 => {
             let c = Vec3::new(*r, *g, *b);

@@ -56,6 +56,13 @@ pub(crate) fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (Diff, image::
     )
 }
 
+/// The sum of every pixel's R, G and B (which of two frames is brighter).
+pub(crate) fn luma(i: &image::RgbaImage) -> u64 {
+    i.pixels()
+        .map(|p| p[0] as u64 + p[1] as u64 + p[2] as u64)
+        .sum()
+}
+
 pub(crate) fn passes(d: &Diff) -> bool {
     d.mean <= MAX_MEAN && d.bad_fraction <= MAX_BAD_FRACTION
 }

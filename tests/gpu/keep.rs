@@ -122,11 +122,7 @@ fn keep_forge_pulses_and_matches_golden() {
         !crate::golden::passes(&d),
         "the lava light does not pulse: {d:?}"
     );
-    let luma = |i: &image::RgbaImage| {
-        i.pixels()
-            .map(|p| p[0] as u64 + p[1] as u64 + p[2] as u64)
-            .sum::<u64>()
-    };
+    let luma = crate::golden::luma;
     assert!(
         luma(&bright) > luma(&dark) * 11 / 10,
         "\"r\" is not brighter than \"j\""

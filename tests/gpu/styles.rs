@@ -100,11 +100,7 @@ fn dm1_pulsing_light_follows_style_2() {
 
     let (d, _) = diff(&bright, &dark);
     assert!(!passes(&d), "the pulse does not show: {d:?}");
-    let luma = |i: &image::RgbaImage| {
-        i.pixels()
-            .map(|p| p[0] as u64 + p[1] as u64 + p[2] as u64)
-            .sum::<u64>()
-    };
+    let luma = crate::golden::luma;
     assert!(
         luma(&bright) > luma(&dark) * 11 / 10,
         "\"z\" is not brighter than \"a\""

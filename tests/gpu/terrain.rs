@@ -565,6 +565,16 @@ fn terrain_cli_bench_json_and_bad_heightmap() {
     assert!(!std::path::Path::new("/tmp/lanthorn-never-written.png").exists());
 }
 
+/// The unit direction from `cam` through the centre of pixel (x, y) of a `size` frame.
+fn pixel_direction(cam: &Camera, size: (u32, u32), x: u32, y: u32) -> Vec3 {
+    let ndc = glam::Vec2::new(
+        (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
+        1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
+    );
+    let near = cam.view_proj().inverse().project_point3(ndc.extend(1.0));
+    (near - cam.position).normalize()
+}
+
 /// With a level skybox the terrain's sky is that cubemap: every pixel of an all-sky view equals
 /// the procedural dusk sky evaluated on the CPU for that pixel's direction (sRGB bytes, within
 /// the bilinear filtering of a 128² cube).
@@ -588,15 +598,9 @@ fn terrain_sky_shows_the_level_skybox() {
     let cam = camera(16000.0, 16000.0, 9000.0, 200.0, 55.0, 16.0 / 9.0);
     r.render(gpu, &cam, &VisibleSet::default(), &FrameSettings::default());
     let img = r.read_color(gpu);
-    let inv = cam.view_proj().inverse();
     let mut worst = 0i32;
     for (x, y, p) in img.enumerate_pixels() {
-        let ndc = glam::Vec2::new(
-            (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
-            1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
-        );
-        let near = inv.project_point3(ndc.extend(1.0));
-        let d = (near - cam.position).normalize();
+        let d = pixel_direction(&cam, size, x, y);
         let want = procedural_sky(d).map(|v| (v * 255.0).round() as i32);
         for k in 0..3 {
             worst = worst.max((p[k] as i32 - want[k]).abs());
@@ -643,14 +647,9 @@ fn terrain_scattering_sky_matches_the_daylight_model() {
             let cam = camera(16000.0, 16000.0, 30000.0, yaw, pitch, 16.0 / 9.0);
             r.render(gpu, &cam, &VisibleSet::default(), &settings);
             let img = r.read_color(gpu);
-            let inv = cam.view_proj().inverse();
             let mut worst = 0i32;
             for (x, y, p) in img.enumerate_pixels() {
-                let ndc = glam::Vec2::new(
-                    (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
-                    1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
-                );
-                let d = (inv.project_point3(ndc.extend(1.0)) - cam.position).normalize();
+                let d = pixel_direction(&cam, size, x, y);
                 if d.z < 0.02 {
                     continue; // the hills and their fog
                 }
@@ -731,15 +730,10 @@ fn lamps_light_the_terrain_within_their_reach_and_night_dims_the_sun() {
             ((c + 0.055) / 1.055).powf(2.4)
         }
     };
-    let inv = cam.view_proj().inverse();
     let (mut near, mut mid, mut far_changed, mut far) = (Vec::new(), Vec::new(), 0, 0);
     let (mut day_sum, mut night_sum) = (0.0f64, 0.0f64);
     for (x, y, p) in lit.enumerate_pixels() {
-        let ndc = glam::Vec2::new(
-            (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
-            1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,
-        );
-        let d = (inv.project_point3(ndc.extend(1.0)) - cam.position).normalize();
+        let d = pixel_direction(&cam, size, x, y);
         let ground = cam.position + d * (-cam.position.z / d.z);
         let dist = ground.truncate().distance(lamp.truncate());
         let dark = night.get_pixel(x, y);

@@ -1,7 +1,5 @@
 //! Which of a level's lights are lamps of the terrain's point light map (`terrain::lamps`).
 
-use glam::Vec3;
-
 use crate::level::Entity;
 use crate::terrain::lamps::Lamp;
 
@@ -12,35 +10,25 @@ pub fn level_lamps(entities: &[Entity]) -> Vec<Lamp> {
         .iter()
         .filter(|e| e.classname().starts_with("light") && e.get("_lamp") == Some("1"))
         .filter_map(|e| {
-            let position = parse_vec3(e.get("origin")?)?;
+            let position = e.origin().filter(|p| p.is_finite())?;
             let radius = e.get("light").and_then(|v| v.trim().parse::<f32>().ok());
             let radius = radius
                 .filter(|r| r.is_finite() && *r > 0.0)
                 .unwrap_or(300.0);
-            let color = e.get("_color").and_then(parse_vec3).unwrap_or(Vec3::ONE);
-            let color = color.max(Vec3::ZERO) / color.max_element().max(1e-6);
             Some(Lamp {
                 position,
-                color,
+                // The colour the light bakes with.
+                color: crate::light::entities::color(e, "_color"),
                 radius,
             })
         })
         .collect()
 }
 
-fn parse_vec3(s: &str) -> Option<Vec3> {
-    let v: Vec<f32> = s
-        .split_whitespace()
-        .map(|t| t.parse().ok())
-        .collect::<Option<_>>()?;
-    match v[..] {
-        [x, y, z] if v.iter().all(|c| c.is_finite()) => Some(Vec3::new(x, y, z)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use glam::Vec3;
+
     use super::*;
 
     fn entity(pairs: &[(&str, &str)]) -> Entity {

@@ -112,17 +112,24 @@ pub(in crate::render::terrain) fn create_sky_sampler(device: &wgpu::Device) -> w
     })
 }
 
-/// Until a level's skybox is set: a black placeholder cube, unused (flags.z = 0).
-pub(in crate::render::terrain) fn create_placeholder_sky(
+/// A black texture standing in until the level sets the real one (unused meanwhile).
+fn placeholder(
     device: &wgpu::Device,
+    label: &str,
+    dimension: wgpu::TextureViewDimension,
 ) -> wgpu::TextureView {
+    let layers = if dimension == wgpu::TextureViewDimension::Cube {
+        6
+    } else {
+        1
+    };
     device
         .create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain sky placeholder"),
+            label: Some(label),
             size: wgpu::Extent3d {
                 width: 1,
                 height: 1,
-                depth_or_array_layers: 6,
+                depth_or_array_layers: layers,
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -132,29 +139,29 @@ pub(in crate::render::terrain) fn create_placeholder_sky(
             view_formats: &[],
         })
         .create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::Cube),
+            dimension: Some(dimension),
             ..Default::default()
         })
+}
+
+/// Until a level's skybox is set: a black cube, unused (flags.z = 0).
+pub(in crate::render::terrain) fn create_placeholder_sky(
+    device: &wgpu::Device,
+) -> wgpu::TextureView {
+    placeholder(
+        device,
+        "terrain sky placeholder",
+        wgpu::TextureViewDimension::Cube,
+    )
 }
 
 /// Until a level's lamps are set: one dark texel, unused (`TerrainView::light.y` = 0).
 pub(in crate::render::terrain) fn create_placeholder_lamps(
     device: &wgpu::Device,
 ) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain point light placeholder"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
+    placeholder(
+        device,
+        "terrain point light placeholder",
+        wgpu::TextureViewDimension::D2,
+    )
 }

@@ -60,6 +60,8 @@ pub struct TerrainDraw {
     /// The sky and the fog colour come from the daylight model for the terrain's sun
     /// (`terrain::ScatteringSky`), over the skybox (`FrameSettings::sky`).
     pub(in crate::render::terrain) scattering: bool,
+    /// The daylight model's uniform and the sun it was made for.
+    sky_model: Option<(Vec3, [[f32; 4]; 6])>,
     /// The sky cube and the point light map the bind group holds.
     sky_view: wgpu::TextureView,
     lamp_view: wgpu::TextureView,
@@ -99,33 +101,42 @@ impl TerrainDraw {
         map: &crate::terrain::lamps::LampMap,
         origin: glam::Vec2,
     ) {
-        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain point light map"),
-            size: wgpu::Extent3d {
-                width: map.width,
-                height: map.height,
-                depth_or_array_layers: 1,
+        let texture = wgpu::util::DeviceExt::create_texture_with_data(
+            &gpu.device,
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("terrain point light map"),
+                size: wgpu::Extent3d {
+                    width: map.width,
+                    height: map.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
             },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        gpu.queue.write_texture(
-            texture.as_image_copy(),
+            wgpu::util::TextureDataOrder::LayerMajor,
             bytemuck::cast_slice(&map.texels),
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(map.width * 4),
-                rows_per_image: Some(map.height),
-            },
-            texture.size(),
         );
         self.lamp_view = texture.create_view(&Default::default());
         self.lamp_window = Some((map.origin - origin, map.size));
         self.rebind(gpu);
+    }
+
+    /// The daylight model's uniform for the terrain's sun, made again only when the sun moves.
+    fn scattering_uniform(&mut self) -> [[f32; 4]; 6] {
+        let sun = self.shading.sun;
+        match self.sky_model {
+            Some((at, uniform)) if at == sun => uniform,
+            _ => {
+                let sky = crate::terrain::ScatteringSky::new(sun, crate::terrain::sky::TURBIDITY);
+                self.sky_model = Some((sun, sky.uniform()));
+                sky.uniform()
+            }
+        }
     }
 
     fn rebind(&mut self, gpu: &Gpu) {
@@ -204,6 +215,7 @@ impl TerrainDraw {
             sky_sampler,
             skybox: false,
             scattering: false,
+            sky_model: None,
             sky_view: placeholder,
             lamp_view: no_lamps,
             lamp_window: None,
@@ -296,12 +308,8 @@ impl TerrainDraw {
         self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
         self.view.flags[2] = self.skybox as u32;
         if self.scattering {
-            let sky = crate::terrain::ScatteringSky::new(
-                self.shading.sun,
-                crate::terrain::sky::TURBIDITY,
-            );
             self.view.flags[3] = 1;
-            self.view.sky = sky.uniform();
+            self.view.sky = self.scattering_uniform();
         }
         self.view.light[0] = self.daylight;
         if let (true, Some((corner, size))) = (self.point_lights, self.lamp_window) {
