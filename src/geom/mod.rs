@@ -3,6 +3,7 @@
 
 pub mod aabb;
 pub mod camera;
+pub mod cascades;
 pub mod octagon;
 pub mod plane;
 pub mod polygon;

@@ -14,12 +14,26 @@ pub const MAX_HEIGHT_M: f64 = 100_000.0;
 
 use super::TerrainError;
 
-/// What the command line names as a heightmap: `path/to/file.png` or `procedural:SIZE`
-/// (optionally `procedural:SIZE:SEED`).
+/// What the command line names as a heightmap: `path/to/file.png`, `procedural:SIZE`
+/// (optionally `procedural:SIZE:SEED`) or `flat:SIZE` (height 0 everywhere: a test ground
+/// whose shadows and lights have analytic answers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeightmapSpec {
     Png(PathBuf),
     Procedural { size: u64, seed: u64 },
+    Flat { size: u64 },
+}
+
+/// A `SIZE` of `procedural:` or `flat:`: a whole number of samples from 16 to 2^31.
+fn parse_size(size_s: &str, bad: impl Fn(String) -> TerrainError) -> Result<u64, TerrainError> {
+    let size: u64 = size_s
+        .trim()
+        .parse()
+        .map_err(|_| bad(format!("SIZE {size_s:?} is not a whole number")))?;
+    if !(16..=(1u64 << 31)).contains(&size) {
+        return Err(bad(format!("SIZE {size} must be between 16 and 2^31")));
+    }
+    Ok(size)
 }
 
 impl HeightmapSpec {
@@ -28,16 +42,14 @@ impl HeightmapSpec {
             spec: s.to_string(),
             why,
         };
+        if let Some(rest) = s.strip_prefix("flat:") {
+            return Ok(HeightmapSpec::Flat {
+                size: parse_size(rest, bad)?,
+            });
+        }
         if let Some(rest) = s.strip_prefix("procedural:") {
             let mut parts = rest.split(':');
-            let size_s = parts.next().unwrap_or("");
-            let size: u64 = size_s
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("SIZE {size_s:?} is not a whole number")))?;
-            if !(16..=(1u64 << 31)).contains(&size) {
-                return Err(bad(format!("SIZE {size} must be between 16 and 2^31")));
-            }
+            let size = parse_size(parts.next().unwrap_or(""), bad)?;
             let seed = match parts.next() {
                 Some(t) => t
                     .trim()
@@ -282,6 +294,10 @@ enum Source {
         size: u64,
         noise: FractalNoise,
     },
+    /// Height 0 everywhere (`flat:SIZE`).
+    Flat {
+        size: u64,
+    },
 }
 
 /// A height source with its world scale. Heights returned by every method are world units.
@@ -309,16 +325,21 @@ impl Heightmap {
         match spec {
             HeightmapSpec::Png(p) => Self::load_png(p, opts),
             HeightmapSpec::Procedural { size, seed } => {
-                let mut h = Self::procedural(*size, *seed);
-                if let Some(s) = opts.horizontal_scale {
-                    h.horizontal_scale = s;
-                }
-                if let Some(v) = opts.vertical_scale {
-                    h.vertical_scale = v;
-                }
-                Ok(h)
+                Ok(Self::procedural(*size, *seed).with_options(opts))
             }
+            HeightmapSpec::Flat { size } => Ok(Self::flat(*size).with_options(opts)),
         }
+    }
+
+    /// The options' scales over the source's defaults.
+    fn with_options(mut self, opts: HeightmapOptions) -> Self {
+        if let Some(s) = opts.horizontal_scale {
+            self.horizontal_scale = s;
+        }
+        if let Some(v) = opts.vertical_scale {
+            self.vertical_scale = v;
+        }
+        self
     }
 
     /// Where the sidecar of `png` is: `<stem>.json` next to it, else the `.json` in the same
@@ -497,6 +518,17 @@ impl Heightmap {
         }
     }
 
+    /// Height 0 everywhere, `size` samples a side, the procedural spacing.
+    pub fn flat(size: u64) -> Self {
+        Self {
+            source: Source::Flat { size },
+            horizontal_scale: Self::DEFAULT_PROCEDURAL_SPACING,
+            vertical_scale: 1.0,
+            wrap_x: false,
+            name: format!("flat:{size}"),
+        }
+    }
+
     pub fn with_scales(mut self, horizontal: f64, vertical: f32) -> Self {
         self.horizontal_scale = horizontal;
         self.vertical_scale = vertical;
@@ -509,12 +541,13 @@ impl Heightmap {
             Source::U16 { width, height, .. } | Source::F32 { width, height, .. } => {
                 (*width as u64, *height as u64)
             }
-            Source::Procedural { size, .. } => (*size, *size),
+            Source::Procedural { size, .. } | Source::Flat { size } => (*size, *size),
         }
     }
 
+    /// Computed, not stored (procedural and flat sources): bounds are analytic.
     pub fn is_procedural(&self) -> bool {
-        matches!(self.source, Source::Procedural { .. })
+        matches!(self.source, Source::Procedural { .. } | Source::Flat { .. })
     }
 
     /// The world extent `(size − 1) · horizontal_scale` in x and y.
@@ -564,6 +597,7 @@ impl Heightmap {
                 data[y * *width as usize + x]
             }
             Source::Procedural { noise, .. } => noise.value(ix, iy),
+            Source::Flat { .. } => 0.0,
         }
     }
 
@@ -654,6 +688,7 @@ impl Heightmap {
                 let (a, b) = (lo * self.vertical_scale, hi * self.vertical_scale);
                 Some((a.min(b), a.max(b)))
             }
+            Source::Flat { .. } => Some((0.0, 0.0)),
             _ => None,
         }
     }
