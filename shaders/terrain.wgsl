@@ -11,6 +11,8 @@
 //   vs_main / fs_wire      wireframe overlay (polygon mode line)
 //   vs_sky / fs_sky        sky gradient behind everything, at the far depth (0)
 //   vs_lines / fs_lines    debug boxes (tile bounds, culled tiles), eye-relative line list
+//   vs_caster              the terrain into one of the sun's shadow cascades (depth only; its own
+//                          group: frame, view, heights and the cascade's CasterView)
 // The test hooks (terrain_hooks.wgsl, cargo feature `test-hooks`) include this file and add their
 // own entry points.
 
@@ -21,6 +23,7 @@ enable clip_distances;
 #include terrain_vertex.inc.wgsl
 #include octagon.inc.wgsl
 #include srgb.inc.wgsl
+#include sun_caster.inc.wgsl
 
 struct TerrainView {
     // projection × view rotation: eye-relative position → clip
@@ -55,6 +58,12 @@ struct TerrainView {
     // x: daylight (the sun, sky light and sky are scaled by it), y: a lamp map texel's scale
     // (0: no point lights)
     light: vec4<f32>,
+    // Eye-relative position → the sun's clip space of each shadow cascade (render::shadow).
+    shadow_rel: array<mat4x4<f32>, 2>,
+    // x: 1 = shadows on; y, z: view distance where they start fading out / are gone
+    shadow: vec4<f32>,
+    // x, y: world units per texel of cascade 0 / 1
+    shadow_texel: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
@@ -63,6 +72,10 @@ struct TerrainView {
 @group(0) @binding(3) var skybox: texture_cube<f32>;
 @group(0) @binding(4) var sky_sampler: sampler;
 @group(0) @binding(5) var lamp_map: texture_2d<f32>;
+@group(0) @binding(6) var shadow_maps: texture_depth_2d_array;
+@group(0) @binding(7) var shadow_compare: sampler_comparison;
+// Only in the casters' group (the casters draw into the maps the main group holds).
+@group(0) @binding(9) var<uniform> caster: CasterView;
 
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
@@ -261,7 +274,38 @@ fn lamp_light(rel_xy: vec2<f32>) -> vec3<f32> {
     return textureSampleLevel(lamp_map, sky_sampler, uv, 0.0).rgb * view.light.y;
 }
 
-fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>) -> vec3<f32> {
+// Cascade `c`'s view of the eye-relative point `p`: texture coordinates and reverse depth.
+fn cascade_coords(c: u32, p: vec3<f32>) -> vec3<f32> {
+    let q = view.shadow_rel[c] * vec4<f32>(p, 1.0);
+    return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
+}
+
+// How much of the sun reaches the eye-relative point `rel` with normal `n`: 1 lit, 0 in shadow,
+// from the first cascade that holds it (the near one unless it is outside its box from the sun,
+// sides or far end), 2×2 PCF by the
+// comparison sampler. The point is moved off the surface by a texel and a half along its
+// normal and one towards the sun, so a surface does not shadow itself; the shadows fade out
+// towards the far cascade's end.
+fn sun_shadow(rel: vec3<f32>, n: vec3<f32>) -> f32 {
+    if (view.shadow.x == 0.0) {
+        return 1.0;
+    }
+    let near = cascade_coords(0u, rel);
+    // Two texels of the near map to spare for the filter and the offsets.
+    let margin = 2.0 / f32(textureDimensions(shadow_maps).x);
+    let inside = all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0;
+    let c = select(1u, 0u, inside);
+    let t = select(view.shadow_texel.y, view.shadow_texel.x, inside);
+    let p = cascade_coords(c, rel + n * (1.5 * t) + view.sun.xyz * t);
+    // Outside the far cascade, or beyond its far side: nothing known, lit.
+    if (any(p.xy < vec2<f32>(0.0)) || any(p.xy > vec2<f32>(1.0)) || p.z <= 0.0) {
+        return 1.0;
+    }
+    let lit = textureSampleCompareLevel(shadow_maps, shadow_compare, p.xy, i32(c), p.z);
+    return mix(lit, 1.0, smoothstep(view.shadow.y, view.shadow.z, length(rel)));
+}
+
+fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel: vec3<f32>) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
     if (height < view.bands.x) {
@@ -273,11 +317,14 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
         albedo = mix(albedo, lc, 0.65);
     }
     let ambient = view.sun.w;
-    let diffuse = max(dot(n, view.sun.xyz), 0.0);
+    var diffuse = max(dot(n, view.sun.xyz), 0.0);
+    if (diffuse > 0.0) {
+        diffuse *= sun_shadow(rel, n);
+    }
     let sky_light = 0.5 + 0.5 * n.z;
     var light = vec3<f32>((ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x);
     if (view.light.y > 0.0) {
-        light += lamp_light(rel_xy);
+        light += lamp_light(rel.xy);
     }
     let c = albedo * light;
     return mix(c, fog.rgb, fog.a);
@@ -288,7 +335,7 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
     #endif
-    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy), 1.0);
+    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel), 1.0);
 }
 
 @fragment
@@ -296,6 +343,18 @@ fn fs_wire(in: SurfaceIn) -> @location(0) vec4<f32> {
     let c = mix(vec3<f32>(0.02, 0.02, 0.02), level_color(in.level), 0.35);
     let f = fog_amount(length(in.rel));
     return vec4<f32>(mix(c, view.sky_horizon.rgb, f), 1.0);
+}
+
+// ---- shadow casters ----
+
+// The surface vs_main draws, into the sun's view of one cascade.
+@vertex
+fn vs_caster(m: MeshIn) -> @builtin(position) vec4<f32> {
+    let inst = TerrainInstance(m.offset, m.level, m.rotation);
+    let rel = terrain_vertex(heights, frame, inst, m.local);
+    let height = rel.z + frame.camera_offset.z;
+    let p = rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
+    return caster.rel_to_light * vec4<f32>(p, 1.0);
 }
 
 // ---- sky ----

@@ -243,7 +243,7 @@ impl Pass for BloomPass {
             .iter()
             .map(|&(label, _, _, to)| Offscreen {
                 label,
-                color: &self.views[to - 1],
+                color: Some(&self.views[to - 1]),
                 depth: None,
                 clear: None,
             })

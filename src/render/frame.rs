@@ -9,10 +9,12 @@ use super::overlay::{OverlayPass, OverlayVertex};
 use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, PassTarget, Prepared, StageLog};
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
+use super::shadow::SunShadows;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
 use super::ui_cover::UiCoverPass;
 use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
+use crate::geom::cascades::CascadeConfig;
 use crate::geom::Camera;
 use crate::level::Level;
 use crate::vis::VisibleSet;
@@ -222,6 +224,28 @@ impl Renderer {
         }
     }
 
+    /// Shadows on (the terrain's cascades made for the level's sun on first use) or off (none
+    /// kept). A level without a sun has none to cast.
+    fn switch_shadows(&mut self, gpu: &Gpu, on: bool) {
+        let (Some(terrain), Some(sun)) = (&mut self.terrain, self.sun_direction) else {
+            return;
+        };
+        if on == terrain.shadows.is_some() {
+            return;
+        }
+        let shadows = on.then(|| {
+            SunShadows::new(
+                gpu,
+                sun,
+                CascadeConfig::default(),
+                self.world.mesh(),
+                self.world.mesh_buffers(),
+                &self.outdoor,
+            )
+        });
+        terrain.set_shadows(gpu, shadows);
+    }
+
     /// Bloom on (a pass made for the target's size) or off (none kept).
     fn switch_bloom(&mut self, gpu: &Gpu, on: bool) {
         let fits = self
@@ -255,6 +279,7 @@ impl Renderer {
     ) {
         self.count_fragments(gpu, settings.overdraw);
         self.switch_bloom(gpu, settings.bloom);
+        self.switch_shadows(gpu, settings.shadows);
         let inputs = FrameInputs {
             camera,
             visible,

@@ -17,6 +17,7 @@ pub mod settings;
 #[cfg(test)]
 mod shader_layout;
 pub mod shaders;
+pub mod shadow;
 pub mod target;
 pub mod terrain;
 pub mod ui_cover;

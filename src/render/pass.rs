@@ -97,7 +97,8 @@ pub trait Pass {
 /// A render pass into a texture its pass owns: the colour view drawn into, and a depth.
 pub struct Offscreen<'a> {
     pub label: &'static str,
-    pub color: &'a wgpu::TextureView,
+    /// `None`: a depth-only pass (the sun's shadow cascades).
+    pub color: Option<&'a wgpu::TextureView>,
     /// A depth attachment (reverse-Z) of the pass's own.
     pub depth: Option<&'a wgpu::TextureView>,
     /// Cleared to this colour (and depth to far) first; `None` keeps what is there.
@@ -222,25 +223,29 @@ pub fn begin<'e>(
     })
 }
 
-/// Begins a render pass that keeps what `offscreen`'s colour view holds.
+/// Begins a render pass on `offscreen`'s views, cleared or kept as it says.
 fn begin_offscreen<'e>(
     enc: &'e mut wgpu::CommandEncoder,
     offscreen: &Offscreen<'_>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
+    let color = offscreen.color.map(|view| wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: offscreen
+                .clear
+                .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
+            store: wgpu::StoreOp::Store,
+        },
+    });
+    // A depth-only pass has no colour attachment at all (not an empty slot).
+    let colors = [color];
+    let count = colors[0].is_some() as usize;
     enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(offscreen.label),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: offscreen.color,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: offscreen
-                    .clear
-                    .map_or(wgpu::LoadOp::Load, wgpu::LoadOp::Clear),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
+        color_attachments: &colors[..count],
         depth_stencil_attachment: offscreen.depth.map(|view| {
             wgpu::RenderPassDepthStencilAttachment {
                 view,

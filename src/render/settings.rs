@@ -31,6 +31,8 @@ pub struct FrameSettings {
     pub surface_cache: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
+    /// The sun's shadow cascades shadow the terrain (`render::shadow`).
+    pub shadows: bool,
     /// Where the terrain's sky and fog colour come from.
     pub sky: SkyMode,
     /// The lamps' point light map lights the terrain (`terrain::lamps`).
@@ -61,6 +63,7 @@ impl Default for FrameSettings {
             switched: 0,
             surface_cache: true,
             bloom: false,
+            shadows: false,
             ui_cover: true,
             sky: SkyMode::Cubemap,
             point_lights: false,

@@ -9,6 +9,7 @@ use naga::{AddressSpace, ArraySize, Binding, Module, StructMember, TypeInner};
 
 use super::bloom::BloomUniform;
 use super::shaders::{all_variants, SOURCES};
+use super::shadow::CasterView;
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
@@ -75,8 +76,9 @@ fn buffer_twins() -> Vec<Twin> {
         ),
         twin!(TerrainView:
             view_proj, inv_view_proj, eye_offset, sun, sky_zenith, sky_horizon, bands, fog, misc,
-            flags, oct_min, oct_max, sky, lamps, light
+            flags, oct_min, oct_max, sky, lamps, light, shadow_rel, shadow, shadow_texel
         ),
+        twin!(CasterView: world_to_light, rel_to_light),
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
         twin!(TerrainInstance: offset, level, rotation),
         twin!(BloomUniform: params, weights),

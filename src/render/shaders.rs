@@ -27,7 +27,12 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
         "octagon.inc.wgsl",
         include_str!("../../shaders/octagon.inc.wgsl"),
     ),
+    ("shadow.wgsl", include_str!("../../shaders/shadow.wgsl")),
     ("srgb.inc.wgsl", include_str!("../../shaders/srgb.inc.wgsl")),
+    (
+        "sun_caster.inc.wgsl",
+        include_str!("../../shaders/sun_caster.inc.wgsl"),
+    ),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
     ("ui_cover.wgsl", include_str!("../../shaders/ui_cover.wgsl")),
     #[cfg(feature = "test-hooks")]
@@ -305,6 +310,11 @@ pub fn ui_cover() -> String {
     build("ui_cover.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The sun shadow cascades' world caster shader.
+pub fn shadow() -> String {
+    build("shadow.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The surface cache's mip shader.
 pub fn cache_mip() -> String {
     build("cache_mip.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -321,6 +331,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
         ("ui_cover.wgsl".into(), ui_cover()),
+        ("shadow.wgsl".into(), shadow()),
         ("terrain.wgsl (clip distances)".into(), terrain(true)),
         ("terrain.wgsl (discard)".into(), terrain(false)),
         #[cfg(feature = "test-hooks")]

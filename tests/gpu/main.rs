@@ -15,6 +15,7 @@ mod overlays;
 mod pak;
 mod portals;
 mod shaders;
+mod shadows;
 mod styles;
 mod support;
 mod surface_cache;

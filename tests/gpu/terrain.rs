@@ -566,7 +566,7 @@ fn terrain_cli_bench_json_and_bad_heightmap() {
 }
 
 /// The unit direction from `cam` through the centre of pixel (x, y) of a `size` frame.
-fn pixel_direction(cam: &Camera, size: (u32, u32), x: u32, y: u32) -> Vec3 {
+pub(crate) fn pixel_direction(cam: &Camera, size: (u32, u32), x: u32, y: u32) -> Vec3 {
     let ndc = glam::Vec2::new(
         (x as f32 + 0.5) / size.0 as f32 * 2.0 - 1.0,
         1.0 - (y as f32 + 0.5) / size.1 as f32 * 2.0,

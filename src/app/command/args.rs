@@ -68,6 +68,9 @@ pub struct CullArgs {
     /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
     #[arg(long)]
     pub(crate) bloom: bool,
+    /// Sun shadows: two cascades of the level's sun shadow the terrain (off by default).
+    #[arg(long)]
+    pub(crate) shadows: bool,
     /// The terrain's sky and fog colour: cubemap (the level's skybox, or the terrain's
     /// gradient without one; default) or scattering (the daylight model for the level's sun).
     #[arg(long, value_enum, default_value_t)]
@@ -108,6 +111,7 @@ impl CullArgs {
             time: self.time.unwrap_or(0.0),
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
+            shadows: self.shadows,
             sky: self.sky,
             point_lights: self.point_lights,
             time_of_day: self.time_of_day,

@@ -333,6 +333,10 @@ pub(super) fn legends(ui: &mut egui::Ui, set: &crate::render::overlay::OverlaySe
 
 /// The outdoor frame's switches: the daylight sky, the lamps' point light map, night.
 fn outdoor_section(ui: &mut egui::Ui, settings: &mut FrameSettings) {
+    ui.checkbox(
+        &mut settings.shadows,
+        "sun shadows (cascades on the terrain)",
+    );
     let mut scattering = settings.sky == SkyMode::Scattering;
     if ui.checkbox(&mut scattering, "scattering sky").changed() {
         settings.sky = if scattering {

@@ -30,8 +30,11 @@ use glam::{DVec2, Vec3};
 
 use self::debug::tile_boxes;
 use super::gpu::Gpu;
-use super::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
+use super::pass::{
+    Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
+};
 use super::settings::SkyMode;
+use super::shadow::{SunShadows, CASCADES};
 use crate::geom::{Camera, Octagon};
 use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
 
@@ -85,6 +88,10 @@ pub struct Terrain {
     origin: Vec3,
     /// Drop the pieces the fog hides wholly (on; off only to check that nothing changes).
     pub cull_fogged: bool,
+    /// The sun's shadow cascades (`set_shadows`), drawn as this pass's offscreen passes.
+    pub shadows: Option<SunShadows>,
+    /// This frame draws and samples them.
+    shadows_on: bool,
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -120,6 +127,8 @@ impl Terrain {
             stats: TerrainStats::default(),
             origin: Vec3::ZERO,
             cull_fogged: true,
+            shadows: None,
+            shadows_on: false,
         }
     }
 
@@ -144,6 +153,15 @@ impl Terrain {
                 .set_lamps(gpu, map, placement.origin.truncate());
         }
         terrain
+    }
+
+    /// The sun's shadow cascades: the terrain casts into them and is shaded with them on
+    /// frames with `FrameSettings::shadows`; `None` drops them.
+    pub fn set_shadows(&mut self, gpu: &Gpu, shadows: Option<SunShadows>) {
+        if let Some(s) = &shadows {
+            self.draw.set_shadows(gpu, s);
+        }
+        self.shadows = shadows;
     }
 
     /// Selects the rings for `camera` (or the frozen camera) as seen through `octagon`,
@@ -265,11 +283,41 @@ impl Pass for Terrain {
         self.draw.scattering = settings.sky == SkyMode::Scattering;
         self.draw.point_lights = settings.point_lights;
         self.draw.daylight = settings.time_of_day.daylight();
+        self.shadows_on = settings.shadows && self.shadows.is_some();
+        self.draw.shadow_receiver = match (&mut self.shadows, self.shadows_on) {
+            (Some(shadows), true) => Some(shadows.prepare(gpu, inputs.camera)),
+            _ => None,
+        };
         self.stats = self.select_and_upload(gpu, inputs.camera, overlay, octagon);
         Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         self.draw.record(pass);
+    }
+
+    /// The sun's cascades, depth only, when shadows are on.
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        const LABELS: [&str; CASCADES] = ["shadow cascade 0", "shadow cascade 1"];
+        match (&self.shadows, self.shadows_on) {
+            (Some(shadows), true) => (0..CASCADES)
+                .map(|i| Offscreen {
+                    label: LABELS[i],
+                    color: None,
+                    depth: Some(shadows.layer_view(i)),
+                    // Reverse-Z: cleared to 0, the farthest from the sun.
+                    clear: Some(wgpu::Color::BLACK),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The world's casters and then the terrain into cascade `index`.
+    fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        if let Some(shadows) = &self.shadows {
+            shadows.record_world(index, pass);
+            self.draw.record_casters(index, pass);
+        }
     }
 }

@@ -59,7 +59,7 @@ impl CountTarget {
     pub(crate) fn offscreen(&self) -> Offscreen<'_> {
         Offscreen {
             label: "world fragment count",
-            color: &self.count_view,
+            color: Some(&self.count_view),
             depth: Some(&self.depth_view),
             clear: Some(wgpu::Color::TRANSPARENT),
         }

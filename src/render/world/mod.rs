@@ -265,6 +265,12 @@ impl WorldPass {
         }
     }
 
+    /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
+    /// them).
+    pub fn mesh_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+        (&self.vertex_buffer, &self.index_buffer)
+    }
+
     pub fn mesh(&self) -> &WorldMesh {
         &self.mesh
     }

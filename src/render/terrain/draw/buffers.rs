@@ -165,3 +165,29 @@ pub(in crate::render::terrain) fn create_placeholder_lamps(
         wgpu::TextureViewDimension::D2,
     )
 }
+
+/// Until the sun's cascades are set: a two-layer depth array, unused (`TerrainView::shadow.x`
+/// = 0).
+pub(in crate::render::terrain) fn create_placeholder_shadows(
+    device: &wgpu::Device,
+) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain shadow placeholder"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: crate::render::shadow::CASCADES as u32,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: crate::render::shadow::SHADOW_FORMAT,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        })
+}

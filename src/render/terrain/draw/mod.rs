@@ -71,6 +71,14 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) point_lights: bool,
     pub(in crate::render::terrain) daylight: f32,
     pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
+    /// The sun's cascades as the bind group holds them (a placeholder until `set_shadows`).
+    shadow_view: wgpu::TextureView,
+    shadow_sampler: wgpu::Sampler,
+    /// The casters' pipeline and group, made by `set_shadows`.
+    casters: Option<(wgpu::RenderPipeline, wgpu::BindGroup)>,
+    module: wgpu::ShaderModule,
+    /// This frame's cascades as the shading reads them; `None`: no shadows.
+    pub(in crate::render::terrain) shadow_receiver: Option<crate::render::shadow::ShadowReceiver>,
     pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
     pub(in crate::render::terrain) line_count: u32,
     pub(in crate::render::terrain) draws: Vec<(MeshKind, Range<u32>)>,
@@ -139,15 +147,40 @@ impl TerrainDraw {
         }
     }
 
+    /// What the bind group holds.
+    fn bindings(&self) -> TerrainBindings<'_> {
+        TerrainBindings {
+            frame: &self.frame_buffer,
+            view: &self.view_buffer,
+            heights: &self.heights_view,
+            sky: &self.sky_view,
+            sky_sampler: &self.sky_sampler,
+            lamps: &self.lamp_view,
+            shadow_maps: &self.shadow_view,
+            shadow_sampler: &self.shadow_sampler,
+        }
+    }
+
     fn rebind(&mut self, gpu: &Gpu) {
-        self.bind_group = terrain_bind_group(
+        self.bind_group =
+            terrain_bind_group(&gpu.device, &self.bind_group_layout, &self.bindings());
+    }
+
+    /// The sun's shadow cascades: the shading samples them, and the terrain casts into them
+    /// (`record_casters`).
+    pub fn set_shadows(&mut self, gpu: &Gpu, shadows: &crate::render::shadow::SunShadows) {
+        self.shadow_view = shadows.array_view.clone();
+        self.shadow_sampler = shadows.compare_sampler.clone();
+        self.rebind(gpu);
+        let layout = create_caster_layout(&gpu.device);
+        let group = caster_bind_group(
             &gpu.device,
-            &self.bind_group_layout,
-            [&self.frame_buffer, &self.view_buffer],
-            &self.heights_view,
-            [&self.sky_view, &self.lamp_view],
-            &self.sky_sampler,
+            &layout,
+            &self.bindings(),
+            &shadows.caster_buffer,
         );
+        let pipeline = create_caster_pipeline(&gpu.device, &layout, &self.module);
+        self.casters = Some((pipeline, group));
     }
 
     pub fn create(
@@ -173,13 +206,21 @@ impl TerrainDraw {
         let sky_sampler = create_sky_sampler(device);
         let placeholder = create_placeholder_sky(device);
         let no_lamps = create_placeholder_lamps(device);
+        let shadow_view = create_placeholder_shadows(device);
+        let shadow_sampler = crate::render::shadow::create_compare_sampler(device);
         let bind_group = terrain_bind_group(
             device,
             &bgl,
-            [&frame_buffer, &view_buffer],
-            &heights_view,
-            [&placeholder, &no_lamps],
-            &sky_sampler,
+            &TerrainBindings {
+                frame: &frame_buffer,
+                view: &view_buffer,
+                heights: &heights_view,
+                sky: &placeholder,
+                sky_sampler: &sky_sampler,
+                lamps: &no_lamps,
+                shadow_maps: &shadow_view,
+                shadow_sampler: &shadow_sampler,
+            },
         );
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("terrain"),
@@ -222,6 +263,11 @@ impl TerrainDraw {
             point_lights: false,
             daylight: 1.0,
             bind_group,
+            shadow_view,
+            shadow_sampler,
+            casters: None,
+            module,
+            shadow_receiver: None,
             line_buffer: None,
             line_count: 0,
             draws: Vec::new(),
@@ -317,6 +363,11 @@ impl TerrainDraw {
             self.view.lamps = [rel.x, rel.y, 1.0 / size.x, 1.0 / size.y];
             self.view.light[1] = crate::terrain::lamps::RANGE;
         }
+        if let Some(r) = &self.shadow_receiver {
+            self.view.shadow_rel = r.rel_to_light;
+            self.view.shadow = [1.0, r.fade[0], r.fade[1], 0.0];
+            self.view.shadow_texel = [r.texel[0], r.texel[1], 0.0, 0.0];
+        }
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;
         q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
@@ -376,6 +427,28 @@ impl TerrainDraw {
             pass.set_pipeline(&self.lines);
             pass.set_vertex_buffer(0, b.slice(..));
             pass.draw(0..self.line_count, 0..1);
+        }
+    }
+
+    /// Records the selected terrain as casters into shadow cascade `index` (a depth-only pass
+    /// on its map), after `upload` (the seams have no area and are left out).
+    pub fn record_casters(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        let Some((pipeline, group)) = &self.casters else {
+            return;
+        };
+        pass.set_pipeline(pipeline);
+        let offset = crate::render::shadow::SunShadows::caster_offset(index);
+        pass.set_bind_group(0, group, &[offset]);
+        pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
+        pass.set_vertex_buffer(1, self.instances.slice(..));
+        pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
+        for (kind, range) in self.draws.iter().filter(|(k, _)| *k != MeshKind::Seam) {
+            let k = self.kinds[*kind as usize];
+            pass.draw_indexed(
+                k.first_index..k.first_index + k.index_count,
+                k.base_vertex as i32,
+                range.clone(),
+            );
         }
     }
 

@@ -224,3 +224,32 @@ pub(in crate::render::terrain) fn surface_pipeline(
         cache: None,
     })
 }
+
+/// The terrain as a shadow caster: `vs_caster` into one cascade, depth only, both faces.
+pub(in crate::render::terrain) fn create_caster_pipeline(
+    device: &wgpu::Device,
+    group: &wgpu::BindGroupLayout,
+    module: &wgpu::ShaderModule,
+) -> wgpu::RenderPipeline {
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("terrain shadow casters"),
+        bind_group_layouts: &[Some(group)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("terrain shadow casters"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_caster"),
+            compilation_options: Default::default(),
+            buffers: &mesh_buffers(),
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(crate::render::shadow::caster_depth_state()),
+        multisample: Default::default(),
+        fragment: None,
+        multiview_mask: None,
+        cache: None,
+    })
+}

@@ -8,7 +8,7 @@ use crate::render::bindings::uniform_entry;
 use crate::render::terrain::TerrainOverlay;
 use crate::terrain::TerrainShading;
 
-/// The view/shading uniform (WGSL `TerrainView`, 272 bytes).
+/// The view/shading uniform (WGSL `TerrainView`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct TerrainView {
@@ -34,6 +34,13 @@ pub struct TerrainView {
     /// x: daylight (1 by day; the sun, the sky light and the sky are scaled by it), y: what a
     /// lamp map texel is multiplied by (0: no point lights).
     pub light: [f32; 4],
+    /// Eye-relative position → the sun's clip space of each shadow cascade (`render::shadow`).
+    pub shadow_rel: [[[f32; 4]; 4]; 2],
+    /// x: 1 = shadows on; y, z: the view distance where they start fading out and where they
+    /// are gone.
+    pub shadow: [f32; 4],
+    /// x, y: world units per texel of cascade 0 and 1.
+    pub shadow_texel: [f32; 4],
 }
 
 pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -99,48 +106,126 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
                 },
                 count: None,
             },
+            wgpu::BindGroupLayoutEntry {
+                binding: 6,
+                // The sun's shadow cascades (`render::shadow`).
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 7,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The layout of the terrain's shadow casters' group: the frame, the view, the height windows
+/// and one cascade's caster view (by dynamic offset). It holds no shadow map: the casters draw
+/// into one.
+pub(in crate::render::terrain) fn create_caster_layout(
+    device: &wgpu::Device,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("terrain shadow casters"),
+        entries: &[
+            uniform_entry(0, wgpu::ShaderStages::VERTEX),
+            uniform_entry(1, wgpu::ShaderStages::VERTEX),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            crate::render::shadow::caster_layout_entry(9),
+        ],
+    })
+}
+
+/// What the terrain's bind group holds.
+pub(in crate::render::terrain) struct TerrainBindings<'a> {
+    pub(in crate::render::terrain) frame: &'a wgpu::Buffer,
+    pub(in crate::render::terrain) view: &'a wgpu::Buffer,
+    pub(in crate::render::terrain) heights: &'a wgpu::TextureView,
+    pub(in crate::render::terrain) sky: &'a wgpu::TextureView,
+    pub(in crate::render::terrain) sky_sampler: &'a wgpu::Sampler,
+    pub(in crate::render::terrain) lamps: &'a wgpu::TextureView,
+    pub(in crate::render::terrain) shadow_maps: &'a wgpu::TextureView,
+    pub(in crate::render::terrain) shadow_sampler: &'a wgpu::Sampler,
+}
+
+/// The casters' group: `b`'s frame, view and heights, and the cascades' caster views.
+pub(in crate::render::terrain) fn caster_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    b: &TerrainBindings,
+    casters: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain shadow casters"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: b.frame.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: b.view.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(b.heights),
+            },
+            crate::render::shadow::caster_entry(9, casters),
         ],
     })
 }
 
 /// The pass's one bind group: frame and view uniforms, height windows, sky cube and sampler,
-/// point light map.
+/// point light map, the sun's shadow cascades and their comparison sampler.
 pub(in crate::render::terrain) fn terrain_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    [frame, view]: [&wgpu::Buffer; 2],
-    heights: &wgpu::TextureView,
-    [sky, lamps]: [&wgpu::TextureView; 2],
-    sky_sampler: &wgpu::Sampler,
+    b: &TerrainBindings,
 ) -> wgpu::BindGroup {
+    let view = |binding, v| wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::TextureView(v),
+    };
+    let sampler = |binding, s| wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Sampler(s),
+    };
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("terrain"),
         layout,
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 0,
-                resource: frame.as_entire_binding(),
+                resource: b.frame.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: view.as_entire_binding(),
+                resource: b.view.as_entire_binding(),
             },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: wgpu::BindingResource::TextureView(heights),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(sky),
-            },
-            wgpu::BindGroupEntry {
-                binding: 4,
-                resource: wgpu::BindingResource::Sampler(sky_sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 5,
-                resource: wgpu::BindingResource::TextureView(lamps),
-            },
+            view(2, b.heights),
+            view(3, b.sky),
+            sampler(4, b.sky_sampler),
+            view(5, b.lamps),
+            view(6, b.shadow_maps),
+            sampler(7, b.shadow_sampler),
         ],
     })
 }
@@ -178,5 +263,8 @@ pub(in crate::render::terrain) fn view_uniform(
         sky: [[0.0; 4]; 6],
         lamps: [0.0; 4],
         light: [1.0, 0.0, 0.0, 0.0],
+        shadow_rel: [[[0.0; 4]; 4]; 2],
+        shadow: [0.0; 4],
+        shadow_texel: [0.0; 4],
     }
 }

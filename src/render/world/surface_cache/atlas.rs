@@ -197,7 +197,7 @@ impl CacheAtlas {
         (0..self.pending.len())
             .map(|k| Offscreen {
                 label: label(k),
-                color: &self.levels[k],
+                color: Some(&self.levels[k]),
                 depth: None,
                 clear: None,
             })
