@@ -60,10 +60,9 @@ struct TerrainView {
     light: vec4<f32>,
     // Eye-relative position → the sun's clip space of each shadow cascade (render::shadow).
     shadow_rel: array<mat4x4<f32>, 2>,
-    // x: 1 = shadows on; y, z: view distance where they start fading out / are gone
+    // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
+    // start fading out / are gone (the SUN_SHADOWS variant reads them)
     shadow: vec4<f32>,
-    // x, y: world units per texel of cascade 0 / 1
-    shadow_texel: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
@@ -72,8 +71,10 @@ struct TerrainView {
 @group(0) @binding(3) var skybox: texture_cube<f32>;
 @group(0) @binding(4) var sky_sampler: sampler;
 @group(0) @binding(5) var lamp_map: texture_2d<f32>;
-@group(0) @binding(6) var shadow_maps: texture_depth_2d_array;
+// The sun's shadow cascades, near and far (their own sizes), and their comparison sampler.
+@group(0) @binding(6) var shadow_near: texture_depth_2d;
 @group(0) @binding(7) var shadow_compare: sampler_comparison;
+@group(0) @binding(8) var shadow_far: texture_depth_2d;
 // Only in the casters' group (the casters draw into the maps the main group holds).
 @group(0) @binding(9) var<uniform> caster: CasterView;
 
@@ -101,6 +102,12 @@ struct SurfaceOut {
     @location(5) ndc: vec4<f32>,
     // the fog's colour (rgb) and share (a), per vertex (`fog_at`)
     @location(6) fog: vec4<f32>,
+    #ifdef SUN_SHADOWS
+    // where the point lies in the near and the far cascade (`sun_coords`): affine in the
+    // position, so interpolating them is exact
+    @location(7) shadow_near: vec3<f32>,
+    @location(8) shadow_far: vec3<f32>,
+    #endif
     #ifdef CLIP_DISTANCES
     @builtin(clip_distances) clip_distances: array<f32, 8>,
     #endif
@@ -116,6 +123,10 @@ struct SurfaceIn {
     @location(4) morph: f32,
     @location(5) ndc: vec4<f32>,
     @location(6) fog: vec4<f32>,
+    #ifdef SUN_SHADOWS
+    @location(7) shadow_near: vec3<f32>,
+    @location(8) shadow_far: vec3<f32>,
+    #endif
 };
 
 struct Surface {
@@ -166,6 +177,11 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     out.morph = s.alpha;
     out.ndc = out.clip;
     out.fog = fog_at(rel);
+    #ifdef SUN_SHADOWS
+    let n = select(s.normal, vec3<f32>(0.0, 0.0, 1.0), height < view.bands.x && view.flags.y != 0u);
+    out.shadow_near = sun_coords(0u, rel, n, view.shadow.x);
+    out.shadow_far = sun_coords(1u, rel, n, view.shadow.y);
+    #endif
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
     #endif
@@ -274,38 +290,35 @@ fn lamp_light(rel_xy: vec2<f32>) -> vec3<f32> {
     return textureSampleLevel(lamp_map, sky_sampler, uv, 0.0).rgb * view.light.y;
 }
 
-// Cascade `c`'s view of the eye-relative point `p`: texture coordinates and reverse depth.
-fn cascade_coords(c: u32, p: vec3<f32>) -> vec3<f32> {
+// Where the eye-relative point `rel` with normal `n` lies in cascade `c` (texel size `t`):
+// texture coordinates and reverse depth. The point is moved off the surface by a texel and a
+// half along its normal and one towards the sun, so a surface does not shadow itself.
+fn sun_coords(c: u32, rel: vec3<f32>, n: vec3<f32>, t: f32) -> vec3<f32> {
+    let p = rel + n * (1.5 * t) + view.sun.xyz * t;
     let q = view.shadow_rel[c] * vec4<f32>(p, 1.0);
     return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
 }
 
-// How much of the sun reaches the eye-relative point `rel` with normal `n`: 1 lit, 0 in shadow,
-// from the first cascade that holds it (the near one unless it is outside its box from the sun,
-// sides or far end), 2×2 PCF by the
-// comparison sampler. The point is moved off the surface by a texel and a half along its
-// normal and one towards the sun, so a surface does not shadow itself; the shadows fade out
-// towards the far cascade's end.
-fn sun_shadow(rel: vec3<f32>, n: vec3<f32>) -> f32 {
-    if (view.shadow.x == 0.0) {
-        return 1.0;
+// How much of the sun reaches a point at `near` / `far` in the cascades (`sun_coords`), `d`
+// from the eye: 1 lit, 0 in shadow, from the first cascade that holds it (the near one unless
+// it is outside its box from the sun, sides or far end), 2×2 PCF by the comparison sampler;
+// the shadows fade out towards the far cascade's end.
+fn sun_shadow(near: vec3<f32>, far: vec3<f32>, d: f32) -> f32 {
+    // Two texels of the near map to spare for the filter.
+    let margin = 2.0 / f32(textureDimensions(shadow_near).x);
+    if (all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0) {
+        return textureSampleCompareLevel(shadow_near, shadow_compare, near.xy, near.z);
     }
-    let near = cascade_coords(0u, rel);
-    // Two texels of the near map to spare for the filter and the offsets.
-    let margin = 2.0 / f32(textureDimensions(shadow_maps).x);
-    let inside = all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0;
-    let c = select(1u, 0u, inside);
-    let t = select(view.shadow_texel.y, view.shadow_texel.x, inside);
-    let p = cascade_coords(c, rel + n * (1.5 * t) + view.sun.xyz * t);
     // Outside the far cascade, or beyond its far side: nothing known, lit.
-    if (any(p.xy < vec2<f32>(0.0)) || any(p.xy > vec2<f32>(1.0)) || p.z <= 0.0) {
+    if (any(far.xy < vec2<f32>(0.0)) || any(far.xy > vec2<f32>(1.0)) || far.z <= 0.0) {
         return 1.0;
     }
-    let lit = textureSampleCompareLevel(shadow_maps, shadow_compare, p.xy, i32(c), p.z);
-    return mix(lit, 1.0, smoothstep(view.shadow.y, view.shadow.z, length(rel)));
+    let lit = textureSampleCompareLevel(shadow_far, shadow_compare, far.xy, far.z);
+    return mix(lit, 1.0, smoothstep(view.shadow.z, view.shadow.w, d));
 }
 
-fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel: vec3<f32>) -> vec3<f32> {
+// The surface's colour; `sun` is how much of the sun reaches it (`sun_shadow`).
+fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>, sun: f32) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
     if (height < view.bands.x) {
@@ -317,14 +330,11 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
         albedo = mix(albedo, lc, 0.65);
     }
     let ambient = view.sun.w;
-    var diffuse = max(dot(n, view.sun.xyz), 0.0);
-    if (diffuse > 0.0) {
-        diffuse *= sun_shadow(rel, n);
-    }
+    let diffuse = max(dot(n, view.sun.xyz), 0.0) * sun;
     let sky_light = 0.5 + 0.5 * n.z;
     var light = vec3<f32>((ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x);
     if (view.light.y > 0.0) {
-        light += lamp_light(rel.xy);
+        light += lamp_light(rel_xy);
     }
     let c = albedo * light;
     return mix(c, fog.rgb, fog.a);
@@ -335,7 +345,11 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
     #endif
-    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel), 1.0);
+    var sun = 1.0;
+    #ifdef SUN_SHADOWS
+    sun = sun_shadow(in.shadow_near, in.shadow_far, length(in.rel));
+    #endif
+    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun), 1.0);
 }
 
 @fragment

@@ -81,7 +81,7 @@ impl WorldCasters {
 
 /// Whether a box can cast into `cascade`: it overlaps the cascade's box from the sun (across
 /// the sun's view, and not wholly past the far side or beyond the caster reach).
-fn casts_into(cascade: &Cascade, aabb: &Aabb) -> bool {
+pub fn casts_into(cascade: &Cascade, aabb: &Aabb) -> bool {
     let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
     for p in aabb.corners() {
         let q = cascade.project(p.as_dvec3());
@@ -96,10 +96,9 @@ pub struct SunShadows {
     pub config: CascadeConfig,
     /// Which way the sunlight travels (level coordinates).
     light_dir: Vec3,
-    _maps: wgpu::Texture,
-    /// One view per cascade (the depth attachments) and the array the terrain samples.
-    layer_views: [wgpu::TextureView; CASCADES],
-    pub array_view: wgpu::TextureView,
+    /// Each cascade's map: the depth attachment its casters draw into, and what the terrain
+    /// samples.
+    pub maps: [wgpu::TextureView; CASCADES],
     pub compare_sampler: wgpu::Sampler,
     /// `CASCADES` caster views, `CASTER_STRIDE` apart (a dynamic offset picks one).
     pub caster_buffer: wgpu::Buffer,
@@ -123,21 +122,9 @@ impl SunShadows {
         outdoor: &[bool],
     ) -> SunShadows {
         let device = &gpu.device;
-        let maps = create_maps(device, config.resolution);
-        let layer_views = std::array::from_fn(|i| {
-            maps.create_view(&wgpu::TextureViewDescriptor {
-                label: Some("shadow cascade"),
-                dimension: Some(wgpu::TextureViewDimension::D2),
-                base_array_layer: i as u32,
-                array_layer_count: Some(1),
-                ..Default::default()
-            })
-        });
-        let array_view = maps.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("shadow cascades"),
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let maps = config
+            .resolution
+            .map(|r| create_map(device, r).create_view(&Default::default()));
         let caster_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("shadow caster views"),
             size: CASTER_STRIDE * CASCADES as u64,
@@ -153,9 +140,7 @@ impl SunShadows {
         SunShadows {
             config,
             light_dir: light_dir.normalize(),
-            _maps: maps,
-            layer_views,
-            array_view,
+            maps,
             compare_sampler: create_compare_sampler(device),
             caster_buffer,
             caster_group,
@@ -201,8 +186,8 @@ impl SunShadows {
     }
 
     /// The depth attachment of cascade `index`.
-    pub fn layer_view(&self, index: usize) -> &wgpu::TextureView {
-        &self.layer_views[index]
+    pub fn map(&self, index: usize) -> &wgpu::TextureView {
+        &self.maps[index]
     }
 
     /// The dynamic offset of cascade `index`'s caster view.
@@ -264,13 +249,14 @@ pub fn caster_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry
     }
 }
 
-fn create_maps(device: &wgpu::Device, resolution: u32) -> wgpu::Texture {
+/// One cascade's map (two textures, not an array: the cascades differ in size).
+fn create_map(device: &wgpu::Device, resolution: u32) -> wgpu::Texture {
     device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("shadow cascades"),
+        label: Some("shadow cascade"),
         size: wgpu::Extent3d {
             width: resolution,
             height: resolution,
-            depth_or_array_layers: CASCADES as u32,
+            depth_or_array_layers: 1,
         },
         mip_level_count: 1,
         sample_count: 1,

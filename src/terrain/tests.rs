@@ -849,6 +849,22 @@ fn terrain_upload_bytes_follow_camera_speed_not_terrain_size() {
 // heightmaps and pyramid
 
 #[test]
+fn flat_heightmaps_are_zero_everywhere() {
+    assert_eq!(
+        HeightmapSpec::parse("flat:256").unwrap(),
+        HeightmapSpec::Flat { size: 256 }
+    );
+    let flat = Heightmap::open(&HeightmapSpec::Flat { size: 64 }, Default::default()).unwrap();
+    assert_eq!(flat.size(), (64, 64));
+    assert_eq!(flat.height_at(300.5, 1000.25), 0.0);
+    assert_eq!(flat.analytic_bound(0, 0, 63, 63), Some((0.0, 0.0)));
+    for bad in ["flat:", "flat:8", "flat:64:1"] {
+        let e = HeightmapSpec::parse(bad).unwrap_err().to_string();
+        assert!(e.contains("bad heightmap"), "{e}");
+    }
+}
+
+#[test]
 fn terrain_spec_parses_cli_spelling() {
     assert_eq!(
         HeightmapSpec::parse("procedural:65536").unwrap(),
@@ -868,18 +884,7 @@ fn terrain_spec_parses_cli_spelling() {
         HeightmapSpec::parse("a/b.png").unwrap(),
         HeightmapSpec::Png("a/b.png".into())
     );
-    assert_eq!(
-        HeightmapSpec::parse("flat:256").unwrap(),
-        HeightmapSpec::Flat { size: 256 }
-    );
-    let flat = Heightmap::open(&HeightmapSpec::Flat { size: 64 }, Default::default()).unwrap();
-    assert_eq!(flat.size(), (64, 64));
-    assert_eq!(flat.height_at(300.5, 1000.25), 0.0);
-    assert_eq!(flat.analytic_bound(0, 0, 63, 63), Some((0.0, 0.0)));
     for bad in [
-        "flat:",
-        "flat:8",
-        "flat:64:1",
         "procedural:",
         "procedural:abc",
         "procedural:4",

@@ -1,8 +1,9 @@
-//! The sun's shadow cascades: a pillar on flat terrain casts the shadow the analytic projection
-//! of its box along the sunlight gives, to within two texels of the cascade the ground point
-//! falls in, seen from a low camera (the near cascade) and a high one (the far cascade).
+//! The sun's shadow cascades against two oracles: a pillar on flat terrain casts the shadow the
+//! analytic projection of its box along the sunlight gives, to within two texels of the cascade
+//! the ground point falls in (a low camera sees the near cascade, a high one the far); and hills
+//! shadow the ground where a ray march over the heightmap towards the sun says.
 
-use glam::{DVec2, Vec3};
+use glam::{DVec2, DVec3, Vec3};
 use lanthorn::geom::cascades::{fit_cascades, CascadeConfig};
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::render::settings::FrameSettings;
@@ -85,6 +86,91 @@ fn luma(p: &image::Rgba<u8>) -> f32 {
     0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32
 }
 
+/// The level drawn from `spec` over flat terrain, with shadows off and on.
+fn pillar_frames(
+    gpu: &lanthorn::render::Gpu,
+    level: &lanthorn::level::Level,
+    spec: CameraSpec,
+    size: (u32, u32),
+) -> (image::RgbaImage, image::RgbaImage) {
+    let frame = |shadows: bool| {
+        let hm = Heightmap::flat(256).with_scales(32.0, 1.0);
+        let cfg = ClipmapConfig::for_heightmap(&hm);
+        let settings = FrameSettings {
+            shadows,
+            ..Default::default()
+        };
+        lanthorn::app::capture::capture_with_terrain(
+            gpu,
+            level,
+            Some(ClipmapTerrain::new(hm, cfg).unwrap()),
+            spec,
+            size,
+            lanthorn::vis::CullMode::Portal,
+            &settings,
+            &Default::default(),
+        )
+        .0
+    };
+    (frame(false), frame(true))
+}
+
+/// How a frame's ground pixels agree with an analytic shadow.
+#[derive(Debug, Default)]
+struct ShadowCount {
+    /// Ground pixels more than two texels of their cascade from the outline, and of those the
+    /// ones darkened where the ground is lit or the other way round.
+    certain: usize,
+    wrong: usize,
+    /// Darkened pixels, and pixels the analytic shadow covers.
+    in_shadow: usize,
+    analytic: usize,
+    /// The farthest a disagreeing pixel lies from the outline, in texels of its cascade.
+    outline_error: f64,
+    /// Ground pixels in the near and the far cascade.
+    cascades: [usize; 2],
+}
+
+/// Compares `shaded` (shadows on) with `lit` (off) over the ground at z = 0 seen by `cam`
+/// outside the pillar, against the convex shadow polygon `shadow`.
+fn count_pillar_shadow(
+    (lit, shaded): (&image::RgbaImage, &image::RgbaImage),
+    cam: &Camera,
+    cascades: &[lanthorn::geom::cascades::Cascade; 2],
+    shadow: &[DVec2],
+) -> ShadowCount {
+    let size = shaded.dimensions();
+    let mut n = ShadowCount::default();
+    for (x, y, p) in shaded.enumerate_pixels() {
+        let d = pixel_direction(cam, size, x, y);
+        if d.z >= -0.05 || ray_box(cam.position, d, PILLAR_MIN, PILLAR_MAX).is_some() {
+            continue; // the sky, the horizon's haze, the pillar itself
+        }
+        let g = cam.position + d * (-cam.position.z / d.z);
+        // The cascade the shader picks: the near one where the point is well inside it.
+        let near = cascades[0].project(g.as_dvec3());
+        let margin = 1.0 - 4.0 / CascadeConfig::default().resolution[0] as f64;
+        let inside = near.x.abs() < margin && near.y.abs() < margin && near.z > 0.0;
+        let c = usize::from(!inside);
+        n.cascades[c] += 1;
+        let dist = signed_distance(shadow, g.truncate().as_dvec2());
+        // Lit ground is drawn the same with shadows on; shadow darker (by less in the haze).
+        let darkened = luma(p) < luma(lit.get_pixel(x, y)) - 2.0;
+        n.in_shadow += darkened as usize;
+        n.analytic += (dist < 0.0) as usize;
+        let disagree = darkened != (dist < 0.0);
+        if disagree {
+            n.outline_error = n.outline_error.max(dist.abs() / cascades[c].texel);
+        }
+        // The pixel's centre sees exactly `g`: two texels of its cascade.
+        if dist.abs() > 2.0 * cascades[c].texel {
+            n.certain += 1;
+            n.wrong += disagree as usize;
+        }
+    }
+    n
+}
+
 #[test]
 fn a_pillar_on_flat_terrain_casts_its_analytic_shadow() {
     let Some(gpu) = gpu() else { return };
@@ -97,17 +183,12 @@ fn a_pillar_on_flat_terrain_casts_its_analytic_shadow() {
         .normalize();
     assert!(sun.z < -0.5, "{sun}");
     // The pillar's top square projected along the sunlight onto z = 0, hulled with its foot.
-    let shift = sun.truncate() * (PILLAR_MAX.z / -sun.z);
+    let shift = sun.truncate().as_dvec2() * (PILLAR_MAX.z / -sun.z) as f64;
     let corners = [(-32.0, -32.0), (32.0, -32.0), (32.0, 32.0), (-32.0, 32.0)];
-    let mut points: Vec<DVec2> = corners.iter().map(|&(x, y)| DVec2::new(x, y)).collect();
-    points.extend(
-        corners
-            .iter()
-            .map(|&(x, y)| DVec2::new(x, y) + shift.as_dvec2()),
-    );
-    let shadow = hull(points);
+    let foot = corners.map(|(x, y)| DVec2::new(x, y));
+    let shadow = hull(foot.iter().flat_map(|&p| [p, p + shift]).collect());
     let size = (480u32, 270u32);
-    let centre = (shift * 0.5).extend(0.0);
+    let centre = (shift * 0.5).as_vec2().extend(0.0);
     for (height, expect_cascade) in [(420.0f32, 0usize), (1500.0, 1)] {
         let spec = CameraSpec {
             position: centre + Vec3::new(0.0, -0.4 * height, height),
@@ -116,84 +197,215 @@ fn a_pillar_on_flat_terrain_casts_its_analytic_shadow() {
         };
         let cam = Camera::new(spec, size.0 as f32 / size.1 as f32);
         let cascades = fit_cascades(&cam, sun, &CascadeConfig::default());
-        let frame = |shadows: bool| {
-            let hm = Heightmap::flat(256).with_scales(32.0, 1.0);
-            let cfg = ClipmapConfig::for_heightmap(&hm);
-            let terrain = ClipmapTerrain::new(hm, cfg).unwrap();
-            let settings = FrameSettings {
-                shadows,
-                ..Default::default()
-            };
-            lanthorn::app::capture::capture_with_terrain(
-                gpu,
-                &level,
-                Some(terrain),
-                spec,
-                size,
-                lanthorn::vis::CullMode::Portal,
-                &settings,
-                &Default::default(),
-            )
-            .0
-        };
-        let (lit, shaded) = (frame(false), frame(true));
-        if std::env::var("SHADOW_DEBUG").is_ok() {
-            shaded.save(format!("/tmp/sh/pillar_{height}.png")).unwrap();
-        }
-        let (mut certain, mut wrong, mut worst, mut in_shadow) = (0, 0, 0.0f64, 0);
-        // Over every ground pixel: the analytic shadow's size, and how far a
-        // disagreeing pixel lies from the outline (texels).
-        let (mut analytic, mut outline_error) = (0usize, 0.0f64);
-        let mut cascade_seen = [0usize; 2];
-        for (x, y, p) in shaded.enumerate_pixels() {
-            let d = pixel_direction(&cam, size, x, y);
-            if d.z >= -0.05 || ray_box(cam.position, d, PILLAR_MIN, PILLAR_MAX).is_some() {
-                continue; // the sky, the horizon's haze, the pillar itself
-            }
-            let g = cam.position + d * (-cam.position.z / d.z);
-            // The cascade the shader picks: the near one where the point is well inside it.
-            let near = cascades[0].project(g.as_dvec3());
-            let margin = 1.0 - 4.0 / CascadeConfig::default().resolution as f64;
-            let c = if near.x.abs() < margin && near.y.abs() < margin && near.z > 0.0 {
-                0
-            } else {
-                1
-            };
-            cascade_seen[c] += 1;
-            // The pixel's centre sees exactly `g`: two texels of its cascade.
-            let tolerance = 2.0 * cascades[c].texel;
-            let dist = signed_distance(&shadow, g.truncate().as_dvec2());
-            // Lit ground is drawn the same with shadows on; shadow (fogged, at a distance, by
-            // less) darker.
-            let darkened = luma(p) < luma(lit.get_pixel(x, y)) - 2.0;
-            in_shadow += darkened as usize;
-            analytic += (dist < 0.0) as usize;
-            if darkened != (dist < 0.0) {
-                let error = dist.abs() / cascades[c].texel;
-                outline_error = outline_error.max(error);
-            }
-            if dist.abs() > tolerance {
-                certain += 1;
-                if darkened != (dist < 0.0) {
-                    wrong += 1;
-                    worst = worst.max(dist.abs() / cascades[c].texel);
-                }
-            }
-        }
+        let (lit, shaded) = pillar_frames(gpu, &level, spec, size);
+        let n = count_pillar_shadow((&lit, &shaded), &cam, &cascades, &shadow);
         println!(
-            "camera {height}: {certain} pixels away from the outline, {wrong} wrong (worst {worst:.1} texels in); {in_shadow} in shadow ({analytic} analytic), outline off by at most {outline_error:.2} texels; cascades {cascade_seen:?}, texels {:.2} / {:.2}",
+            "camera {height}: {n:?}; texels {:.2} / {:.2}",
             cascades[0].texel, cascades[1].texel
         );
-        assert!(
-            cascade_seen[expect_cascade] * 2 > cascade_seen.iter().sum::<usize>(),
-            "{cascade_seen:?}"
+        assert!(n.cascades[expect_cascade] * 2 > n.cascades.iter().sum::<usize>());
+        assert!(n.in_shadow > 200 && n.certain > 10_000, "{n:?}");
+        assert_eq!(
+            n.wrong, 0,
+            "pixels disagree with the analytic shadow: {n:?}"
         );
-        assert!(in_shadow > 200 && certain > 10_000, "{in_shadow} {certain}");
-        assert_eq!(wrong, 0, "{wrong} pixels disagree with the analytic shadow");
-        let ratio = in_shadow as f64 / analytic as f64;
+        let ratio = n.in_shadow as f64 / n.analytic as f64;
         assert!(
             (0.9..1.1).contains(&ratio),
             "shadow area {ratio} of the analytic one"
         );
     }
+}
+
+/// A height grid sampled once from the heightmap (the oracle marches through it bilinearly).
+struct Grid {
+    origin: glam::DVec2,
+    spacing: f64,
+    n: usize,
+    h: Vec<f32>,
+}
+
+impl Grid {
+    /// Heights under `floor` (the flat water surface) read as `floor`.
+    fn new(hm: &Heightmap, centre: glam::DVec2, half: f64, spacing: f64, floor: f32) -> Grid {
+        let n = (2.0 * half / spacing) as usize + 1;
+        let origin = centre - glam::DVec2::splat(half);
+        let mut h = Vec::with_capacity(n * n);
+        for j in 0..n {
+            for i in 0..n {
+                let z = hm.height_at(origin.x + i as f64 * spacing, origin.y + j as f64 * spacing);
+                h.push(z.max(floor));
+            }
+        }
+        Grid {
+            origin,
+            spacing,
+            n,
+            h,
+        }
+    }
+
+    /// Bilinear height at (x, y); `None` off the grid.
+    fn at(&self, x: f64, y: f64) -> Option<f32> {
+        let u = (x - self.origin.x) / self.spacing;
+        let v = (y - self.origin.y) / self.spacing;
+        if u < 0.0 || v < 0.0 || u >= (self.n - 1) as f64 || v >= (self.n - 1) as f64 {
+            return None;
+        }
+        let (i, j) = (u as usize, v as usize);
+        let (fu, fv) = ((u - i as f64) as f32, (v - j as f64) as f32);
+        let g = |a: usize, b: usize| self.h[b * self.n + a];
+        let lo = g(i, j) + (g(i + 1, j) - g(i, j)) * fu;
+        let hi = g(i, j + 1) + (g(i + 1, j + 1) - g(i, j + 1)) * fu;
+        Some(lo + (hi - lo) * fv)
+    }
+
+    /// Where a ray from `eye` along `d` first goes under the ground (4-unit steps).
+    fn ray_hit(&self, eye: DVec3, d: DVec3) -> Option<DVec3> {
+        (1..3000).map(|k| eye + d * (k as f64 * 4.0)).find_map(|q| {
+            let h = self.at(q.x, q.y)? as f64;
+            (q.z < h).then_some(q)
+        })
+    }
+
+    /// The ground's normal at `g` (central differences 8 units wide).
+    fn normal(&self, g: DVec3) -> Option<DVec3> {
+        let e = 8.0;
+        let dx = self.at(g.x + e, g.y)? - self.at(g.x - e, g.y)?;
+        let dy = self.at(g.x, g.y + e)? - self.at(g.x, g.y - e)?;
+        Some(DVec3::new(-dx as f64 / (2.0 * e), -dy as f64 / (2.0 * e), 1.0).normalize())
+    }
+
+    /// Marches from `g` towards the sun (`toward`) until it is above `top`: `Some(true)`
+    /// clearly blocked (somewhere more than `tol` under the ground), `Some(false)` clearly clear
+    /// (everywhere above it by a margin growing from nothing at `g` to `tol`), `None` neither.
+    fn sun_blocked(&self, g: DVec3, toward: DVec3, tol: f64, top: f64) -> Option<bool> {
+        let (mut deepest, mut clear) = (f64::INFINITY, true);
+        for k in 1..4000 {
+            let s = k as f64 * 4.0;
+            let q = g + toward * s;
+            let Some(h) = self.at(q.x, q.y) else { break };
+            let clearance = q.z - h as f64;
+            deepest = deepest.min(clearance);
+            clear &= clearance > (0.5 * s * toward.z).min(tol);
+            if q.z > top {
+                break;
+            }
+        }
+        if deepest < -tol {
+            Some(true)
+        } else {
+            clear.then_some(false)
+        }
+    }
+}
+
+/// The terrain shadows itself where the heightmap says: under a low sun, seen from above the
+/// hills, every ground pixel that a ray march towards the sun finds clearly blocked (by more
+/// than three texels of its cascade, which also covers the clipmap's coarser levels) is
+/// darker with shadows on, and every one clearly clear is unchanged (at most 1 % of either
+/// disagree: the march and the clipmap's mesh differ between samples).
+#[test]
+fn hills_shadow_the_valleys_the_heightmap_says() {
+    use lanthorn::render::Renderer;
+    use lanthorn::vis::VisibleSet;
+    let Some(gpu) = gpu() else { return };
+    let mut level = lanthorn::level::Level::default();
+    level.entities.push(lanthorn::level::Entity {
+        pairs: [
+            ("classname", "worldspawn"),
+            ("_sunlight", "200"),
+            ("_sun_mangle", "20 -20 0"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    });
+    let sun = lanthorn::light::entities::level_lights(&level)
+        .sun
+        .unwrap()
+        .direction
+        .normalize();
+    let hm = Heightmap::procedural(1024, 5).with_scales(32.0, 1.0);
+    let cfg = ClipmapConfig::for_heightmap(&hm);
+    let shading = lanthorn::terrain::TerrainShading::for_heightmap(&hm, &cfg);
+    let floor = if shading.flat_water {
+        shading.sea_level
+    } else {
+        f32::NEG_INFINITY
+    };
+    let size = (320u32, 180u32);
+    // Look at the highest of a coarse scan of the middle of the map: hills, not sea.
+    let centre = (0..64)
+        .map(|k| {
+            glam::DVec2::new(
+                8000.0 + (k % 8) as f64 * 2000.0,
+                8000.0 + (k / 8) as f64 * 2000.0,
+            )
+        })
+        .max_by(|a, b| hm.height_at(a.x, a.y).total_cmp(&hm.height_at(b.x, b.y)))
+        .unwrap();
+    let ground = hm.height_at(centre.x, centre.y);
+    // Across the sunlight, onto the peak's slopes and the valleys beside it.
+    let yaw: f32 = 290.0;
+    let back = Vec3::new(yaw.to_radians().cos(), yaw.to_radians().sin(), 0.0) * -1200.0;
+    let spec = CameraSpec {
+        position: Vec3::new(centre.x as f32, centre.y as f32, ground + 900.0) + back,
+        yaw,
+        pitch: -35.0,
+    };
+    let cam = Camera::new(spec, size.0 as f32 / size.1 as f32);
+    let grid = Grid::new(&hm, centre, 6000.0, 8.0, floor);
+    let mut r = Renderer::new(gpu, &level, size);
+    r.set_terrain(gpu, ClipmapTerrain::new(hm, cfg).unwrap());
+    let mut frame = |shadows: bool| {
+        let settings = FrameSettings {
+            shadows,
+            ..Default::default()
+        };
+        r.render(gpu, &cam, &VisibleSet::default(), &settings);
+        r.read_color(gpu)
+    };
+    let (lit, shaded) = (frame(false), frame(true));
+    let cascades = fit_cascades(&cam, sun, &CascadeConfig::default());
+    let toward = -sun.as_dvec3();
+    let eye = cam.position.as_dvec3();
+    let (mut blocked, mut clear, mut wrong_blocked, mut wrong_clear) = (0, 0, 0, 0);
+    for (x, y, p) in shaded.enumerate_pixels() {
+        let d = pixel_direction(&cam, size, x, y).as_dvec3();
+        let Some(g) = grid.ray_hit(eye, d) else {
+            continue;
+        };
+        // Facing the sun, not seen at a grazing angle (where the hit is uncertain), and short
+        // of where the shadows start fading out.
+        let Some(n) = grid.normal(g) else { continue };
+        let fading = (g - eye).length() > 0.85 * CascadeConfig::default().far as f64;
+        if n.dot(toward) < 0.2 || n.dot(-d) < 0.3 || fading {
+            continue;
+        }
+        let near = cascades[0].project(g);
+        let c = usize::from(near.x.abs() >= 0.99 || near.y.abs() >= 0.99 || near.z <= 0.0);
+        let tol = 3.0 * cascades[c].texel;
+        let darker = luma(p) < luma(lit.get_pixel(x, y)) - 2.0;
+        match grid.sun_blocked(g, toward, tol, ground as f64 + 2000.0) {
+            Some(true) => {
+                blocked += 1;
+                wrong_blocked += usize::from(!darker);
+            }
+            Some(false) => {
+                clear += 1;
+                wrong_clear += usize::from(darker);
+            }
+            None => {}
+        }
+    }
+    println!(
+        "hills: {blocked} clearly blocked ({wrong_blocked} not darker), {clear} clearly clear ({wrong_clear} darker); texels {:.2} / {:.2}",
+        cascades[0].texel, cascades[1].texel
+    );
+    assert!(blocked > 500 && clear > 2000, "{blocked} {clear}");
+    assert!(
+        wrong_blocked * 100 <= blocked && wrong_clear * 100 <= clear,
+        "{wrong_blocked} of {blocked} blocked pixels lit, {wrong_clear} of {clear} clear ones shadowed"
+    );
 }

@@ -34,9 +34,13 @@ use super::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
 use super::settings::SkyMode;
-use super::shadow::{SunShadows, CASCADES};
+use super::shadow::{casts_into, SunShadows, CASCADES};
 use crate::geom::{Camera, Octagon};
-use crate::terrain::{ClipmapFrame, ClipmapTerrain, HeightUpdates, TerrainShading};
+use crate::terrain::clipmap::{instance_aabb, ClipmapSelector};
+use crate::terrain::{
+    ClipmapConfig, ClipmapFrame, ClipmapTerrain, HeightUpdates, Heightmap, MeshKind, MinMaxPyramid,
+    Selection, TerrainInstance, TerrainShading,
+};
 
 pub(crate) use self::debug::LineVertex;
 #[cfg(feature = "test-hooks")]
@@ -92,6 +96,9 @@ pub struct Terrain {
     pub shadows: Option<SunShadows>,
     /// This frame draws and samples them.
     shadows_on: bool,
+    /// Selects the casters: every piece, not only those in the camera's frustum (a hill behind
+    /// the camera shadows the valley in front of it); each cascade keeps those in its box.
+    caster_selector: Option<ClipmapSelector>,
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -129,6 +136,7 @@ impl Terrain {
             cull_fogged: true,
             shadows: None,
             shadows_on: false,
+            caster_selector: None,
         }
     }
 
@@ -161,6 +169,11 @@ impl Terrain {
         if let Some(s) = &shadows {
             self.draw.set_shadows(gpu, s);
         }
+        self.caster_selector = shadows.as_ref().and_then(|_| {
+            let mut selector = ClipmapSelector::new(*self.clipmap.config()).ok()?;
+            selector.cull = false;
+            Some(selector)
+        });
         self.shadows = shadows;
     }
 
@@ -222,6 +235,15 @@ impl Terrain {
             eye,
             &mut self.lines,
         );
+        let casters = match (&self.shadows, &mut self.caster_selector, self.shadows_on) {
+            (Some(shadows), Some(selector), true) => {
+                let (heightmap, pyramid) = (&c.heightmap, &mut c.pyramid);
+                let all = selector.select(&sel_cam, heightmap, pyramid);
+                caster_instances(shadows, (&cfg, heightmap, pyramid), all, self.origin)
+            }
+            _ => Default::default(),
+        };
+        self.draw.upload_casters(gpu, &casters);
         let frame = ClipmapFrame {
             selection,
             updates: &self.updates,
@@ -253,6 +275,36 @@ impl Terrain {
         };
         self.stats
     }
+}
+
+/// Per shadow cascade, the instances of `selection` whose bounds (the pyramid's height range,
+/// the terrain placed at `origin` in the level) fall in its box from the sun, by kind in the
+/// selection's order; the seams, which have no area, are left out.
+fn caster_instances(
+    shadows: &SunShadows,
+    (cfg, heightmap, pyramid): (&ClipmapConfig, &Heightmap, &mut MinMaxPyramid),
+    selection: &Selection,
+    origin: Vec3,
+) -> [Vec<(MeshKind, TerrainInstance)>; CASCADES] {
+    let Some(cascades) = &shadows.cascades else {
+        return Default::default();
+    };
+    let mut out: [Vec<_>; CASCADES] = Default::default();
+    for (kind, range) in selection.draws() {
+        if kind == MeshKind::Seam {
+            continue;
+        }
+        for inst in &selection.instances[range.start as usize..range.end as usize] {
+            let b = instance_aabb(cfg, kind, inst, heightmap, pyramid);
+            let b = crate::geom::Aabb::new(b.min + origin, b.max + origin);
+            for (c, list) in cascades.iter().zip(out.iter_mut()) {
+                if casts_into(c, &b) {
+                    list.push((kind, *inst));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The terrain draws into the frame after the world, where the world left no depth.
@@ -304,7 +356,7 @@ impl Pass for Terrain {
                 .map(|i| Offscreen {
                     label: LABELS[i],
                     color: None,
-                    depth: Some(shadows.layer_view(i)),
+                    depth: Some(shadows.map(i)),
                     // Reverse-Z: cleared to 0, the farthest from the sun.
                     clear: Some(wgpu::Color::BLACK),
                 })

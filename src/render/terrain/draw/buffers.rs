@@ -166,9 +166,9 @@ pub(in crate::render::terrain) fn create_placeholder_lamps(
     )
 }
 
-/// Until the sun's cascades are set: a two-layer depth array, unused (`TerrainView::shadow.x`
-/// = 0).
-pub(in crate::render::terrain) fn create_placeholder_shadows(
+/// Until the sun's cascades are set: a 1×1 depth map, unused (the variant without shadows
+/// draws).
+pub(in crate::render::terrain) fn create_placeholder_shadow(
     device: &wgpu::Device,
 ) -> wgpu::TextureView {
     device
@@ -177,7 +177,7 @@ pub(in crate::render::terrain) fn create_placeholder_shadows(
             size: wgpu::Extent3d {
                 width: 1,
                 height: 1,
-                depth_or_array_layers: crate::render::shadow::CASCADES as u32,
+                depth_or_array_layers: 1,
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -186,8 +186,5 @@ pub(in crate::render::terrain) fn create_placeholder_shadows(
             usage: wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         })
-        .create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        })
+        .create_view(&Default::default())
 }

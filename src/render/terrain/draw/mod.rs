@@ -71,11 +71,18 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) point_lights: bool,
     pub(in crate::render::terrain) daylight: f32,
     pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
-    /// The sun's cascades as the bind group holds them (a placeholder until `set_shadows`).
-    shadow_view: wgpu::TextureView,
+    /// The sun's cascades as the bind group holds them (placeholders until `set_shadows`).
+    shadow_views: [wgpu::TextureView; 2],
     shadow_sampler: wgpu::Sampler,
     /// The casters' pipeline and group, made by `set_shadows`.
     casters: Option<(wgpu::RenderPipeline, wgpu::BindGroup)>,
+    /// The instances each cascade draws (`upload_casters`), one cascade after the other, and
+    /// per cascade its draws: a kind and its range in that buffer.
+    caster_instances: Option<wgpu::Buffer>,
+    caster_draws: [Vec<(MeshKind, Range<u32>)>; 2],
+    /// The fill and seam pipelines of the variant that samples the cascades (`set_shadows`).
+    shadowed: Option<[wgpu::RenderPipeline; 2]>,
+    color_format: wgpu::TextureFormat,
     module: wgpu::ShaderModule,
     /// This frame's cascades as the shading reads them; `None`: no shadows.
     pub(in crate::render::terrain) shadow_receiver: Option<crate::render::shadow::ShadowReceiver>,
@@ -156,7 +163,7 @@ impl TerrainDraw {
             sky: &self.sky_view,
             sky_sampler: &self.sky_sampler,
             lamps: &self.lamp_view,
-            shadow_maps: &self.shadow_view,
+            shadow_maps: [&self.shadow_views[0], &self.shadow_views[1]],
             shadow_sampler: &self.shadow_sampler,
         }
     }
@@ -169,9 +176,16 @@ impl TerrainDraw {
     /// The sun's shadow cascades: the shading samples them, and the terrain casts into them
     /// (`record_casters`).
     pub fn set_shadows(&mut self, gpu: &Gpu, shadows: &crate::render::shadow::SunShadows) {
-        self.shadow_view = shadows.array_view.clone();
+        self.shadow_views = shadows.maps.clone();
         self.shadow_sampler = shadows.compare_sampler.clone();
         self.rebind(gpu);
+        if self.shadowed.is_none() {
+            self.shadowed = Some(create_shadowed_pipelines(
+                gpu,
+                &self.bind_group_layout,
+                self.color_format,
+            ));
+        }
         let layout = create_caster_layout(&gpu.device);
         let group = caster_bind_group(
             &gpu.device,
@@ -206,7 +220,10 @@ impl TerrainDraw {
         let sky_sampler = create_sky_sampler(device);
         let placeholder = create_placeholder_sky(device);
         let no_lamps = create_placeholder_lamps(device);
-        let shadow_view = create_placeholder_shadows(device);
+        let shadow_views = [
+            create_placeholder_shadow(device),
+            create_placeholder_shadow(device),
+        ];
         let shadow_sampler = crate::render::shadow::create_compare_sampler(device);
         let bind_group = terrain_bind_group(
             device,
@@ -218,7 +235,7 @@ impl TerrainDraw {
                 sky: &placeholder,
                 sky_sampler: &sky_sampler,
                 lamps: &no_lamps,
-                shadow_maps: &shadow_view,
+                shadow_maps: [&shadow_views[0], &shadow_views[1]],
                 shadow_sampler: &shadow_sampler,
             },
         );
@@ -229,7 +246,9 @@ impl TerrainDraw {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::terrain(gpu.features.clip_distances).into()),
+            source: wgpu::ShaderSource::Wgsl(
+                shaders::terrain(gpu.features.clip_distances, false).into(),
+            ),
         });
         let pipelines = create_pipelines(gpu, &layout, &module, color_format);
         let gpu_bytes = (window as usize).pow(2) * 4 * cfg.levels as usize
@@ -263,9 +282,13 @@ impl TerrainDraw {
             point_lights: false,
             daylight: 1.0,
             bind_group,
-            shadow_view,
+            shadow_views,
             shadow_sampler,
             casters: None,
+            caster_instances: None,
+            caster_draws: Default::default(),
+            shadowed: None,
+            color_format,
             module,
             shadow_receiver: None,
             line_buffer: None,
@@ -365,8 +388,7 @@ impl TerrainDraw {
         }
         if let Some(r) = &self.shadow_receiver {
             self.view.shadow_rel = r.rel_to_light;
-            self.view.shadow = [1.0, r.fade[0], r.fade[1], 0.0];
-            self.view.shadow_texel = [r.texel[0], r.texel[1], 0.0, 0.0];
+            self.view.shadow = [r.texel[0], r.texel[1], r.fade[0], r.fade[1]];
         }
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;
@@ -430,19 +452,59 @@ impl TerrainDraw {
         }
     }
 
-    /// Records the selected terrain as casters into shadow cascade `index` (a depth-only pass
-    /// on its map), after `upload` (the seams have no area and are left out).
+    /// Writes each cascade's caster instances (grouped by kind, as `Terrain` picked them) and
+    /// keeps their draws.
+    pub fn upload_casters(&mut self, gpu: &Gpu, lists: &[Vec<(MeshKind, TerrainInstance)>; 2]) {
+        let mut all: Vec<TerrainInstance> = Vec::new();
+        for (list, draws) in lists.iter().zip(self.caster_draws.iter_mut()) {
+            draws.clear();
+            for &(kind, inst) in list {
+                let at = all.len() as u32;
+                match draws.last_mut() {
+                    Some((k, r)) if *k == kind && r.end == at => r.end += 1,
+                    _ => draws.push((kind, at..at + 1)),
+                }
+                all.push(inst);
+            }
+        }
+        if all.is_empty() {
+            return;
+        }
+        let bytes = std::mem::size_of_val(all.as_slice()) as u64;
+        if self
+            .caster_instances
+            .as_ref()
+            .is_none_or(|b| b.size() < bytes)
+        {
+            self.caster_instances = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("terrain caster instances"),
+                size: bytes.next_power_of_two(),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        if let Some(b) = &self.caster_instances {
+            gpu.queue.write_buffer(b, 0, bytemuck::cast_slice(&all));
+        }
+    }
+
+    /// Records the terrain's casters into shadow cascade `index` (a depth-only pass on its
+    /// map), after `upload_casters`.
     pub fn record_casters(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        let Some((pipeline, group)) = &self.casters else {
+        let (Some((pipeline, group)), Some(instances)) = (&self.casters, &self.caster_instances)
+        else {
             return;
         };
+        if self.caster_draws[index].is_empty() {
+            return;
+        }
         pass.set_pipeline(pipeline);
         let offset = crate::render::shadow::SunShadows::caster_offset(index);
         pass.set_bind_group(0, group, &[offset]);
         pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
-        pass.set_vertex_buffer(1, self.instances.slice(..));
+        pass.set_vertex_buffer(1, instances.slice(..));
         pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
-        for (kind, range) in self.draws.iter().filter(|(k, _)| *k != MeshKind::Seam) {
+        for (kind, range) in &self.caster_draws[index] {
             let k = self.kinds[*kind as usize];
             pass.draw_indexed(
                 k.first_index..k.first_index + k.index_count,
@@ -454,12 +516,12 @@ impl TerrainDraw {
 
     fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
         let mut current: Option<*const wgpu::RenderPipeline> = None;
+        let [fill, seam] = match (&self.shadowed, self.shadow_receiver.is_some()) {
+            (Some([fill, seam]), true) => [fill, seam],
+            _ => [&self.fill, &self.seam],
+        };
         for (kind, range) in &self.draws {
-            let pipe = only.unwrap_or(if *kind == MeshKind::Seam {
-                &self.seam
-            } else {
-                &self.fill
-            });
+            let pipe = only.unwrap_or(if *kind == MeshKind::Seam { seam } else { fill });
             if current != Some(pipe as *const _) {
                 pass.set_pipeline(pipe);
                 current = Some(pipe as *const _);

@@ -77,6 +77,47 @@ pub(in crate::render::terrain) fn create_pipelines(
     }
 }
 
+/// The fill and seam pipelines of the variant that samples the sun's cascades (SUN_SHADOWS).
+pub(in crate::render::terrain) fn create_shadowed_pipelines(
+    gpu: &Gpu,
+    group: &wgpu::BindGroupLayout,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 2] {
+    let device = &gpu.device;
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("terrain with sun shadows"),
+        bind_group_layouts: &[Some(group)],
+        immediate_size: 0,
+    });
+    let source = crate::render::shaders::terrain(gpu.features.clip_distances, true);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("terrain.wgsl (sun shadows)"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    [
+        ("terrain (sun shadows)", Some(wgpu::Face::Back)),
+        ("terrain seam (sun shadows)", None),
+    ]
+    .map(|(label, cull)| {
+        surface_pipeline(
+            device,
+            &layout,
+            &module,
+            SurfaceDesc {
+                label,
+                vs: "vs_main",
+                fs: "fs_main",
+                buffers: &mesh_buffers(),
+                cull,
+                mode: wgpu::PolygonMode::Fill,
+                depth_write: true,
+                bias: Default::default(),
+                format: color_format,
+            },
+        )
+    })
+}
+
 /// The sky: a full-screen triangle at the far depth.
 pub(in crate::render::terrain) fn create_sky_pipeline(
     device: &wgpu::Device,
@@ -225,7 +266,13 @@ pub(in crate::render::terrain) fn surface_pipeline(
     })
 }
 
-/// The terrain as a shadow caster: `vs_caster` into one cascade, depth only, both faces.
+/// The terrain as a shadow caster: `vs_caster` into one cascade, depth only, only the faces
+/// turned away from the sun. A height field's sunlit slopes never shadow anything the faces
+/// behind them do not (a ray from a point towards the sun leaves the ground through a face
+/// turned away from it), and without them a lit slope cannot shadow itself: with the
+/// receivers' offsets taken out, the hills test finds no clear pixel darkened this way and
+/// 9,931 of 10,033 with the other faces kept. The rasterizer also skips half the triangles
+/// (the far cascade 7 ms → 1.7 ms on lavapipe).
 pub(in crate::render::terrain) fn create_caster_pipeline(
     device: &wgpu::Device,
     group: &wgpu::BindGroupLayout,
@@ -245,7 +292,11 @@ pub(in crate::render::terrain) fn create_caster_pipeline(
             compilation_options: Default::default(),
             buffers: &mesh_buffers(),
         },
-        primitive: wgpu::PrimitiveState::default(),
+        // The sun's view is right-handed like the camera's: a face towards it is CCW.
+        primitive: wgpu::PrimitiveState {
+            cull_mode: Some(wgpu::Face::Front),
+            ..Default::default()
+        },
         depth_stencil: Some(crate::render::shadow::caster_depth_state()),
         multisample: Default::default(),
         fragment: None,

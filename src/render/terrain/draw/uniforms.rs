@@ -36,11 +36,9 @@ pub struct TerrainView {
     pub light: [f32; 4],
     /// Eye-relative position → the sun's clip space of each shadow cascade (`render::shadow`).
     pub shadow_rel: [[[f32; 4]; 4]; 2],
-    /// x: 1 = shadows on; y, z: the view distance where they start fading out and where they
-    /// are gone.
+    /// x, y: world units per texel of cascade 0 and 1; z, w: the view distance where the
+    /// shadows start fading out and where they are gone.
     pub shadow: [f32; 4],
-    /// x, y: world units per texel of cascade 0 and 1.
-    pub shadow_texel: [f32; 4],
 }
 
 pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -106,25 +104,30 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
                 },
                 count: None,
             },
-            wgpu::BindGroupLayoutEntry {
-                binding: 6,
-                // The sun's shadow cascades (`render::shadow`).
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Depth,
-                    view_dimension: wgpu::TextureViewDimension::D2Array,
-                    multisampled: false,
-                },
-                count: None,
-            },
+            // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
+            shadow_map_entry(6),
             wgpu::BindGroupLayoutEntry {
                 binding: 7,
                 visibility: wgpu::ShaderStages::FRAGMENT,
                 ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
                 count: None,
             },
+            shadow_map_entry(8),
         ],
     })
+}
+
+fn shadow_map_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Depth,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
 }
 
 /// The layout of the terrain's shadow casters' group: the frame, the view, the height windows
@@ -161,7 +164,7 @@ pub(in crate::render::terrain) struct TerrainBindings<'a> {
     pub(in crate::render::terrain) sky: &'a wgpu::TextureView,
     pub(in crate::render::terrain) sky_sampler: &'a wgpu::Sampler,
     pub(in crate::render::terrain) lamps: &'a wgpu::TextureView,
-    pub(in crate::render::terrain) shadow_maps: &'a wgpu::TextureView,
+    pub(in crate::render::terrain) shadow_maps: [&'a wgpu::TextureView; 2],
     pub(in crate::render::terrain) shadow_sampler: &'a wgpu::Sampler,
 }
 
@@ -224,8 +227,9 @@ pub(in crate::render::terrain) fn terrain_bind_group(
             view(3, b.sky),
             sampler(4, b.sky_sampler),
             view(5, b.lamps),
-            view(6, b.shadow_maps),
+            view(6, b.shadow_maps[0]),
             sampler(7, b.shadow_sampler),
+            view(8, b.shadow_maps[1]),
         ],
     })
 }
@@ -265,6 +269,5 @@ pub(in crate::render::terrain) fn view_uniform(
         light: [1.0, 0.0, 0.0, 0.0],
         shadow_rel: [[[0.0; 4]; 4]; 2],
         shadow: [0.0; 4],
-        shadow_texel: [0.0; 4],
     }
 }
