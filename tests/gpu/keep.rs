@@ -151,6 +151,35 @@ fn keep_outside_under_the_scattering_sky_matches_golden() {
     check_golden("keep_outside_scattering", &img);
 }
 
+/// The keep's south face from the hills with the sun's shadow cascades (`--shadows`): the keep
+/// shadows the terrain at its foot, which the frame without them leaves lit.
+#[test]
+fn keep_with_sun_shadows_matches_golden() {
+    let shadows = FrameSettings {
+        shadows: true,
+        ..Default::default()
+    };
+    let position = Vec3::new(2600.0, -800.0, 300.0);
+    let frame = |settings: &FrameSettings| {
+        keep_frame("keep_shadows", position, 160.0, -25.0, true, settings)
+    };
+    let (Some(shaded), Some(lit)) = (frame(&shadows), frame(&FrameSettings::default())) else {
+        return;
+    };
+    let darker = shaded
+        .pixels()
+        .zip(lit.pixels())
+        .filter(|(a, b)| {
+            a.0.iter().take(3).map(|&c| c as u32).sum::<u32>() + 24
+                < b.0.iter().take(3).map(|&c| c as u32).sum::<u32>()
+        })
+        .count();
+    let share = darker as f64 / (SIZE.0 * SIZE.1) as f64;
+    println!("keep shadows: {:.1} % of the frame darker", share * 100.0);
+    assert!(share > 0.05, "{share}");
+    check_golden("keep_shadows", &shaded);
+}
+
 /// The keep at night from the hills (`--time-of-day night --point-lights`): the terrain dark
 /// but for the glow of the lamps at the drawbridge's end and the gate.
 #[test]
