@@ -17,20 +17,26 @@ const PATCH: u32 = 4;
 /// Below this value a bounce no longer counts: where an emitter stops being traced.
 const GATE: f32 = 0.1;
 
+/// Light in two parts that bounce alike and are stored apart: the steady light (style 0) and,
+/// when the level bakes it under a style of its own, daylight (`_sun_style`; else zero).
+pub(super) type Parts = [Vec3; 2];
+
 /// A patch re-emitting light.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Emitter {
     pub(super) position: Vec3,
     pub(super) normal: Vec3,
-    /// Luxel value × area, per channel.
-    pub(super) flux: Vec3,
-    /// Beyond this distance it adds less than [`GATE`].
+    /// Luxel value × area, per channel, of each part.
+    pub(super) flux: Parts,
+    /// Beyond this distance it adds less than [`GATE`] (both parts together: splitting the
+    /// light does not shorten its reach).
     reach: f32,
 }
 
 impl Emitter {
-    fn new(position: Vec3, normal: Vec3, flux: Vec3) -> Emitter {
-        let reach = (flux.max_element() / (std::f32::consts::PI * GATE)).sqrt();
+    fn new(position: Vec3, normal: Vec3, flux: Parts) -> Emitter {
+        let total = flux[0] + flux[1];
+        let reach = (total.max_element() / (std::f32::consts::PI * GATE)).sqrt();
         Emitter {
             position,
             normal,
@@ -41,20 +47,21 @@ impl Emitter {
 
     /// What this emitter sends the point `p` (normal `n`) when nothing blocks it. The distance
     /// is kept at least a quarter of a patch: a point emitter's 1/d² would blow up beside it.
-    pub(super) fn at(&self, p: Vec3, n: Vec3, min_distance: f32) -> Vec3 {
+    pub(super) fn at(&self, p: Vec3, n: Vec3, min_distance: f32) -> Parts {
         let to = p - self.position;
         let d2 = to.length_squared();
         if d2 > self.reach * self.reach || d2 < 1e-6 {
-            return Vec3::ZERO;
+            return [Vec3::ZERO; 2];
         }
         let d = d2.sqrt();
         let dir = to / d;
         let (out, inc) = (self.normal.dot(dir), -n.dot(dir));
         if out <= 0.0 || inc <= 0.0 {
-            return Vec3::ZERO;
+            return [Vec3::ZERO; 2];
         }
         let d = d.max(min_distance);
-        self.flux * (out * inc / (std::f32::consts::PI * d * d))
+        let k = out * inc / (std::f32::consts::PI * d * d);
+        self.flux.map(|f| f * k)
     }
 }
 
@@ -123,7 +130,7 @@ pub(super) fn patches(
 pub(super) fn emit(
     patches: &Patches,
     points: &[Vec3],
-    light: &[Vec3],
+    light: &[Parts],
     normal: Vec3,
     albedo: Vec3,
     out: &mut Vec<Emitter>,
@@ -132,10 +139,12 @@ pub(super) fn emit(
     for block in &patches.blocks {
         let n = block.len();
         let centre = points[k..k + n].iter().sum::<Vec3>() / n as f32;
-        let received = light[k..k + n].iter().sum::<Vec3>();
+        let received = light[k..k + n]
+            .iter()
+            .fold([Vec3::ZERO; 2], |a, l| [a[0] + l[0], a[1] + l[1]]);
         k += n;
-        let flux = albedo * received * patches.luxel_area;
-        if flux.max_element() > 0.0 {
+        let flux = received.map(|r| albedo * r * patches.luxel_area);
+        if (flux[0] + flux[1]).max_element() > 0.0 {
             out.push(Emitter::new(centre, normal, flux));
         }
     }
@@ -168,18 +177,19 @@ pub(super) fn near(
         .collect()
 }
 
-/// What `emitters` send the point `p` (normal `n`) past `world`'s shadows.
-pub(super) fn gather(emitters: &[Emitter], world: &Bvh, p: Vec3, n: Vec3, rays: &mut u64) -> Vec3 {
+/// What `emitters` send the point `p` (normal `n`) past `world`'s shadows, part by part.
+pub(super) fn gather(emitters: &[Emitter], world: &Bvh, p: Vec3, n: Vec3, rays: &mut u64) -> Parts {
     let min_distance = 16.0 * PATCH as f32 * 0.25;
-    let mut sum = Vec3::ZERO;
+    let mut sum = [Vec3::ZERO; 2];
     for e in emitters {
         let add = e.at(p, n, min_distance);
-        if add.max_element() <= 0.0 {
+        if (add[0] + add[1]).max_element() <= 0.0 {
             continue;
         }
         *rays += 1;
         if !world.occluded(p, e.position - p) {
-            sum += add;
+            sum[0] += add[0];
+            sum[1] += add[1];
         }
     }
     sum

@@ -182,6 +182,11 @@ pub struct LevelLights {
     pub minlight: f32,
     /// The worldspawn's `_bounce`: diffuse bounces of the steady light (0: none).
     pub bounces: u32,
+    /// The worldspawn's `_sun_style` (Lanthorn's key): the light style the sun, the sky dome
+    /// and their bounce are baked under (0, the default: with the steady light, as Quake and
+    /// ericw-tools do). Under a style of their own (12–31, which nothing animates) a renderer
+    /// can dim daylight apart from the lamps (`--time-of-day night`).
+    pub sun_style: u8,
     /// The switchable styles given to lights with a `targetname` (entity index, style): the
     /// compiler writes them back as the entities' `style` key, which the loader reads to know
     /// which start off (`styles::switched_off`).
@@ -232,6 +237,25 @@ fn number(e: &Entity, i: usize, key: &str, default: f32, warnings: &mut Vec<Stri
     })
 }
 
+/// The worldspawn's `_sun_style`: a style nothing animates or switches (12–31), else 0 with a
+/// warning naming the key.
+fn sun_style(e: &Entity, i: usize, warnings: &mut Vec<String>) -> u8 {
+    let Some(v) = e.get("_sun_style") else {
+        return 0;
+    };
+    match v.trim().parse::<u8>() {
+        Ok(s) if s == 0 || (12..32).contains(&s) => s,
+        _ => {
+            warnings.push(format!(
+                "entity {i} ({}): _sun_style {v:?} is not 0 or a style from 12 to 31 (the ones \
+                 nothing animates or switches); using 0",
+                e.classname()
+            ));
+            0
+        }
+    }
+}
+
 /// Reads the lights of a level from its entities.
 pub fn level_lights(level: &Level) -> LevelLights {
     let mut out = LevelLights::default();
@@ -244,6 +268,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
     {
         out.minlight = number(e, i, "light", 0.0, w);
         out.bounces = number(e, i, "_bounce", 0.0, w).clamp(0.0, 8.0) as u32;
+        out.sun_style = sun_style(e, i, w);
         let sunlight = number(e, i, "_sunlight", 0.0, w);
         if sunlight > 0.0 {
             // `_sun_mangle` "yaw pitch": where the light goes (pitch −90 = straight down).
@@ -617,7 +642,7 @@ pub fn bake(
     };
     if bounces > 0 {
         let t = Instant::now();
-        inputs.emitters = bounce_emitters(level, &inputs, &offset, &jobs, bounces);
+        inputs.emitters = bounce_emitters(level, &inputs, (&offset, &jobs), bounces);
         stats.bounce_seconds = t.elapsed().as_secs_f64();
         stats.emitters = inputs.emitters.len();
     }
@@ -671,9 +696,14 @@ pub fn bake(
     (blocks, stats)
 }
 
-/// The styles of the lights that reach `s` (style 0 first, then the others in style order; at
-/// most four), and whether more reached it.
-fn surface_styles(lights: &LevelLights, s: &Surface, offset: Vec3) -> (LightStyles, bool) {
+/// The styles of the lights that reach `s` (style 0 first, daylight's own style next when it
+/// has one, then the others in style order; at most four), and whether more reached it.
+fn surface_styles(
+    lights: &LevelLights,
+    s: &Surface,
+    offset: Vec3,
+    bounced: bool,
+) -> (LightStyles, bool) {
     let mut found = vec![0u8];
     for l in near_lights(lights, s, offset) {
         if !found.contains(&l.style) {
@@ -681,11 +711,22 @@ fn surface_styles(lights: &LevelLights, s: &Surface, offset: Vec3) -> (LightStyl
         }
     }
     found[1..].sort_unstable();
+    let over_four = found.len() > MAX_SLOTS;
+    // Daylight under its own style takes the slot after style 0 wherever it can arrive,
+    // directly or bounced, and a slot is free; where the lamps' styles fill all four it stays
+    // in style 0 (that surface keeps its daylight at night). An empty slot is dropped after.
+    let sunlit = lights
+        .sun
+        .is_some_and(|sun| s.normal.dot(sun.direction) < 0.0)
+        || lights.dome.iter().any(|d| s.normal.dot(d.direction) < 0.0);
+    if lights.sun_style != 0 && (sunlit || bounced) && found.len() < MAX_SLOTS {
+        found.insert(1, lights.sun_style);
+    }
     let mut slots = [NO_STYLE; MAX_SLOTS];
     for (slot, &style) in slots.iter_mut().zip(&found) {
         *slot = style;
     }
-    (LightStyles(slots), found.len() > MAX_SLOTS)
+    (LightStyles(slots), over_four)
 }
 
 /// The lights in front of `s` whose reach meets its bounds.
@@ -722,7 +763,8 @@ struct BakeInputs<'a> {
     world: &'a Bvh,
     /// The occluders of sun rays (sky surfaces let them through).
     sun_world: Option<&'a Bvh>,
-    /// The bounced light's emitters (none: no bounce).
+    /// The bounced light's emitters (none: no bounce), their light in two parts: style 0's,
+    /// and daylight when it has a style of its own (`bounce::Parts`).
     emitters: Vec<bounce::Emitter>,
     /// Samples a luxel along each axis.
     per_axis: u32,
@@ -739,18 +781,22 @@ struct SurfaceBake<'a> {
     sun: Option<Sun>,
     /// The bounce's emitters that can reach the surface.
     emitters: Vec<bounce::Emitter>,
+    /// The slot the sun and the sky dome add to (0 unless daylight has a style of its own).
+    sun_slot: usize,
     /// The sky dome's suns in front of the surface.
     dome: Vec<Sun>,
     inputs: &'a BakeInputs<'a>,
 }
 
 /// The light of one sample: per slot the sum of the lights and what local minimum lights
-/// (`delay` 4) raise it to; the bounced light (style 0, luxel values).
+/// (`delay` 4) raise it to; the bounced light (style 0, luxel values) and the bounced daylight
+/// (the sun's slot, when that is not 0).
 #[derive(Clone, Copy, Default)]
 struct Sample {
     sums: [Vec3; MAX_SLOTS],
     floors: [Vec3; MAX_SLOTS],
     bounce: Vec3,
+    sun_bounce: Vec3,
 }
 
 impl<'a> SurfaceBake<'a> {
@@ -764,6 +810,8 @@ impl<'a> SurfaceBake<'a> {
     ) -> Option<SurfaceBake<'a>> {
         let (lo, hi) = bounds(s, offset);
         let lights = inputs.lights;
+        // Daylight goes to its style's slot, or to style 0's where it has none.
+        let sun_slot = styles.slots().position(|st| st == lights.sun_style);
         Some(SurfaceBake {
             s,
             offset,
@@ -774,6 +822,7 @@ impl<'a> SurfaceBake<'a> {
                 .collect(),
             sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
             emitters: nearby_emitters(&inputs.emitters, s, offset),
+            sun_slot: sun_slot.unwrap_or(0),
             dome: lights
                 .dome
                 .iter()
@@ -812,7 +861,7 @@ impl<'a> SurfaceBake<'a> {
             *rays += 1;
             if !bvh.occluded(p, -sun.direction * 65536.0) {
                 let cos = -n.dot(sun.direction);
-                out.sums[0] += sun.color * sun.intensity * (0.5 + 0.5 * cos);
+                out.sums[self.sun_slot] += sun.color * sun.intensity * (0.5 + 0.5 * cos);
             }
         }
         out
@@ -839,9 +888,11 @@ impl<'a> SurfaceBake<'a> {
             let p = self.point(Vec2::new(i as f32 + 0.5, j as f32 + 0.5));
             if !self.emitters.is_empty() {
                 let n = self.s.normal;
-                mean.bounce = bounce::gather(&self.emitters, self.inputs.world, p, n, rays);
+                let [steady, daylight] =
+                    bounce::gather(&self.emitters, self.inputs.world, p, n, rays);
+                (mean.bounce, mean.sun_bounce) = (steady, daylight);
             }
-            mean.sums[0] += self.sky(p, rays);
+            mean.sums[self.sun_slot] += self.sky(p, rays);
         }
         mean
     }
@@ -869,9 +920,11 @@ fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight
     let r = s.lightmap.unwrap();
     let layer = (r.width * r.height * 3) as usize;
     let lights = inputs.lights;
-    let (styles, over_four) = surface_styles(lights, s, offset);
+    let bounced = !inputs.emitters.is_empty();
+    let (styles, over_four) = surface_styles(lights, s, offset, bounced);
     let mut layers = vec![0u8; layer * styles.count()];
     let bake = SurfaceBake::new(s, offset, styles, inputs);
+    let sun_slot = bake.as_ref().map_or(0, |b| b.sun_slot);
     let mut rays = 0u64;
     for j in 0..r.height {
         for i in 0..r.width {
@@ -881,10 +934,11 @@ fn bake_surface(s: &Surface, offset: Vec3, inputs: &BakeInputs) -> (SurfaceLight
             let o = ((j * r.width + i) * 3) as usize;
             for (slot, sum) in light.sums.iter().take(styles.count()).enumerate() {
                 // The minimum light and the bounce are steady: style 0's.
-                let (min, bounced) = if slot == 0 {
-                    (lights.minlight, light.bounce)
-                } else {
-                    (0.0, Vec3::ZERO)
+                let (min, bounced) = match slot {
+                    0 if sun_slot == 0 => (lights.minlight, light.bounce + light.sun_bounce),
+                    0 => (lights.minlight, light.bounce),
+                    _ if slot == sun_slot => (0.0, light.sun_bounce),
+                    _ => (0.0, Vec3::ZERO),
                 };
                 let c = Vec3::splat(min)
                     .max(*sum * RANGE_SCALE + bounced)
@@ -949,23 +1003,28 @@ fn show_progress<T>(
     }
 }
 
-/// The emitters of `bounces` bounces: the first from each lit world surface's patches' steady
-/// direct light, each further one from the light the previous one sent the patches.
+/// The emitters of `bounces` bounces: the first from each lit world surface's patches' direct
+/// light (style 0's, and daylight apart when it has its own style), each further one from the
+/// light the previous one sent the patches.
 fn bounce_emitters(
     level: &Level,
     inputs: &BakeInputs,
-    offset: &[Vec3],
-    jobs: &[usize],
+    (offset, jobs): (&[Vec3], &[usize]),
     bounces: u32,
 ) -> Vec<bounce::Emitter> {
+    let sun_style = inputs.lights.sun_style;
     let albedos = bounce::surface_albedos(level);
     let mut rays = 0u64;
     // Per surface: its patches, their points and the direct light there.
     let mut surfaces = Vec::new();
     for &si in jobs {
         let s = &level.surfaces[si];
-        let steady = LightStyles::default();
-        let Some(bake) = SurfaceBake::new(s, offset[si], steady, inputs) else {
+        // Style 0, and daylight's style in slot 1 when it has one.
+        let styles = match sun_style {
+            0 => LightStyles::default(),
+            _ => LightStyles([0, sun_style, NO_STYLE, NO_STYLE]),
+        };
+        let Some(bake) = SurfaceBake::new(s, offset[si], styles, inputs) else {
             continue;
         };
         let holds = |uv: Vec2| on_surface(s, offset[si], bake.frame.position(uv));
@@ -976,13 +1035,18 @@ fn bounce_emitters(
             .flatten()
             .map(|&uv| bake.point(uv))
             .collect();
-        let direct: Vec<Vec3> = patches
+        let direct: Vec<bounce::Parts> = patches
             .blocks
             .iter()
             .flatten()
             .zip(&points)
             .map(|(&uv, &p)| {
-                (bake.sample(uv, &mut rays).sums[0] + bake.sky(p, &mut rays)) * RANGE_SCALE
+                let sums = bake.sample(uv, &mut rays).sums;
+                let sky = bake.sky(p, &mut rays);
+                match sun_style {
+                    0 => [(sums[0] + sky) * RANGE_SCALE, Vec3::ZERO],
+                    _ => [sums[0] * RANGE_SCALE, (sums[1] + sky) * RANGE_SCALE],
+                }
             })
             .collect();
         surfaces.push((si, patches, points, direct));

@@ -820,3 +820,89 @@ fn light_never_leaks_through_a_16_unit_wall() {
         "{east} east surfaces, {west_lit} lit west ones"
     );
 }
+
+/// A yard half under a roof with a lamp, a low sun, sky light and one bounce, baked with
+/// daylight under style 0 and under `_sun_style` 12: every luxel's two slots add up to the
+/// style-0 bake (each rounded once: within 1 of 255), the sunlit floor's daylight is all in
+/// style 12, and the lamp's light (the roofed corner it alone reaches) stays in style 0.
+#[test]
+fn daylight_under_its_own_style_adds_up_to_the_steady_bake() {
+    let yard = |sun_style: &str| {
+        let scene = parse(&format!(
+            r#"Scene(ops: [
+                (brush: Box(min: (0, 0, 0), max: (512, 512, 256)), medium: Air),
+                (brush: Box(min: (0, 0, 160), max: (256, 512, 256)), medium: Solid),
+                (brush: Box(min: (0, 0, -16), max: (512, 512, 0)), medium: Solid),
+            ], entities: [
+                [("classname", "worldspawn"), ("_sunlight", "200"), ("_sun_mangle", "30 -50 0"),
+                 ("_sunlight2", "100"), ("_bounce", "1"){sun_style}],
+                [("classname", "light"), ("origin", "64 64 64"), ("light", "200")],
+            ], outdoor: [Box(min: (0, 0, 0), max: (512, 512, 256))])"#
+        ))
+        .unwrap();
+        compile_scene(&scene, &Default::default()).unwrap().0
+    };
+    let steady = yard("");
+    let split = yard(r#", ("_sun_style", "12")"#);
+    assert_eq!(steady.surfaces.len(), split.surfaces.len());
+    let (mut with_daylight, mut daylight_sum, mut worst) = (0, 0u64, 0u8);
+    for (i, s) in split.surfaces.iter().enumerate() {
+        if s.lightmap.is_none() {
+            continue;
+        }
+        let whole = slot_bytes(&steady, &steady.surfaces[i], 0);
+        let lamp = slot_bytes(&split, s, 0);
+        let day = match s.styles.slots().position(|st| st == 12) {
+            Some(slot) => {
+                with_daylight += 1;
+                slot_bytes(&split, s, slot)
+            }
+            None => vec![0; lamp.len()],
+        };
+        for ((w, l), d) in whole.iter().zip(&lamp).zip(&day) {
+            worst = worst.max(w.abs_diff(l.saturating_add(*d)));
+            daylight_sum += *d as u64;
+        }
+    }
+    println!("{with_daylight} surfaces with daylight, its sum {daylight_sum}, worst {worst}");
+    assert!(with_daylight >= 2 && daylight_sum > 10_000);
+    assert!(
+        worst <= 1,
+        "slots differ from the steady bake by up to {worst}"
+    );
+    // The open floor far from the lamp: daylight only.
+    let floor = split
+        .surfaces
+        .iter()
+        .filter(|s| s.normal.z > 0.99 && s.vertices[0].position.z.abs() < 0.01)
+        .find(|s| bounds(s, Vec3::ZERO).0.x >= 256.0)
+        .expect("the open floor");
+    let lamp = slot_bytes(&split, floor, 0);
+    assert!(lamp.iter().all(|&v| v <= 8), "{:?}", &lamp[..12]);
+    assert_eq!(
+        split.entities[0].get("_sun_style"),
+        Some("12"),
+        "the key stays"
+    );
+}
+
+#[test]
+fn a_bad_sun_style_is_a_warning_and_style_0() {
+    for bad in ["5", "32", "x"] {
+        let mut level = Level::default();
+        level.entities.push(crate::level::Entity {
+            pairs: vec![
+                ("classname".into(), "worldspawn".into()),
+                ("_sunlight".into(), "100".into()),
+                ("_sun_style".into(), bad.into()),
+            ],
+        });
+        let lights = level_lights(&level);
+        assert_eq!(lights.sun_style, 0);
+        assert!(
+            lights.warnings.iter().any(|w| w.contains("_sun_style")),
+            "{:?}",
+            lights.warnings
+        );
+    }
+}

@@ -180,6 +180,43 @@ fn keep_with_sun_shadows_matches_golden() {
     check_golden("keep_shadows", &shaded);
 }
 
+/// Night dims the keep's daylight (its sun and sky bake under `_sun_style` 12) and leaves its
+/// torches: the sunlit courtyard keeps under 40 % of its (sRGB-encoded) light, the torch-lit corridor
+/// (no daylight reaches it) all of it.
+#[test]
+fn night_dims_the_keeps_daylight_but_not_its_torches() {
+    let night = FrameSettings {
+        time_of_day: lanthorn::render::settings::TimeOfDay::Night,
+        ..Default::default()
+    };
+    let day = FrameSettings::default();
+    let luma = |img: &image::RgbaImage| crate::golden::luma(img) as f64;
+    for (name, position, yaw, terrain, (lo, hi)) in [
+        (
+            "courtyard",
+            Vec3::new(1856.0, 420.0, 150.0),
+            90.0,
+            true,
+            (0.0, 0.4),
+        ),
+        (
+            "corridor",
+            Vec3::new(120.0, 30.0, 60.0),
+            12.0,
+            false,
+            (0.999, 1.001),
+        ),
+    ] {
+        let frame = |s: &FrameSettings| keep_frame(name, position, yaw, 0.0, terrain, s);
+        let (Some(by_night), Some(by_day)) = (frame(&night), frame(&day)) else {
+            return;
+        };
+        let ratio = luma(&by_night) / luma(&by_day);
+        println!("{name}: night/day light {ratio:.3}");
+        assert!((lo..hi).contains(&ratio), "{name}: {ratio}");
+    }
+}
+
 /// The keep at night from the hills (`--time-of-day night --point-lights`): the terrain dark
 /// but for the glow of the lamps at the drawbridge's end and the gate.
 #[test]

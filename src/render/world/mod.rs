@@ -121,6 +121,9 @@ pub struct WorldPass {
     styles_off: u32,
     /// This frame's light style brightnesses.
     style_scales: [f32; crate::level::styles::MAX_STYLES],
+    /// The style the level baked its sun and sky light under (`_sun_style`; 0: with the steady
+    /// light, which night leaves as it is).
+    sun_style: u8,
     use_indirect: bool,
     /// Records that fit the records buffer.
     max_records: usize,
@@ -249,6 +252,7 @@ impl WorldPass {
             mesh,
             styles_off: crate::level::styles::switched_off(&level.entities),
             style_scales: [1.0; crate::level::styles::MAX_STYLES],
+            sun_style: crate::light::entities::level_lights(level).sun_style,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,
             draws: DrawBuilder::default(),
@@ -532,6 +536,10 @@ impl Pass for WorldPass {
             s.light_styles,
             self.styles_off ^ s.switched,
         );
+        // Daylight baked under its own style dims with the terrain's at night.
+        if self.sun_style != 0 {
+            self.style_scales[self.sun_style as usize] *= s.time_of_day.daylight();
+        }
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
         if self
             .frame_count
