@@ -72,8 +72,8 @@ impl Default for FrameSettings {
     }
 }
 
-/// The time of day the terrain is lit for (`--time-of-day`). The world's lightmaps are baked
-/// and stay as they are.
+/// The time of day the terrain is lit for (`--time-of-day`). The world's lightmaps are baked:
+/// only daylight baked under its own style (`_sun_style`) dims with it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimeOfDay {
     #[default]
