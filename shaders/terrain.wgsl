@@ -13,6 +13,9 @@
 //   vs_lines / fs_lines    debug boxes (tile bounds, culled tiles), eye-relative line list
 //   vs_caster              the terrain into one of the sun's shadow cascades (depth only; its own
 //                          group: frame, view, heights and the cascade's CasterView)
+//   vs_reflected / fs_reflected, vs_sky / fs_sky_reflected
+//                          the land and the sky mirrored in the sea's plane into the water
+//                          reflection (its own group: the main one without the reflection)
 // The test hooks (terrain_hooks.wgsl, cargo feature `test-hooks`) include this file and add their
 // own entry points.
 
@@ -63,6 +66,9 @@ struct TerrainView {
     // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
     // start fading out / are gone (the SUN_SHADOWS variant reads them)
     shadow: vec4<f32>,
+    // x: 1 = the sea shows the reflection and foam; y: seconds (the waves); z: the depth the
+    // shore's foam reaches; w: the eye's height above the sea
+    water: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: TerrainFrame;
@@ -77,6 +83,9 @@ struct TerrainView {
 @group(0) @binding(8) var shadow_far: texture_depth_2d;
 // Only in the casters' group (the casters draw into the maps the main group holds).
 @group(0) @binding(9) var<uniform> caster: CasterView;
+// Only in the main group: the land and sky mirrored in the sea (drawn with the reflection's
+// group, which lacks it).
+@group(0) @binding(10) var reflection: texture_2d<f32>;
 
 const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
@@ -317,7 +326,7 @@ fn sun_shadow(near: vec3<f32>, far: vec3<f32>, d: f32) -> f32 {
     return mix(lit, 1.0, smoothstep(view.shadow.z, view.shadow.w, d));
 }
 
-// The surface's colour; `sun` is how much of the sun reaches it (`sun_shadow`).
+// The surface's colour before the fog; `sun` is how much of the sun reaches it (`sun_shadow`).
 fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>, sun: f32) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
@@ -336,8 +345,7 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
     if (view.light.y > 0.0) {
         light += lamp_light(rel_xy);
     }
-    let c = albedo * light;
-    return mix(c, fog.rgb, fog.a);
+    return albedo * light;
 }
 
 @fragment
@@ -349,7 +357,11 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifdef SUN_SHADOWS
     sun = sun_shadow(in.shadow_near, in.shadow_far, length(in.rel));
     #endif
-    return vec4<f32>(shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun), 1.0);
+    var c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun);
+    if (view.water.x != 0.0 && view.flags.y != 0u && in.height < view.bands.x) {
+        c = water_surface(c, in);
+    }
+    return vec4<f32>(mix(c, in.fog.rgb, in.fog.a), 1.0);
 }
 
 @fragment
@@ -357,6 +369,91 @@ fn fs_wire(in: SurfaceIn) -> @location(0) vec4<f32> {
     let c = mix(vec3<f32>(0.02, 0.02, 0.02), level_color(in.level), 0.35);
     let f = fog_amount(length(in.rel));
     return vec4<f32>(mix(c, view.sky_horizon.rgb, f), 1.0);
+}
+
+// ---- water ----
+
+// The sea's slope at `xy` and time `t`: four swells travelling with the wind (towards +x, a
+// little north), as the gradient of their heights (unit amplitude per wavelength).
+fn water_slope(xy: vec2<f32>, t: f32) -> vec2<f32> {
+    var g = vec2<f32>(0.0);
+    let dirs = array<vec2<f32>, 4>(
+        vec2<f32>(1.0, 0.15), vec2<f32>(0.8, 0.55), vec2<f32>(0.95, -0.3), vec2<f32>(0.6, 0.2)
+    );
+    let lengths = array<f32, 4>(240.0, 150.0, 95.0, 60.0);
+    for (var i = 0u; i < 4u; i++) {
+        let k = 6.2831853 / lengths[i];
+        let d = normalize(dirs[i]);
+        let phase = dot(d, xy) * k - t * sqrt(9.81 * 40.0 * k);
+        g += d * (cos(phase) * 0.035);
+    }
+    return g;
+}
+
+// The sea at a fragment of lit colour `c`: the land and sky mirrored in it (the reflection,
+// moved by the waves' slope), blended by Schlick's Fresnel term for water (F0 = 0.02) at the
+// eye's angle, and foam where the ground comes within `view.water.z` of the surface.
+fn water_surface(c: vec3<f32>, in: SurfaceIn) -> vec3<f32> {
+    // Anchored to the ground (the eye is the selection camera less the frozen-culling offset).
+    let xy = in.rel.xy + frame.camera_offset.xy - view.eye_offset.xy;
+    let slope = water_slope(xy, view.water.y);
+    let n = normalize(vec3<f32>(-slope, 1.0));
+    let v = normalize(-in.rel);
+    let f = 0.02 + 0.98 * pow(1.0 - max(dot(n, v), 0.0), 5.0);
+    let screen = in.ndc.xy / in.ndc.w;
+    let uv = vec2<f32>(screen.x * 0.5 + 0.5, 0.5 - screen.y * 0.5) + slope * 0.25;
+    let mirrored = textureSampleLevel(reflection, sky_sampler, uv, 0.0).rgb;
+    var out = mix(c, mirrored, f);
+    let depth = view.bands.x - in.height;
+    let ripple = 0.5 + 0.5 * sin(dot(in.rel.xy, vec2<f32>(0.05, 0.03)) - view.water.y * 1.7);
+    let foam = (1.0 - smoothstep(0.0, view.water.z, depth)) * mix(0.45, 0.85, ripple);
+    let daylight = view.light.x * (view.sun.w + (1.0 - view.sun.w) * max(view.sun.z, 0.0));
+    return mix(out, vec3<f32>(0.92, 0.95, 0.97) * daylight, foam);
+}
+
+// The land mirrored in the sea's plane: drawn from the real eye, so the reflection lines up
+// with the sea pixel for pixel, and shaded as a camera at the eye's mirror image (under the
+// sea) sees it — its distances and directions, so fog and sky match that camera's frame
+// turned upside down. Faces wind the other way (the pipelines cull front faces); the sea
+// itself, lifted to its plane, is culled with them.
+@vertex
+fn vs_reflected(m: MeshIn) -> SurfaceOut {
+    let s = terrain_surface(m);
+    let height = s.rel.z + frame.camera_offset.z;
+    let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
+    // From the mirrored eye (2h below the eye, h its height above the sea).
+    let q = rel + vec3<f32>(0.0, 0.0, 2.0 * view.water.w);
+    var out: SurfaceOut;
+    out.clip = view.view_proj * vec4<f32>(q.x, q.y, -q.z, 1.0);
+    out.rel = q;
+    out.height = height;
+    out.normal = s.normal;
+    out.level = m.level;
+    out.morph = s.alpha;
+    out.ndc = out.clip;
+    out.fog = fog_at(q);
+    #ifdef SUN_SHADOWS
+    out.shadow_near = vec3<f32>(0.0);
+    out.shadow_far = vec3<f32>(0.0);
+    #endif
+    #ifdef CLIP_DISTANCES
+    out.clip_distances = array<f32, 8>(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
+    #endif
+    return out;
+}
+
+@fragment
+fn fs_reflected(in: SurfaceIn) -> @location(0) vec4<f32> {
+    let c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, 1.0);
+    return vec4<f32>(mix(c, in.fog.rgb, in.fog.a), 1.0);
+}
+
+// The sky as the mirrored eye sees it: the direction turned up.
+@fragment
+fn fs_sky_reflected(in: SkyOut) -> @location(0) vec4<f32> {
+    let q = view.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
+    let d = normalize(q.xyz / q.w);
+    return vec4<f32>(sky_color(vec3<f32>(d.x, d.y, -d.z)), 1.0);
 }
 
 // ---- shadow casters ----

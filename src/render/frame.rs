@@ -323,6 +323,7 @@ impl Renderer {
         );
         stats.world = self.world.stats;
         if let Some(terrain) = &mut self.terrain {
+            terrain.viewport = self.target.size;
             run_pass(
                 gpu,
                 enc,

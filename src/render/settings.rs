@@ -33,6 +33,8 @@ pub struct FrameSettings {
     pub bloom: bool,
     /// The sun's shadow cascades shadow the terrain (`render::shadow`).
     pub shadows: bool,
+    /// The terrain's sea reflects the land and the sky, with foam on its shores.
+    pub reflections: bool,
     /// Where the terrain's sky and fog colour come from.
     pub sky: SkyMode,
     /// The lamps' point light map lights the terrain (`terrain::lamps`).
@@ -64,6 +66,7 @@ impl Default for FrameSettings {
             surface_cache: true,
             bloom: false,
             shadows: false,
+            reflections: false,
             ui_cover: true,
             sky: SkyMode::Cubemap,
             point_lights: false,

@@ -23,3 +23,4 @@ mod terrain;
 mod ui_cover;
 mod views;
 mod vis;
+mod water;

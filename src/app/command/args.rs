@@ -71,6 +71,10 @@ pub struct CullArgs {
     /// Sun shadows: two cascades of the level's sun shadow the terrain (off by default).
     #[arg(long)]
     pub(crate) shadows: bool,
+    /// Water reflections: the terrain's sea mirrors the land and the sky (Fresnel-blended,
+    /// moved by waves) with foam on its shores (off by default).
+    #[arg(long)]
+    pub(crate) reflections: bool,
     /// The terrain's sky and fog colour: cubemap (the level's skybox, or the terrain's
     /// gradient without one; default) or scattering (the daylight model for the level's sun).
     #[arg(long, value_enum, default_value_t)]
@@ -112,6 +116,7 @@ impl CullArgs {
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
             shadows: self.shadows,
+            reflections: self.reflections,
             sky: self.sky,
             point_lights: self.point_lights,
             time_of_day: self.time_of_day,

@@ -99,6 +99,8 @@ pub struct Terrain {
     /// Selects the casters: every piece, not only those in the camera's frustum (a hill behind
     /// the camera shadows the valley in front of it); each cascade keeps those in its box.
     caster_selector: Option<ClipmapSelector>,
+    /// The frame's size in pixels (the water reflection is made for it).
+    pub viewport: (u32, u32),
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -137,6 +139,7 @@ impl Terrain {
             shadows: None,
             shadows_on: false,
             caster_selector: None,
+            viewport: (1, 1),
         }
     }
 
@@ -336,6 +339,11 @@ impl Pass for Terrain {
         self.draw.point_lights = settings.point_lights;
         self.draw.daylight = settings.time_of_day.daylight();
         self.shadows_on = settings.shadows && self.shadows.is_some();
+        let reflect = settings.reflections && self.draw.shading.flat_water;
+        self.draw
+            .set_reflection(gpu, reflect.then_some(self.viewport));
+        self.draw.reflecting = reflect;
+        self.draw.water_time = settings.time;
         self.draw.shadow_receiver = match (&mut self.shadows, self.shadows_on) {
             (Some(shadows), true) => Some(shadows.prepare(gpu, inputs.camera)),
             _ => None,
@@ -348,28 +356,40 @@ impl Pass for Terrain {
         self.draw.record(pass);
     }
 
-    /// The sun's cascades, depth only, when shadows are on.
+    /// The sun's cascades, depth only, when shadows are on; then the water reflection when
+    /// the sea reflects.
     fn offscreen(&self) -> Vec<Offscreen<'_>> {
         const LABELS: [&str; CASCADES] = ["shadow cascade 0", "shadow cascade 1"];
-        match (&self.shadows, self.shadows_on) {
-            (Some(shadows), true) => (0..CASCADES)
-                .map(|i| Offscreen {
-                    label: LABELS[i],
-                    color: None,
-                    depth: Some(shadows.map(i)),
-                    // Reverse-Z: cleared to 0, the farthest from the sun.
-                    clear: Some(wgpu::Color::BLACK),
-                })
-                .collect(),
-            _ => Vec::new(),
+        let mut out = Vec::new();
+        if let (Some(shadows), true) = (&self.shadows, self.shadows_on) {
+            out.extend((0..CASCADES).map(|i| Offscreen {
+                label: LABELS[i],
+                color: None,
+                depth: Some(shadows.map(i)),
+                // Reverse-Z: cleared to 0, the farthest from the sun.
+                clear: Some(wgpu::Color::BLACK),
+            }));
         }
+        if let Some((color, depth)) = self.draw.reflection_target() {
+            out.push(Offscreen {
+                label: "water reflection",
+                color: Some(color),
+                depth: Some(depth),
+                clear: Some(wgpu::Color::BLACK),
+            });
+        }
+        out
     }
 
-    /// The world's casters and then the terrain into cascade `index`.
+    /// Cascade `index`: the world's casters and then the terrain; past the cascades, the
+    /// water reflection.
     fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        if let Some(shadows) = &self.shadows {
-            shadows.record_world(index, pass);
-            self.draw.record_casters(index, pass);
+        match &self.shadows {
+            Some(shadows) if self.shadows_on && index < CASCADES => {
+                shadows.record_world(index, pass);
+                self.draw.record_casters(index, pass);
+            }
+            _ => self.draw.record_reflection(pass),
         }
     }
 }

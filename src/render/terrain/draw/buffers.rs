@@ -166,6 +166,17 @@ pub(in crate::render::terrain) fn create_placeholder_lamps(
     )
 }
 
+/// Until the sea reflects: one dark texel, unused (`TerrainView::water.x` = 0).
+pub(in crate::render::terrain) fn create_placeholder_reflection(
+    device: &wgpu::Device,
+) -> wgpu::TextureView {
+    placeholder(
+        device,
+        "terrain reflection placeholder",
+        wgpu::TextureViewDimension::D2,
+    )
+}
+
 /// Until the sun's cascades are set: a 1×1 depth map, unused (the variant without shadows
 /// draws).
 pub(in crate::render::terrain) fn create_placeholder_shadow(

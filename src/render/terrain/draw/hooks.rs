@@ -81,6 +81,13 @@ impl VertexReadback {
 }
 
 impl TerrainDraw {
+    /// The last frame's water reflection as drawn (half the frame's size), if the sea
+    /// reflected.
+    pub fn read_reflection(&self, gpu: &Gpu) -> Option<image::RgbaImage> {
+        let r = self.reflection.as_ref()?;
+        Some(crate::render::target::read_rgba(gpu, &r.color_texture))
+    }
+
     /// Test hook: runs the surface vertex shader for every vertex of every instance of the last
     /// prepared frame and reads back its camera-relative position and clip position (one pixel
     /// per vertex: column = mesh vertex, row = instance index).

@@ -5,6 +5,7 @@ mod buffers;
 #[cfg(feature = "test-hooks")]
 mod hooks;
 mod pipelines;
+mod reflection;
 mod uniforms;
 
 use std::ops::Range;
@@ -84,6 +85,13 @@ pub struct TerrainDraw {
     shadowed: Option<[wgpu::RenderPipeline; 2]>,
     color_format: wgpu::TextureFormat,
     module: wgpu::ShaderModule,
+    /// The sea's reflection (`set_reflection`) and what the main group holds without one.
+    pub(in crate::render::terrain) reflection: Option<reflection::WaterReflection>,
+    no_reflection: wgpu::TextureView,
+    /// This frame draws the reflection and the sea shows it (`FrameSettings::reflections`, a
+    /// sea, a reflection made); and the clock its waves move by.
+    pub(in crate::render::terrain) reflecting: bool,
+    pub(in crate::render::terrain) water_time: f32,
     /// This frame's cascades as the shading reads them; `None`: no shadows.
     pub(in crate::render::terrain) shadow_receiver: Option<crate::render::shadow::ShadowReceiver>,
     pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
@@ -165,12 +173,80 @@ impl TerrainDraw {
             lamps: &self.lamp_view,
             shadow_maps: [&self.shadow_views[0], &self.shadow_views[1]],
             shadow_sampler: &self.shadow_sampler,
+            reflection: Some(
+                self.reflection
+                    .as_ref()
+                    .map_or(&self.no_reflection, |r| &r.color),
+            ),
         }
     }
 
     fn rebind(&mut self, gpu: &Gpu) {
         self.bind_group =
             terrain_bind_group(&gpu.device, &self.bind_group_layout, &self.bindings());
+        if let Some(r) = &self.reflection {
+            let without = TerrainBindings {
+                reflection: None,
+                ..self.bindings()
+            };
+            let group = terrain_bind_group(&gpu.device, &r.layout, &without);
+            if let Some(r) = &mut self.reflection {
+                r.group = Some(group);
+            }
+        }
+    }
+
+    /// The sea's reflection at `frame_size / reflection::SCALE` (made again when that
+    /// changes), or none.
+    pub fn set_reflection(&mut self, gpu: &Gpu, frame_size: Option<(u32, u32)>) {
+        let size = frame_size.map(|(w, h)| {
+            (
+                (w / reflection::SCALE).max(1),
+                (h / reflection::SCALE).max(1),
+            )
+        });
+        if self.reflection.as_ref().map(|r| r.size) == size {
+            return;
+        }
+        self.reflection = size.map(|size| {
+            reflection::WaterReflection::new(&gpu.device, size, &self.module, self.color_format)
+        });
+        self.rebind(gpu);
+    }
+
+    /// The reflection's colour and depth views while this frame draws it.
+    pub fn reflection_target(&self) -> Option<(&wgpu::TextureView, &wgpu::TextureView)> {
+        self.reflection
+            .as_ref()
+            .filter(|_| self.reflecting)
+            .map(|r| (&r.color, &r.depth))
+    }
+
+    /// Records the mirrored land and sky into the reflection (a pass on `reflection_target`).
+    pub fn record_reflection(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let Some(r) = &self.reflection else { return };
+        let Some(group) = &r.group else { return };
+        pass.set_bind_group(0, group, &[]);
+        if !self.draws.is_empty() {
+            pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
+            pass.set_vertex_buffer(1, self.instances.slice(..));
+            pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
+            for (kind, range) in &self.draws {
+                pass.set_pipeline(if *kind == MeshKind::Seam {
+                    &r.seam
+                } else {
+                    &r.fill
+                });
+                let k = self.kinds[*kind as usize];
+                pass.draw_indexed(
+                    k.first_index..k.first_index + k.index_count,
+                    k.base_vertex as i32,
+                    range.clone(),
+                );
+            }
+        }
+        pass.set_pipeline(&r.sky);
+        pass.draw(0..3, 0..1);
     }
 
     /// The sun's shadow cascades: the shading samples them, and the terrain casts into them
@@ -216,7 +292,7 @@ impl TerrainDraw {
             create_uniform_buffer(device, "terrain view", std::mem::size_of::<TerrainView>());
         let window = cfg.window_size();
         let (heights, heights_view) = create_height_windows(device, window, cfg.levels);
-        let bgl = create_bind_group_layout(device);
+        let bgl = create_bind_group_layout(device, true);
         let sky_sampler = create_sky_sampler(device);
         let placeholder = create_placeholder_sky(device);
         let no_lamps = create_placeholder_lamps(device);
@@ -225,6 +301,7 @@ impl TerrainDraw {
             create_placeholder_shadow(device),
         ];
         let shadow_sampler = crate::render::shadow::create_compare_sampler(device);
+        let no_reflection = create_placeholder_reflection(device);
         let bind_group = terrain_bind_group(
             device,
             &bgl,
@@ -237,6 +314,7 @@ impl TerrainDraw {
                 lamps: &no_lamps,
                 shadow_maps: [&shadow_views[0], &shadow_views[1]],
                 shadow_sampler: &shadow_sampler,
+                reflection: Some(&no_reflection),
             },
         );
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -291,6 +369,10 @@ impl TerrainDraw {
             color_format,
             module,
             shadow_receiver: None,
+            reflection: None,
+            no_reflection,
+            reflecting: false,
+            water_time: 0.0,
             line_buffer: None,
             line_count: 0,
             draws: Vec::new(),
@@ -390,6 +472,14 @@ impl TerrainDraw {
             self.view.shadow_rel = r.rel_to_light;
             self.view.shadow = [r.texel[0], r.texel[1], r.fade[0], r.fade[1]];
         }
+        let s = &self.shading;
+        let foam = (0.004 * s.height_span).max(2.0);
+        self.view.water = [
+            self.reflecting as u32 as f32,
+            self.water_time,
+            foam,
+            camera.position.z - s.sea_level,
+        ];
         self.view.oct_min = octagon.min;
         self.view.oct_max = octagon.max;
         q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));

@@ -125,6 +125,17 @@ pub(in crate::render::terrain) fn create_sky_pipeline(
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
+    create_sky_pipeline_with(device, layout, module, color_format, "fs_sky")
+}
+
+/// A sky pipeline with the fragment stage `fs` (the reflection's sees the sky turned up).
+pub(in crate::render::terrain) fn create_sky_pipeline_with(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+    fs: &str,
+) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("terrain sky"),
         layout: Some(layout),
@@ -139,7 +150,7 @@ pub(in crate::render::terrain) fn create_sky_pipeline(
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module,
-            entry_point: Some("fs_sky"),
+            entry_point: Some(fs),
             compilation_options: Default::default(),
             targets: &[Some(color_format.into())],
         }),

@@ -39,6 +39,9 @@ pub struct TerrainView {
     /// x, y: world units per texel of cascade 0 and 1; z, w: the view distance where the
     /// shadows start fading out and where they are gone.
     pub shadow: [f32; 4],
+    /// x: 1 = the sea shows the reflection and foam; y: seconds (the waves); z: the depth the
+    /// shore's foam reaches; w: the eye's height above the sea.
+    pub water: [f32; 4],
 }
 
 pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
@@ -56,65 +59,90 @@ pub(in crate::render::terrain) fn create_uniform_buffer(
     })
 }
 
-/// The layout of [`terrain_bind_group`].
+/// The layout of [`terrain_bind_group`]: the main group, with the water reflection, or the
+/// reflection's own group, without it (the reflection is drawn into it).
 pub(in crate::render::terrain) fn create_bind_group_layout(
     device: &wgpu::Device,
+    with_reflection: bool,
 ) -> wgpu::BindGroupLayout {
+    let mut entries = main_entries().to_vec();
+    if with_reflection {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: 10,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        });
+    }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("terrain"),
-        entries: &[
-            uniform_entry(0, wgpu::ShaderStages::VERTEX),
-            uniform_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
-            wgpu::BindGroupLayoutEntry {
-                binding: 2,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2Array,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 3,
-                // The vertex stage reads the sky for the fog's colour (`fog_at`).
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                    view_dimension: wgpu::TextureViewDimension::Cube,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 4,
-                // The vertex stage reads the sky for the fog's colour (`fog_at`).
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 5,
-                // The point light map (`terrain::lamps`), sampled with the sky's sampler.
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
-            shadow_map_entry(6),
-            wgpu::BindGroupLayoutEntry {
-                binding: 7,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                count: None,
-            },
-            shadow_map_entry(8),
-        ],
+        label: Some(if with_reflection {
+            "terrain"
+        } else {
+            "terrain water reflection"
+        }),
+        entries: &entries,
     })
+}
+
+/// Every entry of the terrain's group but the reflection.
+fn main_entries() -> [wgpu::BindGroupLayoutEntry; 9] {
+    [
+        // The fragment stage reads the eye's place for the waves.
+        uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+        uniform_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
+        wgpu::BindGroupLayoutEntry {
+            binding: 2,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: 3,
+            // The vertex stage reads the sky for the fog's colour (`fog_at`).
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::Cube,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: 4,
+            // The vertex stage reads the sky for the fog's colour (`fog_at`).
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: 5,
+            // The point light map (`terrain::lamps`), sampled with the sky's sampler.
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
+        shadow_map_entry(6),
+        wgpu::BindGroupLayoutEntry {
+            binding: 7,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+            count: None,
+        },
+        shadow_map_entry(8),
+    ]
 }
 
 fn shadow_map_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -166,6 +194,8 @@ pub(in crate::render::terrain) struct TerrainBindings<'a> {
     pub(in crate::render::terrain) lamps: &'a wgpu::TextureView,
     pub(in crate::render::terrain) shadow_maps: [&'a wgpu::TextureView; 2],
     pub(in crate::render::terrain) shadow_sampler: &'a wgpu::Sampler,
+    /// The water reflection: the main group holds it, the reflection's own group does not.
+    pub(in crate::render::terrain) reflection: Option<&'a wgpu::TextureView>,
 }
 
 /// The casters' group: `b`'s frame, view and heights, and the cascades' caster views.
@@ -211,26 +241,30 @@ pub(in crate::render::terrain) fn terrain_bind_group(
         binding,
         resource: wgpu::BindingResource::Sampler(s),
     };
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: b.frame.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: b.view.as_entire_binding(),
+        },
+        view(2, b.heights),
+        view(3, b.sky),
+        sampler(4, b.sky_sampler),
+        view(5, b.lamps),
+        view(6, b.shadow_maps[0]),
+        sampler(7, b.shadow_sampler),
+        view(8, b.shadow_maps[1]),
+    ];
+    if let Some(r) = b.reflection {
+        entries.push(view(10, r));
+    }
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("terrain"),
         layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: b.frame.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: b.view.as_entire_binding(),
-            },
-            view(2, b.heights),
-            view(3, b.sky),
-            sampler(4, b.sky_sampler),
-            view(5, b.lamps),
-            view(6, b.shadow_maps[0]),
-            sampler(7, b.shadow_sampler),
-            view(8, b.shadow_maps[1]),
-        ],
+        entries: &entries,
     })
 }
 
@@ -269,5 +303,6 @@ pub(in crate::render::terrain) fn view_uniform(
         light: [1.0, 0.0, 0.0, 0.0],
         shadow_rel: [[[0.0; 4]; 4]; 2],
         shadow: [0.0; 4],
+        water: [0.0; 4],
     }
 }
