@@ -247,6 +247,16 @@ impl Terrain {
             _ => Default::default(),
         };
         self.draw.upload_casters(gpu, &casters);
+        // The reflection is drawn only when a piece in view reaches under the sea.
+        if self.draw.reflecting {
+            let sea = self.draw.shading.sea_level;
+            let (heightmap, pyramid) = (&c.heightmap, &mut c.pyramid);
+            self.draw.reflecting = selection.draws().any(|(kind, range)| {
+                selection.instances[range.start as usize..range.end as usize]
+                    .iter()
+                    .any(|inst| instance_aabb(&cfg, kind, inst, heightmap, pyramid).min.z < sea)
+            });
+        }
         let frame = ClipmapFrame {
             selection,
             updates: &self.updates,
