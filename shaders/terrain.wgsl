@@ -66,8 +66,9 @@ struct TerrainView {
     // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
     // start fading out / are gone (the SUN_SHADOWS variant reads them)
     shadow: vec4<f32>,
-    // x: 1 = the sea shows the reflection and foam; y: seconds (the waves); z: the depth the
-    // shore's foam reaches; w: the eye's height above the sea
+    // x: 1 = the sea shows the reflection and foam (the WATER_REFLECTIONS variant draws); y:
+    // seconds (the waves); z: the depth the shore's foam reaches; w: the eye's height above
+    // the sea
     water: vec4<f32>,
 };
 
@@ -358,9 +359,11 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     sun = sun_shadow(in.shadow_near, in.shadow_far, length(in.rel));
     #endif
     var c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun);
-    if (view.water.x != 0.0 && view.flags.y != 0u && in.height < view.bands.x) {
+    #ifdef WATER_REFLECTIONS
+    if (view.flags.y != 0u && in.height < view.bands.x) {
         c = water_surface(c, in);
     }
+    #endif
     return vec4<f32>(mix(c, in.fog.rgb, in.fog.a), 1.0);
 }
 

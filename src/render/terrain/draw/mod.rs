@@ -82,7 +82,9 @@ pub struct TerrainDraw {
     caster_instances: Option<wgpu::Buffer>,
     caster_draws: [Vec<(MeshKind, Range<u32>)>; 2],
     /// The fill and seam pipelines of the variant that samples the cascades (`set_shadows`).
-    shadowed: Option<[wgpu::RenderPipeline; 2]>,
+    /// The fill and seam pipelines of the shading's variants (made on first use): with
+    /// shadows, with the sea's reflection, with both (`variant`).
+    variants: [Option<[wgpu::RenderPipeline; 2]>; 3],
     color_format: wgpu::TextureFormat,
     module: wgpu::ShaderModule,
     /// The sea's reflection (`set_reflection`) and what the main group holds without one.
@@ -255,13 +257,6 @@ impl TerrainDraw {
         self.shadow_views = shadows.maps.clone();
         self.shadow_sampler = shadows.compare_sampler.clone();
         self.rebind(gpu);
-        if self.shadowed.is_none() {
-            self.shadowed = Some(create_shadowed_pipelines(
-                gpu,
-                &self.bind_group_layout,
-                self.color_format,
-            ));
-        }
         let layout = create_caster_layout(&gpu.device);
         let group = caster_bind_group(
             &gpu.device,
@@ -325,7 +320,7 @@ impl TerrainDraw {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain.wgsl"),
             source: wgpu::ShaderSource::Wgsl(
-                shaders::terrain(gpu.features.clip_distances, false).into(),
+                shaders::terrain(gpu.features.clip_distances, false, false).into(),
             ),
         });
         let pipelines = create_pipelines(gpu, &layout, &module, color_format);
@@ -365,7 +360,7 @@ impl TerrainDraw {
             casters: None,
             caster_instances: None,
             caster_draws: Default::default(),
-            shadowed: None,
+            variants: Default::default(),
             color_format,
             module,
             shadow_receiver: None,
@@ -472,6 +467,7 @@ impl TerrainDraw {
             self.view.shadow_rel = r.rel_to_light;
             self.view.shadow = [r.texel[0], r.texel[1], r.fade[0], r.fade[1]];
         }
+        self.make_variant(gpu);
         let s = &self.shading;
         let foam = (0.004 * s.height_span).max(2.0);
         self.view.water = [
@@ -604,11 +600,31 @@ impl TerrainDraw {
         }
     }
 
+    /// This frame's variant of the shading (an index into `variants`), `None` for the plain one.
+    fn variant(&self) -> Option<usize> {
+        let bits = self.shadow_receiver.is_some() as usize | (self.reflecting as usize) << 1;
+        bits.checked_sub(1)
+    }
+
+    /// Makes this frame's variant's pipelines if they are not yet.
+    fn make_variant(&mut self, gpu: &Gpu) {
+        let Some(v) = self.variant() else { return };
+        if self.variants[v].is_none() {
+            let features = ((v + 1) & 1 != 0, (v + 1) & 2 != 0);
+            self.variants[v] = Some(create_variant_pipelines(
+                gpu,
+                &self.bind_group_layout,
+                self.color_format,
+                features,
+            ));
+        }
+    }
+
     fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
         let mut current: Option<*const wgpu::RenderPipeline> = None;
-        let [fill, seam] = match (&self.shadowed, self.shadow_receiver.is_some()) {
-            (Some([fill, seam]), true) => [fill, seam],
-            _ => [&self.fill, &self.seam],
+        let [fill, seam] = match self.variant().and_then(|v| self.variants[v].as_ref()) {
+            Some([fill, seam]) => [fill, seam],
+            None => [&self.fill, &self.seam],
         };
         for (kind, range) in &self.draws {
             let pipe = only.unwrap_or(if *kind == MeshKind::Seam { seam } else { fill });

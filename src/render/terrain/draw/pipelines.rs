@@ -77,26 +77,28 @@ pub(in crate::render::terrain) fn create_pipelines(
     }
 }
 
-/// The fill and seam pipelines of the variant that samples the sun's cascades (SUN_SHADOWS).
-pub(in crate::render::terrain) fn create_shadowed_pipelines(
+/// The fill and seam pipelines of a variant of the surface's shading: sampling the sun's
+/// cascades (SUN_SHADOWS), the sea showing its reflection (WATER_REFLECTIONS), or both.
+pub(in crate::render::terrain) fn create_variant_pipelines(
     gpu: &Gpu,
     group: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
+    (shadows, water): (bool, bool),
 ) -> [wgpu::RenderPipeline; 2] {
     let device = &gpu.device;
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("terrain with sun shadows"),
+        label: Some("terrain variant"),
         bind_group_layouts: &[Some(group)],
         immediate_size: 0,
     });
-    let source = crate::render::shaders::terrain(gpu.features.clip_distances, true);
+    let source = crate::render::shaders::terrain(gpu.features.clip_distances, shadows, water);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("terrain.wgsl (sun shadows)"),
+        label: Some("terrain.wgsl (variant)"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     });
     [
-        ("terrain (sun shadows)", Some(wgpu::Face::Back)),
-        ("terrain seam (sun shadows)", None),
+        ("terrain (variant)", Some(wgpu::Face::Back)),
+        ("terrain seam (variant)", None),
     ]
     .map(|(label, cull)| {
         surface_pipeline(
