@@ -289,14 +289,8 @@ impl TerrainDraw {
         let (heights, heights_view) = create_height_windows(device, window, cfg.levels);
         let bgl = create_bind_group_layout(device, true);
         let sky_sampler = create_sky_sampler(device);
-        let placeholder = create_placeholder_sky(device);
-        let no_lamps = create_placeholder_lamps(device);
-        let shadow_views = [
-            create_placeholder_shadow(device),
-            create_placeholder_shadow(device),
-        ];
+        let (placeholder, no_lamps, shadow_views, no_reflection) = placeholders(device);
         let shadow_sampler = crate::render::shadow::create_compare_sampler(device);
-        let no_reflection = create_placeholder_reflection(device);
         let bind_group = terrain_bind_group(
             device,
             &bgl,
@@ -450,7 +444,37 @@ impl TerrainDraw {
             Some(s) => (s.position.as_dvec3() - camera.position.as_dvec3()).as_vec3(),
             None => Vec3::ZERO,
         };
-        let octagon = self.view_octagon;
+        self.fill_view(gpu, camera, eye_offset, overlay);
+        q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
+        self.wireframe = overlay.wireframe && self.wire.is_some();
+
+        self.line_count = lines.len() as u32;
+        if !lines.is_empty() {
+            let bytes = std::mem::size_of_val(lines) as u64;
+            if self.line_buffer.as_ref().is_none_or(|b| b.size() < bytes) {
+                self.line_buffer = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("terrain debug boxes"),
+                    size: bytes.next_power_of_two().max(4096),
+                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }));
+            }
+            if let Some(b) = &self.line_buffer {
+                q.write_buffer(b, 0, bytemuck::cast_slice(lines));
+            }
+        }
+        updates.bytes()
+    }
+
+    /// This frame's view uniform: the eye, the shading, the sky, the lamps, the cascades, the
+    /// sea and the outdoor octagon.
+    fn fill_view(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        eye_offset: Vec3,
+        overlay: &TerrainOverlay,
+    ) {
         self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
         self.view.flags[2] = self.skybox as u32;
         if self.scattering {
@@ -476,27 +500,8 @@ impl TerrainDraw {
             foam,
             camera.position.z - s.sea_level,
         ];
-        self.view.oct_min = octagon.min;
-        self.view.oct_max = octagon.max;
-        q.write_buffer(&self.view_buffer, 0, bytemuck::bytes_of(&self.view));
-        self.wireframe = overlay.wireframe && self.wire.is_some();
-
-        self.line_count = lines.len() as u32;
-        if !lines.is_empty() {
-            let bytes = std::mem::size_of_val(lines) as u64;
-            if self.line_buffer.as_ref().is_none_or(|b| b.size() < bytes) {
-                self.line_buffer = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("terrain debug boxes"),
-                    size: bytes.next_power_of_two().max(4096),
-                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }));
-            }
-            if let Some(b) = &self.line_buffer {
-                q.write_buffer(b, 0, bytemuck::cast_slice(lines));
-            }
-        }
-        updates.bytes()
+        self.view.oct_min = self.view_octagon.min;
+        self.view.oct_max = self.view_octagon.max;
     }
 
     /// Draw commands of the surface and the sky in the last prepared frame.
@@ -653,4 +658,25 @@ pub struct TerrainUpload<'a> {
     pub overlay: &'a TerrainOverlay,
     /// Debug boxes, eye-relative.
     pub lines: &'a [LineVertex],
+}
+
+/// What the bind group holds until the level sets the real ones: the sky cube, the lamp map,
+/// the two cascades, the reflection.
+fn placeholders(
+    device: &wgpu::Device,
+) -> (
+    wgpu::TextureView,
+    wgpu::TextureView,
+    [wgpu::TextureView; 2],
+    wgpu::TextureView,
+) {
+    (
+        create_placeholder_sky(device),
+        create_placeholder_lamps(device),
+        [
+            create_placeholder_shadow(device),
+            create_placeholder_shadow(device),
+        ],
+        create_placeholder_reflection(device),
+    )
 }
