@@ -173,20 +173,26 @@ fn water_lift(height: f32) -> f32 {
     return 0.0;
 }
 
-@vertex
-fn vs_main(m: MeshIn) -> SurfaceOut {
-    let s = terrain_surface(m);
-    let height = s.rel.z + frame.camera_offset.z;
-    let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
+// The surface's outputs for a vertex at `clip`, shaded as seen from `rel` (eye-relative).
+fn surface_out(s: Surface, m: MeshIn, height: f32, clip: vec4<f32>, rel: vec3<f32>) -> SurfaceOut {
     var out: SurfaceOut;
-    out.clip = view.view_proj * vec4<f32>(rel, 1.0);
+    out.clip = clip;
     out.rel = rel;
     out.height = height;
     out.normal = s.normal;
     out.level = m.level;
     out.morph = s.alpha;
-    out.ndc = out.clip;
+    out.ndc = clip;
     out.fog = fog_at(rel);
+    return out;
+}
+
+@vertex
+fn vs_main(m: MeshIn) -> SurfaceOut {
+    let s = terrain_surface(m);
+    let height = s.rel.z + frame.camera_offset.z;
+    let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
+    var out = surface_out(s, m, height, view.view_proj * vec4<f32>(rel, 1.0), rel);
     #ifdef SUN_SHADOWS
     let n = select(s.normal, vec3<f32>(0.0, 0.0, 1.0), height < view.bands.x && view.flags.y != 0u);
     out.shadow_near = sun_coords(0u, rel, n, view.shadow.x);
@@ -426,15 +432,7 @@ fn vs_reflected(m: MeshIn) -> SurfaceOut {
     let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
     // From the mirrored eye (2h below the eye, h its height above the sea).
     let q = rel + vec3<f32>(0.0, 0.0, 2.0 * view.water.w);
-    var out: SurfaceOut;
-    out.clip = view.view_proj * vec4<f32>(q.x, q.y, -q.z, 1.0);
-    out.rel = q;
-    out.height = height;
-    out.normal = s.normal;
-    out.level = m.level;
-    out.morph = s.alpha;
-    out.ndc = out.clip;
-    out.fog = fog_at(q);
+    var out = surface_out(s, m, height, view.view_proj * vec4<f32>(q.x, q.y, -q.z, 1.0), q);
     #ifdef SUN_SHADOWS
     out.shadow_near = vec3<f32>(0.0);
     out.shadow_far = vec3<f32>(0.0);

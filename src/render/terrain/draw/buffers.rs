@@ -118,6 +118,16 @@ fn placeholder(
     label: &str,
     dimension: wgpu::TextureViewDimension,
 ) -> wgpu::TextureView {
+    placeholder_of(device, label, dimension, wgpu::TextureFormat::Rgba8Unorm)
+}
+
+/// A 1×1 texture of `format` (six layers for a cube) standing in for one not set yet.
+fn placeholder_of(
+    device: &wgpu::Device,
+    label: &str,
+    dimension: wgpu::TextureViewDimension,
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureView {
     let layers = if dimension == wgpu::TextureViewDimension::Cube {
         6
     } else {
@@ -134,7 +144,7 @@ fn placeholder(
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
+            format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         })
@@ -182,20 +192,10 @@ pub(in crate::render::terrain) fn create_placeholder_reflection(
 pub(in crate::render::terrain) fn create_placeholder_shadow(
     device: &wgpu::Device,
 ) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain shadow placeholder"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: crate::render::shadow::SHADOW_FORMAT,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
+    placeholder_of(
+        device,
+        "terrain shadow placeholder",
+        wgpu::TextureViewDimension::D2,
+        crate::render::shadow::SHADOW_FORMAT,
+    )
 }

@@ -96,19 +96,35 @@ pub(in crate::render::terrain) fn create_variant_pipelines(
         label: Some("terrain.wgsl (variant)"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     });
-    [
-        ("terrain (variant)", Some(wgpu::Face::Back)),
-        ("terrain seam (variant)", None),
-    ]
-    .map(|(label, cull)| {
+    fill_and_seam(
+        device,
+        &layout,
+        &module,
+        ("vs_main", "fs_main"),
+        wgpu::Face::Back,
+        color_format,
+    )
+}
+
+/// A surface's two pipelines with `vs` and `fs`: the fill, culling `fill_cull`, and the seam,
+/// which culls nothing (its triangles have zero area on the grid and either winding).
+pub(in crate::render::terrain) fn fill_and_seam(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    (vs, fs): (&str, &str),
+    fill_cull: wgpu::Face,
+    color_format: wgpu::TextureFormat,
+) -> [wgpu::RenderPipeline; 2] {
+    [Some(fill_cull), None].map(|cull| {
         surface_pipeline(
             device,
-            &layout,
-            &module,
+            layout,
+            module,
             SurfaceDesc {
-                label,
-                vs: "vs_main",
-                fs: "fs_main",
+                label: fs,
+                vs,
+                fs,
                 buffers: &mesh_buffers(),
                 cull,
                 mode: wgpu::PolygonMode::Fill,

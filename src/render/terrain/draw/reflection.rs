@@ -8,7 +8,7 @@
 //! The pass draws with a group of its own: the main group holds the reflection texture, which
 //! may not be bound while it is drawn into.
 
-use super::pipelines::{create_sky_pipeline_with, mesh_buffers, surface_pipeline, SurfaceDesc};
+use super::pipelines::{create_sky_pipeline_with, fill_and_seam};
 use crate::render::DEPTH_FORMAT;
 
 /// The reflection's size against the frame's: half on each side (a quarter of the pixels; the
@@ -43,27 +43,15 @@ impl WaterReflection {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let surface = |label, cull| {
-            surface_pipeline(
-                device,
-                &pipeline_layout,
-                module,
-                SurfaceDesc {
-                    label,
-                    vs: "vs_reflected",
-                    fs: "fs_reflected",
-                    buffers: &mesh_buffers(),
-                    cull,
-                    mode: wgpu::PolygonMode::Fill,
-                    depth_write: true,
-                    bias: Default::default(),
-                    format: color_format,
-                },
-            )
-        };
         // Mirrored, the faces wind the other way.
-        let fill = surface("terrain reflected", Some(wgpu::Face::Front));
-        let seam = surface("terrain seam reflected", None);
+        let [fill, seam] = fill_and_seam(
+            device,
+            &pipeline_layout,
+            module,
+            ("vs_reflected", "fs_reflected"),
+            wgpu::Face::Front,
+            color_format,
+        );
         let sky = create_sky_pipeline_with(
             device,
             &pipeline_layout,
