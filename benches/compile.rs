@@ -60,7 +60,7 @@ fn light_e1m1(c: &mut Criterion) {
         group.bench_function(format!("e1m1 {samples}x{samples} bounces {bounces}"), |b| {
             b.iter(|| {
                 lanthorn::light::entities::bake(&level, &lights, samples, bounces)
-                    .1
+                    .2
                     .rays
             })
         });

@@ -27,7 +27,8 @@ struct DrawRecord {
     cell: u32,
     // Portals the flow crossed to reach the cell (the depth tint).
     depth: u32,
-    // An object lit where it is: RGB bytes, 64 = 1 (render::world::draws::LIGHT_UNIT).
+    // An object lit where it is: RGB bytes, 64 = 1 (render::world::draws::LIGHT_UNIT); or
+    // GRID_LIT: its faces' lights are in object_light.
     light: u32,
     // Object translation (zero for cells).
     origin: vec4<f32>,
@@ -42,9 +43,15 @@ struct DrawRecord {
 @group(0) @binding(4) var materials: texture_2d_array<f32>;
 @group(0) @binding(5) var material_sampler: sampler;
 @group(0) @binding(6) var skybox: texture_cube<f32>;
+// Per surface: the light of a grid-lit object's face (ten bits a channel, red lowest,
+// OBJECT_LIGHT_UNIT = 1), from the level's light grid at its normal
+// (render::world::object_light).
+@group(0) @binding(7) var<storage, read> object_light: array<u32>;
 
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 const LIGHT_UNIT: u32 = 64u;
+const GRID_LIT: u32 = 2147483648u;
+const OBJECT_LIGHT_UNIT: u32 = 256u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;

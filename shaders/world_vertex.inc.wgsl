@@ -76,8 +76,19 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.light_r = rows.r;
     out.light_g = rows.g;
     out.light_b = rows.b;
-    out.unlit = v.unlit * unpack4x8unorm(record.light).rgb * (255.0 / f32(LIGHT_UNIT));
+    out.unlit = unlit_light(v, record.light);
     return out;
+}
+
+// The light of a surface without a lightmap: a grid-lit object's face's own, else its CPU
+// normal shade times its record's light.
+fn unlit_light(v: WorldVertex, light: u32) -> vec3<f32> {
+    if (light & GRID_LIT) != 0u {
+        let o = object_light[v.surface];
+        let bits = vec3<u32>(o & 1023u, (o >> 10u) & 1023u, (o >> 20u) & 1023u);
+        return vec3<f32>(bits) / f32(OBJECT_LIGHT_UNIT);
+    }
+    return v.unlit * unpack4x8unorm(light).rgb * (255.0 / f32(LIGHT_UNIT));
 }
 
 #ifndef CLIP_DISTANCES

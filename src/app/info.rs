@@ -51,6 +51,11 @@ pub fn level_report(level: &Level) -> serde_json::Value {
         "outside_cell": level.outside_cell(),
         "lights": lights.lights.len(),
         "sun": lights.sun.is_some(),
+        "light_grid": level.light_grid.as_ref().map(|g| serde_json::json!({
+            "size": g.size,
+            "spacing": g.spacing.to_array(),
+            "open_points": g.styles.iter().filter(|s| s.count() > 0).count(),
+        })),
         "bounds": if b.is_empty() { serde_json::Value::Null } else { serde_json::json!([b.min.to_array(), b.max.to_array()]) },
     })
 }

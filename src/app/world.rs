@@ -112,8 +112,10 @@ pub fn cull_view(
 }
 
 /// Puts the level's moving objects where they are at the frame's time, shuts the portals of
-/// the doors at rest, and lights each moving object by the lightmap straight below its centre
-/// (Quake's `R_LightPoint`; full light where no lit floor lies below, or in fullbright).
+/// the doors at rest, and lights each moving object where it is: from the level's light grid
+/// over its box (spherical harmonics, this frame's style brightnesses), else by the lightmap
+/// straight below its centre (Quake's `R_LightPoint`; full light where no lit floor lies
+/// below, or in fullbright).
 pub fn animate(
     level: &Level,
     culler: &mut crate::vis::Culler,
@@ -130,7 +132,10 @@ pub fn animate(
         let i = culler.links.moving[k] as usize;
         let b = culler.links.bounds[i];
         let centre = (b.min + b.max) * 0.5;
-        culler.links.lights[i] = if settings.fullbright {
+        let grid = level.light_grid.as_ref().filter(|_| !settings.fullbright);
+        let ambient = grid.and_then(|g| crate::light::grid::light_over(g, b, &scales));
+        culler.links.ambient[i] = ambient;
+        culler.links.lights[i] = if settings.fullbright || ambient.is_some() {
             [1.0; 3]
         } else {
             crate::light::point::light_below(level, centre, &scales, settings.light_scale)

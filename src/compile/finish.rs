@@ -114,7 +114,8 @@ fn luxel_blocks(
             .collect();
     }
     let bounces = options.bounces.unwrap_or(lights.bounces);
-    let (blocks, baked) = entities::bake(level, &lights, options.light_samples, bounces);
+    let (blocks, grid, baked) = entities::bake(level, &lights, options.light_samples, bounces);
+    level.light_grid = grid;
     stats.bounce_seconds = baked.bounce_seconds;
     for &(i, style) in &lights.assigned {
         level.entities[i].set("style", style.to_string());
@@ -131,11 +132,13 @@ fn luxel_blocks(
     stats.luxels = baked.luxels;
     stats.light_seconds = baked.seconds;
     log::info!(
-        "compile: light: {} lights, {} luxels, {} rays, {:.2} s",
+        "compile: light: {} lights, {} luxels, {} rays, {:.2} s (light grid: {} points, {:.2} s)",
         baked.lights,
         baked.luxels,
         baked.rays,
-        baked.seconds
+        baked.seconds,
+        baked.grid_points,
+        baked.grid_seconds
     );
     blocks
         .into_iter()

@@ -7,6 +7,7 @@ pub mod cascades;
 pub mod octagon;
 pub mod plane;
 pub mod polygon;
+pub mod sh;
 pub mod tjunctions;
 pub mod triangulate;
 

@@ -4,6 +4,7 @@
 pub mod file;
 #[cfg(test)]
 pub(crate) mod key_reads;
+pub mod light_grid;
 pub mod motion;
 pub mod spawn;
 pub mod styles;
@@ -15,6 +16,7 @@ use glam::{Vec2, Vec3};
 use crate::geom::{Aabb, Plane};
 
 pub use file::{load_lvl, save, LvlError};
+pub use light_grid::LightGrid;
 pub use motion::Motion;
 pub use styles::LightStyles;
 
@@ -343,6 +345,9 @@ pub struct Level {
     pub sky: Option<Sky>,
     pub terrain: Option<TerrainRef>,
     pub pvs: Option<Pvs>,
+    /// The light of moving objects where they go (`None`: they are lit by the lightmap below
+    /// them, as Quake's `R_LightPoint` does).
+    pub light_grid: Option<LightGrid>,
     /// The leak of a level compiled with `--allow-leak` (none in a sealed one).
     pub leak: Option<LeakPath>,
 }

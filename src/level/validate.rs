@@ -13,6 +13,9 @@ pub fn validate(level: &Level) -> Result<(), String> {
     validate_bsp(&level.bsp, level.cells.len())?;
     validate_objects(level)?;
     validate_sky(level)?;
+    if let Some(g) = &level.light_grid {
+        g.check()?;
+    }
     validate_pvs(level)
 }
 

@@ -179,7 +179,7 @@ pub(super) fn near(
 
 /// What `emitters` send the point `p` (normal `n`) past `world`'s shadows, part by part.
 pub(super) fn gather(emitters: &[Emitter], world: &Bvh, p: Vec3, n: Vec3, rays: &mut u64) -> Parts {
-    let min_distance = 16.0 * PATCH as f32 * 0.25;
+    let min_distance = MIN_DISTANCE;
     let mut sum = [Vec3::ZERO; 2];
     for e in emitters {
         let add = e.at(p, n, min_distance);
@@ -194,6 +194,28 @@ pub(super) fn gather(emitters: &[Emitter], world: &Bvh, p: Vec3, n: Vec3, rays: 
     }
     sum
 }
+
+/// What an emitter sends towards `p` before the receiver's cosine: the unit direction from
+/// `p` to it and `flux · cos θ / (π d²)` per part (`None` behind it or out of its reach); the
+/// distance kept at least `min_distance` as in [`Emitter::at`].
+pub(super) fn toward(e: &Emitter, p: Vec3, min_distance: f32) -> Option<(Vec3, Parts)> {
+    let to = p - e.position;
+    let d2 = to.length_squared();
+    if d2 > e.reach * e.reach || d2 < 1e-6 {
+        return None;
+    }
+    let d = d2.sqrt();
+    let out = e.normal.dot(to / d);
+    if out <= 0.0 {
+        return None;
+    }
+    let d = d.max(min_distance);
+    let k = out / (std::f32::consts::PI * d * d);
+    Some((-to / to.length(), e.flux.map(|f| f * k)))
+}
+
+/// The distance [`gather`] keeps between a point and an emitter at least.
+pub(super) const MIN_DISTANCE: f32 = 16.0 * PATCH as f32 * 0.25;
 
 /// The albedo of every surface of `level` (its material's mean colour).
 pub(super) fn surface_albedos(level: &Level) -> Vec<Vec3> {

@@ -13,8 +13,9 @@ use glam::{Vec2, Vec3};
 
 use super::bounce;
 use super::bvh::{Bvh, Triangle};
+use crate::geom::sh::Sh9;
 use crate::level::styles::{self, LightStyles, MAX_SLOTS, NO_STYLE};
-use crate::level::{surface_flags, Entity, Level, Surface};
+use crate::level::{surface_flags, Entity, Level, LightGrid, Surface};
 
 /// Quake's `light` tool scales every sum by 0.5 before clamping (its `-range` default); the
 /// e1m1 comparison with the shipped lightmaps measures exactly this factor.
@@ -459,6 +460,9 @@ pub struct BakeStats {
     /// Surfaces reached by more than four styles: the lights of the styles past the fourth
     /// (in style order) are left out there, as Quake's faces hold four.
     pub over_four_styles: usize,
+    /// The light grid's points in open space, and the seconds its bake took (in `seconds`).
+    pub grid_points: usize,
+    pub grid_seconds: f64,
 }
 
 /// One surface's baked light: its styles (slot order) and a `width · height` RGB block per
@@ -590,12 +594,15 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
 /// `light`; 4: ericw-tools' `-extra4`), which smooths shadow edges and steps.
 ///
 /// With `bounces` > 0 the steady light is bounced that many times (see `light::bounce`).
+///
+/// Where objects move, the light grid over their path is baked from the same lights and
+/// bounce (`light::grid`).
 pub fn bake(
     level: &Level,
     lights: &LevelLights,
     samples_per_axis: u32,
     bounces: u32,
-) -> (Vec<Option<SurfaceLight>>, BakeStats) {
+) -> (Vec<Option<SurfaceLight>>, Option<LightGrid>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
         lights: lights.sources + lights.sun.is_some() as usize,
@@ -692,8 +699,9 @@ pub fn bake(
         stats.over_four_styles += over_four as usize;
         blocks[si] = Some(light);
     }
+    let grid = bake_grid(level, &inputs, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
-    (blocks, stats)
+    (blocks, grid, stats)
 }
 
 /// The styles of the lights that reach `s` (style 0 first, daylight's own style next when it
@@ -969,6 +977,90 @@ fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> Surfac
         }
     }
     kept
+}
+
+/// The light grid over where the objects move (`light::grid`), timed and counted in `stats`.
+fn bake_grid(level: &Level, inputs: &BakeInputs, stats: &mut BakeStats) -> Option<LightGrid> {
+    let t = Instant::now();
+    let grid = super::grid::bake(level, inputs.lights.minlight, |p| grid_light(p, inputs));
+    stats.grid_seconds = t.elapsed().as_secs_f64();
+    stats.grid_points = grid
+        .as_ref()
+        .map_or(0, |g| g.styles.iter().filter(|s| s.count() > 0).count());
+    grid
+}
+
+/// The light grid's light at the open point `p` (`light::grid`): per style (style 0 first, daylight's next when it has its
+/// own, then the lamps' in the order they reach; four at most) its spherical harmonics, the
+/// slots past style 0 that nothing reached left out.
+fn grid_light(p: Vec3, inputs: &BakeInputs) -> Vec<(u8, Sh9)> {
+    let lights = inputs.lights;
+    let mut slots: Vec<(u8, Sh9)> = vec![(0, Sh9::ZERO)];
+    let sun_slot = if lights.sun_style != 0 {
+        slots.push((lights.sun_style, Sh9::ZERO));
+        1
+    } else {
+        0
+    };
+    let slot_of = |style: u8, slots: &mut Vec<(u8, Sh9)>| -> Option<usize> {
+        if let Some(k) = slots.iter().position(|(s, _)| *s == style) {
+            return Some(k);
+        }
+        (slots.len() < MAX_SLOTS).then(|| {
+            slots.push((style, Sh9::ZERO));
+            slots.len() - 1
+        })
+    };
+    for l in &lights.lights {
+        if l.formula == Falloff::LocalMinimum {
+            continue;
+        }
+        let to = l.position - p;
+        let dist = to.length();
+        if dist >= l.reach() || dist < 1e-3 {
+            continue;
+        }
+        let dir = to / dist;
+        if l.spot.is_some_and(|(axis, cone)| (-dir).dot(axis) < cone) {
+            continue;
+        }
+        let value = (l.value_at(dist) * l.weight).max(0.0) * RANGE_SCALE;
+        if value <= 0.0 || inputs.world.occluded(p, to) {
+            continue;
+        }
+        if let Some(k) = slot_of(l.style, &mut slots) {
+            slots[k].1.add_light(dir, l.color * value, l.angle_scale);
+        }
+    }
+    if let Some(bvh) = inputs.sun_world {
+        let suns = lights.sun.iter().chain(&lights.dome);
+        for sun in suns {
+            if !bvh.occluded(p, -sun.direction * 65536.0) {
+                let rgb = sun.color * sun.intensity * RANGE_SCALE;
+                slots[sun_slot].1.add_light(-sun.direction, rgb, 0.5);
+            }
+        }
+    }
+    for e in &inputs.emitters {
+        let Some((dir, [steady, daylight])) = bounce::toward(e, p, bounce::MIN_DISTANCE) else {
+            continue;
+        };
+        if inputs.world.occluded(p, e.position - p) {
+            continue;
+        }
+        slots[0].1.add_light(dir, steady, 1.0);
+        slots[sun_slot].1.add_light(dir, daylight, 1.0);
+    }
+    let mut k = 0;
+    slots.retain(|(_, sh)| {
+        k += 1;
+        k == 1
+            || sh
+                .0
+                .iter()
+                .any(|c| c.max_element() > 0.0 || c.min_element() < 0.0)
+    });
+    slots
 }
 
 /// While `workers` bake: once the bake has run a second, on a terminal, its share done on one

@@ -4,4 +4,6 @@ pub mod atlas;
 mod bounce;
 mod bvh;
 pub mod entities;
+pub mod grid;
+pub mod lamps;
 pub mod point;

@@ -117,6 +117,8 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),
         ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
+        ("GRID_LIT", super::world::GRID_LIT.into()),
+        ("OBJECT_LIGHT_UNIT", super::world::OBJECT_LIGHT_UNIT.into()),
     ]
 }
 

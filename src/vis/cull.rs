@@ -175,6 +175,7 @@ impl Culler {
                         octagon,
                         origin: self.links.origins[i],
                         light: self.links.lights[i],
+                        ambient: self.links.ambient[i],
                     });
                 }
             }
@@ -341,6 +342,7 @@ impl Culler {
                     octagon: cut,
                     origin: self.links.origins[i],
                     light: self.links.lights[i],
+                    ambient: self.links.ambient[i],
                 }),
             }
         }

@@ -41,6 +41,9 @@ pub struct VisibleObject {
     pub origin: glam::Vec3,
     /// Its light multiplier this frame (linear RGB; 1 where it has its own lightmap).
     pub light: [f32; 3],
+    /// Its light from the level's light grid this frame, when the level has one: each of its
+    /// faces is lit by it at its normal (`light::grid::surface_light`), and `light` is unused.
+    pub ambient: Option<crate::geom::sh::Sh9>,
 }
 
 /// Cells front-to-back with their octagons, and objects.
@@ -76,6 +79,7 @@ impl VisibleSet {
                     octagon: Octagon::FULL,
                     origin: level.objects[object as usize].origin,
                     light: [1.0; 3],
+                    ambient: None,
                 })
                 .collect(),
             views: Vec::new(),

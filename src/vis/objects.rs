@@ -25,6 +25,8 @@ pub struct ObjectLinks {
     /// Each object's light this frame (linear RGB multiplier; 1 for an object with its own
     /// lightmap). Set by whoever moves it (`vis::movers`' caller samples the lightmap below).
     pub lights: Vec<[f32; 3]>,
+    /// Each object's light from the level's light grid this frame (`None`: lit by `lights`).
+    pub ambient: Vec<Option<crate::geom::sh::Sh9>>,
     /// The objects with a motion (looked up once, not every frame).
     pub moving: Vec<u32>,
     /// The level's switchable light styles that start off (`level::styles::switched_off`), for
@@ -100,6 +102,7 @@ impl ObjectLinks {
             bounds: vec![Aabb::EMPTY; n],
             origins: vec![Vec3::NAN; n],
             lights: vec![[1.0; 3]; n],
+            ambient: vec![None; n],
             moving: (0..n as u32)
                 .filter(|&i| level.objects[i as usize].motion.is_some())
                 .collect(),
@@ -199,6 +202,7 @@ impl ObjectLinks {
                         octagon: vc.octagon,
                         origin: self.origins[oi],
                         light: self.lights[oi],
+                        ambient: self.ambient[oi],
                     });
                 } else {
                     let e = &mut out[slot[key] as usize];

@@ -10,6 +10,7 @@ mod clipping;
 mod doors;
 mod golden;
 mod keep;
+mod object_light;
 mod overdraw;
 mod overlays;
 mod pak;

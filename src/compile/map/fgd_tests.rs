@@ -285,6 +285,7 @@ fn reads_of(text: &str, path: &Path) -> BTreeSet<key_reads::Read> {
         }
         level.player_start();
         crate::level::styles::switched_off(&level.entities);
+        crate::light::lamps::level_lamps(&level.entities);
     });
     reads
 }

@@ -179,6 +179,7 @@ fn import(
         sky,
         terrain: None,
         pvs,
+        light_grid: None,
         leak: None,
     };
     Ok((level, warnings))

@@ -14,18 +14,20 @@ mod sections;
 
 use self::codec::{Res, R, W};
 use self::sections::{
-    read_bsp, read_cells, read_entities, read_leak, read_lightmaps, read_materials, read_objects,
-    read_portals, read_pvs, read_sky, read_surfaces, read_terrain, write_bsp, write_cells,
-    write_entities, write_leak, write_lightmaps, write_materials, write_objects, write_portals,
-    write_pvs, write_sky, write_surfaces, write_terrain,
+    read_bsp, read_cells, read_entities, read_leak, read_light_grid, read_lightmaps,
+    read_materials, read_objects, read_portals, read_pvs, read_sky, read_surfaces, read_terrain,
+    write_bsp, write_cells, write_entities, write_leak, write_light_grid, write_lightmaps,
+    write_materials, write_objects, write_portals, write_pvs, write_sky, write_surfaces,
+    write_terrain,
 };
 pub use super::validate::validate;
 use super::Level;
 
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
 /// Version 2 added the light style of each surface's lightmap slots and the atlas's layers
-/// (one per slot); version 1 files still load (every lit surface style 0, one layer).
-pub const VERSION: u32 = 3;
+/// (one per slot); version 1 files still load (every lit surface style 0, one layer). Version
+/// 4 added the light grid (a section before the leak); older files load without one.
+pub const VERSION: u32 = 4;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -84,7 +86,7 @@ pub fn section_spans(level: &Level) -> Vec<SectionSpan> {
 fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>, version: u32) -> W {
     let mut w = W(Vec::with_capacity(1 << 16));
     type Writer<'a> = &'a dyn Fn(&mut W);
-    let sections: [(&'static str, Writer); 12] = [
+    let sections: [(&'static str, Writer); 13] = [
         ("cells", &|w| write_cells(w, &level.cells)),
         ("portals", &|w| write_portals(w, &level.portals)),
         ("surfaces", &|w| write_surfaces(w, &level.surfaces, version)),
@@ -96,6 +98,9 @@ fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>, version: u32) -> 
         ("sky", &|w| write_sky(w, level.sky.as_ref())),
         ("terrain", &|w| write_terrain(w, level.terrain.as_ref())),
         ("pvs", &|w| write_pvs(w, level.pvs.as_ref())),
+        ("light grid", &|w| {
+            write_light_grid(w, level.light_grid.as_ref(), version)
+        }),
         ("leak", &|w| write_leak(w, level.leak.as_ref())),
     ];
     for (name, write) in sections {
@@ -160,6 +165,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
     let sky = read_sky(&mut r)?;
     let terrain = read_terrain(&mut r)?;
     let pvs = read_pvs(&mut r)?;
+    let light_grid = read_light_grid(&mut r)?;
     let leak = read_leak(&mut r)?;
     if r.pos != bytes.len() {
         return Err(LvlError::Invalid(format!(
@@ -179,6 +185,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Level, LvlError> {
         sky,
         terrain,
         pvs,
+        light_grid,
         leak,
     };
     validate(&level).map_err(LvlError::Invalid)?;

@@ -2,9 +2,10 @@
 
 use super::codec::{Res, R, W};
 use super::LvlError;
+use crate::geom::sh::Sh9;
 use crate::level::{
-    Bsp, BspLeaf, BspNode, Cell, Entity, LeakPath, LightStyles, LightmapRect, Lightmaps, Material,
-    Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
+    Bsp, BspLeaf, BspNode, Cell, Entity, LeakPath, LightGrid, LightStyles, LightmapRect, Lightmaps,
+    Material, Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
 };
 
 pub(super) fn write_cells(w: &mut W, cells: &[Cell]) {
@@ -498,6 +499,72 @@ pub(super) fn read_pvs(r: &mut R) -> Res<Option<Pvs>> {
 }
 
 /// The leak section: only written when there is a leak (see the module comment).
+/// Version 4 on: the light grid (a flag, then its box, its points' styles and their slots'
+/// coefficients); older files have none.
+pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32) {
+    if version < 4 {
+        return;
+    }
+    let Some(g) = grid else {
+        w.u8(0);
+        return;
+    };
+    w.u8(1);
+    w.vec3(g.origin);
+    w.vec3(g.spacing);
+    for n in g.size {
+        w.u32(n);
+    }
+    w.f32(g.minlight);
+    w.len(g.styles.len());
+    for s in &g.styles {
+        w.u32(s.packed());
+    }
+    w.len(g.slots.len());
+    for slot in &g.slots {
+        for f in slot.to_floats() {
+            w.f32(f);
+        }
+    }
+}
+
+pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
+    if r.version < 4 || !r.flag("light grid flag")? {
+        return Ok(None);
+    }
+    let origin = r.vec3("light grid origin")?;
+    let spacing = r.vec3("light grid spacing")?;
+    let mut size = [0u32; 3];
+    for n in &mut size {
+        *n = r.u32("light grid size")?;
+    }
+    let minlight = r.f32("light grid minimum light")?;
+    let n = r.count(4, "light grid points")?;
+    let styles = (0..n)
+        .map(|_| Ok(LightStyles(r.u32("light grid point styles")?.to_le_bytes())))
+        .collect::<Res<Vec<_>>>()?;
+    let n = r.count(27 * 4, "light grid slots")?;
+    let mut slots = Vec::new();
+    for _ in 0..n {
+        let mut f = [0f32; 27];
+        for x in &mut f {
+            *x = r.f32("light grid coefficient")?;
+        }
+        slots.push(Sh9::from_floats(&f));
+    }
+    let grid = LightGrid {
+        origin,
+        spacing,
+        size,
+        minlight,
+        first: LightGrid::firsts(&styles),
+        styles,
+        slots,
+    };
+    grid.check().map_err(LvlError::Invalid)?;
+    Ok(Some(grid))
+}
+
 pub(super) fn write_leak(w: &mut W, leak: Option<&LeakPath>) {
     let Some(leak) = leak else { return };
     w.str(&leak.entity);

@@ -170,12 +170,34 @@ pub(crate) fn sample() -> Level {
             row_bytes: 1,
             rows: vec![0b11, 0b10],
         }),
+        light_grid: Some(sample_grid()),
         leak: Some(LeakPath {
             entity: "info_player_start".into(),
             line: 42,
             points: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::new(1.0, 2.0, 5.0)],
             crossings: vec!["entity 0 (worldspawn) brush 3 (line 40): func_detail".into()],
         }),
+    }
+}
+
+/// Two points: one lit by style 0 and daylight's style 12, one in solid.
+fn sample_grid() -> LightGrid {
+    let mut lit = crate::geom::sh::Sh9::ZERO;
+    lit.add_light(Vec3::Z, Vec3::new(100.0, 90.0, 80.0), 0.5);
+    let mut day = crate::geom::sh::Sh9::ZERO;
+    day.add_uniform(Vec3::splat(12.5));
+    let styles = vec![
+        LightStyles([0, 12, styles::NO_STYLE, styles::NO_STYLE]),
+        LightStyles([styles::NO_STYLE; 4]),
+    ];
+    LightGrid {
+        origin: Vec3::new(8.0, 8.0, 8.0),
+        spacing: Vec3::new(32.0, 32.0, 64.0),
+        size: [2, 1, 1],
+        minlight: 10.0,
+        first: LightGrid::firsts(&styles),
+        styles,
+        slots: vec![lit, day],
     }
 }
 
@@ -285,8 +307,13 @@ fn version_1_files_still_load_with_style_0_everywhere() {
     let v2 = to_bytes_of_version(&level, 2);
     assert_eq!(v2.len() - v1.len(), 4 * level.surfaces.len());
     // Version 3 adds a motion flag and the closed portals' count per object.
-    assert_eq!(to_bytes(&level).len() - v2.len(), 5 * level.objects.len());
+    level.light_grid = None;
+    let v3 = to_bytes_of_version(&level, 3);
+    assert_eq!(v3.len() - v2.len(), 5 * level.objects.len());
+    // Version 4 adds the light grid's flag (none here: older versions had no grid).
+    assert_eq!(to_bytes(&level).len() - v3.len(), 1);
     assert_eq!(to_bytes(&from_bytes(&v2).unwrap()), to_bytes(&level));
+    assert_eq!(to_bytes(&from_bytes(&v3).unwrap()), to_bytes(&level));
     let back = from_bytes(&v1).unwrap();
     // (The sample holds a NaN, so compare the images, not the levels.)
     assert_eq!(to_bytes(&back), to_bytes(&level));
@@ -300,6 +327,39 @@ fn version_1_files_still_load_with_style_0_everywhere() {
     assert_eq!(
         to_bytes(&from_bytes(&to_bytes(&two)).unwrap()),
         to_bytes(&two)
+    );
+}
+
+/// A light grid whose tables disagree with its size, or too big, is refused by name.
+#[test]
+fn a_bad_light_grid_is_invalid() {
+    let mut level = sample();
+    level.light_grid.as_mut().unwrap().size = [3, 1, 1];
+    let e = validate(&level).unwrap_err();
+    assert!(
+        e.contains("light grid point table does not match its size"),
+        "{e}"
+    );
+    level.light_grid.as_mut().unwrap().size = [1 << 10, 1 << 10, 1];
+    let e = validate(&level).unwrap_err();
+    assert!(e.contains("light grid of [1024, 1024, 1] points"), "{e}");
+    let mut level = sample();
+    level.light_grid.as_mut().unwrap().slots.pop();
+    let e = validate(&level).unwrap_err();
+    assert!(e.contains("light grid lists 2 slots but holds 1"), "{e}");
+    // In a file: the reader says the same, before anything is sized by the size.
+    let mut bytes = to_bytes(&sample());
+    let (_, span) = section_spans(&sample())
+        .into_iter()
+        .find(|(name, _)| *name == "light grid")
+        .unwrap();
+    // Flag, origin, spacing, then the size's first number.
+    let at = span.start + 1 + 24;
+    bytes[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+    let e = from_bytes(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("light grid point table does not match its size"),
+        "{e}"
     );
 }
 

@@ -8,6 +8,8 @@ mod draws;
 mod id_pass;
 pub mod light_atlas;
 mod mesh;
+mod object_light;
+pub use self::object_light::{pack_object_light, OBJECT_LIGHT_UNIT};
 mod pipelines;
 pub mod surface_cache;
 
@@ -30,7 +32,8 @@ use crate::vis::VisibleSet;
 pub use self::count_pass::{CountTarget, FrameCount, OctagonClip, COUNT_FORMAT};
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
-    DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, LIGHT_ONE, LIGHT_UNIT,
+    DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
+    LIGHT_UNIT,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -139,6 +142,8 @@ pub struct WorldPass {
     pub viewport: (u32, u32),
     /// A pass before this frame's cleared the colour and depth (the UI cover): keep them.
     pub cleared: bool,
+    /// Moving objects' faces lit by the light grid (group 0's per-surface light).
+    object_light: object_light::ObjectLight,
     /// The world's group 0 layout and material samplers (the cache's pipelines share them).
     layout: wgpu::BindGroupLayout,
     samplers: [wgpu::Sampler; 2],
@@ -191,9 +196,11 @@ impl WorldPass {
         );
         let (skybox_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
+        let object_light = object_light::ObjectLight::create(device, level);
         let resources = BindGroupResources {
             frame: &frame_buffer,
             records: &records,
+            object_light: &object_light.buffer,
             lightmap: &lightmap,
             materials: &materials,
             skybox: &skybox_view,
@@ -250,6 +257,7 @@ impl WorldPass {
                 .iter()
                 .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             mesh,
+            object_light,
             styles_off: crate::level::styles::switched_off(&level.entities),
             style_scales: [1.0; crate::level::styles::MAX_STYLES],
             sun_style: crate::light::entities::level_lights(level).sun_style,
@@ -330,6 +338,9 @@ impl WorldPass {
     ) {
         let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
+        self.object_light
+            .update(visible, frame.settings.light_scale);
+        self.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.
             back_faces: tests.back_faces && !self.back_faces_occlude,

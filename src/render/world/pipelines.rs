@@ -57,6 +57,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             texture_entry(4, wgpu::TextureViewDimension::D2Array),
             sampler_entry(5),
             texture_entry(6, wgpu::TextureViewDimension::Cube),
+            storage_entry(7, wgpu::ShaderStages::VERTEX),
         ],
     })
 }
@@ -65,6 +66,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
 pub(super) struct BindGroupResources<'a> {
     pub(super) frame: &'a wgpu::Buffer,
     pub(super) records: &'a wgpu::Buffer,
+    pub(super) object_light: &'a wgpu::Buffer,
     pub(super) lightmap: &'a wgpu::Texture,
     pub(super) materials: &'a MaterialArray,
     pub(super) skybox: &'a wgpu::TextureView,
@@ -132,6 +134,10 @@ pub(super) fn world_bind_group(
             wgpu::BindGroupEntry {
                 binding: 6,
                 resource: wgpu::BindingResource::TextureView(res.skybox),
+            },
+            wgpu::BindGroupEntry {
+                binding: 7,
+                resource: res.object_light.as_entire_binding(),
             },
         ],
     })

@@ -99,7 +99,10 @@ impl DrawBuilder {
                 view: o.view,
                 cell: u32::MAX - o.object,
                 depth: 0,
-                light: pack_light(o.light),
+                light: match o.ambient {
+                    Some(_) => GRID_LIT,
+                    None => pack_light(o.light),
+                },
                 origin: o.origin.extend(0.0).to_array(),
             });
         }

@@ -51,6 +51,10 @@ pub const LIGHT_UNIT: u32 = 64;
 /// `DrawRecord::light` of 1 in every channel.
 pub const LIGHT_ONE: u32 = LIGHT_UNIT | (LIGHT_UNIT << 8) | (LIGHT_UNIT << 16);
 
+/// `DrawRecord::light` of an object lit by the light grid: each face's light is in the object
+/// light buffer, by surface (`object_light`). No packed multiplier has this bit.
+pub const GRID_LIT: u32 = 1 << 31;
+
 /// Packs a light multiplier (linear RGB, 0..4) into `DrawRecord::light`.
 pub fn pack_light(rgb: [f32; 3]) -> u32 {
     let byte = |v: f32| (v * LIGHT_UNIT as f32).round().clamp(0.0, 255.0) as u32;

@@ -130,6 +130,7 @@ fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
             octagon: c,
             origin: Vec3::new(1.0, 2.0, 3.0),
             light: [0.5, 1.0, 2.0],
+            ambient: None,
         }],
         ..Default::default()
     };

@@ -1,0 +1,100 @@
+//! The light grid: points in a box around where the level's moving objects go, each holding
+//! the light there as order-2 spherical harmonics (`geom::sh`) per light style, baked with the
+//! lightmaps. Moving objects carry no lightmap; they are lit from it where they are each frame.
+
+use glam::Vec3;
+
+use super::styles::{LightStyles, NO_STYLE};
+use crate::geom::sh::Sh9;
+
+/// Most points a grid may have (the baker coarsens its spacing to stay under it; the `.lvl`
+/// reader refuses more).
+pub const MAX_POINTS: usize = 1 << 16;
+
+/// A box of light samples, x fastest, then y, then z.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LightGrid {
+    /// The position of point (0, 0, 0).
+    pub origin: Vec3,
+    /// Units between neighbouring points along each axis (> 0).
+    pub spacing: Vec3,
+    /// Points along each axis.
+    pub size: [u32; 3],
+    /// The worldspawn's minimum light (luxel value), as lightmaps apply it to style 0.
+    pub minlight: f32,
+    /// Per point: the styles of its slots (none: the point lies in solid and holds nothing).
+    pub styles: Vec<LightStyles>,
+    /// Per point with slots: the index of its first slot in `slots`, in point order.
+    pub first: Vec<u32>,
+    /// Each slot's light in luxel values: nine RGB coefficients, the slot's style at full
+    /// brightness.
+    pub slots: Vec<Sh9>,
+}
+
+impl LightGrid {
+    pub fn point_count(&self) -> usize {
+        self.size.iter().map(|&n| n as usize).product()
+    }
+
+    /// The index of point (i, j, k).
+    pub fn index(&self, [i, j, k]: [u32; 3]) -> usize {
+        let [nx, ny, _] = self.size.map(|n| n as usize);
+        (k as usize * ny + j as usize) * nx + i as usize
+    }
+
+    pub fn position(&self, [i, j, k]: [u32; 3]) -> Vec3 {
+        self.origin + self.spacing * Vec3::new(i as f32, j as f32, k as f32)
+    }
+
+    /// Point `p`'s slots with their styles (none in solid).
+    pub fn point_slots(&self, p: usize) -> impl Iterator<Item = (u8, &Sh9)> + '_ {
+        let first = self.first.get(p).map_or(0, |&f| f as usize);
+        let styles = self
+            .styles
+            .get(p)
+            .copied()
+            .unwrap_or(LightStyles([NO_STYLE; 4]));
+        (0..styles.count()).filter_map(move |k| Some((styles.0[k], self.slots.get(first + k)?)))
+    }
+
+    /// `first` worked out from `styles` (slots stored in point order).
+    pub fn firsts(styles: &[LightStyles]) -> Vec<u32> {
+        let mut at = 0u32;
+        styles
+            .iter()
+            .map(|s| {
+                let f = at;
+                at += s.count() as u32;
+                f
+            })
+            .collect()
+    }
+
+    /// What is wrong with it, for the `.lvl` reader and `validate`.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.size.iter().map(|&n| n as u64).product::<u64>();
+        if n as usize > MAX_POINTS || self.size.contains(&0) {
+            return Err(format!(
+                "light grid of {:?} points (1 to {MAX_POINTS} in all)",
+                self.size
+            ));
+        }
+        if !(self.spacing.min_element() > 0.0 && self.spacing.is_finite()) {
+            return Err(format!(
+                "light grid spacing {} is not positive",
+                self.spacing
+            ));
+        }
+        if self.styles.len() != n as usize || self.first != Self::firsts(&self.styles) {
+            return Err("light grid point table does not match its size".into());
+        }
+        let slots: usize = self.styles.iter().map(|s| s.count()).sum();
+        if slots != self.slots.len() {
+            return Err(format!(
+                "light grid lists {slots} slots but holds {}",
+                self.slots.len()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,131 @@
+//! A moving object lit by the light grid: a grey slab slides from under a shelf's shadow into
+//! the light of a lamp above. Its top face is drawn with the grid's light at its normal (the
+//! shader reading the object light buffer), which the CPU works out independently of the GPU;
+//! the floor beside it, the same grey, is drawn with its lightmap. Oracles: the ratio of the
+//! two faces' pixel values equals the ratio of the two lights, and the grid's light
+//! equals the lightmap's under the slab within the order-2 truncation of the lamp's lobe.
+
+use glam::{Vec2, Vec3};
+use lanthorn::geom::{Camera, CameraSpec};
+use lanthorn::level::{styles, Level};
+use lanthorn::render::settings::FrameSettings;
+
+use crate::golden::check_golden;
+use crate::support::gpu;
+
+const SIZE: (u32, u32) = (320, 180);
+
+const SCENE: &str = r#"Scene(
+    materials: [(name: "grey", source: Color((0.5, 0.5, 0.5)))],
+    ops: [
+        (brush: Box(min: (0, 0, 0), max: (1024, 1024, 512)), medium: Air, material: Some("grey")),
+        (brush: Box(min: (0, 0, 300), max: (560, 1024, 320)), medium: Solid, material: Some("grey")),
+    ],
+    objects: [(name: "slab", brushes: [(brush: Box(min: (236, 448, 16), max: (364, 576, 32)), material: Some("grey"))],
+        motion: Some(Path(points: [(0, 0, 0), (400, 0, 0)], speed: 100, wait: 2)))],
+    entities: [
+        [("classname", "worldspawn"), ("light", "48")],
+        [("classname", "light"), ("origin", "620 512 440"), ("light", "160"), ("delay", "3")],
+    ],
+)"#;
+
+fn level() -> Level {
+    let scene = lanthorn::compile::scene::parse(SCENE).unwrap();
+    lanthorn::compile::scene::compile_scene(&scene, &Default::default())
+        .unwrap()
+        .0
+}
+
+/// The mean red value of the 25 × 25 pixels around `p`'s image (several periods of the flat
+/// material's faint checks): texel times light, as the
+/// world pass multiplies them (in gamma space, as Quake does).
+fn value_at(img: &image::RgbaImage, camera: &Camera, p: Vec3) -> f32 {
+    let ndc = camera.world_to_ndc(p).unwrap();
+    let px = Camera::ndc_to_pixel(Vec2::new(ndc.x, ndc.y), SIZE);
+    let mut sum = 0.0;
+    for dy in -12..=12 {
+        for dx in -12..=12 {
+            let x = (px.x as i32 + dx) as u32;
+            let y = (px.y as i32 + dy) as u32;
+            sum += img.get_pixel(x, y)[0] as f32 / 255.0;
+        }
+    }
+    sum / 625.0
+}
+
+#[test]
+fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
+    let Some(gpu) = gpu() else { return };
+    let level = level();
+    let grid = level
+        .light_grid
+        .as_ref()
+        .expect("the slab moves: a light grid");
+    let mut frames = Vec::new();
+    let mut lights = Vec::new();
+    // At rest under the shelf (0-2 s), then at the far end in the lamp's light (6-8 s).
+    for (time, x) in [(1.0, 300.0), (7.0, 700.0)] {
+        let spec = CameraSpec {
+            position: Vec3::new(x, 512.0, 260.0),
+            yaw: 0.0,
+            pitch: -89.0,
+        };
+        let settings = FrameSettings {
+            time,
+            ..Default::default()
+        };
+        let (img, _) = lanthorn::app::capture::capture_with_terrain(
+            gpu,
+            &level,
+            None,
+            spec,
+            SIZE,
+            lanthorn::vis::CullMode::Portal,
+            &settings,
+            &Default::default(),
+        );
+        let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+        // The style brightnesses the frame used (style 0's "m" is a little over 1).
+        let scales = styles::scales(time as f64, settings.light_styles, 0);
+        let top = Vec3::new(x, 512.0, 32.0);
+        let floor = Vec3::new(x, 512.0 + 130.0, 0.0);
+        let bounds = lanthorn::geom::Aabb::new(
+            Vec3::new(x - 64.0, 448.0, 16.0),
+            Vec3::new(x + 64.0, 576.0, 32.0),
+        );
+        let sh = lanthorn::light::grid::light_over(grid, bounds, &scales)
+            .expect("the slab lies in the grid");
+        let slab_light = lanthorn::light::grid::surface_light(&sh, Vec3::Z, grid.minlight, 2.0)[0];
+        let floor_light =
+            lanthorn::light::point::light_below(&level, floor + Vec3::Z, &scales, 2.0).unwrap()[0];
+        let under = lanthorn::light::point::light_below(&level, top - Vec3::Z * 8.0, &scales, 2.0)
+            .unwrap()[0];
+        let (slab_px, floor_px) = (value_at(&img, &camera, top), value_at(&img, &camera, floor));
+        eprintln!(
+            "t {time}: slab light {slab_light:.3} (lightmap under it {under:.3}), floor {floor_light:.3}; \
+             pixels {slab_px:.4} / {floor_px:.4}"
+        );
+        // The GPU draws the CPU's light: the faces' pixel ratio is the lights' ratio (within
+        // the 8-bit frame's steps and the material's faint checks).
+        let (want, got) = (slab_light / floor_light, slab_px / floor_px);
+        assert!(
+            (got - want).abs() < 0.03 * want,
+            "t {time}: pixel ratio {got} vs {want}"
+        );
+        // The grid agrees with the lightmap under the slab: the truncated `0.5 + 0.5 cos` lobe
+        // overshoots by up to 15.6 % towards a single light, and the blend spans a spacing.
+        assert!(
+            (slab_light - under).abs() <= 0.2 * under + 0.01,
+            "t {time}: grid {slab_light} vs lightmap {under}"
+        );
+        lights.push(slab_light);
+        frames.push(img);
+    }
+    // In the shadow only the minimum light; in the lamp's light much brighter.
+    assert!((lights[0] - 48.0 / 255.0 * 2.0).abs() < 0.01, "{lights:?}");
+    assert!(lights[1] > 1.6 * lights[0], "{lights:?}");
+    let mut both = image::RgbaImage::new(SIZE.0 * 2, SIZE.1);
+    image::imageops::replace(&mut both, &frames[0], 0, 0);
+    image::imageops::replace(&mut both, &frames[1], SIZE.0 as i64, 0);
+    check_golden("object_light", &both);
+}
