@@ -27,6 +27,7 @@ enable clip_distances;
 #include octagon.inc.wgsl
 #include srgb.inc.wgsl
 #include sun_caster.inc.wgsl
+#include sky_model.inc.wgsl
 
 struct TerrainView {
     // projection × view rotation: eye-relative position → clip
@@ -206,26 +207,9 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
 
 // ---- shading ----
 
-// Preetham et al.'s daylight sky in direction `d` (terrain::ScatteringSky::color is the CPU
-// twin): Perez's distribution for Y, x and y scaled to the zenith's, to XYZ, to linear sRGB,
-// exposed and tone-mapped by 1 - e^-c. Below the horizon: the horizon's.
+// Preetham et al.'s daylight sky in direction `d` (sky_model.inc.wgsl).
 fn scattering_sky(d: vec3<f32>) -> vec3<f32> {
-    let h = normalize(vec3<f32>(d.x, d.y, max(d.z, 0.0)) + vec3<f32>(0.0, 0.0, 1e-6));
-    let cos_theta = max(h.z, 0.001);
-    let cos_gamma = clamp(dot(h, view.sun.xyz), -1.0, 1.0);
-    let gamma = acos(cos_gamma);
-    let f = (1.0 + view.sky[0].xyz * exp(view.sky[1].xyz / cos_theta))
-        * (1.0 + view.sky[2].xyz * exp(view.sky[3].xyz * gamma) + view.sky[4].xyz * cos_gamma * cos_gamma);
-    let yxy = view.sky[5].xyz * f;
-    let lum = yxy.x;
-    let big_x = yxy.y / yxy.z * lum;
-    let big_z = (1.0 - yxy.y - yxy.z) / yxy.z * lum;
-    let rgb = vec3<f32>(
-        3.2406 * big_x - 1.5372 * lum - 0.4986 * big_z,
-        -0.9689 * big_x + 1.8758 * lum + 0.0415 * big_z,
-        0.0557 * big_x - 0.2040 * lum + 1.0570 * big_z,
-    );
-    return 1.0 - exp(-max(rgb, vec3<f32>(0.0)) * view.sky[5].w);
+    return perez_sky(d, view.sun.xyz, view.sky);
 }
 
 // The sky in direction `d`, dimmed at night.

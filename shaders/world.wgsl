@@ -1,7 +1,8 @@
 // World pass: lightmapped, textured brush surfaces, one indirect sub-draw per visible cell.
 // Every sub-draw reads its per-draw record (octagon, view, cell) through `instance_index`
 // (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
-// a fragment discard where clip distances are unavailable (variant: CLIP_DISTANCES).
+// a fragment discard where clip distances are unavailable (variant: CLIP_DISTANCES). A level
+// under a terrain fogs its surfaces as the terrain fogs its ground (variant: AERIAL_FOG).
 //
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
@@ -20,6 +21,9 @@ enable clip_distances;
 
 #include octagon.inc.wgsl
 #include world_frame.inc.wgsl
+#include srgb.inc.wgsl
+#include sky_model.inc.wgsl
+#include world_fog.inc.wgsl
 #include world_vertex.inc.wgsl
 #include world_light.inc.wgsl
 #include world_liquid.inc.wgsl
@@ -51,7 +55,17 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
-    return vec4<f32>(lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, in.unlit), 1.0);
+    let color = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, in.unlit);
+    return vec4<f32>(fogged(color, in), 1.0);
+}
+
+// The colour under the fog (AERIAL_FOG), else as it is.
+fn fogged(color: vec3<f32>, in: FragmentIn) -> vec3<f32> {
+    #ifdef AERIAL_FOG
+    return mix(color, in.fog.rgb, in.fog.a);
+    #else
+    return color;
+    #endif
 }
 
 // A view through a mirror or teleporter: what lies before the portal plane is clipped.
@@ -103,6 +117,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         // (gamma) view of the frame: liquids blend in gamma space too, as in Quake.
         color = mix(tex.rgb, tex.rgb * light, tex.a);
     }
+    color = fogged(color, in);
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }

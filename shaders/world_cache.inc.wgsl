@@ -15,12 +15,18 @@ struct CachedOut {
     @location(0) cache_uv: vec2<f32>,
     @location(1) @interpolate(flat) slot: u32,
     @location(2) clip_pos: vec4<f32>,
+    #ifdef AERIAL_FOG
+    @location(3) fog: vec4<f32>,
+    #endif
 };
 
 struct CachedIn {
     @location(0) cache_uv: vec2<f32>,
     @location(1) @interpolate(flat) slot: u32,
     @location(2) clip_pos: vec4<f32>,
+    #ifdef AERIAL_FOG
+    @location(3) fog: vec4<f32>,
+    #endif
 };
 
 // The camera's cached opaque surfaces: placed and clipped as vs_main does, and sent to their
@@ -29,7 +35,8 @@ struct CachedIn {
 fn vs_cached(v: WorldVertex, @builtin(instance_index) slot: u32) -> CachedOut {
     var out: CachedOut;
     let record = records[slot];
-    let clip = frame.views[record.view].view_proj * vec4<f32>(v.position + record.origin.xyz, 1.0);
+    let world = v.position + record.origin.xyz;
+    let clip = frame.views[record.view].view_proj * vec4<f32>(world, 1.0);
     out.clip = clip;
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);
@@ -38,6 +45,9 @@ fn vs_cached(v: WorldVertex, @builtin(instance_index) slot: u32) -> CachedOut {
     out.cache_uv = v.uv * region.xy + region.zw;
     out.slot = slot;
     out.clip_pos = clip;
+    #ifdef AERIAL_FOG
+    out.fog = aerial_fog_of(v.flags, world - frame.views[record.view].eye.xyz);
+    #endif
     return out;
 }
 
@@ -47,7 +57,12 @@ fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    return vec4<f32>(textureSample(surface_cache, cache_sampler, in.cache_uv).rgb, 1.0);
+    let color = textureSample(surface_cache, cache_sampler, in.cache_uv).rgb;
+    #ifdef AERIAL_FOG
+    return vec4<f32>(mix(color, in.fog.rgb, in.fog.a), 1.0);
+    #else
+    return vec4<f32>(color, 1.0);
+    #endif
 }
 
 // A surface's region of the atlas as the bake draws it: the corners of its texel grid.

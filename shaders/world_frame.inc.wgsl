@@ -9,6 +9,21 @@ struct WorldView {
     eye: vec4<f32>,
 };
 
+// The aerial-perspective fog of a level under a terrain (render::world::fog::WorldFog): the
+// terrain's exp² fog over the world's surfaces, in the sky's colour in each direction.
+struct WorldFog {
+    // x: the distance where the fog reaches 63 %, y: its strength (0: none), z: daylight (the
+    // sky's colour is dimmed by it), w: the sky's colour from 0 its gradient, 1 the skybox, 2
+    // the daylight model
+    params: vec4<f32>,
+    // xyz: unit vector towards the sun
+    sun: vec4<f32>,
+    zenith: vec4<f32>,
+    horizon: vec4<f32>,
+    // The daylight model (sky_model.inc.wgsl)
+    sky: array<vec4<f32>, 6>,
+};
+
 struct WorldFrame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
@@ -18,6 +33,7 @@ struct WorldFrame {
     // Every light style's brightness this frame (style s is styles[s / 4][s % 4]).
     styles: array<vec4<f32>, 16>,
     views: array<WorldView, 8>,
+    fog: WorldFog,
 };
 
 struct DrawRecord {
@@ -55,3 +71,4 @@ const LIGHT_UNIT: u32 = 64u;
 const GRID_LIT: u32 = 2147483648u;
 const OBJECT_LIGHT_UNIT: u32 = 256u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
+const VERTEX_OUTDOOR: u32 = 262144u;

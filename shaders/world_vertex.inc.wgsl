@@ -34,6 +34,10 @@ struct VertexOut {
     @location(9) @interpolate(flat) unlit: vec3<f32>,
     @location(10) @interpolate(flat) light_g: vec4<f32>,
     @location(11) @interpolate(flat) light_b: vec4<f32>,
+    #ifdef AERIAL_FOG
+    // The fog's colour (gamma) and share, per vertex (`aerial_fog`).
+    @location(12) fog: vec4<f32>,
+    #endif
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -52,6 +56,10 @@ struct FragmentIn {
     @location(9) @interpolate(flat) unlit: vec3<f32>,
     @location(10) @interpolate(flat) light_g: vec4<f32>,
     @location(11) @interpolate(flat) light_b: vec4<f32>,
+    #ifdef AERIAL_FOG
+    // The fog's colour (gamma) and share, per vertex (`aerial_fog`).
+    @location(12) fog: vec4<f32>,
+    #endif
 };
 
 @vertex
@@ -77,6 +85,9 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.light_g = rows.g;
     out.light_b = rows.b;
     out.unlit = unlit_light(v, record.light);
+    #ifdef AERIAL_FOG
+    out.fog = aerial_fog_of(v.flags, world - frame.views[record.view].eye.xyz);
+    #endif
     return out;
 }
 

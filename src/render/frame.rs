@@ -171,6 +171,8 @@ impl Renderer {
     /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
     /// says: its origin, the level's sun and skybox.
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
+        // The world takes the terrain's fog.
+        self.world.use_aerial_fog(gpu);
         let placement = TerrainPlacement {
             origin: self.terrain_origin,
             sun_direction: self.sun_direction,
@@ -312,6 +314,8 @@ impl Renderer {
             std::mem::swap(&mut cover.rects, &mut self.ui_cover);
             ran == Prepared::Recorded
         };
+        let terrain = self.terrain.as_mut();
+        self.world.fog = terrain.map_or_else(Default::default, |t| t.world_fog(settings));
         run_pass(
             gpu,
             enc,

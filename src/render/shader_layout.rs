@@ -15,7 +15,7 @@ use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 use super::ui_cover::CoverUniform;
 use super::world::{
-    DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
+    fog::WorldFog, DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
 };
 use crate::level::surface_flags;
@@ -67,7 +67,8 @@ macro_rules! twin {
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(WorldFrame: view_proj, eye, params, styles, views),
+        twin!(WorldFrame: view_proj, eye, params, styles, views, fog),
+        twin!(WorldFog: params, sun, zenith, horizon, sky),
         twin!(WorldView: view_proj, clip_plane, eye),
         twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, light, origin),
         twin!(TerrainFrame:
@@ -113,6 +114,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
     vec![
         ("VERTEX_NO_LIGHTMAP", VERTEX_NO_LIGHTMAP.into()),
         ("VERTEX_PACKED_STYLES", VERTEX_PACKED_STYLES.into()),
+        ("VERTEX_OUTDOOR", super::world::VERTEX_OUTDOOR.into()),
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),
@@ -126,6 +128,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
 fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
     vec![
         ("WorldFrame", "views", MAX_VIEWS),
+        ("WorldFog", "sky", 6),
         ("WorldFrame", "styles", crate::level::styles::MAX_STYLES / 4),
     ]
 }

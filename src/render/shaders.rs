@@ -28,6 +28,10 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/octagon.inc.wgsl"),
     ),
     ("shadow.wgsl", include_str!("../../shaders/shadow.wgsl")),
+    (
+        "sky_model.inc.wgsl",
+        include_str!("../../shaders/sky_model.inc.wgsl"),
+    ),
     ("srgb.inc.wgsl", include_str!("../../shaders/srgb.inc.wgsl")),
     (
         "sun_caster.inc.wgsl",
@@ -52,6 +56,10 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
     (
         "world_count.inc.wgsl",
         include_str!("../../shaders/world_count.inc.wgsl"),
+    ),
+    (
+        "world_fog.inc.wgsl",
+        include_str!("../../shaders/world_fog.inc.wgsl"),
     ),
     (
         "world_frame.inc.wgsl",
@@ -95,6 +103,9 @@ pub(crate) const DEFINES: &[&str] = &[
     "SUN_SHADOWS",
     // The terrain's sea shows its reflection and foam (a variant for the same reason: 9 ms).
     "WATER_REFLECTIONS",
+    // The world's surfaces take the terrain's aerial-perspective fog (a level under a terrain;
+    // a variant, so other levels' fragments do not interpolate an unused varying).
+    "AERIAL_FOG",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -297,9 +308,14 @@ pub fn terrain_hooks(clip_distances: bool) -> String {
     build("terrain_hooks.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The world shader with octagon clipping by hardware clip distances or by fragment discard.
-pub fn world(clip_distances: bool) -> String {
-    build("world.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
+/// The world shader with octagon clipping by hardware clip distances or by fragment discard,
+/// with or without the terrain's aerial-perspective fog.
+pub fn world(clip_distances: bool, aerial_fog: bool) -> String {
+    let mut defines = clip_defines(clip_distances).to_vec();
+    if aerial_fog {
+        defines.push("AERIAL_FOG");
+    }
+    build("world.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The culling overlays' shader (lines, overdraw heatmap).
@@ -336,8 +352,16 @@ pub fn cache_mip() -> String {
 /// variant is built from.
 pub fn all_variants() -> Vec<(String, String)> {
     vec![
-        ("world.wgsl (clip distances)".into(), world(true)),
-        ("world.wgsl (discard)".into(), world(false)),
+        ("world.wgsl (clip distances)".into(), world(true, false)),
+        ("world.wgsl (discard)".into(), world(false, false)),
+        (
+            "world.wgsl (clip distances, aerial fog)".into(),
+            world(true, true),
+        ),
+        (
+            "world.wgsl (discard, aerial fog)".into(),
+            world(false, true),
+        ),
         ("blit.wgsl".into(), blit()),
         ("bloom.wgsl".into(), bloom()),
         ("cache_mip.wgsl".into(), cache_mip()),
@@ -460,7 +484,7 @@ mod tests {
             (true, "clip_distances", "outside_record("),
             (false, "outside_record(", "clip_distances"),
         ] {
-            let w = world(clip);
+            let w = world(clip, true);
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(
                 body.contains(yes) && !body.contains(no),

@@ -8,6 +8,7 @@ mod bloom;
 mod cli;
 mod clipping;
 mod doors;
+mod fog;
 mod golden;
 mod keep;
 mod object_light;

@@ -14,7 +14,7 @@ use crate::terrain::pixel_direction;
 
 /// A 64² pillar 256 high standing on flat terrain at z = 0 in an open-air envelope, under a sun
 /// 40° up.
-const PILLAR_SCENE: &str = r#"Scene(
+pub(crate) const PILLAR_SCENE: &str = r#"Scene(
 ops: [
     (brush: Box(min: (-2048, -2048, -64), max: (2048, 2048, 2048)), medium: Air),
     (brush: Box(min: (-32, -32, -64), max: (32, 32, 256)), medium: Solid),
@@ -26,11 +26,11 @@ terrain: Some((heightmap: "flat:256", origin: (-4096, -4096, 0), horizontal_scal
 outdoor: [Box(min: (-2048, -2048, -64), max: (2048, 2048, 2048))],
 )"#;
 
-const PILLAR_MIN: Vec3 = Vec3::new(-32.0, -32.0, 0.0);
-const PILLAR_MAX: Vec3 = Vec3::new(32.0, 32.0, 256.0);
+pub(crate) const PILLAR_MIN: Vec3 = Vec3::new(-32.0, -32.0, 0.0);
+pub(crate) const PILLAR_MAX: Vec3 = Vec3::new(32.0, 32.0, 256.0);
 
 /// Where a ray first enters the box, if it does (slab test).
-fn ray_box(origin: Vec3, dir: Vec3, min: Vec3, max: Vec3) -> Option<f32> {
+pub(crate) fn ray_box(origin: Vec3, dir: Vec3, min: Vec3, max: Vec3) -> Option<f32> {
     let (mut t0, mut t1) = (0.0f32, f32::INFINITY);
     for k in 0..3 {
         let inv = 1.0 / dir[k];

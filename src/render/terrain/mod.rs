@@ -33,8 +33,9 @@ use super::gpu::Gpu;
 use super::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
-use super::settings::SkyMode;
+use super::settings::{FrameSettings, SkyMode};
 use super::shadow::{casts_into, SunShadows, CASCADES};
+use super::world::fog::{FogSky, WorldFog};
 use crate::geom::{Camera, Octagon};
 use crate::terrain::clipmap::{instance_aabb, ClipmapSelector};
 use crate::terrain::{
@@ -164,6 +165,34 @@ impl Terrain {
                 .set_lamps(gpu, map, placement.origin.truncate());
         }
         terrain
+    }
+
+    /// The aerial fog the world's surfaces take this frame (`render::world::fog`): this
+    /// terrain's fog distance and strength, and the sky its fog shows — the daylight model
+    /// under `--sky scattering`, else the level's skybox or the gradient — dimmed at night.
+    pub fn world_fog(&mut self, settings: &FrameSettings) -> WorldFog {
+        let d = &mut self.draw;
+        let s = &d.shading;
+        let v4 = |v: [f32; 3]| [v[0], v[1], v[2], 1.0];
+        let sky = if settings.sky == SkyMode::Scattering {
+            FogSky::Scattering
+        } else if d.skybox {
+            FogSky::Skybox
+        } else {
+            FogSky::Gradient
+        };
+        let daylight = settings.time_of_day.daylight();
+        let mut fog = WorldFog {
+            params: [s.fog_distance, s.fog_strength, daylight, sky as u32 as f32],
+            sun: s.sun.normalize_or_zero().extend(0.0).to_array(),
+            zenith: v4(s.sky_zenith),
+            horizon: v4(s.sky_horizon),
+            sky: [[0.0; 4]; 6],
+        };
+        if sky == FogSky::Scattering {
+            fog.sky = d.scattering_uniform();
+        }
+        fog
     }
 
     /// The sun's shadow cascades: the terrain casts into them and is shaded with them on

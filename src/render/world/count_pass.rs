@@ -197,7 +197,9 @@ impl WorldPass {
                 } else {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("world.wgsl (fragment count)"),
-                        source: wgpu::ShaderSource::Wgsl(shaders::world(key.clip_distances).into()),
+                        source: wgpu::ShaderSource::Wgsl(
+                            shaders::world(key.clip_distances, false).into(),
+                        ),
                     })
                 }
             })

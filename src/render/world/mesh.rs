@@ -12,6 +12,32 @@ pub const VERTEX_NO_LIGHTMAP: u32 = 1 << 16;
 /// Vertex flag: the surface's light styles are packed into the atlas texel's channels
 /// (`light_atlas`).
 pub const VERTEX_PACKED_STYLES: u32 = 1 << 17;
+/// Vertex flag: the surface is out in the open air (an outdoor cell lists it, or the object
+/// rests in one), where the terrain's aerial fog reaches it (`fog`); indoor air takes none.
+pub const VERTEX_OUTDOOR: u32 = 1 << 18;
+
+/// Per level surface: whether it is out in the open air ([`VERTEX_OUTDOOR`]).
+fn outdoor_surfaces(level: &Level) -> Vec<bool> {
+    let mut outdoor = vec![false; level.surfaces.len()];
+    let is_outdoor = |c: &crate::level::Cell| c.flags & crate::level::cell_flags::OUTDOOR != 0;
+    for c in level.cells.iter().filter(|c| is_outdoor(c)) {
+        for &si in &c.surfaces {
+            outdoor[si as usize] = true;
+        }
+    }
+    for o in &level.objects {
+        let centre = (o.bounds.min + o.bounds.max) * 0.5 + o.origin;
+        let cell = level
+            .locate(centre)
+            .and_then(|c| level.cells.get(c as usize));
+        if cell.is_some_and(is_outdoor) {
+            for &si in &o.surfaces {
+                outdoor[si as usize] = true;
+            }
+        }
+    }
+    outdoor
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -136,6 +162,7 @@ impl WorldMesh {
         let mut mesh = WorldMesh::default();
         // Vertices once per surface.
         let mut base = Vec::with_capacity(level.surfaces.len());
+        let outdoor = outdoor_surfaces(level);
         for (si, s) in level.surfaces.iter().enumerate() {
             base.push(mesh.vertices.len() as u32);
             let layer = layers.get(s.material as usize).copied().unwrap_or(0);
@@ -148,6 +175,9 @@ impl WorldMesh {
             }
             if super::light_atlas::packs_styles(s) {
                 flags |= VERTEX_PACKED_STYLES;
+            }
+            if outdoor[si] {
+                flags |= VERTEX_OUTDOOR;
             }
             let style_tints = super::light_atlas::slot_tints(level, s);
             for v in &s.vertices {

@@ -5,6 +5,7 @@
 
 mod count_pass;
 mod draws;
+pub mod fog;
 mod id_pass;
 pub mod light_atlas;
 mod mesh;
@@ -37,7 +38,8 @@ pub use self::draws::{
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
-    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_PACKED_STYLES,
+    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_OUTDOOR,
+    VERTEX_PACKED_STYLES,
 };
 
 #[repr(C)]
@@ -51,6 +53,7 @@ pub struct WorldFrame {
     pub styles: [[f32; 4]; crate::level::styles::MAX_STYLES / 4],
     /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
     pub views: [WorldView; MAX_VIEWS],
+    pub fog: fog::WorldFog,
 }
 
 /// One view as the shader sees it.
@@ -79,6 +82,10 @@ pub struct WorldPass {
     count_pipelines: count_pass::CountCache,
     /// `module` clips octagons with clip distances (else by discard).
     clip_distances: bool,
+    /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
+    aerial_fog: bool,
+    /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
+    pub fog: fog::WorldFog,
     /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
     /// without polygon-mode lines.
     wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
@@ -181,12 +188,7 @@ impl WorldPass {
         let materials = MaterialArray::create(gpu, &level.materials);
         let mesh = WorldMesh::build(level, &materials.layers);
         let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
-        let frame_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("world frame"),
-            size: std::mem::size_of::<WorldFrame>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let frame_buffer = uniform_buffer::<WorldFrame>(device, "world frame");
         let max_records = max_records(level, &mesh);
         let (records, indirect) = create_draw_buffers(device, max_records);
         let lightmap = super::materials::lightmap_texture(
@@ -216,7 +218,8 @@ impl WorldPass {
                 ..resources
             },
         );
-        let module = world_module(device, clip_distances);
+        let aerial_fog = level.terrain.is_some();
+        let module = world_module(device, clip_distances, aerial_fog);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
             bind_group_layouts: &[Some(&layout)],
@@ -231,6 +234,8 @@ impl WorldPass {
             portal_triangles: id_pass::PortalTriangles::build(level),
             count_pipelines: Default::default(),
             clip_distances,
+            aerial_fog,
+            fog: fog::WorldFog::default(),
             device_clip_distances: gpu.features.clip_distances,
             wire_pipelines: std::cell::OnceCell::new(),
             tint_pipeline: std::cell::OnceCell::new(),
@@ -275,6 +280,22 @@ impl WorldPass {
             layout,
             samplers: materials.samplers.clone(),
         }
+    }
+
+    /// Switches to the `AERIAL_FOG` variant (a terrain was added under a level that placed
+    /// none): the module and its pipelines are made again, those made on first use dropped.
+    pub fn use_aerial_fog(&mut self, gpu: &Gpu) {
+        if self.aerial_fog {
+            return;
+        }
+        self.aerial_fog = true;
+        self.module = world_module(&gpu.device, self.clip_distances, true);
+        let (layout, module) = (&self.pipeline_layout, &self.module);
+        self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
+        self.id_pipelines = std::cell::OnceCell::new();
+        self.wire_pipelines = std::cell::OnceCell::new();
+        self.tint_pipeline = std::cell::OnceCell::new();
+        self.cache.atlas = None;
     }
 
     /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
@@ -442,6 +463,7 @@ impl WorldPass {
             params,
             styles: std::array::from_fn(|i| [s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]),
             views,
+            fog: self.fog,
         };
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
@@ -477,10 +499,24 @@ fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, bool) {
     (view, active)
 }
 
-fn world_module(device: &wgpu::Device, clip_distances: bool) -> wgpu::ShaderModule {
+/// A uniform buffer the size of `T`.
+fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: std::mem::size_of::<T>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+fn world_module(
+    device: &wgpu::Device,
+    clip_distances: bool,
+    aerial_fog: bool,
+) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("world.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(shaders::world(clip_distances).into()),
+        source: wgpu::ShaderSource::Wgsl(shaders::world(clip_distances, aerial_fog).into()),
     })
 }
 

@@ -53,13 +53,22 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
             storage_entry(1, wgpu::ShaderStages::VERTEX_FRAGMENT),
             texture_entry(2, wgpu::TextureViewDimension::D2),
-            sampler_entry(3),
+            // The aerial fog samples the skybox per vertex (AERIAL_FOG).
+            vertex_too(sampler_entry(3)),
             texture_entry(4, wgpu::TextureViewDimension::D2Array),
             sampler_entry(5),
-            texture_entry(6, wgpu::TextureViewDimension::Cube),
+            vertex_too(texture_entry(6, wgpu::TextureViewDimension::Cube)),
             storage_entry(7, wgpu::ShaderStages::VERTEX),
         ],
     })
+}
+
+/// `entry` seen by the vertex stage as well.
+fn vertex_too(entry: wgpu::BindGroupLayoutEntry) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        visibility: entry.visibility | wgpu::ShaderStages::VERTEX,
+        ..entry
+    }
 }
 
 /// What the world bind groups bind.

@@ -152,7 +152,7 @@ impl TerrainDraw {
     }
 
     /// The daylight model's uniform for the terrain's sun, made again only when the sun moves.
-    fn scattering_uniform(&mut self) -> [[f32; 4]; 6] {
+    pub(in crate::render::terrain) fn scattering_uniform(&mut self) -> [[f32; 4]; 6] {
         let sun = self.shading.sun;
         match self.sky_model {
             Some((at, uniform)) if at == sun => uniform,
