@@ -22,6 +22,9 @@ pub struct LightGrid {
     pub size: [u32; 3],
     /// The worldspawn's minimum light (luxel value), as lightmaps apply it to style 0.
     pub minlight: f32,
+    /// The style daylight (the sun, the sky dome, their bounce) baked under (`_sun_style`; 0:
+    /// with the steady light), which night dims.
+    pub sun_style: u8,
     /// Per point: the styles of its slots (none: the point lies in solid and holds nothing).
     pub styles: Vec<LightStyles>,
     /// Per point with slots: the index of its first slot in `slots`, in point order.

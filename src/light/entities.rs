@@ -982,7 +982,10 @@ fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> Surfac
 /// The light grid over where the objects move (`light::grid`), timed and counted in `stats`.
 fn bake_grid(level: &Level, inputs: &BakeInputs, stats: &mut BakeStats) -> Option<LightGrid> {
     let t = Instant::now();
-    let grid = super::grid::bake(level, inputs.lights.minlight, |p| grid_light(p, inputs));
+    let lights = inputs.lights;
+    let grid = super::grid::bake(level, (lights.minlight, lights.sun_style), |p| {
+        grid_light(p, inputs)
+    });
     stats.grid_seconds = t.elapsed().as_secs_f64();
     stats.grid_points = grid
         .as_ref()

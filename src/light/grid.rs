@@ -51,7 +51,7 @@ fn layout(region: Aabb) -> (Vec3, Vec3, [u32; 3]) {
 /// point, `light_point`'s slots there (style and SH, style 0 first; at most four).
 pub(super) fn bake(
     level: &Level,
-    minlight: f32,
+    (minlight, sun_style): (f32, u8),
     light_point: impl Fn(Vec3) -> Vec<(u8, Sh9)> + Sync,
 ) -> Option<LightGrid> {
     let region = swept_bounds(level)?;
@@ -61,6 +61,7 @@ pub(super) fn bake(
         spacing,
         size,
         minlight,
+        sun_style,
         ..Default::default()
     };
     let n = grid.point_count();

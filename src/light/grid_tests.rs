@@ -188,6 +188,7 @@ fn the_lookup_blends_the_open_points_around_it() {
         spacing: Vec3::splat(10.0),
         size: [2, 2, 2],
         minlight: 0.0,
+        sun_style: 0,
         first: LightGrid::firsts(&styles),
         styles,
         slots: values.iter().map(|&v| uniform(v)).collect(),

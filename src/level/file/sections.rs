@@ -499,8 +499,8 @@ pub(super) fn read_pvs(r: &mut R) -> Res<Option<Pvs>> {
 }
 
 /// The leak section: only written when there is a leak (see the module comment).
-/// Version 4 on: the light grid (a flag, then its box, its points' styles and their slots'
-/// coefficients); older files have none.
+/// Version 4 on: the light grid (a flag, then its box, its minimum light and daylight style,
+/// its points' styles and their slots' coefficients); older files have none.
 pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32) {
     if version < 4 {
         return;
@@ -516,6 +516,7 @@ pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32
         w.u32(n);
     }
     w.f32(g.minlight);
+    w.u8(g.sun_style);
     w.len(g.styles.len());
     for s in &g.styles {
         w.u32(s.packed());
@@ -539,6 +540,7 @@ pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
         *n = r.u32("light grid size")?;
     }
     let minlight = r.f32("light grid minimum light")?;
+    let sun_style = r.u8("light grid daylight style")?;
     let n = r.count(4, "light grid points")?;
     let styles = (0..n)
         .map(|_| Ok(LightStyles(r.u32("light grid point styles")?.to_le_bytes())))
@@ -557,6 +559,7 @@ pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
         spacing,
         size,
         minlight,
+        sun_style,
         first: LightGrid::firsts(&styles),
         styles,
         slots,

@@ -195,6 +195,7 @@ fn sample_grid() -> LightGrid {
         spacing: Vec3::new(32.0, 32.0, 64.0),
         size: [2, 1, 1],
         minlight: 10.0,
+        sun_style: 12,
         first: LightGrid::firsts(&styles),
         styles,
         slots: vec![lit, day],

@@ -359,8 +359,9 @@ impl WorldPass {
     ) {
         let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
-        self.object_light
-            .update(visible, frame.settings.light_scale);
+        let steady = self.style_scales[0];
+        let light_scale = frame.settings.light_scale;
+        self.object_light.update(visible, light_scale, steady);
         self.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.

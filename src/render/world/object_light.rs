@@ -60,14 +60,16 @@ impl ObjectLight {
         }
     }
 
-    /// Lights the faces of `visible`'s grid-lit objects (`light_scale`: the overbright).
-    pub(super) fn update(&mut self, visible: &VisibleSet, light_scale: f32) {
+    /// Lights the faces of `visible`'s grid-lit objects (`light_scale`: the overbright;
+    /// `steady`: style 0's brightness now, which scales the minimum light as in a lightmap).
+    pub(super) fn update(&mut self, visible: &VisibleSet, light_scale: f32, steady: f32) {
+        let minlight = self.minlight * steady;
         for o in &visible.objects {
             let (Some(sh), Some(faces)) = (&o.ambient, self.faces.get(o.object as usize)) else {
                 continue;
             };
             for &(s, n) in faces {
-                let rgb = crate::light::grid::surface_light(sh, n, self.minlight, light_scale);
+                let rgb = crate::light::grid::surface_light(sh, n, minlight, light_scale);
                 let value = pack_object_light(rgb);
                 let slot = &mut self.packed[s as usize];
                 if *slot != value {
