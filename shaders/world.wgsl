@@ -2,7 +2,8 @@
 // Every sub-draw reads its per-draw record (octagon, view, cell) through `instance_index`
 // (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
 // a fragment discard where clip distances are unavailable (variant: CLIP_DISTANCES). A level
-// under a terrain fogs its surfaces as the terrain fogs its ground (variant: AERIAL_FOG).
+// under a terrain fogs its surfaces as the terrain fogs its ground (variant: AERIAL_FOG); its
+// moving objects take the sun's shadow cascades while they are on (variant: SUN_SHADOWS).
 //
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
@@ -55,7 +56,7 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
-    let color = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, in.unlit);
+    let color = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, fragment_unlit(in));
     return vec4<f32>(fogged(color, in), 1.0);
 }
 
@@ -110,7 +111,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-            light = in.unlit;
+            light = fragment_unlit(in);
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
         // multiply in gamma space, as Quake's renderers do, and the pass writes the raw

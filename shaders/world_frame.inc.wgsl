@@ -34,6 +34,12 @@ struct WorldFrame {
     styles: array<vec4<f32>, 16>,
     views: array<WorldView, 8>,
     fog: WorldFog,
+    // Level coordinates → each sun shadow cascade's clip space (last frame's fit, whose maps
+    // the world samples: render::world::shadows)
+    shadow_to_light: array<mat4x4<f32>, 2>,
+    // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
+    // start fading out / are gone (the SUN_SHADOWS variant reads them)
+    shadow: vec4<f32>,
 };
 
 struct DrawRecord {
@@ -63,6 +69,13 @@ struct DrawRecord {
 // OBJECT_LIGHT_UNIT = 1), from the level's light grid at its normal
 // (render::world::object_light).
 @group(0) @binding(7) var<storage, read> object_light: array<u32>;
+
+#ifdef SUN_SHADOWS
+// The sun's shadow cascades (render::shadow), group 2 of the colour pipelines.
+@group(2) @binding(0) var shadow_near: texture_depth_2d;
+@group(2) @binding(1) var shadow_far: texture_depth_2d;
+@group(2) @binding(2) var shadow_compare: sampler_comparison;
+#endif
 
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;

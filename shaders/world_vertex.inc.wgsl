@@ -38,6 +38,10 @@ struct VertexOut {
     // The fog's colour (gamma) and share, per vertex (`aerial_fog`).
     @location(12) fog: vec4<f32>,
     #endif
+    #ifdef SUN_SHADOWS
+    // A grid-lit object face's direct sunlight, added where the cascades see the sun.
+    @location(13) @interpolate(flat) sun_light: vec3<f32>,
+    #endif
 };
 
 // The fragment stage sees the same varyings without the clip distances (a vertex-only builtin).
@@ -59,6 +63,10 @@ struct FragmentIn {
     #ifdef AERIAL_FOG
     // The fog's colour (gamma) and share, per vertex (`aerial_fog`).
     @location(12) fog: vec4<f32>,
+    #endif
+    #ifdef SUN_SHADOWS
+    // A grid-lit object face's direct sunlight, added where the cascades see the sun.
+    @location(13) @interpolate(flat) sun_light: vec3<f32>,
     #endif
 };
 
@@ -85,6 +93,12 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.light_g = rows.g;
     out.light_b = rows.b;
     out.unlit = unlit_light(v, record.light);
+    #ifdef SUN_SHADOWS
+    out.sun_light = vec3<f32>(0.0);
+    if (record.light & GRID_LIT) != 0u {
+        out.sun_light = object_light_word(2u * v.surface + 1u);
+    }
+    #endif
     #ifdef AERIAL_FOG
     out.fog = aerial_fog_of(v.flags, world - frame.views[record.view].eye.xyz);
     #endif
@@ -95,12 +109,56 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
 // normal shade times its record's light.
 fn unlit_light(v: WorldVertex, light: u32) -> vec3<f32> {
     if (light & GRID_LIT) != 0u {
-        let o = object_light[v.surface];
-        let bits = vec3<u32>(o & 1023u, (o >> 10u) & 1023u, (o >> 20u) & 1023u);
-        return vec3<f32>(bits) / f32(OBJECT_LIGHT_UNIT);
+        return object_light_word(2u * v.surface);
     }
     return v.unlit * unpack4x8unorm(light).rgb * (255.0 / f32(LIGHT_UNIT));
 }
+
+// A light of the object light buffer: ten bits a channel, red lowest.
+fn object_light_word(i: u32) -> vec3<f32> {
+    let o = object_light[i];
+    let bits = vec3<u32>(o & 1023u, (o >> 10u) & 1023u, (o >> 20u) & 1023u);
+    return vec3<f32>(bits) / f32(OBJECT_LIGHT_UNIT);
+}
+
+// The fragment's light without a lightmap: with the shadow cascades, a grid-lit object's
+// face adds its direct sunlight where the sun reaches (capped as a lightmap is).
+fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
+    #ifdef SUN_SHADOWS
+    if any(in.sun_light > vec3<f32>(0.0)) {
+        let lit = world_sun_shadow(in.world);
+        return min(in.unlit + in.sun_light * lit, vec3<f32>(frame.params.y));
+    }
+    #endif
+    return in.unlit;
+}
+
+#ifdef SUN_SHADOWS
+// A level point in cascade `c`'s map: texture coordinates and depth; nudged a texel towards
+// the sun so a face flush with a caster does not shadow itself.
+fn world_sun_coords(c: u32, p: vec3<f32>) -> vec3<f32> {
+    let t = select(frame.shadow.y, frame.shadow.x, c == 0u);
+    let q = frame.shadow_to_light[c] * vec4<f32>(p + frame.fog.sun.xyz * t, 1.0);
+    return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
+}
+
+// How much of the sun reaches the level point `p` (terrain.wgsl's `sun_shadow`: the near
+// cascade where it holds the point, else the far one, 2×2 PCF, fading out at its end).
+fn world_sun_shadow(p: vec3<f32>) -> f32 {
+    let near = world_sun_coords(0u, p);
+    let margin = 2.0 / f32(textureDimensions(shadow_near).x);
+    if (all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0) {
+        return textureSampleCompareLevel(shadow_near, shadow_compare, near.xy, near.z);
+    }
+    let far = world_sun_coords(1u, p);
+    if (any(far.xy < vec2<f32>(0.0)) || any(far.xy > vec2<f32>(1.0)) || far.z <= 0.0) {
+        return 1.0;
+    }
+    let lit = textureSampleCompareLevel(shadow_far, shadow_compare, far.xy, far.z);
+    let d = length(p - frame.eye.xyz);
+    return mix(lit, 1.0, smoothstep(frame.shadow.z, frame.shadow.w, d));
+}
+#endif
 
 #ifndef CLIP_DISTANCES
 // Outside the octagon of the fragment's draw record (the discard fallback).

@@ -189,5 +189,11 @@ mod tests {
         assert!((night.eval(Vec3::Z) - want.eval(Vec3::Z)).length() < 1e-4);
         let (d, n) = (day.eval(Vec3::Z).x, night.eval(Vec3::Z).x);
         assert!(d > 50.0 && n < 0.1 * d, "day {d}, night {n}");
+        // The sun is kept out of the harmonics: the open yard sees it whole, and an upward
+        // face gets Quake's `0.5 + 0.5 cos` of `_sunlight` × the range scale ½, 60° up.
+        assert_eq!(day.sun_visible, 1.0);
+        assert!(day.sh.eval(Vec3::Z).length() < 1e-3);
+        let want = 200.0 * 0.5 * (0.5 + 0.5 * 60f32.to_radians().sin());
+        assert!((d - want).abs() < 0.01 * want, "{d} vs {want}");
     }
 }

@@ -11,6 +11,46 @@ use crate::geom::sh::Sh9;
 /// reader refuses more).
 pub const MAX_POINTS: usize = 1 << 16;
 
+/// The sun as the grid leaves it out of its harmonics: a moving object adds its direct light
+/// itself, as much as the grid's points (or the sun's shadow cascades) say reaches it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GridSun {
+    /// The way the sunlight travels (unit, from the sun into the world).
+    pub direction: Vec3,
+    /// Its luxel value on a surface facing it (range-scaled, as the lightmaps bake it).
+    pub rgb: Vec3,
+}
+
+impl GridSun {
+    /// The direct light on a surface facing `n` (Quake's `0.5 + 0.5·cos`), before shadows.
+    pub fn at(&self, n: Vec3) -> Vec3 {
+        let cos = -n.dot(self.direction);
+        if cos > 0.0 {
+            self.rgb * (0.5 + 0.5 * cos)
+        } else {
+            Vec3::ZERO
+        }
+    }
+}
+
+/// The grid's light at a place this frame: its harmonics (everything but the sun's direct
+/// light), the sun scaled by its style's brightness now, and how much of it the grid's
+/// points see there (0..1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GridLight {
+    pub sh: Sh9,
+    pub sun: Option<GridSun>,
+    pub sun_visible: f32,
+}
+
+impl GridLight {
+    /// The light a surface facing `n` receives (luxel values), the sun as the grid sees it.
+    pub fn eval(&self, n: Vec3) -> Vec3 {
+        let sun = self.sun.map_or(Vec3::ZERO, |s| s.at(n) * self.sun_visible);
+        self.sh.eval(n) + sun
+    }
+}
+
 /// A box of light samples, x fastest, then y, then z.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LightGrid {
@@ -32,6 +72,10 @@ pub struct LightGrid {
     /// Each slot's light in luxel values: nine RGB coefficients, the slot's style at full
     /// brightness.
     pub slots: Vec<Sh9>,
+    /// The level's sun (`None`: it has none), baked under `sun_style`, and per point how much
+    /// of it reaches there (0 or 255: one ray; empty without a sun).
+    pub sun: Option<GridSun>,
+    pub sun_visible: Vec<u8>,
 }
 
 impl LightGrid {
@@ -90,6 +134,13 @@ impl LightGrid {
         }
         if self.styles.len() != n as usize || self.first != Self::firsts(&self.styles) {
             return Err("light grid point table does not match its size".into());
+        }
+        let suns = if self.sun.is_some() { n as usize } else { 0 };
+        if self.sun_visible.len() != suns {
+            return Err(format!(
+                "light grid has {} sun samples for {suns} points",
+                self.sun_visible.len()
+            ));
         }
         let slots: usize = self.styles.iter().map(|s| s.count()).sum();
         if slots != self.slots.len() {

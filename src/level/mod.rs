@@ -16,7 +16,7 @@ use glam::{Vec2, Vec3};
 use crate::geom::{Aabb, Plane};
 
 pub use file::{load_lvl, save, LvlError};
-pub use light_grid::LightGrid;
+pub use light_grid::{GridLight, GridSun, LightGrid};
 pub use motion::Motion;
 pub use styles::LightStyles;
 

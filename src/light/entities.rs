@@ -15,7 +15,7 @@ use super::bounce;
 use super::bvh::{Bvh, Triangle};
 use crate::geom::sh::Sh9;
 use crate::level::styles::{self, LightStyles, MAX_SLOTS, NO_STYLE};
-use crate::level::{surface_flags, Entity, Level, LightGrid, Surface};
+use crate::level::{surface_flags, Entity, GridSun, Level, LightGrid, Surface};
 
 /// Quake's `light` tool scales every sum by 0.5 before clamping (its `-range` default); the
 /// e1m1 comparison with the shipped lightmaps measures exactly this factor.
@@ -983,7 +983,11 @@ fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> Surfac
 fn bake_grid(level: &Level, inputs: &BakeInputs, stats: &mut BakeStats) -> Option<LightGrid> {
     let t = Instant::now();
     let lights = inputs.lights;
-    let grid = super::grid::bake(level, (lights.minlight, lights.sun_style), |p| {
+    let sun = lights.sun.map(|sun| GridSun {
+        direction: sun.direction,
+        rgb: sun.color * sun.intensity * RANGE_SCALE,
+    });
+    let grid = super::grid::bake(level, (lights.minlight, lights.sun_style, sun), |p| {
         grid_light(p, inputs)
     });
     stats.grid_seconds = t.elapsed().as_secs_f64();
@@ -993,10 +997,11 @@ fn bake_grid(level: &Level, inputs: &BakeInputs, stats: &mut BakeStats) -> Optio
     grid
 }
 
-/// The light grid's light at the open point `p` (`light::grid`): per style (style 0 first, daylight's next when it has its
+/// The light grid's light at the open point `p` (`light::grid`), and whether the sun reaches
+/// it (its direct light is not in the harmonics): per style (style 0 first, daylight's next when it has its
 /// own, then the lamps' in the order they reach; four at most) its spherical harmonics, the
 /// slots past style 0 that nothing reached left out.
-fn grid_light(p: Vec3, inputs: &BakeInputs) -> Vec<(u8, Sh9)> {
+fn grid_light(p: Vec3, inputs: &BakeInputs) -> (Vec<(u8, Sh9)>, bool) {
     let lights = inputs.lights;
     let mut slots: Vec<(u8, Sh9)> = vec![(0, Sh9::ZERO)];
     let sun_slot = if lights.sun_style != 0 {
@@ -1035,13 +1040,14 @@ fn grid_light(p: Vec3, inputs: &BakeInputs) -> Vec<(u8, Sh9)> {
             slots[k].1.add_light(dir, l.color * value, l.angle_scale);
         }
     }
+    // The sun's direct light is left out: the grid keeps whether it reaches the point.
+    let mut sun_visible = false;
     if let Some(bvh) = inputs.sun_world {
-        let suns = lights.sun.iter().chain(&lights.dome);
-        for sun in suns {
-            if !bvh.occluded(p, -sun.direction * 65536.0) {
-                let rgb = sun.color * sun.intensity * RANGE_SCALE;
-                slots[sun_slot].1.add_light(-sun.direction, rgb, 0.5);
-            }
+        let sees = |d: Vec3| !bvh.occluded(p, -d * 65536.0);
+        sun_visible = lights.sun.is_some_and(|sun| sees(sun.direction));
+        for sun in lights.dome.iter().filter(|d| sees(d.direction)) {
+            let rgb = sun.color * sun.intensity * RANGE_SCALE;
+            slots[sun_slot].1.add_light(-sun.direction, rgb, 0.5);
         }
     }
     for e in &inputs.emitters {
@@ -1063,7 +1069,7 @@ fn grid_light(p: Vec3, inputs: &BakeInputs) -> Vec<(u8, Sh9)> {
                 .iter()
                 .any(|c| c.max_element() > 0.0 || c.min_element() < 0.0)
     });
-    slots
+    (slots, sun_visible)
 }
 
 /// While `workers` bake: once the bake has run a second, on a terminal, its share done on one

@@ -192,6 +192,8 @@ fn the_lookup_blends_the_open_points_around_it() {
         first: LightGrid::firsts(&styles),
         styles,
         slots: values.iter().map(|&v| uniform(v)).collect(),
+        sun: None,
+        sun_visible: Vec::new(),
     };
     let scales = style_scales();
     let at = |p: Vec3| light_at(&grid, p, &scales).unwrap().eval(Vec3::Z).x;
@@ -225,7 +227,7 @@ fn an_object_half_in_a_wall_takes_the_light_of_its_open_part() {
     let centre = Vec3::new(512.0, 512.0, 200.0);
     assert!(level.locate(centre + Vec3::Z * 20.0).is_none());
     let over = light_over(grid, b, &scales).expect("its lower half is open");
-    let open: Vec<Sh9> = [-1.0f32, 1.0]
+    let open: Vec<GridLight> = [-1.0f32, 1.0]
         .iter()
         .flat_map(|&x| [-1.0f32, 1.0].map(move |y| (x, y)))
         .flat_map(|(x, y)| {
@@ -240,8 +242,8 @@ fn an_object_half_in_a_wall_takes_the_light_of_its_open_part() {
         open.len()
     );
     let mut mean = Sh9::ZERO;
-    for sh in &open {
-        mean.add_scaled(sh, 1.0 / open.len() as f32);
+    for l in &open {
+        mean.add_scaled(&l.sh, 1.0 / open.len() as f32);
     }
     assert!((over.eval(-Vec3::Z) - mean.eval(-Vec3::Z)).length() < 1e-3);
     // The light below it shines up on its underside.

@@ -168,6 +168,16 @@ impl Renderer {
         self.heatmap.as_ref().map(|h| h.overdraw)
     }
 
+    /// What the world takes of the terrain this frame: its aerial fog, and the sun's shadow
+    /// cascades it drew last frame (for moving objects).
+    fn prepare_world_from_terrain(&mut self, gpu: &Gpu, settings: &FrameSettings) {
+        let terrain = self.terrain.as_mut();
+        self.world.fog = terrain.map_or_else(Default::default, |t| t.world_fog(settings));
+        let cascades = self.terrain.as_ref().filter(|_| settings.shadows);
+        let cascades = cascades.and_then(|t| t.cascades_for_world());
+        self.world.set_sun_shadows(gpu, cascades.as_ref());
+    }
+
     /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
     /// says: its origin, the level's sun and skybox.
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: crate::terrain::ClipmapTerrain) {
@@ -282,6 +292,7 @@ impl Renderer {
         self.count_fragments(gpu, settings.overdraw);
         self.switch_bloom(gpu, settings.bloom);
         self.switch_shadows(gpu, settings.shadows);
+        self.prepare_world_from_terrain(gpu, settings);
         let inputs = FrameInputs {
             camera,
             visible,
@@ -314,8 +325,6 @@ impl Renderer {
             std::mem::swap(&mut cover.rects, &mut self.ui_cover);
             ran == Prepared::Recorded
         };
-        let terrain = self.terrain.as_mut();
-        self.world.fog = terrain.map_or_else(Default::default, |t| t.world_fog(settings));
         run_pass(
             gpu,
             enc,

@@ -67,7 +67,7 @@ macro_rules! twin {
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(WorldFrame: view_proj, eye, params, styles, views, fog),
+        twin!(WorldFrame: view_proj, eye, params, styles, views, fog, shadow_to_light, shadow),
         twin!(WorldFog: params, sun, zenith, horizon, sky),
         twin!(WorldView: view_proj, clip_plane, eye),
         twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, light, origin),
@@ -129,6 +129,11 @@ fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
     vec![
         ("WorldFrame", "views", MAX_VIEWS),
         ("WorldFog", "sky", 6),
+        (
+            "WorldFrame",
+            "shadow_to_light",
+            crate::render::shadow::CASCADES,
+        ),
         ("WorldFrame", "styles", crate::level::styles::MAX_STYLES / 4),
     ]
 }

@@ -98,8 +98,8 @@ const MAX_INCLUDE_DEPTH: usize = 8;
 pub(crate) const DEFINES: &[&str] = &[
     // The adapter clips to the octagon with hardware clip distances (else a fragment discard).
     "CLIP_DISTANCES",
-    // The terrain samples the sun's shadow cascades (a variant, not a uniform branch: on
-    // lavapipe the branch alone cost a fifth of the terrain pass).
+    // The terrain (and the world's moving objects) sample the sun's shadow cascades (a variant,
+    // not a uniform branch: on lavapipe the branch alone cost a fifth of the terrain pass).
     "SUN_SHADOWS",
     // The terrain's sea shows its reflection and foam (a variant for the same reason: 9 ms).
     "WATER_REFLECTIONS",
@@ -309,11 +309,15 @@ pub fn terrain_hooks(clip_distances: bool) -> String {
 }
 
 /// The world shader with octagon clipping by hardware clip distances or by fragment discard,
-/// with or without the terrain's aerial-perspective fog.
-pub fn world(clip_distances: bool, aerial_fog: bool) -> String {
+/// with or without the terrain's aerial-perspective fog, and with or without the sun's shadow
+/// cascades on moving objects.
+pub fn world(clip_distances: bool, aerial_fog: bool, sun_shadows: bool) -> String {
     let mut defines = clip_defines(clip_distances).to_vec();
     if aerial_fog {
         defines.push("AERIAL_FOG");
+    }
+    if sun_shadows {
+        defines.push("SUN_SHADOWS");
     }
     build("world.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -352,15 +356,26 @@ pub fn cache_mip() -> String {
 /// variant is built from.
 pub fn all_variants() -> Vec<(String, String)> {
     vec![
-        ("world.wgsl (clip distances)".into(), world(true, false)),
-        ("world.wgsl (discard)".into(), world(false, false)),
+        (
+            "world.wgsl (clip distances)".into(),
+            world(true, false, false),
+        ),
+        ("world.wgsl (discard)".into(), world(false, false, false)),
         (
             "world.wgsl (clip distances, aerial fog)".into(),
-            world(true, true),
+            world(true, true, false),
         ),
         (
             "world.wgsl (discard, aerial fog)".into(),
-            world(false, true),
+            world(false, true, false),
+        ),
+        (
+            "world.wgsl (clip distances, aerial fog, sun shadows)".into(),
+            world(true, true, true),
+        ),
+        (
+            "world.wgsl (discard, sun shadows)".into(),
+            world(false, false, true),
         ),
         ("blit.wgsl".into(), blit()),
         ("bloom.wgsl".into(), bloom()),
@@ -484,7 +499,7 @@ mod tests {
             (true, "clip_distances", "outside_record("),
             (false, "outside_record(", "clip_distances"),
         ] {
-            let w = world(clip, true);
+            let w = world(clip, true, true);
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(
                 body.contains(yes) && !body.contains(no),

@@ -24,6 +24,8 @@ use crate::geom::{Aabb, Camera};
 /// The cascades' depth format (reverse-Z like the frame's).
 pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 pub const CASCADES: usize = 2;
+// The world's moving objects sample as many (`render::world::shadows`).
+const _: () = assert!(CASCADES == super::world::shadows::CASCADES);
 /// The caster views' stride in their uniform buffer (the dynamic offset alignment).
 const CASTER_STRIDE: u64 = 256;
 

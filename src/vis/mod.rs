@@ -43,7 +43,7 @@ pub struct VisibleObject {
     pub light: [f32; 3],
     /// Its light from the level's light grid this frame, when the level has one: each of its
     /// faces is lit by it at its normal (`light::grid::surface_light`), and `light` is unused.
-    pub ambient: Option<crate::geom::sh::Sh9>,
+    pub ambient: Option<crate::level::GridLight>,
 }
 
 /// Cells front-to-back with their octagons, and objects.

@@ -26,7 +26,7 @@ pub struct ObjectLinks {
     /// lightmap). Set by whoever moves it (`vis::movers`' caller samples the lightmap below).
     pub lights: Vec<[f32; 3]>,
     /// Each object's light from the level's light grid this frame (`None`: lit by `lights`).
-    pub ambient: Vec<Option<crate::geom::sh::Sh9>>,
+    pub ambient: Vec<Option<crate::level::GridLight>>,
     /// The objects with a motion (looked up once, not every frame).
     pub moving: Vec<u32>,
     /// The level's switchable light styles that start off (`level::styles::switched_off`), for

@@ -409,3 +409,119 @@ fn hills_shadow_the_valleys_the_heightmap_says() {
         "{wrong_blocked} of {blocked} blocked pixels lit, {wrong_clear} of {clear} clear ones shadowed"
     );
 }
+
+/// The pillar scene with a grey slab lying in the pillar's shadow and reaching out of it into
+/// the sun (it slides away after 2 s; at 0 s it rests).
+const SLAB_SCENE: &str = r#"Scene(
+ops: [
+    (brush: Box(min: (-2048, -2048, -64), max: (2048, 2048, 2048)), medium: Air),
+    (brush: Box(min: (-32, -32, -64), max: (32, 32, 256)), medium: Solid),
+],
+objects: [(name: "slab", brushes: [(brush: Box(min: (92, 26, 16), max: (220, 154, 24)))],
+    motion: Some(Path(points: [(0, 0, 0), (600, 0, 0)], speed: 100, wait: 2)))],
+entities: [
+    [("classname", "worldspawn"), ("_sunlight", "200"), ("_sun_mangle", "30 -40 0"), ("light", "20")],
+],
+terrain: Some((heightmap: "flat:256", origin: (-4096, -4096, 0), horizontal_scale: 32, vertical_scale: 1)),
+outdoor: [Box(min: (-2048, -2048, -64), max: (2048, 2048, 2048))],
+)"#;
+
+/// A moving object takes the sun's shadow cascades per pixel (the maps of the frame before,
+/// `render::world::shadows`): every pixel of the slab's top more than two texels of its
+/// cascade from the pillar's analytic shadow outline on it is dark where a ray from it towards
+/// the sun meets the pillar and bright where it does not, and with shadows off the grid's
+/// coarse sun (64-unit points) draws no such outline.
+#[test]
+fn a_moving_object_takes_the_pillars_shadow_per_pixel() {
+    let Some(gpu) = gpu() else { return };
+    let scene = lanthorn::compile::scene::parse(SLAB_SCENE).unwrap();
+    let (level, _) = lanthorn::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
+    let sun = lanthorn::light::entities::level_lights(&level)
+        .sun
+        .unwrap()
+        .direction
+        .normalize();
+    let size = (480u32, 270u32);
+    let spec = CameraSpec {
+        position: Vec3::new(156.0, -250.0, 400.0),
+        yaw: 90.0,
+        pitch: -47.9,
+    };
+    let cam = Camera::new(spec, size.0 as f32 / size.1 as f32);
+    let frame = |shadows: bool| {
+        let hm = Heightmap::flat(256).with_scales(32.0, 1.0);
+        let cfg = ClipmapConfig::for_heightmap(&hm);
+        let terrain = ClipmapTerrain::new(hm, cfg).unwrap();
+        let mut session = lanthorn::app::session::Session::new(
+            gpu,
+            &level,
+            Some(terrain),
+            size,
+            lanthorn::vis::CullMode::Portal,
+        )
+        .with(
+            FrameSettings {
+                shadows,
+                ..Default::default()
+            },
+            Default::default(),
+        );
+        session.settle(gpu, &cam, 0.0);
+        // The first frame draws the cascades, the second samples them.
+        session.frame(gpu, &cam, 0.0);
+        session.frame(gpu, &cam, 0.0);
+        session.read_color(gpu)
+    };
+    let (off, on) = (frame(false), frame(true));
+    let texel = fit_cascades(&cam, sun, &CascadeConfig::default())[0].texel as f32;
+    let (slab_min, slab_max) = (Vec3::new(92.0, 26.0, 16.0), Vec3::new(220.0, 154.0, 24.0));
+    let shadowed = |p: Vec3| ray_box(p, -sun, PILLAR_MIN, PILLAR_MAX).is_some();
+    let (mut lit, mut dark) = (Vec::new(), Vec::new());
+    let mut edges_off = 0;
+    for (x, y, px) in on.enumerate_pixels() {
+        let d = pixel_direction(&cam, size, x, y);
+        let Some(t) = ray_box(cam.position, d, slab_min, slab_max) else {
+            continue;
+        };
+        let p = cam.position + d * t;
+        let blocked = ray_box(cam.position, d, PILLAR_MIN, PILLAR_MAX).is_some_and(|u| u < t);
+        if (p.z - slab_max.z).abs() > 0.5 || blocked {
+            continue; // a side face, or behind the pillar
+        }
+        let r = 2.0 * texel;
+        let around = [Vec3::X * r, -Vec3::X * r, Vec3::Y * r, -Vec3::Y * r];
+        let s = shadowed(p);
+        if around.iter().any(|&o| shadowed(p + o) != s) {
+            continue; // near the outline
+        }
+        let l = luma(px);
+        if s {
+            dark.push(l);
+        } else {
+            lit.push(l);
+        }
+        edges_off += usize::from((luma(off.get_pixel(x, y)) - l).abs() > 40.0 && !s);
+    }
+    let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len().max(1) as f32;
+    let (max_dark, min_lit) = (
+        dark.iter().copied().fold(0.0, f32::max),
+        lit.iter().copied().fold(255.0, f32::min),
+    );
+    println!(
+        "slab: {} lit pixels (mean {:.1}, least {min_lit:.1}), {} in shadow (mean {:.1}, most {max_dark:.1}), texel {texel:.2}; lit pixels off by > 40 without cascades: {edges_off}",
+        lit.len(),
+        mean(&lit),
+        dark.len(),
+        mean(&dark)
+    );
+    assert!(
+        lit.len() > 300 && dark.len() > 300,
+        "{} lit, {} dark",
+        lit.len(),
+        dark.len()
+    );
+    assert!(
+        min_lit > max_dark + 20.0,
+        "lit {min_lit} vs shadowed {max_dark}"
+    );
+}

@@ -4,8 +4,8 @@ use super::codec::{Res, R, W};
 use super::LvlError;
 use crate::geom::sh::Sh9;
 use crate::level::{
-    Bsp, BspLeaf, BspNode, Cell, Entity, LeakPath, LightGrid, LightStyles, LightmapRect, Lightmaps,
-    Material, Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
+    Bsp, BspLeaf, BspNode, Cell, Entity, GridSun, LeakPath, LightGrid, LightStyles, LightmapRect,
+    Lightmaps, Material, Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
 };
 
 pub(super) fn write_cells(w: &mut W, cells: &[Cell]) {
@@ -500,7 +500,8 @@ pub(super) fn read_pvs(r: &mut R) -> Res<Option<Pvs>> {
 
 /// The leak section: only written when there is a leak (see the module comment).
 /// Version 4 on: the light grid (a flag, then its box, its minimum light and daylight style,
-/// its points' styles and their slots' coefficients); older files have none.
+/// its points' styles and their slots' coefficients, its sun and the sun's reach per point);
+/// older files have none.
 pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32) {
     if version < 4 {
         return;
@@ -527,6 +528,15 @@ pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32
             w.f32(f);
         }
     }
+    match &g.sun {
+        None => w.u8(0),
+        Some(sun) => {
+            w.u8(1);
+            w.vec3(sun.direction);
+            w.vec3(sun.rgb);
+        }
+    }
+    w.bytes(&g.sun_visible);
 }
 
 pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
@@ -554,6 +564,14 @@ pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
         }
         slots.push(Sh9::from_floats(&f));
     }
+    let sun = match r.flag("light grid sun flag")? {
+        false => None,
+        true => Some(GridSun {
+            direction: r.vec3("light grid sun direction")?,
+            rgb: r.vec3("light grid sun colour")?,
+        }),
+    };
+    let sun_visible = r.bytes("light grid sun samples")?;
     let grid = LightGrid {
         origin,
         spacing,
@@ -563,6 +581,8 @@ pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
         first: LightGrid::firsts(&styles),
         styles,
         slots,
+        sun,
+        sun_visible,
     };
     grid.check().map_err(LvlError::Invalid)?;
     Ok(Some(grid))

@@ -199,6 +199,11 @@ fn sample_grid() -> LightGrid {
         first: LightGrid::firsts(&styles),
         styles,
         slots: vec![lit, day],
+        sun: Some(GridSun {
+            direction: Vec3::new(0.6, 0.0, -0.8),
+            rgb: Vec3::new(120.0, 110.0, 90.0),
+        }),
+        sun_visible: vec![255, 0],
     }
 }
 

@@ -167,6 +167,21 @@ impl Terrain {
         terrain
     }
 
+    /// The cascades the last frame drew, as the world's moving objects sample them
+    /// (`render::world::shadows`); `None` when it drew none.
+    pub fn cascades_for_world(&self) -> Option<crate::render::world::shadows::CascadeSampling> {
+        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on)?;
+        let cascades = shadows.cascades.as_ref()?;
+        let far = shadows.config.far;
+        Some(crate::render::world::shadows::CascadeSampling {
+            to_light: cascades.map(|c| c.world_to_light.as_mat4().to_cols_array_2d()),
+            texel: cascades.map(|c| c.texel as f32),
+            fade: [0.85 * far, far],
+            maps: shadows.maps.clone(),
+            sampler: shadows.compare_sampler.clone(),
+        })
+    }
+
     /// The aerial fog the world's surfaces take this frame (`render::world::fog`): this
     /// terrain's fog distance and strength, and the sky its fog shows — the daylight model
     /// under `--sky scattering`, else the level's skybox or the gradient — dimmed at night.

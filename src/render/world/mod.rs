@@ -12,6 +12,7 @@ mod mesh;
 mod object_light;
 pub use self::object_light::{pack_object_light, OBJECT_LIGHT_UNIT};
 mod pipelines;
+pub mod shadows;
 pub mod surface_cache;
 
 use bytemuck::{Pod, Zeroable};
@@ -54,6 +55,10 @@ pub struct WorldFrame {
     /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
     pub views: [WorldView; MAX_VIEWS],
     pub fog: fog::WorldFog,
+    /// Level coordinates → each sun shadow cascade's clip space (`shadows`; zero without).
+    pub shadow_to_light: [[[f32; 4]; 4]; shadows::CASCADES],
+    /// Texels of the cascades (x, y) and the shadows' fade (z, w).
+    pub shadow: [f32; 4],
 }
 
 /// One view as the shader sees it.
@@ -86,6 +91,9 @@ pub struct WorldPass {
     aerial_fog: bool,
     /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
     pub fog: fog::WorldFog,
+    /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
+    /// variant); see `set_sun_shadows`.
+    shadows: Option<shadows::WorldShadows>,
     /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
     /// without polygon-mode lines.
     wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
@@ -219,7 +227,7 @@ impl WorldPass {
             },
         );
         let aerial_fog = level.terrain.is_some();
-        let module = world_module(device, clip_distances, aerial_fog);
+        let module = world_module(device, clip_distances, aerial_fog, false);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
             bind_group_layouts: &[Some(&layout)],
@@ -236,6 +244,7 @@ impl WorldPass {
             clip_distances,
             aerial_fog,
             fog: fog::WorldFog::default(),
+            shadows: None,
             device_clip_distances: gpu.features.clip_distances,
             wire_pipelines: std::cell::OnceCell::new(),
             tint_pipeline: std::cell::OnceCell::new(),
@@ -283,19 +292,59 @@ impl WorldPass {
     }
 
     /// Switches to the `AERIAL_FOG` variant (a terrain was added under a level that placed
-    /// none): the module and its pipelines are made again, those made on first use dropped.
+    /// none).
     pub fn use_aerial_fog(&mut self, gpu: &Gpu) {
-        if self.aerial_fog {
-            return;
+        if !self.aerial_fog {
+            self.aerial_fog = true;
+            self.make_variant(gpu);
         }
-        self.aerial_fog = true;
-        self.module = world_module(&gpu.device, self.clip_distances, true);
-        let (layout, module) = (&self.pipeline_layout, &self.module);
+    }
+
+    /// Moving objects take last frame's shadow cascades (`None`: shadows are off, or none was
+    /// drawn yet): the `SUN_SHADOWS` variant while they do.
+    pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
+        match (cascades, &mut self.shadows) {
+            (Some(c), Some(s)) => s.update(&gpu.device, c),
+            (Some(c), None) => {
+                let layout = &self.layout;
+                self.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));
+                self.make_variant(gpu);
+            }
+            (None, Some(_)) => {
+                self.shadows = None;
+                self.make_variant(gpu);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The layout of the colour pipelines (with the cascades' group in `SUN_SHADOWS`).
+    fn color_layout(&self) -> &wgpu::PipelineLayout {
+        self.shadows
+            .as_ref()
+            .map_or(&self.pipeline_layout, |s| &s.pipeline_layout)
+    }
+
+    /// The module and its colour pipelines made again for this variant (aerial fog, shadows);
+    /// those made on first use dropped.
+    fn make_variant(&mut self, gpu: &Gpu) {
+        let shadowed = self.shadows.is_some();
+        self.module = world_module(&gpu.device, self.clip_distances, self.aerial_fog, shadowed);
+        let (layout, module) = (self.color_layout(), &self.module);
         self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
         self.id_pipelines = std::cell::OnceCell::new();
         self.wire_pipelines = std::cell::OnceCell::new();
         self.tint_pipeline = std::cell::OnceCell::new();
-        self.cache.atlas = None;
+        // The cache keeps what it baked (its plan knows it): only its pipelines change.
+        if let Some(atlas) = &mut self.cache.atlas {
+            let shading = surface_cache::atlas::WorldShading {
+                module: &self.module,
+                layout: &self.layout,
+                samplers: &self.samplers,
+                color_format: self.color_format,
+            };
+            atlas.use_module(&gpu.device, &shading);
+        }
     }
 
     /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
@@ -359,9 +408,9 @@ impl WorldPass {
     ) {
         let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
-        let steady = self.style_scales[0];
-        let light_scale = frame.settings.light_scale;
-        self.object_light.update(visible, light_scale, steady);
+        let lights = (frame.settings.light_scale, self.style_scales[0]);
+        self.object_light
+            .update(visible, lights, self.shadows.is_some());
         self.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.
@@ -465,6 +514,11 @@ impl WorldPass {
             styles: std::array::from_fn(|i| [s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]),
             views,
             fog: self.fog,
+            shadow_to_light: self
+                .shadows
+                .as_ref()
+                .map_or([[[0.0; 4]; 4]; 2], |s| s.to_light),
+            shadow: self.shadows.as_ref().map_or([0.0; 4], |s| s.params),
         };
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
@@ -514,10 +568,12 @@ fn world_module(
     device: &wgpu::Device,
     clip_distances: bool,
     aerial_fog: bool,
+    sun_shadows: bool,
 ) -> wgpu::ShaderModule {
+    let source = shaders::world(clip_distances, aerial_fog, sun_shadows);
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("world.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(shaders::world(clip_distances, aerial_fog).into()),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
     })
 }
 
@@ -559,7 +615,7 @@ impl Pass for WorldPass {
             self.tint_pipeline.get_or_init(|| {
                 pipelines::tinted_opaque_pipeline(
                     &gpu.device,
-                    &self.pipeline_layout,
+                    self.color_layout(),
                     &self.module,
                     self.color_format,
                 )
@@ -623,6 +679,9 @@ impl Pass for WorldPass {
     /// Records the prepared draws.
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        if let Some(s) = &self.shadows {
+            pass.set_bind_group(2, &s.group, &[]);
+        }
         pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
         pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         let list = self.draws.list();

@@ -1,8 +1,10 @@
 //! The light of moving objects' faces from the level's light grid: each frame, every visible
 //! object with grid light (`VisibleObject::ambient`) has each of its faces lit by those
-//! spherical harmonics at the face's normal — exact per vertex for a flat face — packed ten
-//! bits a channel ([`pack_object_light`]), in a storage buffer the vertex shader reads by
-//! surface index.
+//! spherical harmonics and the sun at the face's normal — exact per vertex for a flat face —
+//! packed ten bits a channel ([`pack_object_light`]), two words a surface in a storage buffer
+//! the vertex shader reads by surface index: the light with the sun as the grid sees it, or,
+//! while the world samples the sun's shadow cascades, the light without the sun's direct light
+//! and that light apart (the fragment adds it where the cascades say the sun reaches).
 //! The object's draw record says so (`GRID_LIT`); other records keep their own light.
 
 use glam::Vec3;
@@ -23,7 +25,7 @@ pub fn pack_object_light(rgb: [f32; 3]) -> u32 {
 /// Per-surface object light, on the CPU and the GPU.
 pub(super) struct ObjectLight {
     pub(super) buffer: wgpu::Buffer,
-    /// What the buffer holds: per level surface (0 where no grid-lit object's face).
+    /// What the buffer holds: per level surface two words (0 where no grid-lit object's face).
     packed: Vec<u32>,
     /// Per level object: its surfaces with their normals.
     faces: Vec<Vec<(u32, Vec3)>>,
@@ -34,7 +36,7 @@ pub(super) struct ObjectLight {
 
 impl ObjectLight {
     pub(super) fn create(device: &wgpu::Device, level: &Level) -> ObjectLight {
-        let n = level.surfaces.len().max(1);
+        let n = 2 * level.surfaces.len().max(1);
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world object light"),
             size: (n * 4) as u64,
@@ -61,22 +63,39 @@ impl ObjectLight {
     }
 
     /// Lights the faces of `visible`'s grid-lit objects (`light_scale`: the overbright;
-    /// `steady`: style 0's brightness now, which scales the minimum light as in a lightmap).
-    pub(super) fn update(&mut self, visible: &VisibleSet, light_scale: f32, steady: f32) {
+    /// `steady`: style 0's brightness now, which scales the minimum light as in a lightmap;
+    /// `cascades`: the sun's direct light apart, for the shadow cascades).
+    pub(super) fn update(
+        &mut self,
+        visible: &VisibleSet,
+        (light_scale, steady): (f32, f32),
+        cascades: bool,
+    ) {
         let minlight = self.minlight * steady;
         for o in &visible.objects {
-            let (Some(sh), Some(faces)) = (&o.ambient, self.faces.get(o.object as usize)) else {
+            let (Some(l), Some(faces)) = (&o.ambient, self.faces.get(o.object as usize)) else {
                 continue;
             };
             for &(s, n) in faces {
-                let rgb = crate::light::grid::surface_light(sh, n, minlight, light_scale);
-                let value = pack_object_light(rgb);
-                let slot = &mut self.packed[s as usize];
-                if *slot != value {
-                    *slot = value;
-                    let (lo, hi) = self.dirty.unwrap_or((s as usize, s as usize));
-                    self.dirty = Some((lo.min(s as usize), hi.max(s as usize)));
-                }
+                let (light, sun) = if cascades {
+                    crate::light::grid::surface_light_parts(l, n, minlight, light_scale)
+                } else {
+                    let all = crate::light::grid::surface_light(l, n, minlight, light_scale);
+                    (all, [0.0; 3])
+                };
+                let i = 2 * s as usize;
+                set(
+                    &mut self.packed,
+                    &mut self.dirty,
+                    i,
+                    pack_object_light(light),
+                );
+                set(
+                    &mut self.packed,
+                    &mut self.dirty,
+                    i + 1,
+                    pack_object_light(sun),
+                );
             }
         }
     }
@@ -87,5 +106,14 @@ impl ObjectLight {
             let bytes = bytemuck::cast_slice(&self.packed[lo..=hi]);
             queue.write_buffer(&self.buffer, (lo * 4) as u64, bytes);
         }
+    }
+}
+
+/// Word `i` of `packed` set to `value`, the range written this frame grown to hold it.
+fn set(packed: &mut [u32], dirty: &mut Option<(usize, usize)>, i: usize, value: u32) {
+    if packed[i] != value {
+        packed[i] = value;
+        let (lo, hi) = dirty.unwrap_or((i, i));
+        *dirty = Some((lo.min(i), hi.max(i)));
     }
 }

@@ -59,6 +59,8 @@ pub(crate) struct CacheAtlas {
     pub bind_groups: [wgpu::BindGroup; 2],
     /// Per level surface: `uv · xy + zw` is its place in the atlas.
     regions: wgpu::Buffer,
+    /// The cached pipeline's group 1.
+    cache_layout: wgpu::BindGroupLayout,
     /// This frame's bake: per atlas level, its quads' vertex buffer and vertex count (empty:
     /// nothing to bake).
     pending: Vec<(wgpu::Buffer, u32)>,
@@ -137,6 +139,7 @@ impl CacheAtlas {
         CacheAtlas {
             bake_pipeline: bake_pipeline(device, world),
             pipeline: cached_pipeline(device, world, &cache_layout),
+            cache_layout,
             mip_pipeline,
             mip_sources,
             levels,
@@ -144,6 +147,13 @@ impl CacheAtlas {
             regions,
             pending: Vec::new(),
         }
+    }
+
+    /// Its pipelines made again from the world's module of another variant (what it holds
+    /// stays: it is lit the same).
+    pub(crate) fn use_module(&mut self, device: &wgpu::Device, world: &WorldShading<'_>) {
+        self.bake_pipeline = bake_pipeline(device, world);
+        self.pipeline = cached_pipeline(device, world, &self.cache_layout);
     }
 
     /// Uploads the quads that bake `bakes` and their mip levels this frame (recorded by

@@ -1,0 +1,114 @@
+//! Moving objects in the sun's shadow cascades (`render::shadow`). The cascades are drawn in
+//! the terrain pass's offscreen passes, after the world pass; so the world samples the maps
+//! the previous frame drew, with the previous frame's fit — the fit that drew them, so a point
+//! is looked up where its casters were drawn (the casters, the world and the terrain, do not
+//! move). Only grid-lit objects' faces sample them (their direct sunlight apart,
+//! `object_light`); the world's lightmaps keep their own baked sun shadows.
+
+/// The sun's cascades (`render::shadow::CASCADES`, which checks that they agree).
+pub const CASCADES: usize = 2;
+
+/// Last frame's cascades as the world samples them (from `Terrain::cascades_for_world`).
+pub struct CascadeSampling {
+    /// Level coordinates → each cascade's clip space.
+    pub to_light: [[[f32; 4]; 4]; CASCADES],
+    /// World units per texel of each cascade.
+    pub texel: [f32; CASCADES],
+    /// The view distance where the shadows start fading out, and where they are gone.
+    pub fade: [f32; 2],
+    pub maps: [wgpu::TextureView; CASCADES],
+    pub sampler: wgpu::Sampler,
+}
+
+/// The world's side of the cascades: their group (2) and the colour pipelines' layout with it.
+pub(super) struct WorldShadows {
+    pub(super) pipeline_layout: wgpu::PipelineLayout,
+    pub(super) group: wgpu::BindGroup,
+    layout: wgpu::BindGroupLayout,
+    /// This frame's `WorldFrame::shadow_to_light` and `shadow`.
+    pub(super) to_light: [[[f32; 4]; 4]; CASCADES],
+    pub(super) params: [f32; 4],
+}
+
+impl WorldShadows {
+    /// The group layout and the colour pipelines' layout: the world's group 0, none for 1
+    /// (the surface cache's), the cascades for 2.
+    pub(super) fn new(
+        device: &wgpu::Device,
+        world: &wgpu::BindGroupLayout,
+        cascades: &CascadeSampling,
+    ) -> WorldShadows {
+        let depth = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Depth,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("world shadow cascades"),
+            entries: &[
+                depth(0),
+                depth(1),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("world with shadow cascades"),
+            bind_group_layouts: &[Some(world), None, Some(&layout)],
+            immediate_size: 0,
+        });
+        let group = group(device, &layout, cascades);
+        let mut shadows = WorldShadows {
+            pipeline_layout,
+            group,
+            layout,
+            to_light: [[[0.0; 4]; 4]; CASCADES],
+            params: [0.0; 4],
+        };
+        shadows.update(device, cascades);
+        shadows
+    }
+
+    /// This frame's fit, and its maps bound (a cheap group, made each frame: the terrain may
+    /// have made its maps again).
+    pub(super) fn update(&mut self, device: &wgpu::Device, cascades: &CascadeSampling) {
+        self.group = group(device, &self.layout, cascades);
+        self.to_light = cascades.to_light;
+        let (t, f) = (cascades.texel, cascades.fade);
+        self.params = [t[0], t[1], f[0], f[1]];
+    }
+}
+
+fn group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    c: &CascadeSampling,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("world shadow cascades"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&c.maps[0]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&c.maps[1]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(&c.sampler),
+            },
+        ],
+    })
+}
