@@ -227,6 +227,16 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// An entity of these key/value pairs, in order.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Entity {
+        Entity {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
     /// Sets `key` to `value` (replacing its value, or adding the pair at the end).
     pub fn set(&mut self, key: &str, value: String) {
         match self.pairs.iter_mut().find(|(k, _)| k == key) {

@@ -117,12 +117,7 @@ mod tests {
     use crate::level::Object;
 
     fn entity(pairs: &[(&str, &str)]) -> Entity {
-        Entity {
-            pairs: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        Entity::from_pairs(pairs)
     }
 
     /// Each skill removes exactly its own bit (hard and nightmare share one); deathmatch its.

@@ -41,12 +41,7 @@ mod tests {
     use super::*;
 
     fn entity(pairs: &[(&str, &str)]) -> Entity {
-        Entity {
-            pairs: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        Entity::from_pairs(pairs)
     }
 
     /// Only light entities marked `_lamp` "1" are lamps; their reach is their `light` value and

@@ -45,7 +45,8 @@ fn decode(c: u8) -> f32 {
     }
 }
 
-fn encode(c: f32) -> f32 {
+/// A linear value as the sRGB frame stores it, in 8-bit steps.
+pub(crate) fn encode(c: f32) -> f32 {
     let c = c.clamp(0.0, 1.0);
     255.0
         * if c <= 0.0031308 {

@@ -9,19 +9,12 @@ use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::terrain::{ClipmapConfig, ClipmapTerrain, Heightmap, TerrainShading};
 
+use crate::bloom::encode;
 use crate::shadows::{ray_box, PILLAR_MAX, PILLAR_MIN, PILLAR_SCENE};
 use crate::support::gpu;
 use crate::terrain::pixel_direction;
 
 const SIZE: (u32, u32) = (640, 360);
-
-fn encode(c: f32) -> f32 {
-    if c <= 0.0031308 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    }
-}
 
 #[test]
 fn outdoor_world_surfaces_take_the_terrains_fog() {
@@ -77,7 +70,7 @@ fn outdoor_world_surfaces_take_the_terrains_fog() {
                 .lerp(Vec3::from(shading.sky_zenith), dir.z.max(0.0).powf(0.45));
             for k in 0..3 {
                 let off = clear.get_pixel(x, y)[k] as f32;
-                let want = off + share * (255.0 * encode(sky[k]) - off);
+                let want = off + share * (encode(sky[k]) - off);
                 let got = fogged.get_pixel(x, y)[k] as f32;
                 worst = worst.max((got - want).abs());
                 moved = moved.max((got - off).abs());

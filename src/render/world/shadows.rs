@@ -38,27 +38,13 @@ impl WorldShadows {
         world: &wgpu::BindGroupLayout,
         cascades: &CascadeSampling,
     ) -> WorldShadows {
-        let depth = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Depth,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
+        use crate::render::bindings::{comparison_sampler_entry, depth_texture_entry};
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("world shadow cascades"),
             entries: &[
-                depth(0),
-                depth(1),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                    count: None,
-                },
+                depth_texture_entry(0),
+                depth_texture_entry(1),
+                comparison_sampler_entry(2),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

@@ -134,28 +134,10 @@ fn main_entries() -> [wgpu::BindGroupLayoutEntry; 9] {
             count: None,
         },
         // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
-        shadow_map_entry(6),
-        wgpu::BindGroupLayoutEntry {
-            binding: 7,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-            count: None,
-        },
-        shadow_map_entry(8),
+        crate::render::bindings::depth_texture_entry(6),
+        crate::render::bindings::comparison_sampler_entry(7),
+        crate::render::bindings::depth_texture_entry(8),
     ]
-}
-
-fn shadow_map_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Depth,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
 }
 
 /// The layout of the terrain's shadow casters' group: the frame, the view, the height windows
