@@ -83,6 +83,11 @@ pub const KEY_MAP: &[(KeyCode, Action, &str)] = &[
         "9  leak overlay (a level compiled with --allow-leak)",
     ),
     (
+        KeyCode::Digit0,
+        Action::Overlay(9),
+        "0  light grid overlay (moving objects' light)",
+    ),
+    (
         KeyCode::KeyO,
         Action::OverdrawOctagons,
         "O  overdraw with / without octagon clipping",

@@ -234,3 +234,59 @@ fn the_overdraw_overlay_counts_what_the_standalone_counter_counts() {
         assert_eq!(wrong, 0, "{clip:?}: heatmap pixels off the count");
     }
 }
+
+/// The overlay pass grows its vertex buffer past the 4,096 vertices it starts with: a light
+/// grid dense enough in front of the camera that its overlay has more line vertices than that
+/// draws them all (before, the upload overran the buffer and the frame failed).
+#[test]
+fn more_overlay_lines_than_the_first_buffer_holds_are_all_drawn() {
+    use lanthorn::level::{LightGrid, LightStyles};
+    let Some(gpu) = gpu() else { return };
+    let mut level = lanthorn::scenes::builtin::portals_scene();
+    let spec = CameraSpec {
+        position: Vec3::new(200.0, -150.0, 120.0),
+        yaw: 160.0,
+        pitch: -5.0,
+    };
+    let camera = lanthorn::geom::Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    let size = [24u32, 24, 12];
+    let n = (size[0] * size[1] * size[2]) as usize;
+    let styles = vec![LightStyles::default(); n];
+    let mut lit = lanthorn::geom::sh::Sh9::ZERO;
+    lit.add_uniform(Vec3::new(120.0, 20.0, 20.0));
+    level.light_grid = Some(LightGrid {
+        origin: spec.position - Vec3::new(240.0, 120.0, 100.0),
+        spacing: Vec3::splat(12.0),
+        size,
+        first: LightGrid::firsts(&styles),
+        styles,
+        slots: vec![lit; n],
+        ..Default::default()
+    });
+    let frame = |overlays: Overlays| {
+        let mut session =
+            lanthorn::app::session::Session::new(gpu, &level, None, SIZE, CullMode::Portal)
+                .with(FrameSettings::default(), overlays);
+        session.frame(gpu, &camera, 0.0);
+        let view = lanthorn::render::overlay::OverlayView {
+            camera: &camera,
+            culling: &camera,
+            visible: &session.visible,
+        };
+        let mut lines = Vec::new();
+        lanthorn::render::overlay::lines::light_grid_lines(&level, &view, &mut lines);
+        (session.read_color(gpu), lines.len())
+    };
+    let (plain, _) = frame(Overlays::default());
+    let (crossed, vertices) = frame(with("light-grid"));
+    assert!(vertices > 4096, "only {vertices} line vertices");
+    let reddish = crossed
+        .pixels()
+        .zip(plain.pixels())
+        .filter(|(a, b)| a != b && a[0] > a[1] + 60)
+        .count();
+    assert!(
+        reddish > 2000,
+        "{reddish} pixels of crosses for {vertices} line vertices"
+    );
+}

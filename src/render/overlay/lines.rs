@@ -325,7 +325,76 @@ pub fn overlay_lines(
     if set.leak {
         leak_lines(level, view, &mut out);
     }
+    if set.light_grid {
+        light_grid_lines(level, view, &mut out);
+    }
     out
+}
+
+/// How far from the eye the light grid overlay draws points (units).
+pub const LIGHT_GRID_REACH: f32 = 768.0;
+
+/// The light grid's open points in the camera's visible cells (a level without cells: all),
+/// in front of the eye and within [`LIGHT_GRID_REACH`] of it (but not nearer than a spacing),
+/// each a cross a quarter of the spacing wide in the colour of its light: the mean over the
+/// sphere of its harmonics and of the sun as far as it sees it (every style at full
+/// brightness), as a lightmap would show it (÷ 255, × 2, capped). Points in solid are left out.
+pub fn light_grid_lines(level: &Level, view: &OverlayView<'_>, out: &mut Vec<OverlayVertex>) {
+    let Some(grid) = &level.light_grid else {
+        return;
+    };
+    let vp = view.camera.view_proj();
+    let eye = view.camera.position;
+    let arm = grid.spacing * 0.125;
+    let mut seen = vec![false; level.cells.len()];
+    for c in view.visible.cells.iter().filter(|c| c.view == 0) {
+        if let Some(s) = seen.get_mut(c.cell as usize) {
+            *s = true;
+        }
+    }
+    let in_view = |p: Vec3| match level.locate(p) {
+        Some(c) => seen.get(c as usize).copied().unwrap_or(false),
+        None => level.cells.is_empty(),
+    };
+    let [nx, ny, _] = grid.size.map(|n| n as usize);
+    for i in 0..grid.point_count() {
+        let at = [
+            (i % nx) as u32,
+            (i / nx % ny) as u32,
+            (i / (nx * ny)) as u32,
+        ];
+        let p = grid.position(at);
+        let d = p.distance(eye);
+        let near_enough = (grid.spacing.min_element()..=LIGHT_GRID_REACH).contains(&d);
+        if !near_enough || (p - eye).dot(view.camera.forward()) <= 0.0 || !in_view(p) {
+            continue;
+        }
+        let Some(rgba) = point_rgba(grid, i) else {
+            continue;
+        };
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            let (a, b) = (p - axis * arm, p + axis * arm);
+            push_line(out, vp * a.extend(1.0), vp * b.extend(1.0), rgba);
+        }
+    }
+}
+
+/// The overlay colour of grid point `i` (`None` in solid).
+fn point_rgba(grid: &crate::level::LightGrid, i: usize) -> Option<[u8; 4]> {
+    if grid.styles.get(i)?.count() == 0 {
+        return None;
+    }
+    // The mean over the sphere of a harmonic set is its constant term times Y₀₀ (the others
+    // integrate to 0); of the sun's `0.5 + 0.5 cos` on the half facing it and 0 on the other,
+    // ½ ∫₀¹ (0.5 + 0.5 t) dt = 0.375 of its value.
+    let mut mean = Vec3::ZERO;
+    for (_, sh) in grid.point_slots(i) {
+        mean += sh.0[0] * crate::geom::sh::basis(Vec3::Z)[0];
+    }
+    let seen = grid.sun_visible.get(i).map_or(0.0, |&v| v as f32 / 255.0);
+    mean += grid.sun.map_or(Vec3::ZERO, |s| s.rgb * (0.375 * seen));
+    let c = (mean / 255.0 * 2.0).min(Vec3::ONE).max(Vec3::ZERO) * 255.0;
+    Some([c.x as u8, c.y as u8, c.z as u8, 255])
 }
 
 /// The leak overlay's colour: bright magenta, which no Quake texture is.
@@ -487,6 +556,86 @@ mod tests {
                 (0, 3, PortalColour::Blue)
             ]
         );
+    }
+
+    /// The light grid overlay: a three-line cross per open point in front of the eye within
+    /// reach, in the colour its light would give a lightmap (oracle, written out: a uniform 100
+    /// luxel values and a sun of (80, 40, 0) the point sees: (100 + 0.375 · sun) / 255 × 2, red
+    /// capped; 50 alone and unseen sun: 100); none for the point in solid, behind the eye or
+    /// out of reach.
+    #[test]
+    fn light_grid_points_are_crosses_in_their_lights_colour() {
+        use crate::geom::sh::Sh9;
+        use crate::level::{GridSun, LightGrid, LightStyles};
+        let uniform = |v: f32| {
+            let mut sh = Sh9::ZERO;
+            sh.add_uniform(Vec3::splat(v));
+            sh
+        };
+        let open = LightStyles::default();
+        let solid = LightStyles([255; 4]);
+        // Points along +X at 100, 200, 300, 400 (the last out of reach from x = -400).
+        let styles = vec![open, open, solid, open];
+        let grid = LightGrid {
+            origin: Vec3::new(100.0, 0.0, 0.0),
+            spacing: Vec3::splat(100.0),
+            size: [4, 1, 1],
+            first: LightGrid::firsts(&styles),
+            styles,
+            slots: vec![uniform(100.0), uniform(50.0), uniform(100.0)],
+            sun: Some(GridSun {
+                direction: -Vec3::Z,
+                rgb: Vec3::new(80.0, 40.0, 0.0),
+            }),
+            sun_visible: vec![255, 0, 255, 255],
+            ..Default::default()
+        };
+        let level = Level {
+            light_grid: Some(grid),
+            ..Default::default()
+        };
+        let camera = Camera::new(
+            CameraSpec {
+                position: Vec3::new(-400.0, 0.0, 0.0),
+                yaw: 0.0,
+                pitch: 0.0,
+            },
+            16.0 / 9.0,
+        );
+        let visible = VisibleSet::default();
+        let view = OverlayView {
+            camera: &camera,
+            culling: &camera,
+            visible: &visible,
+        };
+        let mut out = Vec::new();
+        light_grid_lines(&level, &view, &mut out);
+        let colours: Vec<[u8; 4]> = out.iter().map(|v| v.color).collect();
+        let first = [
+            255,
+            ((100.0 + 0.375 * 40.0) / 255.0 * 2.0 * 255.0) as u8,
+            200,
+            255,
+        ];
+        let second = [100, 100, 100, 255];
+        assert_eq!(colours, [[first; 6], [second; 6]].concat());
+        // Seen from beyond the last point, looking back: the points behind the eye are left out.
+        let behind = Camera::new(
+            CameraSpec {
+                position: Vec3::new(500.0, 0.0, 0.0),
+                yaw: 0.0,
+                pitch: 0.0,
+            },
+            16.0 / 9.0,
+        );
+        let view = OverlayView {
+            camera: &behind,
+            culling: &behind,
+            visible: &visible,
+        };
+        out.clear();
+        light_grid_lines(&level, &view, &mut out);
+        assert!(out.is_empty());
     }
 
     #[test]

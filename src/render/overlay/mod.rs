@@ -11,7 +11,7 @@ pub use self::lines::{OverlayVertex, OverlayView, PortalColour};
 pub use self::pass::OverlayPass;
 
 /// The overlays by name, as `--overlay` and the panel know them.
-pub const OVERLAY_NAMES: [&str; 9] = [
+pub const OVERLAY_NAMES: [&str; 10] = [
     "portals",
     "octagons",
     "cells",
@@ -21,6 +21,7 @@ pub const OVERLAY_NAMES: [&str; 9] = [
     "overdraw",
     "wireframe",
     "leak",
+    "light-grid",
 ];
 
 /// Which overlays are on.
@@ -45,11 +46,13 @@ pub struct OverlaySet {
     /// The leak path stored in a level compiled with `--allow-leak`, its entity marked (on by
     /// default in such a level).
     pub leak: bool,
+    /// The light grid's open points near the eye, each a cross in the colour of its light.
+    pub light_grid: bool,
 }
 
 impl OverlaySet {
     /// The flags in `OVERLAY_NAMES` order.
-    pub fn flags_mut(&mut self) -> [&mut bool; 9] {
+    pub fn flags_mut(&mut self) -> [&mut bool; 10] {
         [
             &mut self.portals,
             &mut self.octagons,
@@ -60,6 +63,7 @@ impl OverlaySet {
             &mut self.overdraw,
             &mut self.wireframe,
             &mut self.leak,
+            &mut self.light_grid,
         ]
     }
 

@@ -95,7 +95,7 @@ impl Pass for OverlayPass {
             self.count = 0;
             return Prepared::Skipped;
         }
-        let bytes = std::mem::size_of_val(lines) as u64;
+        let bytes = std::mem::size_of_val(lines.as_slice()) as u64;
         if bytes > self.vertices.size() {
             self.vertices = vertex_buffer(&gpu.device, lines.len().next_power_of_two());
         }
