@@ -65,10 +65,15 @@ struct DrawRecord {
 @group(0) @binding(4) var materials: texture_2d_array<f32>;
 @group(0) @binding(5) var material_sampler: sampler;
 @group(0) @binding(6) var skybox: texture_cube<f32>;
-// Per surface: the light of a grid-lit object's face (ten bits a channel, red lowest,
-// OBJECT_LIGHT_UNIT = 1), from the level's light grid at its normal
-// (render::world::object_light).
+// Per surface three words: the light of a grid-lit object's face (ten bits a channel, red
+// lowest, OBJECT_LIGHT_UNIT = 1) from the level's light grid at its normal, the sun's direct
+// light apart, and the face's normal (four signed bytes) (render::world::object_light).
 @group(0) @binding(7) var<storage, read> object_light: array<u32>;
+
+#ifdef OBJECT_LAMPS
+// Per moving object its four strongest lamps, three vectors each (render::world::object_lamps).
+@group(0) @binding(8) var<storage, read> object_lamps: array<vec4<f32>>;
+#endif
 
 #ifdef SUN_SHADOWS
 // The sun's shadow cascades (render::shadow), group 2 of the colour pipelines.
@@ -83,5 +88,7 @@ const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 const LIGHT_UNIT: u32 = 64u;
 const GRID_LIT: u32 = 2147483648u;
 const OBJECT_LIGHT_UNIT: u32 = 256u;
+const LAMPS_PER_OBJECT: u32 = 4u;
+const LAMP_VECTORS: u32 = 3u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
 const VERTEX_OUTDOOR: u32 = 262144u;

@@ -96,7 +96,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     #ifdef SUN_SHADOWS
     out.sun_light = vec3<f32>(0.0);
     if (record.light & GRID_LIT) != 0u {
-        out.sun_light = object_light_word(2u * v.surface + 1u);
+        out.sun_light = object_light_word(3u * v.surface + 1u);
     }
     #endif
     #ifdef AERIAL_FOG
@@ -109,7 +109,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
 // normal shade times its record's light.
 fn unlit_light(v: WorldVertex, light: u32) -> vec3<f32> {
     if (light & GRID_LIT) != 0u {
-        return object_light_word(2u * v.surface);
+        return object_light_word(3u * v.surface);
     }
     return v.unlit * unpack4x8unorm(light).rgb * (255.0 / f32(LIGHT_UNIT));
 }
@@ -121,17 +121,52 @@ fn object_light_word(i: u32) -> vec3<f32> {
     return vec3<f32>(bits) / f32(OBJECT_LIGHT_UNIT);
 }
 
-// The fragment's light without a lightmap: with the shadow cascades, a grid-lit object's
-// face adds its direct sunlight where the sun reaches (capped as a lightmap is).
+// The fragment's light without a lightmap: a grid-lit object's face adds, with the shadow
+// cascades, its direct sunlight where the sun reaches, and its lamps per pixel (capped as a
+// lightmap is).
 fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
+    var light = in.unlit;
+    var added = false;
     #ifdef SUN_SHADOWS
     if any(in.sun_light > vec3<f32>(0.0)) {
-        let lit = world_sun_shadow(in.world);
-        return min(in.unlit + in.sun_light * lit, vec3<f32>(frame.params.y));
+        light += in.sun_light * world_sun_shadow(in.world);
+        added = true;
     }
     #endif
-    return in.unlit;
+    #ifdef OBJECT_LAMPS
+    let record = records[in.slot];
+    if (record.light & GRID_LIT) != 0u {
+        // The face's normal from the object light buffer (a varying more would pass the
+        // limit of inter-stage variables with clip distances).
+        let n = normalize(unpack4x8snorm(object_light[3u * in.surface + 2u]).xyz);
+        light += lamps_light(in.world, n, record.cell);
+        added = true;
+    }
+    #endif
+    return select(light, min(light, vec3<f32>(frame.params.y)), added);
 }
+
+#ifdef OBJECT_LAMPS
+// The lamps of object `u32::MAX − cell` (its record's cell) at the level point `p` of a face
+// facing `n`: Quake's `(light − wait·d) · ((1 − a) + a·cos)` each, scaled on the CPU
+// (render::world::object_lamps).
+fn lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
+    let base = (4294967295u - cell) * LAMPS_PER_OBJECT * LAMP_VECTORS;
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < LAMPS_PER_OBJECT; k++) {
+        let at = object_lamps[base + LAMP_VECTORS * k];
+        let tint = object_lamps[base + LAMP_VECTORS * k + 1u];
+        let angle = object_lamps[base + LAMP_VECTORS * k + 2u].x;
+        let to = at.xyz - p;
+        let d = length(to);
+        let cos = dot(n, to / max(d, 1e-3));
+        let value = max(at.w - tint.w * d, 0.0);
+        let response = select(0.0, (1.0 - angle) + angle * cos, cos > 0.0);
+        sum += tint.rgb * (value * response);
+    }
+    return sum;
+}
+#endif
 
 #ifdef SUN_SHADOWS
 // A level point in cascade `c`'s map: texture coordinates and depth; nudged a texel towards

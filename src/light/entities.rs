@@ -87,6 +87,9 @@ pub struct EntityLight {
     /// Its share of its entity's light: `1/_samples` for one of the points a `_deviance`
     /// light is spread over, else 1.
     pub weight: f32,
+    /// A lamp (`_lamp` "1", linear falloff, not a spotlight): the dynamic tier, which moving objects take per
+    /// pixel instead of from the light grid (`light::grid`); the lightmaps bake it as any light.
+    pub lamp: bool,
 }
 
 impl EntityLight {
@@ -105,7 +108,7 @@ impl EntityLight {
     }
 
     /// The light's value at distance `d`, before the angle of incidence.
-    fn value_at(&self, d: f32) -> f32 {
+    pub fn value_at(&self, d: f32) -> f32 {
         let (light, x) = (self.intensity, self.falloff * d);
         let scale2 = FALLOFF_SCALE * FALLOFF_SCALE;
         match self.formula {
@@ -350,6 +353,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
             spot,
             style,
             weight: 1.0,
+            lamp: e.get("_lamp") == Some("1") && spot.is_none() && formula == Falloff::Linear,
         };
         let deviance = number(e, i, "_deviance", 0.0, w);
         let samples = number(e, i, "_samples", 16.0, w).clamp(1.0, 256.0) as u32;
@@ -1019,7 +1023,8 @@ fn grid_light(p: Vec3, inputs: &BakeInputs) -> (Vec<(u8, Sh9)>, bool) {
             slots.len() - 1
         })
     };
-    for l in &lights.lights {
+    // Lamps are the dynamic tier: moving objects take them per pixel.
+    for l in lights.lights.iter().filter(|l| !l.lamp) {
         if l.formula == Falloff::LocalMinimum {
             continue;
         }

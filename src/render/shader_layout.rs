@@ -121,6 +121,11 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
         ("GRID_LIT", super::world::GRID_LIT.into()),
         ("OBJECT_LIGHT_UNIT", super::world::OBJECT_LIGHT_UNIT.into()),
+        (
+            "LAMPS_PER_OBJECT",
+            super::world::object_lamps::LAMPS_PER_OBJECT as u64,
+        ),
+        ("LAMP_VECTORS", super::world::object_lamps::VECTORS as u64),
     ]
 }
 

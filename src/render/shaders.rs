@@ -106,6 +106,8 @@ pub(crate) const DEFINES: &[&str] = &[
     // The world's surfaces take the terrain's aerial-perspective fog (a level under a terrain;
     // a variant, so other levels' fragments do not interpolate an unused varying).
     "AERIAL_FOG",
+    // Moving objects take their lamps per pixel (a level with lamps and a light grid).
+    "OBJECT_LAMPS",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -310,9 +312,12 @@ pub fn terrain_hooks(clip_distances: bool) -> String {
 
 /// The world shader with octagon clipping by hardware clip distances or by fragment discard,
 /// with or without the terrain's aerial-perspective fog, and with or without the sun's shadow
-/// cascades on moving objects.
-pub fn world(clip_distances: bool, aerial_fog: bool, sun_shadows: bool) -> String {
+/// cascades on moving objects, with or without their lamps per pixel.
+pub fn world(clip_distances: bool, aerial_fog: bool, sun_shadows: bool, lamps: bool) -> String {
     let mut defines = clip_defines(clip_distances).to_vec();
+    if lamps {
+        defines.push("OBJECT_LAMPS");
+    }
     if aerial_fog {
         defines.push("AERIAL_FOG");
     }
@@ -358,24 +363,35 @@ pub fn all_variants() -> Vec<(String, String)> {
     vec![
         (
             "world.wgsl (clip distances)".into(),
-            world(true, false, false),
+            world(true, false, false, false),
         ),
-        ("world.wgsl (discard)".into(), world(false, false, false)),
+        (
+            "world.wgsl (discard)".into(),
+            world(false, false, false, false),
+        ),
         (
             "world.wgsl (clip distances, aerial fog)".into(),
-            world(true, true, false),
+            world(true, true, false, false),
         ),
         (
             "world.wgsl (discard, aerial fog)".into(),
-            world(false, true, false),
+            world(false, true, false, false),
         ),
         (
             "world.wgsl (clip distances, aerial fog, sun shadows)".into(),
-            world(true, true, true),
+            world(true, true, true, false),
         ),
         (
             "world.wgsl (discard, sun shadows)".into(),
-            world(false, false, true),
+            world(false, false, true, false),
+        ),
+        (
+            "world.wgsl (clip distances, aerial fog, sun shadows, lamps)".into(),
+            world(true, true, true, true),
+        ),
+        (
+            "world.wgsl (discard, lamps)".into(),
+            world(false, false, false, true),
         ),
         ("blit.wgsl".into(), blit()),
         ("bloom.wgsl".into(), bloom()),
@@ -499,7 +515,7 @@ mod tests {
             (true, "clip_distances", "outside_record("),
             (false, "outside_record(", "clip_distances"),
         ] {
-            let w = world(clip, true, true);
+            let w = world(clip, true, true, true);
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(
                 body.contains(yes) && !body.contains(no),

@@ -135,3 +135,98 @@ fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
     image::imageops::replace(&mut both, &frames[1], SIZE.0 as i64, 0);
     check_golden("object_light", &both);
 }
+
+/// A lamp (`_lamp` "1") over a grey slab and floor, no other light: the grid leaves the lamp out
+/// and the slab takes it per pixel. Oracle: Quake's `(light − d) · (0.5 + 0.5 cos)` written out
+/// at every pixel's point (the ray from the eye to the slab's top, or to the floor), averaged
+/// over the same patches the pixels are: two patches of the slab's top as far apart as its
+/// light varies, and one of the lightmapped floor beside it — their pixel ratios are the
+/// formula's.
+#[test]
+fn a_moving_object_takes_its_lamp_per_pixel() {
+    let Some(gpu) = gpu() else { return };
+    let scene = lanthorn::compile::scene::parse(
+        r#"Scene(
+        materials: [(name: "grey", source: Color((0.5, 0.5, 0.5)))],
+        ops: [(brush: Box(min: (0, 0, 0), max: (1024, 1024, 512)), medium: Air, material: Some("grey"))],
+        objects: [(name: "slab", brushes: [(brush: Box(min: (384, 384, 16), max: (640, 640, 32)), material: Some("grey"))],
+            motion: Some(Path(points: [(0, 0, 0), (0, 300, 0)], speed: 50, wait: 5)))],
+        entities: [[("classname", "light"), ("origin", "512 560 150"), ("light", "300"), ("_lamp", "1")]],
+    )"#,
+    )
+    .unwrap();
+    let (level, _) = lanthorn::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
+    let grid = level
+        .light_grid
+        .as_ref()
+        .expect("the slab moves: a light grid");
+    let scales = styles::scales(0.0, Default::default(), 0);
+    let b = lanthorn::geom::Aabb::new(Vec3::new(384.0, 384.0, 16.0), Vec3::new(640.0, 640.0, 32.0));
+    let l = lanthorn::light::grid::light_over(grid, b, &scales).unwrap();
+    assert!(
+        l.eval(Vec3::Z).length() < 1e-3,
+        "the grid leaves the lamp out: {l:?}"
+    );
+    let spec = CameraSpec {
+        position: Vec3::new(512.0, 512.0, 400.0),
+        yaw: 0.0,
+        pitch: -89.0,
+    };
+    let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    let settings = FrameSettings::default();
+    let (img, _) = lanthorn::app::capture::capture_with_terrain(
+        gpu,
+        &level,
+        None,
+        spec,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+        &settings,
+        &Default::default(),
+    );
+    let lamp = Vec3::new(512.0, 560.0, 150.0);
+    // The formula at the mean of a patch's points, as the pixels are averaged.
+    let formula = |centre: Vec3| {
+        let ndc = camera.world_to_ndc(centre).unwrap();
+        let px = Camera::ndc_to_pixel(Vec2::new(ndc.x, ndc.y), SIZE);
+        let mut sum = 0.0;
+        for dy in -12..=12 {
+            for dx in -12..=12 {
+                let (x, y) = (px.x as i32 + dx, px.y as i32 + dy);
+                let ndc = Vec2::new(
+                    (x as f32 + 0.5) / SIZE.0 as f32 * 2.0 - 1.0,
+                    1.0 - (y as f32 + 0.5) / SIZE.1 as f32 * 2.0,
+                );
+                let far = camera.view_proj().inverse().project_point3(ndc.extend(0.5));
+                let dir = (far - camera.position).normalize();
+                let p = camera.position + dir * ((centre.z - camera.position.z) / dir.z);
+                let d = lamp.distance(p);
+                let cos = (lamp.z - p.z) / d;
+                sum += (300.0 - d).max(0.0) * (0.5 + 0.5 * cos);
+            }
+        }
+        sum / 625.0
+    };
+    let (near, far, floor) = (
+        Vec3::new(512.0, 560.0, 32.0),
+        Vec3::new(512.0, 420.0, 32.0),
+        Vec3::new(512.0, 740.0, 0.0),
+    );
+    let (pn, pf, pg) = (
+        value_at(&img, &camera, near),
+        value_at(&img, &camera, far),
+        value_at(&img, &camera, floor),
+    );
+    let (wn, wf, wg) = (formula(near), formula(far), formula(floor));
+    println!("lamp: slab {pn:.4} / {pf:.4} (formula {wn:.1} / {wf:.1}), floor {pg:.4} ({wg:.1})");
+    let ratio = |a: f32, b: f32| a / b;
+    assert!(
+        (ratio(pn, pf) - ratio(wn, wf)).abs() < 0.04 * ratio(wn, wf),
+        "across the slab"
+    );
+    assert!(
+        (ratio(pn, pg) - ratio(wn, wg)).abs() < 0.06 * ratio(wn, wg),
+        "slab vs floor"
+    );
+    assert!(ratio(wn, wf) > 1.3, "the light varies across the slab");
+}

@@ -16,8 +16,8 @@ fn every_shader_variant_validates_with_naga() {
 
 #[test]
 fn clip_distance_variant_really_writes_eight_clip_distances() {
-    let with = lanthorn::render::shaders::world(true, false, false);
-    let without = lanthorn::render::shaders::world(false, false, false);
+    let with = lanthorn::render::shaders::world(true, false, false, false);
+    let without = lanthorn::render::shaders::world(false, false, false, false);
     assert!(with.contains("@builtin(clip_distances) clip_distances: array<f32, 8>"));
     assert!(!without.contains("clip_distances:"));
     assert!(without.contains("discard"));

@@ -198,7 +198,7 @@ impl WorldPass {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("world.wgsl (fragment count)"),
                         source: wgpu::ShaderSource::Wgsl(
-                            shaders::world(key.clip_distances, false, false).into(),
+                            shaders::world(key.clip_distances, false, false, false).into(),
                         ),
                     })
                 }

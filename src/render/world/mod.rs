@@ -9,6 +9,7 @@ pub mod fog;
 mod id_pass;
 pub mod light_atlas;
 mod mesh;
+pub(crate) mod object_lamps;
 mod object_light;
 pub use self::object_light::{pack_object_light, OBJECT_LIGHT_UNIT};
 mod pipelines;
@@ -159,6 +160,8 @@ pub struct WorldPass {
     pub cleared: bool,
     /// Moving objects' faces lit by the light grid (group 0's per-surface light).
     object_light: object_light::ObjectLight,
+    /// Their lamps per pixel (group 0's per-object lamps), in the `OBJECT_LAMPS` variant.
+    object_lamps: object_lamps::ObjectLamps,
     /// The world's group 0 layout and material samplers (the cache's pipelines share them).
     layout: wgpu::BindGroupLayout,
     samplers: [wgpu::Sampler; 2],
@@ -207,27 +210,23 @@ impl WorldPass {
         let (skybox_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
         let object_light = object_light::ObjectLight::create(device, level);
+        let object_lamps = object_lamps::ObjectLamps::create(device, level);
         let resources = BindGroupResources {
             frame: &frame_buffer,
             records: &records,
             object_light: &object_light.buffer,
+            object_lamps: &object_lamps.buffer,
             lightmap: &lightmap,
             materials: &materials,
             skybox: &skybox_view,
         };
         let bind_groups = create_bind_groups(device, &layout, &resources);
         // A count with the octagons open draws the same frame from records of its own.
-        let (open_records, _) = create_draw_buffers(device, max_records);
-        let [open_bind_group, _] = create_bind_groups(
-            device,
-            &layout,
-            &BindGroupResources {
-                records: &open_records,
-                ..resources
-            },
-        );
+        let (open_records, open_bind_group) =
+            pipelines::open_octagon_group(device, &layout, resources, max_records);
         let aerial_fog = level.terrain.is_some();
-        let module = world_module(device, clip_distances, aerial_fog, false);
+        let variant = (clip_distances, aerial_fog, false, object_lamps.variant);
+        let module = world_module(device, variant);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
             bind_group_layouts: &[Some(&layout)],
@@ -272,6 +271,7 @@ impl WorldPass {
                 .any(|c| c.flags & crate::level::cell_flags::OUTDOOR != 0),
             mesh,
             object_light,
+            object_lamps,
             styles_off: crate::level::styles::switched_off(&level.entities),
             style_scales: [1.0; crate::level::styles::MAX_STYLES],
             sun_style: crate::light::entities::level_lights(level).sun_style,
@@ -329,7 +329,9 @@ impl WorldPass {
     /// those made on first use dropped.
     fn make_variant(&mut self, gpu: &Gpu) {
         let shadowed = self.shadows.is_some();
-        self.module = world_module(&gpu.device, self.clip_distances, self.aerial_fog, shadowed);
+        let lamps = self.object_lamps.variant;
+        let variant = (self.clip_distances, self.aerial_fog, shadowed, lamps);
+        self.module = world_module(&gpu.device, variant);
         let (layout, module) = (self.color_layout(), &self.module);
         self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
         self.id_pipelines = std::cell::OnceCell::new();
@@ -411,6 +413,9 @@ impl WorldPass {
         let lights = (frame.settings.light_scale, self.style_scales[0]);
         self.object_light
             .update(visible, lights, self.shadows.is_some());
+        let light_scale = frame.settings.light_scale;
+        (self.object_lamps).update(visible, &self.style_scales, light_scale);
+        self.object_lamps.upload(&gpu.queue);
         self.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.
@@ -564,13 +569,12 @@ fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
     })
 }
 
+/// The world module of a variant: (clip distances, aerial fog, sun shadows, object lamps).
 fn world_module(
     device: &wgpu::Device,
-    clip_distances: bool,
-    aerial_fog: bool,
-    sun_shadows: bool,
+    (clip_distances, aerial_fog, sun_shadows, lamps): (bool, bool, bool, bool),
 ) -> wgpu::ShaderModule {
-    let source = shaders::world(clip_distances, aerial_fog, sun_shadows);
+    let source = shaders::world(clip_distances, aerial_fog, sun_shadows, lamps);
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("world.wgsl"),
         source: wgpu::ShaderSource::Wgsl(source.into()),

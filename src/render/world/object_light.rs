@@ -1,10 +1,11 @@
 //! The light of moving objects' faces from the level's light grid: each frame, every visible
 //! object with grid light (`VisibleObject::ambient`) has each of its faces lit by those
 //! spherical harmonics and the sun at the face's normal — exact per vertex for a flat face —
-//! packed ten bits a channel ([`pack_object_light`]), two words a surface in a storage buffer
+//! packed ten bits a channel ([`pack_object_light`]), three words a surface in a storage buffer
 //! the vertex shader reads by surface index: the light with the sun as the grid sees it, or,
 //! while the world samples the sun's shadow cascades, the light without the sun's direct light
-//! and that light apart (the fragment adds it where the cascades say the sun reaches).
+//! and that light apart (the fragment adds it where the cascades say the sun reaches); and the
+//! face's normal (for the lamps a fragment adds, `object_lamps`).
 //! The object's draw record says so (`GRID_LIT`); other records keep their own light.
 
 use glam::Vec3;
@@ -22,10 +23,19 @@ pub fn pack_object_light(rgb: [f32; 3]) -> u32 {
     bits(rgb[0]) | (bits(rgb[1]) << 10) | (bits(rgb[2]) << 20)
 }
 
+/// Words a surface in the buffer: the light, the sun's direct light, the normal.
+const WORDS: usize = 3;
+
+/// A unit normal as four signed bytes (WGSL `unpack4x8snorm`), x lowest.
+fn pack_normal(n: Vec3) -> u32 {
+    let byte = |v: f32| ((v.clamp(-1.0, 1.0) * 127.0).round() as i8) as u8 as u32;
+    byte(n.x) | (byte(n.y) << 8) | (byte(n.z) << 16)
+}
+
 /// Per-surface object light, on the CPU and the GPU.
 pub(super) struct ObjectLight {
     pub(super) buffer: wgpu::Buffer,
-    /// What the buffer holds: per level surface two words (0 where no grid-lit object's face).
+    /// What the buffer holds: per level surface three words (0 where no grid-lit object's face).
     packed: Vec<u32>,
     /// Per level object: its surfaces with their normals.
     faces: Vec<Vec<(u32, Vec3)>>,
@@ -36,7 +46,7 @@ pub(super) struct ObjectLight {
 
 impl ObjectLight {
     pub(super) fn create(device: &wgpu::Device, level: &Level) -> ObjectLight {
-        let n = 2 * level.surfaces.len().max(1);
+        let n = WORDS * level.surfaces.len().max(1);
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world object light"),
             size: (n * 4) as u64,
@@ -53,12 +63,16 @@ impl ObjectLight {
                     .collect()
             })
             .collect();
+        let mut packed = vec![0; n];
+        for (s, surface) in level.surfaces.iter().enumerate() {
+            packed[WORDS * s + 2] = pack_normal(surface.normal);
+        }
         ObjectLight {
             buffer,
-            packed: vec![0; n],
+            packed,
             faces,
             minlight: level.light_grid.as_ref().map_or(0.0, |g| g.minlight),
-            dirty: None,
+            dirty: Some((0, n - 1)),
         }
     }
 
@@ -83,7 +97,7 @@ impl ObjectLight {
                     let all = crate::light::grid::surface_light(l, n, minlight, light_scale);
                     (all, [0.0; 3])
                 };
-                let i = 2 * s as usize;
+                let i = WORDS * s as usize;
                 set(
                     &mut self.packed,
                     &mut self.dirty,

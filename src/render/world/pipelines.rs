@@ -58,7 +58,8 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             texture_entry(4, wgpu::TextureViewDimension::D2Array),
             sampler_entry(5),
             vertex_too(texture_entry(6, wgpu::TextureViewDimension::Cube)),
-            storage_entry(7, wgpu::ShaderStages::VERTEX),
+            storage_entry(7, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            storage_entry(8, wgpu::ShaderStages::FRAGMENT),
         ],
     })
 }
@@ -76,9 +77,29 @@ pub(super) struct BindGroupResources<'a> {
     pub(super) frame: &'a wgpu::Buffer,
     pub(super) records: &'a wgpu::Buffer,
     pub(super) object_light: &'a wgpu::Buffer,
+    pub(super) object_lamps: &'a wgpu::Buffer,
     pub(super) lightmap: &'a wgpu::Texture,
     pub(super) materials: &'a MaterialArray,
     pub(super) skybox: &'a wgpu::TextureView,
+}
+
+/// The records of a count with the octagons open, and the group 0 that draws with them.
+pub(super) fn open_octagon_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    resources: BindGroupResources<'_>,
+    max_records: usize,
+) -> (wgpu::Buffer, wgpu::BindGroup) {
+    let (open_records, _) = create_draw_buffers(device, max_records);
+    let [group, _] = create_bind_groups(
+        device,
+        layout,
+        &BindGroupResources {
+            records: &open_records,
+            ..resources
+        },
+    );
+    (open_records, group)
 }
 
 /// [nearest, linear] texture filtering.
@@ -147,6 +168,10 @@ pub(super) fn world_bind_group(
             wgpu::BindGroupEntry {
                 binding: 7,
                 resource: res.object_light.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 8,
+                resource: res.object_lamps.as_entire_binding(),
             },
         ],
     })
