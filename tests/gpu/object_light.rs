@@ -36,6 +36,30 @@ fn level() -> Level {
         .0
 }
 
+/// The level drawn from `spec` at `time` seconds, and the camera.
+fn frame(
+    gpu: &lanthorn::render::Gpu,
+    level: &Level,
+    spec: CameraSpec,
+    time: f32,
+) -> (image::RgbaImage, Camera) {
+    let settings = FrameSettings {
+        time,
+        ..Default::default()
+    };
+    let (img, _) = lanthorn::app::capture::capture_with_terrain(
+        gpu,
+        level,
+        None,
+        spec,
+        SIZE,
+        lanthorn::vis::CullMode::Portal,
+        &settings,
+        &Default::default(),
+    );
+    (img, Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32))
+}
+
 /// The mean red value of the 25 × 25 pixels around `p`'s image (several periods of the flat
 /// material's faint checks): texel times light, as the
 /// world pass multiplies them (in gamma space, as Quake does).
@@ -70,23 +94,9 @@ fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
             yaw: 0.0,
             pitch: -89.0,
         };
-        let settings = FrameSettings {
-            time,
-            ..Default::default()
-        };
-        let (img, _) = lanthorn::app::capture::capture_with_terrain(
-            gpu,
-            &level,
-            None,
-            spec,
-            SIZE,
-            lanthorn::vis::CullMode::Portal,
-            &settings,
-            &Default::default(),
-        );
-        let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+        let (img, camera) = frame(gpu, &level, spec, time);
         // The style brightnesses the frame used (style 0's "m" is a little over 1).
-        let scales = styles::scales(time as f64, settings.light_styles, 0);
+        let scales = styles::scales(time as f64, Default::default(), 0);
         let top = Vec3::new(x, 512.0, 32.0);
         let floor = Vec3::new(x, 512.0 + 130.0, 0.0);
         let bounds = lanthorn::geom::Aabb::new(
@@ -172,18 +182,7 @@ fn a_moving_object_takes_its_lamp_per_pixel() {
         yaw: 0.0,
         pitch: -89.0,
     };
-    let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
-    let settings = FrameSettings::default();
-    let (img, _) = lanthorn::app::capture::capture_with_terrain(
-        gpu,
-        &level,
-        None,
-        spec,
-        SIZE,
-        lanthorn::vis::CullMode::Portal,
-        &settings,
-        &Default::default(),
-    );
+    let (img, camera) = frame(gpu, &level, spec, 0.0);
     let lamp = Vec3::new(512.0, 560.0, 150.0);
     // The formula at the mean of a patch's points, as the pixels are averaged.
     let formula = |centre: Vec3| {
