@@ -11,7 +11,7 @@ pub mod light_atlas;
 mod mesh;
 pub(crate) mod object_lamps;
 mod object_light;
-pub use self::object_light::{pack_object_light, OBJECT_LIGHT_UNIT};
+pub use self::object_light::OBJECT_LIGHT_UNIT;
 mod pipelines;
 pub mod shadows;
 pub mod surface_cache;
@@ -304,7 +304,7 @@ impl WorldPass {
     /// drawn yet): the `SUN_SHADOWS` variant while they do.
     pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
         match (cascades, &mut self.shadows) {
-            (Some(c), Some(s)) => s.update(&gpu.device, c),
+            (Some(c), Some(s)) => s.update(c),
             (Some(c), None) => {
                 let layout = &self.layout;
                 self.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));

@@ -57,16 +57,20 @@ impl ObjectLamps {
                 continue;
             };
             let (lo, hi) = (b.min + o.origin, b.max + o.origin);
-            let mut near: Vec<(f32, usize)> = (self.lamps.iter().enumerate())
-                .map(|(k, l)| (l.value_at(l.position.clamp(lo, hi).distance(l.position)), k))
-                .filter(|&(v, _)| v > 0.0)
-                .collect();
-            near.sort_by(|a, b| b.0.total_cmp(&a.0));
+            // The strongest lamps at the box, kept in order (no allocation a frame).
+            let mut near = [(0.0f32, usize::MAX); LAMPS_PER_OBJECT];
+            for (k, l) in self.lamps.iter().enumerate() {
+                let v = l.value_at(l.position.clamp(lo, hi).distance(l.position));
+                if let Some(at) = near.iter().position(|&(best, _)| v > best) {
+                    near.copy_within(at..LAMPS_PER_OBJECT - 1, at + 1);
+                    near[at] = (v, k);
+                }
+            }
             let base = o.object as usize * LAMPS_PER_OBJECT * VECTORS;
             for slot in 0..LAMPS_PER_OBJECT {
-                let block = match near.get(slot) {
-                    Some(&(_, k)) => self.block(k, scales, light_scale),
-                    None => [[0.0; 4]; VECTORS],
+                let block = match near[slot] {
+                    (_, usize::MAX) => [[0.0; 4]; VECTORS],
+                    (_, k) => self.block(k, scales, light_scale),
                 };
                 let at = base + slot * VECTORS;
                 if self.blocks[at..at + VECTORS] != block {

@@ -18,7 +18,7 @@ use crate::vis::VisibleSet;
 pub const OBJECT_LIGHT_UNIT: u32 = 256;
 
 /// Packs a light multiplier (linear RGB, 0..4) ten bits a channel, red lowest.
-pub fn pack_object_light(rgb: [f32; 3]) -> u32 {
+fn pack_object_light(rgb: [f32; 3]) -> u32 {
     let bits = |v: f32| (v * OBJECT_LIGHT_UNIT as f32).round().clamp(0.0, 1023.0) as u32;
     bits(rgb[0]) | (bits(rgb[1]) << 10) | (bits(rgb[2]) << 20)
 }

@@ -24,7 +24,6 @@ pub struct CascadeSampling {
 pub(super) struct WorldShadows {
     pub(super) pipeline_layout: wgpu::PipelineLayout,
     pub(super) group: wgpu::BindGroup,
-    layout: wgpu::BindGroupLayout,
     /// This frame's `WorldFrame::shadow_to_light` and `shadow`.
     pub(super) to_light: [[[f32; 4]; 4]; CASCADES],
     pub(super) params: [f32; 4],
@@ -52,22 +51,21 @@ impl WorldShadows {
             bind_group_layouts: &[Some(world), None, Some(&layout)],
             immediate_size: 0,
         });
-        let group = group(device, &layout, cascades);
         let mut shadows = WorldShadows {
             pipeline_layout,
-            group,
-            layout,
+            group: group(device, &layout, cascades),
             to_light: [[[0.0; 4]; 4]; CASCADES],
             params: [0.0; 4],
         };
-        shadows.update(device, cascades);
+        shadows.update(cascades);
         shadows
     }
 
-    /// This frame's fit, and its maps bound (a cheap group, made each frame: the terrain may
-    /// have made its maps again).
-    pub(super) fn update(&mut self, device: &wgpu::Device, cascades: &CascadeSampling) {
-        self.group = group(device, &self.layout, cascades);
+    /// This frame's fit. The maps stay those the group was made with: the terrain makes new
+    /// ones only when shadows are switched on again or the terrain is replaced, and the world
+    /// drops its cascades for at least a frame first (`Renderer::prepare_world_from_terrain`
+    /// passes none while shadows are off or the terrain has drawn none).
+    pub(super) fn update(&mut self, cascades: &CascadeSampling) {
         self.to_light = cascades.to_light;
         let (t, f) = (cascades.texel, cascades.fade);
         self.params = [t[0], t[1], f[0], f[1]];
