@@ -3,7 +3,9 @@
 // (= first_instance = the record's slot) and clips to the octagon with 8 clip distances, or with
 // a fragment discard where clip distances are unavailable (variant: CLIP_DISTANCES). A level
 // under a terrain fogs its surfaces as the terrain fogs its ground (variant: AERIAL_FOG); its
-// moving objects take the sun's shadow cascades while they are on (variant: SUN_SHADOWS).
+// moving objects take the sun's shadow cascades while they are on (variant: SUN_SHADOWS). Into
+// the HDR scene it writes linear, unclamped light (variant: LINEAR_OUTPUT; else Quake's gamma
+// values, clamped, into the LDR frame's raw view).
 //
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
@@ -57,7 +59,7 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
     let color = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, fragment_unlit(in));
-    return vec4<f32>(fogged(color, in), 1.0);
+    return vec4<f32>(stored(fogged(color, in)), 1.0);
 }
 
 // The colour under the fog (AERIAL_FOG), else as it is.
@@ -87,7 +89,7 @@ fn fs_wire(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    return vec4<f32>(0.9, 0.9, 0.9, 1.0);
+    return vec4<f32>(stored(vec3<f32>(0.9)), 1.0);
 }
 
 fn shade(in: FragmentIn) -> vec4<f32> {
@@ -125,6 +127,6 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     // Liquids are opaque, as Quake draws them by default (r_wateralpha 1); the liquid
     // pipeline still blends, so a lower alpha here makes them translucent.
     let alpha = 1.0;
-    return vec4<f32>(min(color, vec3<f32>(1.0)), alpha);
+    return vec4<f32>(stored(saturated(color)), alpha);
 }
 

@@ -59,9 +59,9 @@ fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     #endif
     let color = textureSample(surface_cache, cache_sampler, in.cache_uv).rgb;
     #ifdef AERIAL_FOG
-    return vec4<f32>(mix(color, in.fog.rgb, in.fog.a), 1.0);
+    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
     #else
-    return vec4<f32>(color, 1.0);
+    return vec4<f32>(stored(color), 1.0);
     #endif
 }
 

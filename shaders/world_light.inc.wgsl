@@ -1,5 +1,25 @@
 // Baked light: Quake's light styles summed from the lightmap, and an opaque surface lit by it.
 
+// A shaded colour clamped where the LDR frame saturates; the HDR scene (LINEAR_OUTPUT) keeps
+// what lies past white (the lightmaps' ×2 overbright).
+fn saturated(c: vec3<f32>) -> vec3<f32> {
+    #ifdef LINEAR_OUTPUT
+    return c;
+    #else
+    return min(c, vec3<f32>(1.0));
+    #endif
+}
+
+// What the pass stores for a colour shaded in Quake's gamma space: itself, into the LDR
+// frame's raw view; or the linear light it stands for, into the HDR scene.
+fn stored(c: vec3<f32>) -> vec3<f32> {
+    #ifdef LINEAR_OUTPUT
+    return srgb_to_linear_unclamped(c);
+    #else
+    return c;
+    #endif
+}
+
 // Brightness of light style `style` this frame (0 for an empty slot, 255).
 fn style_scale(style: u32) -> f32 {
     return select(frame.styles[(style >> 2u) & 15u][style & 3u], 0.0, style == 255u);
@@ -53,5 +73,5 @@ fn lit_opaque(tex: vec4<f32>, lightmap_uv: vec2<f32>, rows: StyleRows, flags: u3
     let baked = style_light(lightmap_uv, rows) * frame.params.y;
     let light = select(baked, unlit, (flags & VERTEX_NO_LIGHTMAP) != 0u);
     let color = mix(tex.rgb, tex.rgb * light, tex.a);
-    return min(color, vec3<f32>(1.0));
+    return saturated(color);
 }

@@ -11,7 +11,7 @@ use crate::render::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
 use crate::render::shaders;
-use crate::render::target::{target_texture, FrameTarget, COLOR_FORMAT};
+use crate::render::target::{target_texture, COLOR_FORMAT};
 
 /// Where bloom starts (linear luminance), the width of its soft knee and how strongly it adds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,6 +29,16 @@ impl Default for BloomParams {
             intensity: 1.0,
         }
     }
+}
+
+impl BloomParams {
+    /// On the HDR scene: only light past the display's white blooms (the lightmaps'
+    /// overbright, the sun on bright walls), added before the tone map.
+    pub const HDR: BloomParams = BloomParams {
+        threshold: 1.0,
+        knee: 0.5,
+        intensity: 1.0,
+    };
 }
 
 /// The Gaussian's standard deviation in quarter-frame texels, and its taps each side.
@@ -84,10 +94,16 @@ pub struct BloomPass {
 }
 
 impl BloomPass {
-    /// Bloom for frames of `target`'s size, read from its colour.
-    pub fn create(gpu: &Gpu, target: &FrameTarget, params: BloomParams) -> BloomPass {
+    /// Bloom for frames of `size`, read from `frame` (the LDR frame's colour, or the HDR
+    /// scene, where the tone map adds `blurred()` instead of this pass's composite).
+    pub fn create(
+        gpu: &Gpu,
+        frame: &wgpu::TextureView,
+        size: (u32, u32),
+        params: BloomParams,
+    ) -> BloomPass {
         let device = &gpu.device;
-        let (w, h) = target.size;
+        let (w, h) = size;
         let half = ((w / 2).max(1), (h / 2).max(1));
         let quarter = ((half.0 / 2).max(1), (half.1 / 2).max(1));
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
@@ -121,8 +137,7 @@ impl BloomPass {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let sources: [&wgpu::TextureView; 4] =
-            [&target.color_view, &views[0], &views[1], &views[2]];
+        let sources: [&wgpu::TextureView; 4] = [frame, &views[0], &views[1], &views[2]];
         let bind_group = |source: &wgpu::TextureView| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("bloom"),
@@ -154,8 +169,14 @@ impl BloomPass {
             pipelines: create_pipelines(device, &layout),
             views,
             bind_groups,
-            size: target.size,
+            size,
         }
+    }
+
+    /// The blurred bright light at a quarter of the frame, as the composite adds it (times the
+    /// intensity).
+    pub fn blurred(&self) -> &wgpu::TextureView {
+        &self.views[1]
     }
 }
 

@@ -6,12 +6,15 @@ use super::bloom::{BloomParams, BloomPass};
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
 use super::overlay::{OverlayPass, OverlayVertex};
-use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, PassTarget, Prepared, StageLog};
+use super::pass::{
+    run_pass, Attachment, CpuSpan, FrameInputs, Pass, PassTarget, Prepared, StageLog,
+};
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
 use super::shadow::SunShadows;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
+use super::tonemap::ToneMapPass;
 use super::ui_cover::UiCoverPass;
 use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
 use crate::geom::cascades::CascadeConfig;
@@ -68,7 +71,9 @@ impl StageLog for FrameStats {
 
 /// The passes of a frame, in order, into one offscreen target: the UI cover when panels cover
 /// the frame (then it clears colour and depth), the world (clears them otherwise), then the
-/// terrain (keeps both) when there is one, bloom, the heatmap and the overlay lines.
+/// terrain (keeps both) when there is one, bloom — or with HDR on the tone map from the float
+/// scene into the frame (bloom's chain its offscreen steps) — the heatmap and the overlay
+/// lines.
 pub struct Renderer {
     pub target: FrameTarget,
     pub world: WorldPass,
@@ -94,6 +99,8 @@ pub struct Renderer {
     overlay: Option<OverlayPass>,
     heatmap: Option<HeatmapPass>,
     bloom: Option<BloomPass>,
+    /// With HDR on: the tone map from the float scene into the frame.
+    tone_map: Option<ToneMapPass>,
     /// The opaque UI panels over the next frame (pixels): the world and the terrain skip
     /// what lies under them (`render::ui_cover`). Empty: nothing is covered.
     pub ui_cover: Vec<crate::render::ui_cover::PixelRect>,
@@ -110,7 +117,10 @@ impl PassTarget for FrameAttachments<'_> {
     fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
         match attachment {
             Attachment::FrameDepth => &self.target.depth_view,
-            Attachment::FrameColorGamma => &self.target.color_gamma_view,
+            Attachment::SceneColor | Attachment::SceneColorGamma if self.target.hdr.is_some() => {
+                self.target.hdr.as_ref().expect("checked")
+            }
+            Attachment::SceneColorGamma => &self.target.color_gamma_view,
             _ => &self.target.color_view,
         }
     }
@@ -118,7 +128,9 @@ impl PassTarget for FrameAttachments<'_> {
     /// The clear colour is linear; the raw view stores it encoded.
     fn clear_color(&self, attachment: Attachment) -> wgpu::Color {
         match attachment {
-            Attachment::FrameColorGamma => target::encode_srgb(self.clear),
+            Attachment::SceneColorGamma if self.target.hdr.is_none() => {
+                target::encode_srgb(self.clear)
+            }
             _ => self.clear,
         }
     }
@@ -158,6 +170,7 @@ impl Renderer {
             overlay: None,
             heatmap: None,
             bloom: None,
+            tone_map: None,
             ui_cover: Vec::new(),
             cover: None,
         }
@@ -258,22 +271,53 @@ impl Renderer {
         terrain.set_shadows(gpu, shadows);
     }
 
-    /// Bloom on (a pass made for the target's size) or off (none kept).
+    /// Bloom on the LDR frame on (a pass made for the target's size) or off (none kept); with
+    /// HDR on, the tone map runs bloom's chain instead.
     fn switch_bloom(&mut self, gpu: &Gpu, on: bool) {
         let fits = self
             .bloom
             .as_ref()
             .is_some_and(|b| b.size == self.target.size);
-        if !on {
+        if !on || self.target.hdr.is_some() {
             self.bloom = None;
         } else if !fits {
-            self.bloom = Some(BloomPass::create(gpu, &self.target, BloomParams::default()));
+            let frame = &self.target.color_view;
+            let params = BloomParams::default();
+            self.bloom = Some(BloomPass::create(gpu, frame, self.target.size, params));
+        }
+    }
+
+    /// HDR on (the float scene, the scene passes' pipelines for it, the tone map with bloom's
+    /// chain when bloom is on) or off (the LDR frame, nothing of HDR kept).
+    fn switch_hdr(&mut self, gpu: &Gpu, on: bool, bloom: bool) {
+        self.target.use_hdr(gpu, on);
+        let formats = self.target.scene_formats();
+        self.world.set_scene_format(gpu, formats.world);
+        if let Some(terrain) = &mut self.terrain {
+            terrain.draw.set_color_format(gpu, formats.linear);
+        }
+        if self
+            .cover
+            .as_ref()
+            .is_some_and(|c| c.format != formats.world)
+        {
+            self.cover = None;
+        }
+        let Some(scene) = &self.target.hdr else {
+            self.tone_map = None;
+            return;
+        };
+        let fits = (self.tone_map.as_ref())
+            .is_some_and(|t| t.size == self.target.size && t.blooms() == bloom);
+        if !fits {
+            self.tone_map = Some(ToneMapPass::create(gpu, scene, self.target.size, bloom));
         }
     }
 
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
         let size = (size.0.max(1), size.1.max(1));
         if size != self.target.size {
+            // The HDR scene is made again at the new size by the next frame's `switch_hdr`.
             self.target = FrameTarget::create(gpu, size);
         }
     }
@@ -290,6 +334,7 @@ impl Renderer {
         stats: &mut FrameStats,
     ) {
         self.count_fragments(gpu, settings.overdraw);
+        self.switch_hdr(gpu, settings.hdr, settings.bloom);
         self.switch_bloom(gpu, settings.bloom);
         self.switch_shadows(gpu, settings.shadows);
         self.prepare_world_from_terrain(gpu, settings);
@@ -310,7 +355,10 @@ impl Renderer {
         self.world.viewport = self.target.size;
         // The UI cover, made on first use, lent the rectangles for the frame.
         self.world.cleared = !self.ui_cover.is_empty() && {
-            let cover = self.cover.get_or_insert_with(|| UiCoverPass::create(gpu));
+            let format = self.target.scene_formats().world;
+            let cover = self
+                .cover
+                .get_or_insert_with(|| UiCoverPass::create(gpu, format));
             cover.viewport = self.target.size;
             std::mem::swap(&mut cover.rects, &mut self.ui_cover);
             let ran = run_pass(
@@ -348,27 +396,15 @@ impl Renderer {
             );
             stats.terrain = terrain.stats;
         }
-        if let Some(bloom) = &mut self.bloom {
-            run_pass(
-                gpu,
-                enc,
-                bloom,
-                &inputs,
-                &target,
-                self.timer.as_mut(),
-                stats,
-            );
-        }
-        if let Some(heatmap) = &mut self.heatmap {
-            run_pass(
-                gpu,
-                enc,
-                heatmap,
-                &inputs,
-                &target,
-                self.timer.as_mut(),
-                stats,
-            );
+        // What finishes the frame: bloom on the LDR frame, or the tone map of the HDR scene;
+        // then the overdraw heatmap.
+        let finishing: [Option<&mut dyn Pass>; 3] = [
+            self.bloom.as_mut().map(|p| p as &mut dyn Pass),
+            self.tone_map.as_mut().map(|p| p as &mut dyn Pass),
+            self.heatmap.as_mut().map(|p| p as &mut dyn Pass),
+        ];
+        for pass in finishing.into_iter().flatten() {
+            run_pass(gpu, enc, pass, &inputs, &target, self.timer.as_mut(), stats);
         }
         if !self.overlay_lines.is_empty() {
             let overlay = self

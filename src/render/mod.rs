@@ -20,6 +20,7 @@ pub mod shaders;
 pub mod shadow;
 pub mod target;
 pub mod terrain;
+pub mod tonemap;
 pub mod ui_cover;
 pub mod world;
 

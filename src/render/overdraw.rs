@@ -103,7 +103,7 @@ impl PassTarget for Counted<'_> {
     fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
         match attachment {
             Attachment::FrameDepth | Attachment::IdDepth => &self.0.depth_view,
-            Attachment::FrameColorGamma => &self.0.color_gamma_view,
+            Attachment::SceneColorGamma => &self.0.color_gamma_view,
             _ => &self.0.color_view,
         }
     }

@@ -29,10 +29,15 @@ pub struct FrameInputs<'a> {
 /// An attachment by what it holds; a target hands out the view for each role it owns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Attachment {
-    /// The frame's colour (the window, `capture` and the tests read it).
+    /// The frame's colour (the window, `capture` and the tests read it; the overlays draw on
+    /// it after the tone map).
     FrameColor,
-    /// The same colour seen raw, gamma-encoded (`target::GAMMA_COLOR_FORMAT`).
-    FrameColorGamma,
+    /// The scene's colour in linear light: the frame's colour, or with HDR on the float scene
+    /// the tone map reads (`target::FrameTarget::hdr`).
+    SceneColor,
+    /// The scene's colour as the world writes it: the frame's colour seen raw, gamma-encoded
+    /// (`target::GAMMA_COLOR_FORMAT`), or the float scene (then the world writes linear).
+    SceneColorGamma,
     /// The frame's reverse-Z depth.
     FrameDepth,
     /// Surface ids (R32Uint) of the solid surfaces, and of the liquids.

@@ -31,6 +31,9 @@ pub struct FrameSettings {
     pub surface_cache: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
+    /// The scene is drawn in linear, unclamped light into a float target and tone-mapped into
+    /// the frame (`render::tonemap`); off, the LDR frame as it always was.
+    pub hdr: bool,
     /// The sun's shadow cascades shadow the terrain (`render::shadow`).
     pub shadows: bool,
     /// The terrain's sea reflects the land and the sky, with foam on its shores.
@@ -65,6 +68,7 @@ impl Default for FrameSettings {
             switched: 0,
             surface_cache: true,
             bloom: false,
+            hdr: false,
             shadows: false,
             reflections: false,
             ui_cover: true,

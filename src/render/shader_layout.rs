@@ -13,6 +13,7 @@ use super::shadow::CasterView;
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
+use super::tonemap::ToneMapUniform;
 use super::ui_cover::CoverUniform;
 use super::world::{
     fog::WorldFog, DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
@@ -83,6 +84,7 @@ fn buffer_twins() -> Vec<Twin> {
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.
         twin!(TerrainInstance: offset, level, rotation),
         twin!(BloomUniform: params, weights),
+        twin!(ToneMapUniform: params),
         twin!(CoverUniform as "Cover": rects),
     ]
 }

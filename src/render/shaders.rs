@@ -38,6 +38,7 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
         include_str!("../../shaders/sun_caster.inc.wgsl"),
     ),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
+    ("tonemap.wgsl", include_str!("../../shaders/tonemap.wgsl")),
     ("ui_cover.wgsl", include_str!("../../shaders/ui_cover.wgsl")),
     #[cfg(feature = "test-hooks")]
     (
@@ -108,6 +109,8 @@ pub(crate) const DEFINES: &[&str] = &[
     "AERIAL_FOG",
     // Moving objects take their lamps per pixel (a level with lamps and a light grid).
     "OBJECT_LAMPS",
+    // The world writes linear, unclamped light into the HDR scene (`FrameSettings::hdr`).
+    "LINEAR_OUTPUT",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -310,20 +313,41 @@ pub fn terrain_hooks(clip_distances: bool) -> String {
     build("terrain_hooks.wgsl", clip_defines(clip_distances)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The world shader with octagon clipping by hardware clip distances or by fragment discard,
-/// with or without the terrain's aerial-perspective fog, and with or without the sun's shadow
-/// cascades on moving objects, with or without their lamps per pixel.
-pub fn world(clip_distances: bool, aerial_fog: bool, sun_shadows: bool, lamps: bool) -> String {
-    let mut defines = clip_defines(clip_distances).to_vec();
-    if lamps {
-        defines.push("OBJECT_LAMPS");
+/// Which variant of the world shader a pipeline is made from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldVariant {
+    /// Octagon clipping by hardware clip distances (else a fragment discard).
+    pub clip_distances: bool,
+    /// The terrain's aerial-perspective fog on open-air surfaces.
+    pub aerial_fog: bool,
+    /// Moving objects in the sun's shadow cascades.
+    pub sun_shadows: bool,
+    /// Moving objects' lamps per pixel.
+    pub object_lamps: bool,
+    /// Linear, unclamped light into the HDR scene (else gamma into the LDR frame).
+    pub linear_output: bool,
+}
+
+impl WorldVariant {
+    /// The plain variant with octagon clipping by clip distances or by discard.
+    pub fn clipped(clip_distances: bool) -> WorldVariant {
+        WorldVariant {
+            clip_distances,
+            ..Default::default()
+        }
     }
-    if aerial_fog {
-        defines.push("AERIAL_FOG");
-    }
-    if sun_shadows {
-        defines.push("SUN_SHADOWS");
-    }
+}
+
+/// The world shader of `variant`.
+pub fn world(variant: WorldVariant) -> String {
+    let mut defines = clip_defines(variant.clip_distances).to_vec();
+    let switches = [
+        (variant.object_lamps, "OBJECT_LAMPS"),
+        (variant.aerial_fog, "AERIAL_FOG"),
+        (variant.sun_shadows, "SUN_SHADOWS"),
+        (variant.linear_output, "LINEAR_OUTPUT"),
+    ];
+    defines.extend(switches.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
     build("world.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -335,6 +359,11 @@ pub fn overlay() -> String {
 /// The present pass's shader.
 pub fn blit() -> String {
     build("blit.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The tone map's shader (HDR).
+pub fn tonemap() -> String {
+    build("tonemap.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The bloom pass's shader.
@@ -360,41 +389,35 @@ pub fn cache_mip() -> String {
 /// Every shader variant the program can build, for validation; a name starts with the file the
 /// variant is built from.
 pub fn all_variants() -> Vec<(String, String)> {
-    vec![
-        (
-            "world.wgsl (clip distances)".into(),
-            world(true, false, false, false),
-        ),
-        (
-            "world.wgsl (discard)".into(),
-            world(false, false, false, false),
-        ),
-        (
-            "world.wgsl (clip distances, aerial fog)".into(),
-            world(true, true, false, false),
-        ),
-        (
-            "world.wgsl (discard, aerial fog)".into(),
-            world(false, true, false, false),
-        ),
-        (
-            "world.wgsl (clip distances, aerial fog, sun shadows)".into(),
-            world(true, true, true, false),
-        ),
-        (
-            "world.wgsl (discard, sun shadows)".into(),
-            world(false, false, true, false),
-        ),
-        (
-            "world.wgsl (clip distances, aerial fog, sun shadows, lamps)".into(),
-            world(true, true, true, true),
-        ),
-        (
-            "world.wgsl (discard, lamps)".into(),
-            world(false, false, false, true),
-        ),
+    let world_variants = [
+        (true, false, false, false, false),
+        (false, false, false, false, false),
+        (true, true, false, false, false),
+        (false, true, false, false, false),
+        (true, true, true, false, false),
+        (false, false, true, false, false),
+        (true, true, true, true, false),
+        (false, false, false, true, false),
+        (true, true, true, true, true),
+        (false, false, false, false, true),
+    ]
+    .map(
+        |(clip_distances, aerial_fog, sun_shadows, object_lamps, linear_output)| WorldVariant {
+            clip_distances,
+            aerial_fog,
+            sun_shadows,
+            object_lamps,
+            linear_output,
+        },
+    );
+    let mut all: Vec<(String, String)> = world_variants
+        .iter()
+        .map(|v| (format!("world.wgsl ({v:?})"), world(*v)))
+        .collect();
+    all.extend([
         ("blit.wgsl".into(), blit()),
         ("bloom.wgsl".into(), bloom()),
+        ("tonemap.wgsl".into(), tonemap()),
         ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
         ("ui_cover.wgsl".into(), ui_cover()),
@@ -426,7 +449,8 @@ pub fn all_variants() -> Vec<(String, String)> {
         ),
         #[cfg(feature = "test-hooks")]
         ("terrain_hooks.wgsl (discard)".into(), terrain_hooks(false)),
-    ]
+    ]);
+    all
 }
 
 #[cfg(test)]
@@ -515,7 +539,13 @@ mod tests {
             (true, "clip_distances", "outside_record("),
             (false, "outside_record(", "clip_distances"),
         ] {
-            let w = world(clip, true, true, true);
+            let w = world(WorldVariant {
+                clip_distances: clip,
+                aerial_fog: true,
+                sun_shadows: true,
+                object_lamps: true,
+                linear_output: true,
+            });
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(
                 body.contains(yes) && !body.contains(no),

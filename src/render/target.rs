@@ -9,6 +9,9 @@ pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrg
 /// lights in gamma space) without a decode in the shader and an encode at the store, which
 /// cost lavapipe more than the rest of its shading.
 pub const GAMMA_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// The HDR scene (`FrameSettings::hdr`): linear light, unclamped; the tone map
+/// (`render::tonemap`) maps it into the frame's colour.
+pub const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 pub struct FrameTarget {
     pub size: (u32, u32),
@@ -18,6 +21,10 @@ pub struct FrameTarget {
     pub color_gamma_view: wgpu::TextureView,
     pub depth: wgpu::Texture,
     pub depth_view: wgpu::TextureView,
+    /// With HDR on, the scene's colour the scene passes draw into (both scene attachments)
+    /// and the tone map reads; `None`: they draw into `color`.
+    pub hdr: Option<wgpu::TextureView>,
+    hdr_texture: Option<wgpu::Texture>,
 }
 
 impl FrameTarget {
@@ -60,7 +67,82 @@ impl FrameTarget {
             depth_view: depth.create_view(&Default::default()),
             color,
             depth,
+            hdr: None,
+            hdr_texture: None,
         }
+    }
+
+    /// HDR on (a float scene of the frame's size, made if there is none) or off.
+    pub fn use_hdr(&mut self, gpu: &Gpu, on: bool) {
+        if !on {
+            self.hdr = None;
+            self.hdr_texture = None;
+        } else if self.hdr.is_none() {
+            let usage = wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC;
+            let scene = target_texture(gpu, "hdr scene", self.size, HDR_FORMAT, usage);
+            self.hdr = Some(scene.create_view(&Default::default()));
+            self.hdr_texture = Some(scene);
+        }
+    }
+
+    /// The HDR scene's linear RGB (row-major, top row first), or `None` with HDR off.
+    pub fn read_hdr(&self, gpu: &Gpu) -> Option<Vec<[f32; 3]>> {
+        let bytes = read_texture_bytes_of(gpu, self.hdr_texture.as_ref()?, 8);
+        let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
+        let rgb = halves
+            .chunks_exact(4)
+            .map(|t| [t[0], t[1], t[2]].map(f16_to_f32));
+        Some(rgb.collect())
+    }
+
+    /// The formats the scene passes draw in: linear (the terrain) and the world's (gamma into
+    /// the LDR frame, linear into the HDR scene).
+    pub fn scene_formats(&self) -> SceneFormats {
+        if self.hdr.is_some() {
+            SceneFormats {
+                linear: HDR_FORMAT,
+                world: HDR_FORMAT,
+            }
+        } else {
+            SceneFormats::LDR
+        }
+    }
+}
+
+/// The colour formats the scene passes' pipelines are made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SceneFormats {
+    pub linear: wgpu::TextureFormat,
+    pub world: wgpu::TextureFormat,
+}
+
+impl SceneFormats {
+    pub const LDR: SceneFormats = SceneFormats {
+        linear: COLOR_FORMAT,
+        world: GAMMA_COLOR_FORMAT,
+    };
+
+    /// Whether these are the HDR scene's (the world writes linear, unclamped light).
+    pub fn hdr(self) -> bool {
+        self.world == HDR_FORMAT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Halves by their definition: powers of two, the largest finite, a subnormal, signs.
+    #[test]
+    fn halves_decode_to_their_values() {
+        assert_eq!(super::f16_to_f32(0x3c00), 1.0);
+        assert_eq!(super::f16_to_f32(0x4000), 2.0);
+        // 1/3 rounded to a half: 0.333251953125.
+        assert_eq!(super::f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(super::f16_to_f32(0x7bff), 65504.0);
+        assert_eq!(super::f16_to_f32(0x0001), 2.0f32.powi(-24));
+        assert_eq!(super::f16_to_f32(0xc000), -2.0);
+        assert_eq!(super::f16_to_f32(0x7c00), f32::INFINITY);
     }
 }
 
@@ -85,6 +167,23 @@ pub fn encode_srgb(c: wgpu::Color) -> wgpu::Color {
 /// Copies a 4-byte-per-texel texture (RGBA8 or R32Uint) to the CPU, rows unpadded.
 pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
     read_texture_layers(gpu, texture, 4, 1)
+}
+
+fn read_texture_bytes_of(gpu: &Gpu, texture: &wgpu::Texture, texel: u32) -> Vec<u8> {
+    read_texture_layers(gpu, texture, texel, 1)
+}
+
+/// An IEEE half-precision float's value.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((h >> 10) & 0x1f);
+    let mantissa = f32::from(h & 0x3ff);
+    sign * match exponent {
+        0 => mantissa * (2.0f32).powi(-24),
+        31 if mantissa == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        e => (1.0 + mantissa / 1024.0) * (2.0f32).powi(e - 15),
+    }
 }
 
 /// Copies `layers` layers of a texture with `texel` bytes per texel to the CPU, rows unpadded,

@@ -8,7 +8,6 @@ use crate::render::bindings::uniform_entry;
 use crate::render::gpu::Gpu;
 use crate::render::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::render::shaders;
-use crate::render::target::GAMMA_COLOR_FORMAT;
 use crate::render::DEPTH_FORMAT;
 
 /// Rectangles the shader takes at once (the demo has two panels).
@@ -32,6 +31,8 @@ pub struct UiCoverPass {
     pub rects: Vec<PixelRect>,
     /// The frame's size in pixels.
     pub viewport: (u32, u32),
+    /// The scene colour format it was made for (the world's: `target::SceneFormats`).
+    pub format: wgpu::TextureFormat,
     drawn: u32,
 }
 
@@ -44,7 +45,8 @@ fn ndc(r: PixelRect, viewport: (u32, u32)) -> [f32; 4] {
 }
 
 impl UiCoverPass {
-    pub fn create(gpu: &Gpu) -> UiCoverPass {
+    /// For a scene whose world draws in `format` (the pass clears that attachment).
+    pub fn create(gpu: &Gpu, format: wgpu::TextureFormat) -> UiCoverPass {
         let device = &gpu.device;
         let uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ui cover"),
@@ -65,17 +67,22 @@ impl UiCoverPass {
             }],
         });
         UiCoverPass {
-            pipeline: create_pipeline(device, &layout),
+            pipeline: create_pipeline(device, &layout, format),
             uniform,
             bind_group,
             rects: Vec::new(),
             viewport: (1, 1),
+            format,
             drawn: 0,
         }
     }
 }
 
-fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgpu::RenderPipeline {
+fn create_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("ui_cover.wgsl"),
         source: wgpu::ShaderSource::Wgsl(shaders::ui_cover().into()),
@@ -108,7 +115,7 @@ fn create_pipeline(device: &wgpu::Device, layout: &wgpu::BindGroupLayout) -> wgp
             entry_point: Some("fs_cover"),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
-                format: GAMMA_COLOR_FORMAT,
+                format,
                 blend: None,
                 write_mask: wgpu::ColorWrites::empty(),
             })],
@@ -129,7 +136,7 @@ impl Pass for UiCoverPass {
 
     fn attachments(&self) -> PassAttachments {
         PassAttachments {
-            color: (Attachment::FrameColorGamma, Load::Clear),
+            color: (Attachment::SceneColorGamma, Load::Clear),
             depth: Some((Attachment::FrameDepth, Load::Clear)),
         }
     }

@@ -10,6 +10,7 @@ mod clipping;
 mod doors;
 mod fog;
 mod golden;
+mod hdr;
 mod keep;
 mod object_light;
 mod overdraw;

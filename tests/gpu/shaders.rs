@@ -14,10 +14,12 @@ fn every_shader_variant_validates_with_naga() {
     }
 }
 
+use lanthorn::render::shaders::WorldVariant;
+
 #[test]
 fn clip_distance_variant_really_writes_eight_clip_distances() {
-    let with = lanthorn::render::shaders::world(true, false, false, false);
-    let without = lanthorn::render::shaders::world(false, false, false, false);
+    let with = lanthorn::render::shaders::world(WorldVariant::clipped(true));
+    let without = lanthorn::render::shaders::world(WorldVariant::clipped(false));
     assert!(with.contains("@builtin(clip_distances) clip_distances: array<f32, 8>"));
     assert!(!without.contains("clip_distances:"));
     assert!(without.contains("discard"));

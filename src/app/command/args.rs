@@ -68,6 +68,10 @@ pub struct CullArgs {
     /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
     #[arg(long)]
     pub(crate) bloom: bool,
+    /// HDR: the scene in linear, unclamped light in a float target, tone-mapped (Khronos PBR
+    /// Neutral) into the frame; bloom then blooms only light past white (off by default).
+    #[arg(long)]
+    pub(crate) hdr: bool,
     /// Sun shadows: two cascades of the level's sun shadow the terrain (off by default).
     #[arg(long)]
     pub(crate) shadows: bool,
@@ -115,6 +119,7 @@ impl CullArgs {
             time: self.time.unwrap_or(0.0),
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
+            hdr: self.hdr,
             shadows: self.shadows,
             reflections: self.reflections,
             sky: self.sky,

@@ -136,6 +136,7 @@ impl<'a> PanelStatus<'a> {
                 ui.checkbox(&mut settings.fullbright, "fullbright");
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.checkbox(&mut settings.bloom, "bloom");
+                ui.checkbox(&mut settings.hdr, "HDR (tone-mapped)");
                 outdoor_section(ui, settings);
                 ui.checkbox(&mut settings.ui_cover, "skip the pixels under the panels");
                 let mut animated = settings.light_styles == StyleMode::Animated;

@@ -376,7 +376,7 @@ impl Pass for Terrain {
 
     fn attachments(&self) -> PassAttachments {
         PassAttachments {
-            color: (Attachment::FrameColor, Load::Keep),
+            color: (Attachment::SceneColor, Load::Keep),
             depth: Some((Attachment::FrameDepth, Load::Keep)),
         }
     }

@@ -198,7 +198,8 @@ impl WorldPass {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("world.wgsl (fragment count)"),
                         source: wgpu::ShaderSource::Wgsl(
-                            shaders::world(key.clip_distances, false, false, false).into(),
+                            shaders::world(shaders::WorldVariant::clipped(key.clip_distances))
+                                .into(),
                         ),
                     })
                 }

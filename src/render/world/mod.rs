@@ -90,6 +90,9 @@ pub struct WorldPass {
     clip_distances: bool,
     /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
     aerial_fog: bool,
+    /// `module` is the `LINEAR_OUTPUT` variant: the pass draws into the HDR scene
+    /// (`set_scene_format`).
+    linear_output: bool,
     /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
     pub fog: fog::WorldFog,
     /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
@@ -225,7 +228,11 @@ impl WorldPass {
         let (open_records, open_bind_group) =
             pipelines::open_octagon_group(device, &layout, resources, max_records);
         let aerial_fog = level.terrain.is_some();
-        let variant = (clip_distances, aerial_fog, false, object_lamps.variant);
+        let variant = shaders::WorldVariant {
+            aerial_fog,
+            object_lamps: object_lamps.variant,
+            ..shaders::WorldVariant::clipped(clip_distances)
+        };
         let module = world_module(device, variant);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
@@ -242,6 +249,7 @@ impl WorldPass {
             count_pipelines: Default::default(),
             clip_distances,
             aerial_fog,
+            linear_output: false,
             fog: fog::WorldFog::default(),
             shadows: None,
             device_clip_distances: gpu.features.clip_distances,
@@ -300,6 +308,17 @@ impl WorldPass {
         }
     }
 
+    /// Draws into a scene of `format`: the LDR frame's raw gamma view (`GAMMA_COLOR_FORMAT`,
+    /// Quake's gamma-space light, clamped) or the HDR scene (linear, unclamped light: the
+    /// `LINEAR_OUTPUT` variant).
+    pub fn set_scene_format(&mut self, gpu: &Gpu, format: wgpu::TextureFormat) {
+        if format != self.color_format {
+            self.color_format = format;
+            self.linear_output = format == crate::render::target::HDR_FORMAT;
+            self.make_variant(gpu);
+        }
+    }
+
     /// Moving objects take last frame's shadow cascades (`None`: shadows are off, or none was
     /// drawn yet): the `SUN_SHADOWS` variant while they do.
     pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
@@ -328,9 +347,13 @@ impl WorldPass {
     /// The module and its colour pipelines made again for this variant (aerial fog, shadows);
     /// those made on first use dropped.
     fn make_variant(&mut self, gpu: &Gpu) {
-        let shadowed = self.shadows.is_some();
-        let lamps = self.object_lamps.variant;
-        let variant = (self.clip_distances, self.aerial_fog, shadowed, lamps);
+        let variant = shaders::WorldVariant {
+            clip_distances: self.clip_distances,
+            aerial_fog: self.aerial_fog,
+            sun_shadows: self.shadows.is_some(),
+            object_lamps: self.object_lamps.variant,
+            linear_output: self.linear_output,
+        };
         self.module = world_module(&gpu.device, variant);
         let (layout, module) = (self.color_layout(), &self.module);
         self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
@@ -423,8 +446,12 @@ impl WorldPass {
             ..tests
         };
         let t = std::time::Instant::now();
-        let caching =
-            frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
+        // The cache holds 8-bit gamma colour: the HDR scene's overbright light would clip
+        // there, so HDR frames shade every surface directly.
+        let caching = frame.settings.surface_cache
+            && !self.tinted
+            && !self.linear_output
+            && self.cache.plan.cacheable() > 0;
         let cache_states: &[u8] = if caching {
             self.cache.atlas.get_or_insert_with(|| {
                 let shading = surface_cache::atlas::WorldShading {
@@ -569,12 +596,9 @@ fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
     })
 }
 
-/// The world module of a variant: (clip distances, aerial fog, sun shadows, object lamps).
-fn world_module(
-    device: &wgpu::Device,
-    (clip_distances, aerial_fog, sun_shadows, lamps): (bool, bool, bool, bool),
-) -> wgpu::ShaderModule {
-    let source = shaders::world(clip_distances, aerial_fog, sun_shadows, lamps);
+/// The world module of a variant.
+fn world_module(device: &wgpu::Device, variant: shaders::WorldVariant) -> wgpu::ShaderModule {
+    let source = shaders::world(variant);
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("world.wgsl"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -598,7 +622,7 @@ impl Pass for WorldPass {
             Load::Clear
         };
         PassAttachments {
-            color: (Attachment::FrameColorGamma, load),
+            color: (Attachment::SceneColorGamma, load),
             depth: Some((Attachment::FrameDepth, load)),
         }
     }

@@ -268,6 +268,30 @@ impl TerrainDraw {
         self.casters = Some((pipeline, group));
     }
 
+    /// Draws into a scene of `format` (the LDR frame's sRGB colour or the HDR scene; the
+    /// shading is linear either way): the surface, sky and debug pipelines made again, the
+    /// variants' on their next use. The sea's reflection keeps its own target.
+    pub fn set_color_format(&mut self, gpu: &Gpu, format: wgpu::TextureFormat) {
+        if format == self.color_format {
+            return;
+        }
+        let layout = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("terrain"),
+                bind_group_layouts: &[Some(&self.bind_group_layout)],
+                immediate_size: 0,
+            });
+        let pipelines = create_pipelines(gpu, &layout, &self.module, format);
+        self.fill = pipelines.fill;
+        self.seam = pipelines.seam;
+        self.wire = pipelines.wire;
+        self.sky = pipelines.sky;
+        self.lines = pipelines.lines;
+        self.variants = Default::default();
+        self.color_format = format;
+    }
+
     pub fn create(
         gpu: &Gpu,
         cfg: &ClipmapConfig,
