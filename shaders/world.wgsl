@@ -124,9 +124,15 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }
-    // Liquids are opaque, as Quake draws them by default (r_wateralpha 1); the liquid
-    // pipeline still blends, so a lower alpha here makes them translucent.
-    let alpha = 1.0;
+    // Liquids are opaque, as Quake draws them by default (r_wateralpha 1), but for the top
+    // of water in the camera's view in a frame that reflects it: blended over the reflection
+    // drawn under it by Schlick's Fresnel term for water (F0 = 0.02) at the eye's angle.
+    var alpha = 1.0;
+    if frame.water.x > 0.5 && (in.flags & VERTEX_WATER_TOP) != 0u && records[in.slot].view == 0u {
+        let to_eye = frame.eye.xyz - in.world;
+        let cos_theta = clamp(to_eye.z / max(length(to_eye), 1e-3), 0.0, 1.0);
+        alpha = 1.0 - (0.02 + 0.98 * pow(1.0 - cos_theta, 5.0));
+    }
     return vec4<f32>(stored(saturated(color)), alpha);
 }
 

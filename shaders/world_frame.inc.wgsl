@@ -40,6 +40,8 @@ struct WorldFrame {
     // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
     // start fading out / are gone (the SUN_SHADOWS variant reads them)
     shadow: vec4<f32>,
+    // x: 1 = the tops of water show the reflection the flow opened for them (VERTEX_WATER_TOP)
+    water: vec4<f32>,
 };
 
 struct DrawRecord {
@@ -92,3 +94,4 @@ const LAMPS_PER_OBJECT: u32 = 4u;
 const LAMP_VECTORS: u32 = 3u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
 const VERTEX_OUTDOOR: u32 = 262144u;
+const VERTEX_WATER_TOP: u32 = 524288u;

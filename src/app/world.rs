@@ -108,6 +108,7 @@ pub fn cull_view(
     visible: &mut crate::vis::VisibleSet,
 ) {
     animate(level, culler, settings);
+    culler.flow.reflect_water = settings.reflections;
     culler.cull(level, camera, visible);
 }
 

@@ -68,7 +68,7 @@ macro_rules! twin {
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(WorldFrame: view_proj, eye, params, styles, views, fog, shadow_to_light, shadow),
+        twin!(WorldFrame: view_proj, eye, params, styles, views, fog, shadow_to_light, shadow, water),
         twin!(WorldFog: params, sun, zenith, horizon, sky),
         twin!(WorldView: view_proj, clip_plane, eye),
         twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, light, origin),
@@ -117,6 +117,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("VERTEX_NO_LIGHTMAP", VERTEX_NO_LIGHTMAP.into()),
         ("VERTEX_PACKED_STYLES", VERTEX_PACKED_STYLES.into()),
         ("VERTEX_OUTDOOR", super::world::VERTEX_OUTDOOR.into()),
+        ("VERTEX_WATER_TOP", super::world::VERTEX_WATER_TOP.into()),
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),

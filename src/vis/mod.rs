@@ -28,6 +28,9 @@ pub struct View {
     /// what it shows lies only where that portal is the nearest thing in the parent view.
     pub parent: u32,
     pub portal: u32,
+    /// A water surface's reflection (`PortalFlow::reflect_water`): the water is drawn over it,
+    /// blended by a Fresnel term.
+    pub reflection: bool,
 }
 
 /// A visible object, the union of its cells' octagons, and where it is this frame.

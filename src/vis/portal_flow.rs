@@ -83,6 +83,8 @@ struct PendingView {
     /// The view it is seen in and the portal it is seen through.
     parent: u32,
     portal: u32,
+    /// A water surface's reflection.
+    reflection: bool,
 }
 
 /// Where a view through a mirror or teleporter starts: the cell beyond, seen through
@@ -111,8 +113,18 @@ impl PendingView {
             depth: self.depth + 1,
             parent: beyond.parent,
             portal: beyond.portal,
+            reflection: false,
         }
     }
+}
+
+/// The reflection across `plane` (points `p` to `p − 2·distance(p)·n`).
+fn reflection_across(plane: &Plane) -> Mat4 {
+    let n = plane.normal;
+    let linear = glam::Mat3::IDENTITY - 2.0 * glam::Mat3::from_cols(n * n.x, n * n.y, n * n.z);
+    let mut m = Mat4::from_mat3(linear);
+    m.w_axis = (2.0 * plane.dist * n).extend(1.0);
+    m
 }
 
 /// Views through mirrors and teleporters per frame, nested at most this deep.
@@ -151,6 +163,17 @@ pub struct PortalFlow {
     /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
     /// itself marks `CLOSED`; empty when nothing moves.
     pub shut: Vec<bool>,
+    /// Water reflects (`FrameSettings::reflections`): a horizontal water surface the camera
+    /// sees from the air opens a view of the air mirrored in its plane, one view per plane,
+    /// and the flow does not go under it (the water is opaque: what it shows is its own
+    /// colour blended with the reflection, not what lies below).
+    pub reflect_water: bool,
+    /// Where each water reflection of this frame starts: (its index in the pending views, an
+    /// air cell over the water, the octagon of its water surface). The reflected eye lies
+    /// under the water, so its view enters the air through every water surface at once.
+    water_seeds: Vec<(usize, u32, Octagon)>,
+    /// The seeds of the view being run besides its own cell.
+    view_seeds: Vec<(u32, Octagon)>,
 }
 
 impl PortalFlow {
@@ -207,6 +230,9 @@ impl PortalFlow {
             trace: None,
             passed: 0,
             shut: Vec::new(),
+            reflect_water: false,
+            water_seeds: Vec::new(),
+            view_seeds: Vec::new(),
         }
     }
 
@@ -239,6 +265,7 @@ impl PortalFlow {
             *self = PortalFlow {
                 max_visits: self.max_visits,
                 trace: self.trace.take(),
+                reflect_water: self.reflect_water,
                 ..PortalFlow::new(level)
             };
         }
@@ -271,6 +298,8 @@ impl PortalFlow {
         };
 
         out.views.clear();
+        self.water_seeds.clear();
+        self.view_seeds.clear();
         let mut pending: Vec<PendingView> = Vec::new();
         let main = PendingView {
             view_proj: camera.view_proj(),
@@ -282,6 +311,7 @@ impl PortalFlow {
             depth: 0,
             parent: 0,
             portal: u32::MAX,
+            reflection: false,
         };
         let near_zone = camera.near * 2.0;
         self.run_view(level, &main, (0, near_zone), &mut stats, &mut pending, out);
@@ -290,6 +320,9 @@ impl PortalFlow {
         while next < pending.len() && out.views.len() + 1 < MAX_VIEWS {
             let v = pending[next];
             next += 1;
+            // A water reflection starts at every air cell over its water too.
+            let seeds = self.water_seeds.iter().filter(|s| s.0 == next - 1);
+            self.view_seeds = seeds.map(|&(_, c, o)| (c, o)).collect();
             out.views.push(super::View {
                 view_proj: v.view_proj,
                 eye: v.eye,
@@ -297,6 +330,7 @@ impl PortalFlow {
                 mirrored: v.mirrored,
                 parent: v.parent,
                 portal: v.portal,
+                reflection: v.reflection,
             });
             let index = out.views.len() as u32;
             self.run_view(level, &v, (index, near_zone), &mut stats, &mut pending, out);
@@ -360,30 +394,11 @@ impl PortalFlow {
                 }
                 stats.portals_tested += 1;
                 let d = portal.plane.distance(eye);
-                let octagon = if d.abs() < near_zone {
-                    // The eye is (almost) in the portal: it may cover the whole parent view.
-                    parent
-                } else {
-                    // Back-face test: the eye must be on this cell's side of the portal. A
-                    // mirror or teleporter is one-sided: seen from its front cell only.
-                    let on_our_side = if portal.front == cell {
-                        d > 0.0
-                    } else {
-                        d < 0.0 && portal.transform.is_none()
-                    };
-                    let pi = self.cell_portals[k];
-                    if !on_our_side {
-                        self.record(pi, index, target, PortalOutcome::BackFacing);
-                        continue;
-                    }
-                    let (f, n) = (portal.first as usize, portal.count as usize);
-                    match self.project(&view_proj, f, n) {
-                        Some(o) => o.intersect(&parent),
-                        None => {
-                            self.record(pi, index, target, PortalOutcome::BeyondNear);
-                            continue;
-                        }
-                    }
+                let tested = (self.cell_portals[k], cell, target, index);
+                let Some(octagon) =
+                    self.seen_through(&portal, tested, (d, near_zone), parent, &view_proj)
+                else {
+                    continue;
                 };
                 let pi = self.cell_portals[k];
                 if octagon.is_empty() {
@@ -412,6 +427,18 @@ impl PortalFlow {
                     continue;
                 }
                 self.record(pi, index, target, PortalOutcome::Passed);
+                let beyond = Beyond {
+                    cell,
+                    octagon,
+                    portal: pid as u32,
+                    parent: index,
+                };
+                let level_surface = portal.plane.normal.z.abs() > 0.99;
+                let clear = d.abs() >= near_zone;
+                if level_surface && self.reflects(level, (cell, target), flags, view, clear) {
+                    self.open_reflection(view, &portal.plane, beyond, pending);
+                    continue;
+                }
                 self.flow_into(target, octagon, (cell, d), stats);
             }
         }
@@ -425,6 +452,90 @@ impl PortalFlow {
         stats.cells_reached += self.order.len() as u32;
     }
 
+    /// The screen octagon through which the view sees `portal` from `cell` (`tested`: the
+    /// portal, `cell`, the cell beyond, the view), `d` from the eye, in `cell`'s octagon
+    /// `parent`; `None` (recorded) where it faces away or lies wholly beyond the near plane.
+    fn seen_through(
+        &mut self,
+        portal: &FlowPortal,
+        (pi, cell, target, index): (u32, u32, u32, u32),
+        (d, near_zone): (f32, f32),
+        parent: Octagon,
+        view_proj: &Mat4,
+    ) -> Option<Octagon> {
+        if d.abs() < near_zone {
+            // The eye is (almost) in the portal: it may cover the whole parent view.
+            return Some(parent);
+        }
+        // Back-face test: the eye must be on this cell's side of the portal. A mirror or
+        // teleporter is one-sided: seen from its front cell only.
+        let on_our_side = if portal.front == cell {
+            d > 0.0
+        } else {
+            d < 0.0 && portal.transform.is_none()
+        };
+        if !on_our_side {
+            self.record(pi, index, target, PortalOutcome::BackFacing);
+            return None;
+        }
+        let (f, n) = (portal.first as usize, portal.count as usize);
+        let Some(o) = self.project(view_proj, f, n) else {
+            self.record(pi, index, target, PortalOutcome::BeyondNear);
+            return None;
+        };
+        Some(o.intersect(&parent))
+    }
+
+    /// Whether the portal from `cell` into `target` (its `flags`) is a water surface the
+    /// camera's view sees from the air, clear of the near plane (`clear`), that reflects.
+    fn reflects(
+        &self,
+        level: &Level,
+        (cell, target): (u32, u32),
+        flags: u32,
+        view: &PendingView,
+        clear: bool,
+    ) -> bool {
+        let medium = |c: u32| level.cells[c as usize].medium;
+        self.reflect_water
+            && clear
+            && view.depth == 0
+            && flags & portal_flags::LIQUID_SURFACE != 0
+            && medium(cell) == crate::level::Medium::Air
+            && medium(target) == crate::level::Medium::Water
+    }
+
+    /// Opens the reflection of the air above the water surface on `plane` seen from `view`
+    /// (one view per plane) and seeds it with the air cell `beyond` and its water surface's
+    /// octagon.
+    fn open_reflection(
+        &mut self,
+        view: &PendingView,
+        plane: &Plane,
+        beyond: Beyond,
+        pending: &mut Vec<PendingView>,
+    ) {
+        let seed = (beyond.cell, beyond.octagon);
+        let mut reflected = view.through(plane, reflection_across(plane), beyond);
+        reflected.reflection = true;
+        let same_plane = |p: &PendingView| {
+            p.reflection
+                && p.parent == reflected.parent
+                && (p.clip_plane - reflected.clip_plane).abs().max_element() < 1e-3
+        };
+        let index = match pending.iter().position(same_plane) {
+            Some(i) => {
+                pending[i].octagon = pending[i].octagon.union(&reflected.octagon);
+                i
+            }
+            None => {
+                pending.push(reflected);
+                pending.len() - 1
+            }
+        };
+        self.water_seeds.push((index, seed.0, seed.1));
+    }
+
     /// A new frame stamp (cells not stamped with it are unreached) and the queue holding only
     /// the view's eye cell.
     fn start_view(&mut self, view: &PendingView) {
@@ -433,13 +544,27 @@ impl PortalFlow {
             self.stamp.fill(0);
             self.frame = 1;
         }
-        let eye_cell = view.cell;
         self.queue.clear();
         self.order.clear();
-        self.reach(eye_cell, view.octagon);
-        self.depth[eye_cell as usize] = 0;
-        self.queue.push((Reverse(0), eye_cell));
-        self.queued[eye_cell as usize] = true;
+        self.seed(view.cell, view.octagon);
+        for (cell, octagon) in std::mem::take(&mut self.view_seeds) {
+            self.seed(cell, octagon);
+        }
+    }
+
+    /// Starts the view's flow at `cell` seen through `octagon` too (or widens it there).
+    fn seed(&mut self, cell: u32, octagon: Octagon) {
+        let i = cell as usize;
+        if self.stamp[i] == self.frame {
+            self.octagon[i] = self.octagon[i].union(&octagon);
+        } else {
+            self.reach(cell, octagon);
+        }
+        self.depth[i] = 0;
+        if !self.queued[i] {
+            self.queue.push((Reverse(0), cell));
+            self.queued[i] = true;
+        }
     }
 
     /// The flow passes a portal of `from` at distance `d` from the eye into `target` seen

@@ -98,6 +98,7 @@ pub fn add_portal_views(
                 mirrored: parent_mirrored ^ (m.determinant() < 0.0),
                 parent: index,
                 portal: portal_id as u32,
+                reflection: false,
             });
             let view = out.views.len() as u32;
             let beyond = portal.other(near_side);

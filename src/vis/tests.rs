@@ -242,3 +242,131 @@ fn closing_a_portal_between_frames_hides_what_it_led_to() {
     flow.run(&level, &cam, eye, &mut reopened);
     assert_eq!(cells(&reopened), cells(&open));
 }
+
+/// A room flooded to z 256, split by a pillar standing in the water (so several air cells lie
+/// over the water).
+fn flooded_room() -> crate::level::Level {
+    let source = r#"Scene(
+    materials: [(name: "grey", source: Color((0.5, 0.5, 0.5))), (name: "*water", source: Color((0.1, 0.3, 0.4)))],
+    ops: [
+        (brush: Box(min: (0, 0, 0), max: (1024, 1024, 640)), medium: Air, material: Some("grey")),
+        (brush: Box(min: (448, 448, 0), max: (576, 576, 640)), medium: Solid, material: Some("grey")),
+        (brush: Box(min: (0, 0, 0), max: (1024, 1024, 256)), medium: Water, only: Some([Air]), material: Some("*water")),
+    ],
+    entities: [[("classname", "worldspawn"), ("light", "96")]],
+)"#;
+    let scene = crate::compile::scene::parse(source).unwrap();
+    crate::compile::scene::compile_scene(&scene, &Default::default())
+        .unwrap()
+        .0
+}
+
+/// Over the flooded room's pool (under it for `z` below 256), looking down across it.
+fn pool_camera(z: f32) -> Camera {
+    let spec = CameraSpec {
+        position: Vec3::new(200.0, 100.0, z),
+        yaw: 45.0,
+        pitch: -25.0,
+    };
+    Camera::new(spec, 16.0 / 9.0)
+}
+
+/// With water reflecting, the eye over the pool sees one view — the air mirrored in the
+/// water's plane, seeded in every air cell over the water (the level's own liquid portals are
+/// the oracle) — and the flow no longer goes under the water; off, or with the eye under the
+/// water, there is no view and the flow does.
+#[test]
+fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
+    use crate::level::{portal_flags, Medium};
+    let level = flooded_room();
+    let medium = |c: u32| level.cells[c as usize].medium;
+    let mut over_water: Vec<u32> = (level.portals.iter())
+        .filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0)
+        .flat_map(|p| [p.front, p.back])
+        .filter(|&c| medium(c) == Medium::Air)
+        .collect();
+    over_water.sort_unstable();
+    over_water.dedup();
+    assert!(
+        over_water.len() > 1,
+        "the pillar splits the air: {over_water:?}"
+    );
+    let run = |z: f32, reflect: bool| {
+        let cam = pool_camera(z);
+        let mut flow = PortalFlow::new(&level);
+        flow.reflect_water = reflect;
+        let mut out = VisibleSet::default();
+        flow.run(&level, &cam, level.locate(cam.position), &mut out);
+        out
+    };
+    let water_reached = |v: &VisibleSet| {
+        v.cells
+            .iter()
+            .any(|c| c.view == 0 && medium(c.cell) == Medium::Water)
+    };
+    let off = run(400.0, false);
+    assert!(off.views.is_empty() && water_reached(&off));
+    let on = run(400.0, true);
+    assert_eq!(on.views.len(), 1, "one reflection for one plane");
+    let view = on.views[0];
+    assert!(view.reflection && view.mirrored && view.parent == 0);
+    assert!((view.eye - Vec3::new(200.0, 100.0, 112.0)).length() < 1e-3);
+    // It keeps what lies above the water.
+    assert!(
+        view.clip_plane
+            .dot(Vec3::new(300.0, 300.0, 260.0).extend(1.0))
+            > 0.0
+    );
+    assert!(
+        view.clip_plane
+            .dot(Vec3::new(300.0, 300.0, 250.0).extend(1.0))
+            < 0.0
+    );
+    assert!(!water_reached(&on));
+    // Each air cell over the water is seen in the reflection through all the camera sees of
+    // its water surface (a point on the plane is its own mirror image, so the surface's
+    // octagon is the camera's).
+    let cam = pool_camera(400.0);
+    let liquid = level
+        .portals
+        .iter()
+        .filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0);
+    let mut seen = 0;
+    for p in liquid {
+        let air = if medium(p.front) == Medium::Air {
+            p.front
+        } else {
+            p.back
+        };
+        let scratch = (&mut Vec::new(), &mut Vec::new());
+        let Some(surface) =
+            super::portal_flow::portal_octagon(&cam.view_proj(), &p.polygon, scratch)
+        else {
+            continue;
+        };
+        // What the camera sees of it: through its air cell's octagon.
+        let Some(seen_through) = on.cells.iter().find(|v| v.view == 0 && v.cell == air) else {
+            continue;
+        };
+        let surface = surface.intersect(&seen_through.octagon);
+        if surface.is_empty() {
+            continue;
+        }
+        seen += 1;
+        let in_view = on.cells.iter().find(|v| v.view == 1 && v.cell == air);
+        let octagon = in_view
+            .map(|v| v.octagon)
+            .unwrap_or(crate::geom::Octagon::EMPTY);
+        assert_eq!(
+            octagon.union(&surface),
+            octagon,
+            "air cell {air}: {octagon:?} misses {surface:?}"
+        );
+    }
+    assert!(seen > 1, "the eye sees {seen} water surfaces");
+    let under = run(200.0, true);
+    assert!(
+        under.views.is_empty(),
+        "no reflection seen from under the water"
+    );
+}

@@ -27,3 +27,4 @@ mod ui_cover;
 mod views;
 mod vis;
 mod water;
+mod world_water;

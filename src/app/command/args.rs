@@ -75,8 +75,9 @@ pub struct CullArgs {
     /// Sun shadows: two cascades of the level's sun shadow the terrain (off by default).
     #[arg(long)]
     pub(crate) shadows: bool,
-    /// Water reflections: the terrain's sea mirrors the land and the sky (Fresnel-blended,
-    /// moved by waves) with foam on its shores (off by default).
+    /// Water reflections: the level's water mirrors the room above it and the terrain's sea
+    /// the land and the sky (Fresnel-blended; the sea moved by waves, with foam on its shores;
+    /// off by default).
     #[arg(long)]
     pub(crate) reflections: bool,
     /// The terrain's sky and fog colour: cubemap (the level's skybox, or the terrain's

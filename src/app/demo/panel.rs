@@ -350,6 +350,10 @@ fn outdoor_section(ui: &mut egui::Ui, settings: &mut FrameSettings) {
         &mut settings.point_lights,
         "point lights (lamps on the terrain)",
     );
+    ui.checkbox(
+        &mut settings.reflections,
+        "water reflections (the sea, the level's water)",
+    );
     let mut night = settings.time_of_day == TimeOfDay::Night;
     if ui.checkbox(&mut night, "night").changed() {
         settings.time_of_day = if night {

@@ -16,6 +16,47 @@ pub const VERTEX_PACKED_STYLES: u32 = 1 << 17;
 /// rests in one), where the terrain's aerial fog reaches it (`fog`); indoor air takes none.
 pub const VERTEX_OUTDOOR: u32 = 1 << 18;
 
+/// Vertex flag: the top of a body of water (a liquid surface facing up, listed by an air cell
+/// over a water cell): it shows the reflection the flow opens for it (`vis::View::reflection`)
+/// where a frame has one.
+pub const VERTEX_WATER_TOP: u32 = 1 << 19;
+
+/// Per level surface: whether it is the top of a body of water ([`VERTEX_WATER_TOP`]).
+fn water_tops(level: &Level) -> Vec<bool> {
+    use crate::level::{portal_flags, Medium};
+    let mut top = vec![false; level.surfaces.len()];
+    let medium = |c: u32| level.cells.get(c as usize).map(|c| c.medium);
+    for p in &level.portals {
+        let cells = [(p.front, p.back), (p.back, p.front)];
+        let over = cells
+            .into_iter()
+            .find(|&(a, w)| medium(a) == Some(Medium::Air) && medium(w) == Some(Medium::Water));
+        let Some((air, _)) = over.filter(|_| p.flags & portal_flags::LIQUID_SURFACE != 0) else {
+            continue;
+        };
+        for &si in &level.cells[air as usize].surfaces {
+            let s = &level.surfaces[si as usize];
+            if s.flags & surface_flags::LIQUID != 0 && s.normal.z > 0.99 {
+                top[si as usize] = true;
+            }
+        }
+    }
+    top
+}
+
+/// A surface's vertex flags: its own, and whether it has no lightmap, packs its styles, lies
+/// in the open air, and is the top of water (`outdoor`, `water_top`).
+fn vertex_flags(level: &Level, s: &Surface, (outdoor, water_top): (bool, bool)) -> u32 {
+    let unlit = s.lightmap.is_none() || level.lightmaps.width == 0;
+    let bits = [
+        (unlit, VERTEX_NO_LIGHTMAP),
+        (super::light_atlas::packs_styles(s), VERTEX_PACKED_STYLES),
+        (outdoor, VERTEX_OUTDOOR),
+        (water_top, VERTEX_WATER_TOP),
+    ];
+    (bits.iter().filter(|(on, _)| *on)).fold(s.flags, |f, (_, bit)| f | bit)
+}
+
 /// Per level surface: whether it is out in the open air ([`VERTEX_OUTDOOR`]).
 fn outdoor_surfaces(level: &Level) -> Vec<bool> {
     let mut outdoor = vec![false; level.surfaces.len()];
@@ -162,23 +203,12 @@ impl WorldMesh {
         let mut mesh = WorldMesh::default();
         // Vertices once per surface.
         let mut base = Vec::with_capacity(level.surfaces.len());
-        let outdoor = outdoor_surfaces(level);
+        let places = (outdoor_surfaces(level), water_tops(level));
         for (si, s) in level.surfaces.iter().enumerate() {
             base.push(mesh.vertices.len() as u32);
             let layer = layers.get(s.material as usize).copied().unwrap_or(0);
-            let (rect_xy, mut flags) = match s.lightmap {
-                Some(r) => ([r.x as f32, r.y as f32], s.flags),
-                None => ([0.0, 0.0], s.flags | VERTEX_NO_LIGHTMAP),
-            };
-            if level.lightmaps.width == 0 {
-                flags |= VERTEX_NO_LIGHTMAP;
-            }
-            if super::light_atlas::packs_styles(s) {
-                flags |= VERTEX_PACKED_STYLES;
-            }
-            if outdoor[si] {
-                flags |= VERTEX_OUTDOOR;
-            }
+            let rect_xy = s.lightmap.map_or([0.0, 0.0], |r| [r.x as f32, r.y as f32]);
+            let flags = vertex_flags(level, s, (places.0[si], places.1[si]));
             let style_tints = super::light_atlas::slot_tints(level, s);
             for v in &s.vertices {
                 mesh.vertices.push(WorldVertex {

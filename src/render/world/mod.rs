@@ -41,7 +41,7 @@ pub use self::draws::{
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
     IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_OUTDOOR,
-    VERTEX_PACKED_STYLES,
+    VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
 };
 
 #[repr(C)]
@@ -60,6 +60,9 @@ pub struct WorldFrame {
     pub shadow_to_light: [[[f32; 4]; 4]; shadows::CASCADES],
     /// Texels of the cascades (x, y) and the shadows' fade (z, w).
     pub shadow: [f32; 4],
+    /// x: 1 where the tops of water show the reflection the flow opened for them this frame
+    /// (blended over it by Schlick's Fresnel term, F0 = 0.02); y, z, w: 0.
+    pub water: [f32; 4],
 }
 
 /// One view as the shader sees it.
@@ -551,6 +554,12 @@ impl WorldPass {
                 .as_ref()
                 .map_or([[[0.0; 4]; 4]; 2], |s| s.to_light),
             shadow: self.shadows.as_ref().map_or([0.0; 4], |s| s.params),
+            water: [
+                visible.views.iter().any(|v| v.reflection) as u32 as f32,
+                0.0,
+                0.0,
+                0.0,
+            ],
         };
         gpu.queue
             .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
@@ -562,7 +571,11 @@ impl WorldPass {
 /// be seen in each of MAX_VIEWS views), objects, camera liquids, and surfaces several cells
 /// list (drawn once).
 fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
-    let views = if level.portals.iter().any(|p| p.transform.is_some()) {
+    let water = level
+        .cells
+        .iter()
+        .any(|c| c.medium == crate::level::Medium::Water);
+    let views = if water || level.portals.iter().any(|p| p.transform.is_some()) {
         MAX_VIEWS
     } else {
         1

@@ -109,9 +109,10 @@ pub const BATCHES: usize = 10;
 /// batches below are [view class] × [opaque, sky, liquid].
 pub const CACHED_BATCH: usize = 9;
 /// The order the frame draws its batches in: the cached batch first (most of what the camera
-/// sees, front to back), then view class × kind. The id pass and the fragment counters follow
-/// it too, so depth ties and overdraw come out as in the frame.
-pub(crate) const BATCH_ORDER: [usize; BATCHES] = [CACHED_BATCH, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+/// sees, front to back), then view class × kind, the camera's liquids last: the top of water
+/// blends over the reflection drawn under it (a mirrored view). The id pass and the fragment
+/// counters follow it too, so depth ties and overdraw come out as in the frame.
+pub(crate) const BATCH_ORDER: [usize; BATCHES] = [CACHED_BATCH, 0, 1, 3, 4, 5, 6, 7, 8, 2];
 
 /// The view class and surface kind of `batch`'s draws.
 pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {

@@ -196,6 +196,7 @@ fn portal_views_draw_their_own_liquids_and_mirrors_their_own_batch() {
         mirrored,
         parent: 0,
         portal: 0,
+        reflection: false,
     };
     let full = Octagon::FULL;
     let visible = VisibleSet {
