@@ -143,23 +143,25 @@ pub(in crate::render::terrain) fn create_sky_pipeline(
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
-    create_sky_pipeline_with(device, layout, module, color_format, "fs_sky")
+    let stages = ("vs_sky_clipped", "fs_sky");
+    create_sky_pipeline_with(device, layout, module, color_format, stages)
 }
 
-/// A sky pipeline with the fragment stage `fs` (the reflection's sees the sky turned up).
+/// A sky pipeline with the stages `(vs, fs)` (the camera's is clipped to the outdoor octagon;
+/// the reflection's is not, and sees the sky turned up).
 pub(in crate::render::terrain) fn create_sky_pipeline_with(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
-    fs: &str,
+    (vs, fs): (&str, &str),
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("terrain sky"),
         layout: Some(layout),
         vertex: wgpu::VertexState {
             module,
-            entry_point: Some("vs_sky"),
+            entry_point: Some(vs),
             compilation_options: Default::default(),
             buffers: &[],
         },

@@ -57,7 +57,7 @@ impl WaterReflection {
             &pipeline_layout,
             module,
             color_format,
-            "fs_sky_reflected",
+            ("vs_sky", "fs_sky_reflected"),
         );
         let color_texture = target(device, size, color_format, "terrain water reflection");
         let depth = target(device, size, DEPTH_FORMAT, "terrain water reflection depth");
