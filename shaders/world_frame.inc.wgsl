@@ -73,7 +73,8 @@ struct DrawRecord {
 @group(0) @binding(7) var<storage, read> object_light: array<u32>;
 
 #ifdef OBJECT_LAMPS
-// Per moving object its four strongest lamps, three vectors each (render::world::object_lamps).
+// Per moving object its four strongest lamps (per pixel), then the next four (per vertex),
+// three vectors each (render::world::object_lamps).
 @group(0) @binding(8) var<storage, read> object_lamps: array<vec4<f32>>;
 #endif
 
@@ -91,6 +92,7 @@ const LIGHT_UNIT: u32 = 64u;
 const GRID_LIT: u32 = 2147483648u;
 const OBJECT_LIGHT_UNIT: u32 = 256u;
 const LAMPS_PER_OBJECT: u32 = 4u;
+const VERTEX_LAMPS: u32 = 4u;
 const LAMP_VECTORS: u32 = 3u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
 const VERTEX_OUTDOOR: u32 = 262144u;

@@ -30,8 +30,13 @@ struct VertexOut {
     // colours): made per vertex, not per fragment.
     @location(8) @interpolate(flat) light_r: vec4<f32>,
     // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
-    // record's light (a moving object's, sampled below it).
+    // record's light (a moving object's, sampled below it); with the object lamps, a grid-lit
+    // face's lamps per vertex added (interpolated across the face).
+    #ifdef OBJECT_LAMPS
+    @location(9) unlit: vec3<f32>,
+    #else
     @location(9) @interpolate(flat) unlit: vec3<f32>,
+    #endif
     @location(10) @interpolate(flat) light_g: vec4<f32>,
     @location(11) @interpolate(flat) light_b: vec4<f32>,
     #ifdef AERIAL_FOG
@@ -56,8 +61,13 @@ struct FragmentIn {
     @location(7) @interpolate(flat) surface: u32,
     @location(8) @interpolate(flat) light_r: vec4<f32>,
     // The light of a surface without a lightmap: shaded by its normal on the CPU, times its
-    // record's light (a moving object's, sampled below it).
+    // record's light (a moving object's, sampled below it); with the object lamps, a grid-lit
+    // face's lamps per vertex added (interpolated across the face).
+    #ifdef OBJECT_LAMPS
+    @location(9) unlit: vec3<f32>,
+    #else
     @location(9) @interpolate(flat) unlit: vec3<f32>,
+    #endif
     @location(10) @interpolate(flat) light_g: vec4<f32>,
     @location(11) @interpolate(flat) light_b: vec4<f32>,
     #ifdef AERIAL_FOG
@@ -93,6 +103,11 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     out.light_g = rows.g;
     out.light_b = rows.b;
     out.unlit = unlit_light(v, record.light);
+    #ifdef OBJECT_LAMPS
+    if (record.light & GRID_LIT) != 0u {
+        out.unlit += vertex_lamps_light(world, face_normal(v.surface), record.cell);
+    }
+    #endif
     #ifdef SUN_SHADOWS
     out.sun_light = vec3<f32>(0.0);
     if (record.light & GRID_LIT) != 0u {
@@ -138,8 +153,7 @@ fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
     if (record.light & GRID_LIT) != 0u {
         // The face's normal from the object light buffer (a varying more would pass the
         // limit of inter-stage variables with clip distances).
-        let n = normalize(unpack4x8snorm(object_light[3u * in.surface + 2u]).xyz);
-        light += lamps_light(in.world, n, record.cell);
+        light += lamps_light(in.world, face_normal(in.surface), record.cell);
         added = true;
     }
     #endif
@@ -147,22 +161,41 @@ fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
 }
 
 #ifdef OBJECT_LAMPS
-// The lamps of object `u32::MAX − cell` (its record's cell) at the level point `p` of a face
-// facing `n`: Quake's `(light − wait·d) · ((1 − a) + a·cos)` each, scaled on the CPU
-// (render::world::object_lamps).
+// A grid-lit face's normal, from the object light buffer.
+fn face_normal(surface: u32) -> vec3<f32> {
+    return normalize(unpack4x8snorm(object_light[3u * surface + 2u]).xyz);
+}
+
+// Lamp slot `slot` of object `u32::MAX − cell` (its record's cell) at the level point `p` of a
+// face facing `n`: Quake's `(light − wait·d) · ((1 − a) + a·cos)`, scaled on the CPU
+// (render::world::object_lamps: per object the per-pixel slots, then the per-vertex ones).
+fn lamp_light(p: vec3<f32>, n: vec3<f32>, cell: u32, slot: u32) -> vec3<f32> {
+    let base = ((4294967295u - cell) * (LAMPS_PER_OBJECT + VERTEX_LAMPS) + slot) * LAMP_VECTORS;
+    let at = object_lamps[base];
+    let tint = object_lamps[base + 1u];
+    let angle = object_lamps[base + 2u].x;
+    let to = at.xyz - p;
+    let d = length(to);
+    let cos = dot(n, to / max(d, 1e-3));
+    let value = max(at.w - tint.w * d, 0.0);
+    let response = select(0.0, (1.0 - angle) + angle * cos, cos > 0.0);
+    return tint.rgb * (value * response);
+}
+
+// The object's strongest lamps, per pixel.
 fn lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
-    let base = (4294967295u - cell) * LAMPS_PER_OBJECT * LAMP_VECTORS;
     var sum = vec3<f32>(0.0);
     for (var k = 0u; k < LAMPS_PER_OBJECT; k++) {
-        let at = object_lamps[base + LAMP_VECTORS * k];
-        let tint = object_lamps[base + LAMP_VECTORS * k + 1u];
-        let angle = object_lamps[base + LAMP_VECTORS * k + 2u].x;
-        let to = at.xyz - p;
-        let d = length(to);
-        let cos = dot(n, to / max(d, 1e-3));
-        let value = max(at.w - tint.w * d, 0.0);
-        let response = select(0.0, (1.0 - angle) + angle * cos, cos > 0.0);
-        sum += tint.rgb * (value * response);
+        sum += lamp_light(p, n, cell, k);
+    }
+    return sum;
+}
+
+// The next strongest, per vertex.
+fn vertex_lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < VERTEX_LAMPS; k++) {
+        sum += lamp_light(p, n, cell, LAMPS_PER_OBJECT + k);
     }
     return sum;
 }

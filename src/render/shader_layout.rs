@@ -129,6 +129,10 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
             super::world::object_lamps::LAMPS_PER_OBJECT as u64,
         ),
         ("LAMP_VECTORS", super::world::object_lamps::VECTORS as u64),
+        (
+            "VERTEX_LAMPS",
+            super::world::object_lamps::VERTEX_LAMPS as u64,
+        ),
     ]
 }
 

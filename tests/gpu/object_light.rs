@@ -229,3 +229,168 @@ fn a_moving_object_takes_its_lamp_per_pixel() {
     );
     assert!(ratio(wn, wf) > 1.3, "the light varies across the slab");
 }
+
+/// Quake's lamp formula `(light − d) · (0.5 + 0.5·cos)` at `p` on a face facing up.
+fn lamp_up(lamp: (Vec3, f32), p: Vec3) -> f32 {
+    let d = lamp.0.distance(p);
+    let cos = (lamp.0.z - p.z) / d.max(1e-3);
+    (lamp.1 - d).max(0.0) * if cos > 0.0 { 0.5 + 0.5 * cos } else { 0.0 }
+}
+
+/// `f` averaged over the points of the 25 × 25 pixels around `centre`'s image, on the
+/// horizontal plane through `centre` (as `value_at` averages the pixels).
+fn patch_mean(camera: &Camera, centre: Vec3, f: &dyn Fn(Vec3) -> f32) -> f32 {
+    let ndc = camera.world_to_ndc(centre).unwrap();
+    let px = Camera::ndc_to_pixel(Vec2::new(ndc.x, ndc.y), SIZE);
+    let mut sum = 0.0;
+    for dy in -12..=12 {
+        for dx in -12..=12 {
+            let (x, y) = (px.x as i32 + dx, px.y as i32 + dy);
+            let ndc = Vec2::new(
+                (x as f32 + 0.5) / SIZE.0 as f32 * 2.0 - 1.0,
+                1.0 - (y as f32 + 0.5) / SIZE.1 as f32 * 2.0,
+            );
+            let far = camera.view_proj().inverse().project_point3(ndc.extend(0.5));
+            let dir = (far - camera.position).normalize();
+            sum += f(camera.position + dir * ((centre.z - camera.position.z) / dir.z));
+        }
+    }
+    sum / 625.0
+}
+
+/// Lamps and their light (`tiered_lamps`' groups).
+type Lamps = [((f32, f32, f32), f32); 4];
+
+/// The slab under its ten lamps (`a_moving_objects_lamps_are_tiered…`): the level, and the
+/// lamps of its `v` and `r` groups.
+fn tiered_lamps() -> (Level, Lamps, [((f32, f32, f32), f32); 2]) {
+    let lamp = |at: (f32, f32, f32), light: f32, group: &str| {
+        format!(
+            r#"[("classname", "light"), ("origin", "{} {} {}"), ("light", "{light}"), ("_lamp", "1"), ("targetname", "{group}"), ("spawnflags", "1")],"#,
+            at.0, at.1, at.2
+        )
+    };
+    let v_lamps = [
+        ((512.0, 512.0, 100.0), 300.0),
+        ((250.0, 512.0, 40.0), 300.0),
+        ((774.0, 512.0, 40.0), 300.0),
+        ((512.0, 250.0, 40.0), 300.0),
+    ];
+    let r_lamps = [
+        ((512.0, 512.0, 450.0), 500.0),
+        ((512.0, 512.0, 470.0), 480.0),
+    ];
+    let mut entities = String::new();
+    for (x, y) in [
+        (450.0, 450.0),
+        (580.0, 450.0),
+        (450.0, 580.0),
+        (580.0, 580.0),
+    ] {
+        entities += &lamp((x, y, 92.0), 1000.0, "p");
+    }
+    for (at, light) in v_lamps {
+        entities += &lamp(at, light, "v");
+    }
+    for (at, light) in r_lamps {
+        entities += &lamp(at, light, "r");
+    }
+    let source = format!(
+        r#"Scene(
+        materials: [(name: "grey", source: Color((0.5, 0.5, 0.5)))],
+        ops: [(brush: Box(min: (0, 0, 0), max: (1024, 1024, 512)), medium: Air, material: Some("grey"))],
+        objects: [(name: "slab", brushes: [(brush: Box(min: (384, 384, 16), max: (640, 640, 32)), material: Some("grey"))],
+            motion: Some(Path(points: [(0, 0, 0), (0, 300, 0)], speed: 50, wait: 5)))],
+        entities: [{entities}],
+    )"#
+    );
+    let scene = lanthorn::compile::scene::parse(&source).unwrap();
+    let (level, _) = lanthorn::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
+    (level, v_lamps, r_lamps)
+}
+
+/// Ten lamps over a sliding slab, ranked by their light at its box: four very strong ones
+/// (`p`, off here: the per-pixel tier), four next (`v`: per vertex), two weak ones high above
+/// (`r`: folded into a harmonic at the box's centre). Each group is switched on alone — a
+/// switched-off lamp keeps its rank, so the tiers stay — and the slab's top is measured
+/// against the floor beside it (lightmapped: Quake's formula per luxel) and against itself.
+/// Oracles: with `v` on, the top is the vertices' light interpolated across the face (the
+/// lamps are placed so that both diagonals interpolate alike: linearly in y), not the
+/// per-pixel light, which is 1.8 times brighter at its centre; with `r` on, the top is the
+/// two lamps' light at the box's centre as an L2 harmonic at the top's normal.
+#[test]
+fn a_moving_objects_lamps_are_tiered_per_pixel_per_vertex_and_folded() {
+    let Some(gpu) = gpu() else { return };
+    let (level, v_lamps, r_lamps) = tiered_lamps();
+    let spec = CameraSpec {
+        position: Vec3::new(512.0, 512.0, 400.0),
+        yaw: 0.0,
+        pitch: -89.0,
+    };
+    let frame_with = |group: &str| {
+        let settings = FrameSettings {
+            switched: styles::switch_mask(&level.entities, &[group.to_string()]).unwrap(),
+            ..Default::default()
+        };
+        let (img, _) = lanthorn::app::capture::capture_with_terrain(
+            gpu,
+            &level,
+            None,
+            spec,
+            SIZE,
+            lanthorn::vis::CullMode::Portal,
+            &settings,
+            &Default::default(),
+        );
+        img
+    };
+    let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
+    let (top, floor) = (Vec3::new(512.0, 512.0, 32.0), Vec3::new(512.0, 720.0, 0.0));
+    let sum = |lamps: &[((f32, f32, f32), f32)], p: Vec3| -> f32 {
+        lamps
+            .iter()
+            .map(|&(at, l)| lamp_up((Vec3::from(at), l), p))
+            .sum()
+    };
+    // Per vertex: the corners' light, linear in y across the top (both diagonals alike).
+    let corner = |x: f32, y: f32| sum(&v_lamps, Vec3::new(x, y, 32.0));
+    let (south, north) = (corner(384.0, 384.0), corner(384.0, 640.0));
+    assert!(
+        (corner(640.0, 384.0) - south).abs() < 1e-3 && (corner(640.0, 640.0) - north).abs() < 1e-3
+    );
+    let interpolated = |p: Vec3| south + (north - south) * (p.y - 384.0) / 256.0;
+    let per_vertex = patch_mean(&camera, top, &interpolated);
+    let per_pixel = patch_mean(&camera, top, &|p| sum(&v_lamps, p));
+    let on_floor = patch_mean(&camera, floor, &|p| sum(&v_lamps, p));
+    let v = frame_with("v");
+    let (slab_v, floor_v) = (value_at(&v, &camera, top), value_at(&v, &camera, floor));
+    println!(
+        "per vertex: slab / floor {:.3} (interpolated {:.3}, per pixel {:.3})",
+        slab_v / floor_v,
+        per_vertex / on_floor,
+        per_pixel / on_floor
+    );
+    assert!(per_pixel > 1.5 * per_vertex, "the tiers differ here");
+    assert!((slab_v / floor_v - per_vertex / on_floor).abs() < 0.06 * per_vertex / on_floor);
+    // Folded: the r lamps' light at the box's centre as a harmonic at the top's normal.
+    let centre = Vec3::new(512.0, 512.0, 24.0);
+    let mut sh = lanthorn::geom::sh::Sh9::ZERO;
+    for (at, light) in r_lamps {
+        let to = Vec3::from(at) - centre;
+        sh.add_light(
+            to.normalize(),
+            Vec3::ONE * (light - to.length()).max(0.0),
+            0.5,
+        );
+    }
+    let folded = sh.eval(Vec3::Z).x;
+    let r = frame_with("r");
+    let slab_r = value_at(&r, &camera, top);
+    println!(
+        "folded: slab r / slab v {:.3} (harmonic {:.3})",
+        slab_r / slab_v,
+        folded / per_vertex
+    );
+    assert!(folded > 50.0, "the folded lamps light the slab: {folded}");
+    assert!((slab_r / slab_v - folded / per_vertex).abs() < 0.06 * folded / per_vertex);
+}

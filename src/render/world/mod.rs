@@ -436,11 +436,11 @@ impl WorldPass {
     ) {
         let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
-        let lights = (frame.settings.light_scale, self.style_scales[0]);
-        self.object_light
-            .update(visible, lights, self.shadows.is_some());
         let light_scale = frame.settings.light_scale;
         (self.object_lamps).update(visible, &self.style_scales, light_scale);
+        let lights = (light_scale, self.style_scales[0]);
+        let folded = &self.object_lamps.folded;
+        (self.object_light).update(visible, lights, folded, self.shadows.is_some());
         self.object_lamps.upload(&gpu.queue);
         self.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {

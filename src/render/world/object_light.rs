@@ -5,7 +5,9 @@
 //! the vertex shader reads by surface index: the light with the sun as the grid sees it, or,
 //! while the world samples the sun's shadow cascades, the light without the sun's direct light
 //! and that light apart (the fragment adds it where the cascades say the sun reaches); and the
-//! face's normal (for the lamps a fragment adds, `object_lamps`).
+//! face's normal (for the lamps a fragment adds, `object_lamps`). A face's light includes the
+//! lamps its object folds into a harmonic (`object_lamps`, past those it takes per pixel and
+//! per vertex).
 //! The object's draw record says so (`GRID_LIT`); other records keep their own light.
 
 use glam::Vec3;
@@ -78,11 +80,13 @@ impl ObjectLight {
 
     /// Lights the faces of `visible`'s grid-lit objects (`light_scale`: the overbright;
     /// `steady`: style 0's brightness now, which scales the minimum light as in a lightmap;
+    /// `folded`: per level object the lamps folded into a harmonic (`object_lamps`), added;
     /// `cascades`: the sun's direct light apart, for the shadow cascades).
     pub(super) fn update(
         &mut self,
         visible: &VisibleSet,
         (light_scale, steady): (f32, f32),
+        folded: &[crate::geom::sh::Sh9],
         cascades: bool,
     ) {
         let minlight = self.minlight * steady;
@@ -90,13 +94,16 @@ impl ObjectLight {
             let (Some(l), Some(faces)) = (&o.ambient, self.faces.get(o.object as usize)) else {
                 continue;
             };
+            let lamps = folded.get(o.object as usize).copied().unwrap_or_default();
             for &(s, n) in faces {
-                let (light, sun) = if cascades {
+                let (mut light, sun) = if cascades {
                     crate::light::grid::surface_light_parts(l, n, minlight, light_scale)
                 } else {
                     let all = crate::light::grid::surface_light(l, n, minlight, light_scale);
                     (all, [0.0; 3])
                 };
+                let more = lamps.eval(n).max(Vec3::ZERO);
+                light = std::array::from_fn(|c| light[c] + more[c]);
                 let i = WORDS * s as usize;
                 set(
                     &mut self.packed,

@@ -59,7 +59,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             sampler_entry(5),
             vertex_too(texture_entry(6, wgpu::TextureViewDimension::Cube)),
             storage_entry(7, wgpu::ShaderStages::VERTEX_FRAGMENT),
-            storage_entry(8, wgpu::ShaderStages::FRAGMENT),
+            storage_entry(8, wgpu::ShaderStages::VERTEX_FRAGMENT),
         ],
     })
 }
