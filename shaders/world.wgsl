@@ -58,7 +58,8 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
-    let color = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, fragment_unlit(in));
+    let lit = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, fragment_unlit(in));
+    let color = lit + fragment_specular(in);
     return vec4<f32>(stored(fogged(color, in)), 1.0);
 }
 
@@ -119,6 +120,9 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         // multiply in gamma space, as Quake's renderers do, and the pass writes the raw
         // (gamma) view of the frame: liquids blend in gamma space too, as in Quake.
         color = mix(tex.rgb, tex.rgb * light, tex.a);
+        if !liquid {
+            color += fragment_specular(in);
+        }
     }
     color = fogged(color, in);
     if frame.params.z > 1.5 {

@@ -76,6 +76,9 @@ struct DrawRecord {
 // Per moving object its four strongest lamps (per pixel), then the next four (per vertex),
 // three vectors each (render::world::object_lamps).
 @group(0) @binding(8) var<storage, read> object_lamps: array<vec4<f32>>;
+// The materials' normal and specular maps, layer for layer (render::materials::MaterialMaps).
+@group(0) @binding(9) var normal_maps: texture_2d_array<f32>;
+@group(0) @binding(10) var specular_maps: texture_2d_array<f32>;
 #endif
 
 #ifdef SUN_SHADOWS
@@ -97,3 +100,5 @@ const LAMP_VECTORS: u32 = 3u;
 const VERTEX_PACKED_STYLES: u32 = 131072u;
 const VERTEX_OUTDOOR: u32 = 262144u;
 const VERTEX_WATER_TOP: u32 = 524288u;
+const VERTEX_MAPPED: u32 = 1048576u;
+const OBJECT_LIGHT_WORDS: u32 = 5u;

@@ -111,7 +111,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     #ifdef SUN_SHADOWS
     out.sun_light = vec3<f32>(0.0);
     if (record.light & GRID_LIT) != 0u {
-        out.sun_light = object_light_word(3u * v.surface + 1u);
+        out.sun_light = object_light_word(OBJECT_LIGHT_WORDS * v.surface + 1u);
     }
     #endif
     #ifdef AERIAL_FOG
@@ -124,7 +124,7 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
 // normal shade times its record's light.
 fn unlit_light(v: WorldVertex, light: u32) -> vec3<f32> {
     if (light & GRID_LIT) != 0u {
-        return object_light_word(3u * v.surface);
+        return object_light_word(OBJECT_LIGHT_WORDS * v.surface);
     }
     return v.unlit * unpack4x8unorm(light).rgb * (255.0 / f32(LIGHT_UNIT));
 }
@@ -152,8 +152,8 @@ fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
     let record = records[in.slot];
     if (record.light & GRID_LIT) != 0u {
         // The face's normal from the object light buffer (a varying more would pass the
-        // limit of inter-stage variables with clip distances).
-        light += lamps_light(in.world, face_normal(in.surface), record.cell);
+        // limit of inter-stage variables with clip distances), shaped by its normal map.
+        light += lamps_light(in.world, mapped_face(in).normal, record.cell);
         added = true;
     }
     #endif
@@ -163,23 +163,68 @@ fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
 #ifdef OBJECT_LAMPS
 // A grid-lit face's normal, from the object light buffer.
 fn face_normal(surface: u32) -> vec3<f32> {
-    return normalize(unpack4x8snorm(object_light[3u * surface + 2u]).xyz);
+    return normalize(unpack4x8snorm(object_light[OBJECT_LIGHT_WORDS * surface + 2u]).xyz);
 }
 
-// Lamp slot `slot` of object `u32::MAX − cell` (its record's cell) at the level point `p` of a
-// face facing `n`: Quake's `(light − wait·d) · ((1 − a) + a·cos)`, scaled on the CPU
+// Lamp slot `slot` of object `u32::MAX − cell` (its record's cell): where it is and its
+// light (xyz, w), its colour scaled on the CPU and its falloff (rgb, w), its angle scale (x)
 // (render::world::object_lamps: per object the per-pixel slots, then the per-vertex ones).
-fn lamp_light(p: vec3<f32>, n: vec3<f32>, cell: u32, slot: u32) -> vec3<f32> {
+fn lamp_slot(cell: u32, slot: u32) -> array<vec4<f32>, 3> {
     let base = ((4294967295u - cell) * (LAMPS_PER_OBJECT + VERTEX_LAMPS) + slot) * LAMP_VECTORS;
-    let at = object_lamps[base];
-    let tint = object_lamps[base + 1u];
-    let angle = object_lamps[base + 2u].x;
-    let to = at.xyz - p;
+    return array<vec4<f32>, 3>(object_lamps[base], object_lamps[base + 1u], object_lamps[base + 2u]);
+}
+
+// Lamp slot `slot` at the level point `p` of a face facing `n`: Quake's
+// `(light − wait·d) · ((1 − a) + a·cos)`.
+fn lamp_light(p: vec3<f32>, n: vec3<f32>, cell: u32, slot: u32) -> vec3<f32> {
+    let lamp = lamp_slot(cell, slot);
+    let to = lamp[0].xyz - p;
     let d = length(to);
     let cos = dot(n, to / max(d, 1e-3));
-    let value = max(at.w - tint.w * d, 0.0);
+    let value = max(lamp[0].w - lamp[1].w * d, 0.0);
+    let angle = lamp[2].x;
     let response = select(0.0, (1.0 - angle) + angle * cos, cos > 0.0);
-    return tint.rgb * (value * response);
+    return lamp[1].rgb * (value * response);
+}
+
+// The highlights of the object's strongest lamps at `p` on a face facing `n` seen from `eye`:
+// Blinn-Phong in the specular texel's colour, its alpha the gloss (the exponent
+// 2^(1 + 10·gloss)), each lamp's light as it reaches the face.
+fn lamps_specular(p: vec3<f32>, n: vec3<f32>, eye: vec3<f32>, cell: u32, specular: vec4<f32>) -> vec3<f32> {
+    let view = normalize(eye - p);
+    let exponent = exp2(1.0 + 10.0 * specular.a);
+    var sum = vec3<f32>(0.0);
+    for (var k = 0u; k < LAMPS_PER_OBJECT; k++) {
+        let lamp = lamp_slot(cell, k);
+        let to = lamp[0].xyz - p;
+        let d = length(to);
+        let l = to / max(d, 1e-3);
+        let value = max(lamp[0].w - lamp[1].w * d, 0.0);
+        let highlight = pow(max(dot(n, normalize(l + view)), 0.0), exponent);
+        sum += lamp[1].rgb * (value * select(0.0, highlight, dot(n, l) > 0.0));
+    }
+    return sum * specular.rgb;
+}
+
+// A grid-lit face at a fragment as its material's maps shape it: its normal (the normal map
+// in the face's texture frame, or the face's own) and its specular texel (zero: none).
+// Level 0 of the maps: a mip level needs derivatives, which need uniform control flow.
+struct MappedFace {
+    normal: vec3<f32>,
+    specular: vec4<f32>,
+};
+
+fn mapped_face(in: FragmentIn) -> MappedFace {
+    let n = face_normal(in.surface);
+    if (in.flags & VERTEX_MAPPED) == 0u {
+        return MappedFace(n, vec4<f32>(0.0));
+    }
+    let t = textureSampleLevel(normal_maps, material_sampler, in.uv, in.layer, 0.0).xyz * 2.0 - 1.0;
+    let base = OBJECT_LIGHT_WORDS * in.surface;
+    let u = unpack4x8snorm(object_light[base + 3u]).xyz;
+    let v = unpack4x8snorm(object_light[base + 4u]).xyz;
+    let specular = textureSampleLevel(specular_maps, material_sampler, in.uv, in.layer, 0.0);
+    return MappedFace(normalize(u * t.x + v * t.y + n * t.z), specular);
 }
 
 // The object's strongest lamps, per pixel.
@@ -200,6 +245,20 @@ fn vertex_lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
     return sum;
 }
 #endif
+
+// A grid-lit face's lamp highlights where its material has a specular map (OBJECT_LAMPS),
+// added to the lit colour; else nothing.
+fn fragment_specular(in: FragmentIn) -> vec3<f32> {
+    #ifdef OBJECT_LAMPS
+    let record = records[in.slot];
+    if (record.light & GRID_LIT) != 0u && (in.flags & VERTEX_MAPPED) != 0u {
+        let face = mapped_face(in);
+        let eye = frame.views[record.view].eye.xyz;
+        return lamps_specular(in.world, face.normal, eye, record.cell, face.specular);
+    }
+    #endif
+    return vec3<f32>(0.0);
+}
 
 #ifdef SUN_SHADOWS
 // A level point in cascade `c`'s map: texture coordinates and depth; nudged a texel towards

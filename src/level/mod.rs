@@ -181,6 +181,12 @@ pub struct Material {
     /// Flat colour used when there are no texels (linear RGB 0..1).
     pub color: [f32; 3],
     pub flags: u32,
+    /// A tangent-space normal map at the texels' size (RGBA8: xyz as `0.5 + 0.5·n`; +x along
+    /// the texture's u, +y along its v), or `None`. Moving objects' lamps light by it.
+    pub normal: Option<Vec<u8>>,
+    /// A specular map at the texels' size (RGBA8: RGB the specular colour, A the gloss: the
+    /// Blinn-Phong exponent 2^(1 + 10·A)), or `None` (no highlights).
+    pub specular: Option<Vec<u8>>,
 }
 
 /// The level's lightmap atlas, RGB8, in layers: layer `k` holds every surface's slot-`k`

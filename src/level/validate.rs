@@ -144,6 +144,25 @@ fn validate_materials(materials: &[Material]) -> Result<(), String> {
                 ));
             }
         }
+        for (map, what) in [(&m.normal, "normal"), (&m.specular, "specular")] {
+            match map {
+                Some(_) if m.texels.is_none() => {
+                    return Err(format!(
+                        "material {i} ({}) has a {what} map but no texels",
+                        m.name
+                    ));
+                }
+                Some(t) if t.len() as u64 != texels * 4 => {
+                    return Err(format!(
+                        "material {i} ({}) has a {}-byte {what} map, expected {}",
+                        m.name,
+                        t.len(),
+                        texels * 4
+                    ));
+                }
+                _ => {}
+            }
+        }
     }
     Ok(())
 }

@@ -14,61 +14,14 @@ pub struct MaterialArray {
     pub samplers: [wgpu::Sampler; 2],
     /// Layer of each material.
     pub layers: Vec<u32>,
+    /// Their normal and specular maps (moving objects' lamps read them).
+    pub maps: MaterialMaps,
 }
 
 impl MaterialArray {
     pub fn create(gpu: &Gpu, materials: &[Material]) -> MaterialArray {
-        let count = materials.len().max(1) as u32;
-        let mips = LAYER_SIZE.ilog2() + 1;
-        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("materials"),
-            size: wgpu::Extent3d {
-                width: LAYER_SIZE,
-                height: LAYER_SIZE,
-                depth_or_array_layers: count,
-            },
-            mip_level_count: mips,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            // Gamma-encoded texels, sampled raw: lighting multiplies in gamma space as Quake did.
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        for (layer, m) in materials.iter().enumerate() {
-            let base = layer_texels(m);
-            let mut level = base;
-            let mut size = LAYER_SIZE;
-            for mip in 0..mips {
-                gpu.queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &texture,
-                        mip_level: mip,
-                        origin: wgpu::Origin3d {
-                            x: 0,
-                            y: 0,
-                            z: layer as u32,
-                        },
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    &level,
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(size * 4),
-                        rows_per_image: Some(size),
-                    },
-                    wgpu::Extent3d {
-                        width: size,
-                        height: size,
-                        depth_or_array_layers: 1,
-                    },
-                );
-                if size > 1 {
-                    level = downsample(&level, size);
-                    size /= 2;
-                }
-            }
-        }
+        let layers: Vec<Vec<u8>> = materials.iter().map(layer_texels).collect();
+        let texture = layer_array(gpu, "materials", &layers);
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
@@ -95,8 +48,145 @@ impl MaterialArray {
             view,
             samplers,
             layers: (0..materials.len() as u32).collect(),
+            maps: MaterialMaps::create(gpu, materials),
         }
     }
+}
+
+/// The materials' normal and specular maps, layer for layer with the materials (a flat
+/// normal and no highlight where a material has none); one 1×1 layer each when no material
+/// has a map.
+pub struct MaterialMaps {
+    pub normal: wgpu::TextureView,
+    pub specular: wgpu::TextureView,
+}
+
+impl MaterialMaps {
+    fn create(gpu: &Gpu, materials: &[Material]) -> MaterialMaps {
+        let any = materials
+            .iter()
+            .any(|m| m.normal.is_some() || m.specular.is_some());
+        let array = |label, map: fn(&Material) -> &Option<Vec<u8>>, none: [u8; 4]| {
+            let texture = if any {
+                let layers: Vec<Vec<u8>> = materials
+                    .iter()
+                    .map(|m| map_texels(m, map(m).as_deref(), none))
+                    .collect();
+                layer_array(gpu, label, &layers)
+            } else {
+                single_texel_array(gpu, label, none)
+            };
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            })
+        };
+        MaterialMaps {
+            normal: array("normal maps", |m| &m.normal, [128, 128, 255, 255]),
+            specular: array("specular maps", |m| &m.specular, [0, 0, 0, 0]),
+        }
+    }
+}
+
+/// A material's map resampled (nearest) to LAYER_SIZE², or `none` everywhere.
+fn map_texels(m: &Material, map: Option<&[u8]>, none: [u8; 4]) -> Vec<u8> {
+    let n = LAYER_SIZE as usize;
+    let (w, h) = (m.width as usize, m.height as usize);
+    match map.filter(|t| w > 0 && h > 0 && t.len() >= w * h * 4) {
+        Some(t) => (0..n * n)
+            .flat_map(|i| {
+                let si = (i / n) * h / n * w + (i % n) * w / n;
+                [t[si * 4], t[si * 4 + 1], t[si * 4 + 2], t[si * 4 + 3]]
+            })
+            .collect(),
+        None => none.repeat(n * n),
+    }
+}
+
+/// A LAYER_SIZE² RGBA8 array of `layers` (at least one), mipmapped by 2×2 box filtering.
+fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>]) -> wgpu::Texture {
+    let count = layers.len().max(1) as u32;
+    let mips = LAYER_SIZE.ilog2() + 1;
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: LAYER_SIZE,
+            height: LAYER_SIZE,
+            depth_or_array_layers: count,
+        },
+        mip_level_count: mips,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        // Gamma-encoded texels, sampled raw: lighting multiplies in gamma space as Quake did
+        // (and the maps hold plain numbers).
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (layer, base) in layers.iter().enumerate() {
+        let mut level = base.clone();
+        let mut size = LAYER_SIZE;
+        for mip in 0..mips {
+            write_layer(gpu, &texture, (layer as u32, mip, size), &level);
+            if size > 1 {
+                level = downsample(&level, size);
+                size /= 2;
+            }
+        }
+    }
+    texture
+}
+
+/// One 1×1 layer of `texel`.
+fn single_texel_array(gpu: &Gpu, label: &str, texel: [u8; 4]) -> wgpu::Texture {
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: 1,
+            height: 1,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    write_layer(gpu, &texture, (0, 0, 1), &texel);
+    texture
+}
+
+/// `texels` (square, `size` a side) into `layer` at mip level `mip`.
+fn write_layer(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    (layer, mip, size): (u32, u32, u32),
+    texels: &[u8],
+) {
+    gpu.queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: mip,
+            origin: wgpu::Origin3d {
+                x: 0,
+                y: 0,
+                z: layer,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        texels,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(size * 4),
+            rows_per_image: Some(size),
+        },
+        wgpu::Extent3d {
+            width: size,
+            height: size,
+            depth_or_array_layers: 1,
+        },
+    );
 }
 
 /// The material resampled (nearest) to LAYER_SIZE², RGBA8, alpha 0 where fullbright.

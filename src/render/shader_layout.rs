@@ -118,6 +118,11 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("VERTEX_PACKED_STYLES", VERTEX_PACKED_STYLES.into()),
         ("VERTEX_OUTDOOR", super::world::VERTEX_OUTDOOR.into()),
         ("VERTEX_WATER_TOP", super::world::VERTEX_WATER_TOP.into()),
+        ("VERTEX_MAPPED", super::world::VERTEX_MAPPED.into()),
+        (
+            "OBJECT_LIGHT_WORDS",
+            super::world::OBJECT_LIGHT_WORDS as u64,
+        ),
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),

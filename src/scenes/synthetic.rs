@@ -387,6 +387,7 @@ fn flat(name: &str, color: [f32; 3]) -> Material {
         fullbright: None,
         color,
         flags: 0,
+        ..Default::default()
     }
 }
 

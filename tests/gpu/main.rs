@@ -12,6 +12,7 @@ mod fog;
 mod golden;
 mod hdr;
 mod keep;
+mod material_maps;
 mod object_light;
 mod overdraw;
 mod overlays;

@@ -165,6 +165,7 @@ impl<'a> Materials<'a> {
             fullbright,
             color,
             flags,
+            ..Default::default()
         }
     }
 }

@@ -107,6 +107,10 @@ impl SceneMaterials {
                 ));
             }
             let mut material = load(&m.source, files).map_err(|msg| error("source", msg))?;
+            material.normal = load_map(m.normal.as_deref(), &material, files)
+                .map_err(|msg| error("normal", msg))?;
+            material.specular = load_map(m.specular.as_deref(), &material, files)
+                .map_err(|msg| error("specular", msg))?;
             material.name = m.name.clone();
             if m.name.starts_with('*') {
                 material.flags |= material_flags::LIQUID;
@@ -221,6 +225,33 @@ fn load(source: &MaterialSource, files: &SceneFiles) -> Result<Material, String>
     }
 }
 
+/// A normal or specular map named `name` for `material` (whose texels it must match in size),
+/// or none.
+fn load_map(
+    name: Option<&str>,
+    material: &Material,
+    files: &SceneFiles,
+) -> Result<Option<Vec<u8>>, String> {
+    let Some(name) = name else { return Ok(None) };
+    if material.texels.is_none() {
+        return Err(format!(
+            "{name}: a map needs a Png source of the same size; this material has no texels"
+        ));
+    }
+    let map = load_png(name, files)?;
+    if (map.width, map.height) != (material.width, material.height) {
+        return Err(format!(
+            "{} is {}×{} texels but the material's texture is {}×{}: make them the same size",
+            files.path(name).display(),
+            map.width,
+            map.height,
+            material.width,
+            material.height
+        ));
+    }
+    Ok(map.texels)
+}
+
 /// A PNG's texels (RGBA8), its size checked before it is decoded.
 fn load_png(name: &str, files: &SceneFiles) -> Result<Material, String> {
     let path = files.path(name);
@@ -293,5 +324,46 @@ mod tests {
             m.list[water.material as usize].flags,
             material_flags::LIQUID
         );
+    }
+
+    /// Maps load with their material; a map of another size than the texture, or on a
+    /// material without a PNG, is one error naming the material and the field.
+    #[test]
+    fn maps_load_and_bad_ones_are_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("lanthorn-scene-maps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let save = |name: &str, side: u32| {
+            image::RgbaImage::from_pixel(side, side, image::Rgba([128, 128, 255, 255]))
+                .save(dir.join(name))
+                .unwrap();
+        };
+        save("t.png", 8);
+        save("n.png", 8);
+        save("small.png", 4);
+        let files = SceneFiles::Dir(dir);
+        let load = |materials: &str| {
+            let text = format!("Scene(materials: [{materials}], ops: [])");
+            SceneMaterials::new(&super::super::parse(&text).unwrap(), &files)
+        };
+        let ok = load(
+            r#"(name: "a", source: Png("t.png"), normal: Some("n.png"), specular: Some("n.png"))"#,
+        )
+        .unwrap();
+        assert_eq!(ok.list[0].normal.as_ref().map(Vec::len), Some(8 * 8 * 4));
+        assert!(ok.list[0].specular.is_some());
+        let e = load(r#"(name: "a", source: Png("t.png"), normal: Some("small.png"))"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("material 0 (\"a\"), normal: "), "{e}");
+        assert!(
+            e.contains("normal") && e.contains("4×4") && e.contains("8×8"),
+            "{e}"
+        );
+        let e = load(r#"(name: "flat", source: Color((0.5, 0.5, 0.5)), specular: Some("n.png"))"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("specular") && e.contains("no texels"), "{e}");
     }
 }

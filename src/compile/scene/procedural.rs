@@ -50,6 +50,7 @@ fn rgba(w: u32, h: u32, color: [f32; 3], texel: impl Fn(u32, u32) -> [f32; 3]) -
         fullbright: None,
         color,
         flags: 0,
+        ..Default::default()
     }
 }
 

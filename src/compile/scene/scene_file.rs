@@ -95,6 +95,14 @@ impl Default for SceneTexture {
 pub struct SceneMaterial {
     pub name: String,
     pub source: MaterialSource,
+    /// A tangent-space normal map (a PNG the size of the `Png` source; +x along the texture's
+    /// u, +y along its v): moving objects' lamps light the material by it.
+    #[serde(default)]
+    pub normal: Option<String>,
+    /// A specular map (a PNG the size of the `Png` source: RGB the specular colour, alpha the
+    /// gloss): moving objects' lamps make highlights on it.
+    #[serde(default)]
+    pub specular: Option<String>,
 }
 
 /// Where a material's texels come from.

@@ -26,8 +26,9 @@ use super::Level;
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
 /// Version 2 added the light style of each surface's lightmap slots and the atlas's layers
 /// (one per slot); version 1 files still load (every lit surface style 0, one layer). Version
-/// 4 added the light grid (a section before the leak); older files load without one.
-pub const VERSION: u32 = 4;
+/// 4 added the light grid (a section before the leak); older files load without one. Version 5
+/// added each material's normal and specular maps; older files load without them.
+pub const VERSION: u32 = 5;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 
@@ -91,7 +92,9 @@ fn write_sections(level: &Level, spans: &mut Vec<SectionSpan>, version: u32) -> 
         ("portals", &|w| write_portals(w, &level.portals)),
         ("surfaces", &|w| write_surfaces(w, &level.surfaces, version)),
         ("bsp", &|w| write_bsp(w, &level.bsp)),
-        ("materials", &|w| write_materials(w, &level.materials)),
+        ("materials", &|w| {
+            write_materials(w, &level.materials, version)
+        }),
         ("lightmaps", &|w| write_lightmaps(w, &level.lightmaps)),
         ("objects", &|w| write_objects(w, &level.objects, version)),
         ("entities", &|w| write_entities(w, &level.entities)),

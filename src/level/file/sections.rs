@@ -229,7 +229,7 @@ pub(super) fn read_bsp(r: &mut R) -> Res<Bsp> {
     Ok(bsp)
 }
 
-pub(super) fn write_materials(w: &mut W, materials: &[Material]) {
+pub(super) fn write_materials(w: &mut W, materials: &[Material], version: u32) {
     w.len(materials.len());
     for m in materials {
         w.str(&m.name);
@@ -241,6 +241,10 @@ pub(super) fn write_materials(w: &mut W, materials: &[Material]) {
             w.f32(c);
         }
         w.u32(m.flags);
+        if version >= 5 {
+            w.opt_bytes(&m.normal);
+            w.opt_bytes(&m.specular);
+        }
     }
 }
 
@@ -259,6 +263,14 @@ pub(super) fn read_materials(r: &mut R) -> Res<Vec<Material>> {
             r.f32("material colour")?,
         ];
         let flags = r.u32("material flags")?;
+        let (normal, specular) = if r.version >= 5 {
+            (
+                r.opt_bytes("material normal map")?,
+                r.opt_bytes("material specular map")?,
+            )
+        } else {
+            (None, None)
+        };
         materials.push(Material {
             name,
             width,
@@ -267,6 +279,8 @@ pub(super) fn read_materials(r: &mut R) -> Res<Vec<Material>> {
             fullbright,
             color,
             flags,
+            normal,
+            specular,
         });
     }
     Ok(materials)

@@ -115,6 +115,8 @@ pub(crate) fn sample() -> Level {
                 fullbright: Some(vec![0, 255]),
                 color: [0.5, 0.25, 1.0],
                 flags: 0,
+                normal: Some(vec![128, 128, 255, 255, 200, 128, 220, 255]),
+                specular: Some(vec![40, 40, 40, 128, 0, 0, 0, 0]),
             },
             Material {
                 name: "sky1 ünïcode".into(),
@@ -124,6 +126,8 @@ pub(crate) fn sample() -> Level {
                 fullbright: None,
                 color: [0.1, 0.2, 0.3],
                 flags: material_flags::SKY,
+                normal: None,
+                specular: None,
             },
         ],
         lightmaps: Lightmaps {
@@ -317,9 +321,18 @@ fn version_1_files_still_load_with_style_0_everywhere() {
     let v3 = to_bytes_of_version(&level, 3);
     assert_eq!(v3.len() - v2.len(), 5 * level.objects.len());
     // Version 4 adds the light grid's flag (none here: older versions had no grid).
-    assert_eq!(to_bytes(&level).len() - v3.len(), 1);
+    let v4 = to_bytes_of_version(&level, 4);
+    assert_eq!(v4.len() - v3.len(), 1);
+    // Version 5 adds each material's normal and specular maps (none here: older versions had
+    // none): two absent-flags a material.
+    for m in &mut level.materials {
+        m.normal = None;
+        m.specular = None;
+    }
+    assert_eq!(to_bytes(&level).len() - v4.len(), 2 * level.materials.len());
     assert_eq!(to_bytes(&from_bytes(&v2).unwrap()), to_bytes(&level));
     assert_eq!(to_bytes(&from_bytes(&v3).unwrap()), to_bytes(&level));
+    assert_eq!(to_bytes(&from_bytes(&v4).unwrap()), to_bytes(&level));
     let back = from_bytes(&v1).unwrap();
     // (The sample holds a NaN, so compare the images, not the levels.)
     assert_eq!(to_bytes(&back), to_bytes(&level));
@@ -530,4 +543,22 @@ fn corrupted_indices_are_named() {
         };
         assert!(err.contains(expect), "{err:?} should contain {expect:?}");
     }
+}
+
+/// A material map that is not the texels' size, or a map on a material without texels, is
+/// refused by name; a file holding one does not load.
+#[test]
+fn a_bad_material_map_is_invalid() {
+    let mut level = sample();
+    level.materials[0].normal = Some(vec![0; 4]);
+    let e = validate(&level).unwrap_err();
+    assert!(
+        e.contains("material 0 (wall) has a 4-byte normal map, expected 8"),
+        "{e}"
+    );
+    assert!(from_bytes(&to_bytes(&level)).is_err());
+    let mut level = sample();
+    level.materials[1].specular = Some(vec![0; 64 * 64 * 4]);
+    let e = validate(&level).unwrap_err();
+    assert!(e.contains("has a specular map but no texels"), "{e}");
 }

@@ -21,6 +21,10 @@ pub const VERTEX_OUTDOOR: u32 = 1 << 18;
 /// where a frame has one.
 pub const VERTEX_WATER_TOP: u32 = 1 << 19;
 
+/// Vertex flag: the surface's material has a normal or specular map (`Material::normal`,
+/// `Material::specular`), which a grid-lit object's lamps read.
+pub const VERTEX_MAPPED: u32 = 1 << 20;
+
 /// Per level surface: whether it is the top of a body of water ([`VERTEX_WATER_TOP`]).
 fn water_tops(level: &Level) -> Vec<bool> {
     use crate::level::{portal_flags, Medium};
@@ -53,8 +57,17 @@ fn vertex_flags(level: &Level, s: &Surface, (outdoor, water_top): (bool, bool)) 
         (super::light_atlas::packs_styles(s), VERTEX_PACKED_STYLES),
         (outdoor, VERTEX_OUTDOOR),
         (water_top, VERTEX_WATER_TOP),
+        (mapped(level, s), VERTEX_MAPPED),
     ];
     (bits.iter().filter(|(on, _)| *on)).fold(s.flags, |f, (_, bit)| f | bit)
+}
+
+/// Whether `s`'s material has a normal or specular map ([`VERTEX_MAPPED`]).
+fn mapped(level: &Level, s: &Surface) -> bool {
+    level
+        .materials
+        .get(s.material as usize)
+        .is_some_and(|m| m.normal.is_some() || m.specular.is_some())
 }
 
 /// Per level surface: whether it is out in the open air ([`VERTEX_OUTDOOR`]).

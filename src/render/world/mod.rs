@@ -11,7 +11,7 @@ pub mod light_atlas;
 mod mesh;
 pub(crate) mod object_lamps;
 mod object_light;
-pub use self::object_light::OBJECT_LIGHT_UNIT;
+pub use self::object_light::{OBJECT_LIGHT_UNIT, OBJECT_LIGHT_WORDS};
 mod pipelines;
 pub mod shadows;
 pub mod surface_cache;
@@ -40,8 +40,8 @@ pub use self::draws::{
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
-    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP, VERTEX_OUTDOOR,
-    VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
+    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
+    VERTEX_OUTDOOR, VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
 };
 
 #[repr(C)]

@@ -25,13 +25,33 @@ fn pack_object_light(rgb: [f32; 3]) -> u32 {
     bits(rgb[0]) | (bits(rgb[1]) << 10) | (bits(rgb[2]) << 20)
 }
 
-/// Words a surface in the buffer: the light, the sun's direct light, the normal.
-const WORDS: usize = 3;
+/// Words a surface in the buffer: the light, the sun's direct light, the normal, and the
+/// texture's u and v directions on the face (the tangent frame of its normal map).
+pub const OBJECT_LIGHT_WORDS: usize = 5;
+const WORDS: usize = OBJECT_LIGHT_WORDS;
 
 /// A unit normal as four signed bytes (WGSL `unpack4x8snorm`), x lowest.
 fn pack_normal(n: Vec3) -> u32 {
     let byte = |v: f32| ((v.clamp(-1.0, 1.0) * 127.0).round() as i8) as u8 as u32;
     byte(n.x) | (byte(n.y) << 8) | (byte(n.z) << 16)
+}
+
+/// The unit directions in which a surface's texture coordinates u and v grow along the face
+/// (from its first three vertices), or zero for a degenerate one.
+fn texture_axes(s: &crate::level::Surface) -> (Vec3, Vec3) {
+    let [a, b, c] = match s.vertices.as_slice() {
+        [a, b, c, ..] => [a, b, c],
+        _ => return (Vec3::ZERO, Vec3::ZERO),
+    };
+    let (e1, e2) = (b.position - a.position, c.position - a.position);
+    let (d1, d2) = (b.uv - a.uv, c.uv - a.uv);
+    let det = d1.x * d2.y - d2.x * d1.y;
+    if det.abs() < 1e-12 {
+        return (Vec3::ZERO, Vec3::ZERO);
+    }
+    let u = (e1 * d2.y - e2 * d1.y) / det;
+    let v = (e2 * d1.x - e1 * d2.x) / det;
+    (u.normalize_or_zero(), v.normalize_or_zero())
 }
 
 /// Per-surface object light, on the CPU and the GPU.
@@ -68,6 +88,9 @@ impl ObjectLight {
         let mut packed = vec![0; n];
         for (s, surface) in level.surfaces.iter().enumerate() {
             packed[WORDS * s + 2] = pack_normal(surface.normal);
+            let (u, v) = texture_axes(surface);
+            packed[WORDS * s + 3] = pack_normal(u);
+            packed[WORDS * s + 4] = pack_normal(v);
         }
         ObjectLight {
             buffer,

@@ -60,6 +60,9 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             vertex_too(texture_entry(6, wgpu::TextureViewDimension::Cube)),
             storage_entry(7, wgpu::ShaderStages::VERTEX_FRAGMENT),
             storage_entry(8, wgpu::ShaderStages::VERTEX_FRAGMENT),
+            // The materials' normal and specular maps (moving objects' lamps, OBJECT_LAMPS).
+            texture_entry(9, wgpu::TextureViewDimension::D2Array),
+            texture_entry(10, wgpu::TextureViewDimension::D2Array),
         ],
     })
 }
@@ -172,6 +175,14 @@ pub(super) fn world_bind_group(
             wgpu::BindGroupEntry {
                 binding: 8,
                 resource: res.object_lamps.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 9,
+                resource: wgpu::BindingResource::TextureView(&res.materials.maps.normal),
+            },
+            wgpu::BindGroupEntry {
+                binding: 10,
+                resource: wgpu::BindingResource::TextureView(&res.materials.maps.specular),
             },
         ],
     })
