@@ -216,15 +216,17 @@ struct MappedFace {
 
 fn mapped_face(in: FragmentIn) -> MappedFace {
     let n = face_normal(in.surface);
-    if (in.flags & VERTEX_MAPPED) == 0u {
-        return MappedFace(n, vec4<f32>(0.0));
+    #ifdef MATERIAL_MAPS
+    if (in.flags & VERTEX_MAPPED) != 0u {
+        let t = textureSampleLevel(normal_maps, material_sampler, in.uv, in.layer, 0.0).xyz * 2.0 - 1.0;
+        let base = OBJECT_LIGHT_WORDS * in.surface;
+        let u = unpack4x8snorm(object_light[base + 3u]).xyz;
+        let v = unpack4x8snorm(object_light[base + 4u]).xyz;
+        let specular = textureSampleLevel(specular_maps, material_sampler, in.uv, in.layer, 0.0);
+        return MappedFace(normalize(u * t.x + v * t.y + n * t.z), specular);
     }
-    let t = textureSampleLevel(normal_maps, material_sampler, in.uv, in.layer, 0.0).xyz * 2.0 - 1.0;
-    let base = OBJECT_LIGHT_WORDS * in.surface;
-    let u = unpack4x8snorm(object_light[base + 3u]).xyz;
-    let v = unpack4x8snorm(object_light[base + 4u]).xyz;
-    let specular = textureSampleLevel(specular_maps, material_sampler, in.uv, in.layer, 0.0);
-    return MappedFace(normalize(u * t.x + v * t.y + n * t.z), specular);
+    #endif
+    return MappedFace(n, vec4<f32>(0.0));
 }
 
 // The object's strongest lamps, per pixel.
@@ -246,10 +248,10 @@ fn vertex_lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
 }
 #endif
 
-// A grid-lit face's lamp highlights where its material has a specular map (OBJECT_LAMPS),
+// A grid-lit face's lamp highlights where its material has a specular map (MATERIAL_MAPS),
 // added to the lit colour; else nothing.
 fn fragment_specular(in: FragmentIn) -> vec3<f32> {
-    #ifdef OBJECT_LAMPS
+    #ifdef MATERIAL_MAPS
     let record = records[in.slot];
     if (record.light & GRID_LIT) != 0u && (in.flags & VERTEX_MAPPED) != 0u {
         let face = mapped_face(in);

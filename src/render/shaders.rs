@@ -111,6 +111,9 @@ pub(crate) const DEFINES: &[&str] = &[
     "OBJECT_LAMPS",
     // The world writes linear, unclamped light into the HDR scene (`FrameSettings::hdr`).
     "LINEAR_OUTPUT",
+    // Moving objects' lamps read normal and specular maps (a variant: lavapipe runs a branch's
+    // texture reads and highlight loop for every fragment, 5 ms of the keep's world pass).
+    "MATERIAL_MAPS",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -326,6 +329,9 @@ pub struct WorldVariant {
     pub object_lamps: bool,
     /// Linear, unclamped light into the HDR scene (else gamma into the LDR frame).
     pub linear_output: bool,
+    /// Moving objects' lamps read their materials' normal and specular maps (with
+    /// `object_lamps`, in a level whose materials have maps).
+    pub material_maps: bool,
 }
 
 impl WorldVariant {
@@ -346,6 +352,7 @@ pub fn world(variant: WorldVariant) -> String {
         (variant.aerial_fog, "AERIAL_FOG"),
         (variant.sun_shadows, "SUN_SHADOWS"),
         (variant.linear_output, "LINEAR_OUTPUT"),
+        (variant.material_maps, "MATERIAL_MAPS"),
     ];
     defines.extend(switches.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
     build("world.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
@@ -408,10 +415,15 @@ pub fn all_variants() -> Vec<(String, String)> {
             sun_shadows,
             object_lamps,
             linear_output,
+            material_maps: false,
         },
     );
-    let mut all: Vec<(String, String)> = world_variants
-        .iter()
+    // With the material maps: over the most variants, and over the fewest.
+    let mapped = [world_variants[8], world_variants[7]].map(|v| WorldVariant {
+        material_maps: true,
+        ..v
+    });
+    let mut all: Vec<(String, String)> = (world_variants.iter().chain(&mapped))
         .map(|v| (format!("world.wgsl ({v:?})"), world(*v)))
         .collect();
     all.extend([
@@ -545,6 +557,7 @@ mod tests {
                 sun_shadows: true,
                 object_lamps: true,
                 linear_output: true,
+                material_maps: true,
             });
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(

@@ -234,6 +234,7 @@ impl WorldPass {
         let variant = shaders::WorldVariant {
             aerial_fog,
             object_lamps: object_lamps.variant,
+            material_maps: object_lamps.maps,
             ..shaders::WorldVariant::clipped(clip_distances)
         };
         let module = world_module(device, variant);
@@ -356,6 +357,7 @@ impl WorldPass {
             sun_shadows: self.shadows.is_some(),
             object_lamps: self.object_lamps.variant,
             linear_output: self.linear_output,
+            material_maps: self.object_lamps.maps,
         };
         self.module = world_module(&gpu.device, variant);
         let (layout, module) = (self.color_layout(), &self.module);

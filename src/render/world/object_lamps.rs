@@ -29,6 +29,8 @@ pub(super) struct ObjectLamps {
     pub(super) buffer: wgpu::Buffer,
     /// The level has lamps and a light grid: the world draws the `OBJECT_LAMPS` variant.
     pub(super) variant: bool,
+    /// And its materials have normal or specular maps: the `MATERIAL_MAPS` variant too.
+    pub(super) maps: bool,
     lamps: Vec<EntityLight>,
     /// Per level object: its object-space bounds.
     bounds: Vec<Aabb>,
@@ -51,9 +53,12 @@ impl ObjectLamps {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let variant = level.light_grid.is_some() && !lamps.is_empty();
+        let mapped = |m: &crate::level::Material| m.normal.is_some() || m.specular.is_some();
         ObjectLamps {
             buffer,
-            variant: level.light_grid.is_some() && !lamps.is_empty(),
+            variant,
+            maps: variant && level.materials.iter().any(mapped),
             lamps,
             bounds: level.objects.iter().map(|o| o.bounds).collect(),
             blocks: vec![[0.0; 4]; n],
