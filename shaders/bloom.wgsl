@@ -1,12 +1,12 @@
 // Bloom (render::bloom), seed 003's "downsample, colour remap, separable Gaussian" on the
 // frame in linear light: the bright pass averages 2×2 blocks of the frame and keeps what is
-// brighter than a threshold (a soft knee), a second 2×2 average goes to a quarter of the
-// frame, a Gaussian blurs it horizontally and vertically, and the composite adds it,
-// upsampled bilinearly, onto the frame. The averages and the upsampling are bilinear samples,
-// the blur reads texels exactly (textureLoad); the CPU reference (render::bloom::reference)
-// takes the same samples.
-//   vs_fullscreen / fs_bright      frame → half: 2×2 average, colour remap
-//   vs_fullscreen / fs_down        half → quarter: 2×2 average
+// brighter than a threshold (a soft knee), four such blocks averaged into each texel of a
+// quarter of the frame; a Gaussian blurs it horizontally and vertically, and the composite
+// adds it, upsampled bilinearly, onto the frame. The averages and the upsampling are bilinear
+// samples; the blur's 13 taps are 7 bilinear samples (a pair of taps is one sample between
+// them, weighted by their sum). The CPU reference (render::bloom::reference) takes the taps
+// one by one.
+//   vs_fullscreen / fs_bright      frame → quarter: 2×2 averages, colour remap, 2×2 average
 //   vs_fullscreen / fs_blur_h, _v  quarter ↔ scratch: 13-tap Gaussian (σ = 3 texels)
 //   vs_fullscreen / fs_composite   quarter → frame, added (blend one + one)
 
@@ -14,7 +14,9 @@ struct BloomUniform {
     // x: the luminance (linear) where bloom starts, y: the width of its soft knee, z: the
     // intensity of the composite, w: 0
     params: vec4<f32>,
-    // The Gaussian's weights for offsets 0..6 (x, y, z, w of each).
+    // The Gaussian's weight at offset 0 (x of the first), then the blur's three pairs of taps
+    // each side as bilinear samples: weight (x) and offset in texels (y), pairs 1–2, 3–4, 5–6
+    // in x/y of [0].yz… (render::bloom::BloomUniform::blur_samples)
     weights: array<vec4<f32>, 2>,
 };
 
@@ -24,54 +26,53 @@ struct BloomUniform {
 
 #include fullscreen.inc.wgsl
 
-// The source texel at `p`, clamped to its edges.
-fn texel(p: vec2<i32>) -> vec3<f32> {
-    let last = vec2<i32>(textureDimensions(source)) - 1;
-    return textureLoad(source, clamp(p, vec2<i32>(0), last), 0).rgb;
-}
-
-// The source under this (half-size) pixel: one bilinear sample at its centre, which is the
-// average of the 2×2 source block beneath it (of all four in linear light: the frame's view
-// decodes sRGB before filtering) — a quarter of the reads of four loads.
-fn block_average(uv: vec2<f32>) -> vec3<f32> {
-    return textureSampleLevel(source, linear_sampler, uv, 0.0).rgb;
-}
-
-@fragment
-fn fs_bright(in: FullscreenOut) -> @location(0) vec4<f32> {
-    let c = block_average(in.uv);
+// The frame averaged over the 2×2 block under a half-size pixel centred at `uv`: one bilinear
+// sample (of all four in linear light: the frame's view decodes sRGB before filtering), kept
+// by the soft threshold on its luminance.
+fn bright(uv: vec2<f32>) -> vec3<f32> {
+    let c = textureSampleLevel(source, linear_sampler, uv, 0.0).rgb;
     let luma = dot(c, vec3<f32>(0.2126, 0.7152, 0.0722));
     let t = bloom.params.x;
-    return vec4<f32>(c * smoothstep(t, t + bloom.params.y, luma), 1.0);
+    return c * smoothstep(t, t + bloom.params.y, luma);
 }
 
+// A quarter-size texel: the mean of the four half-size pixels it covers, each `bright`.
 @fragment
-fn fs_down(in: FullscreenOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(block_average(in.uv), 1.0);
-}
-
-fn weight(k: i32) -> f32 {
-    let i = abs(k);
-    return bloom.weights[i / 4][i % 4];
-}
-
-fn blur(pixel: vec4<f32>, step: vec2<i32>) -> vec4<f32> {
-    let p = vec2<i32>(pixel.xy);
+fn fs_bright(in: FullscreenOut) -> @location(0) vec4<f32> {
+    let half = vec2<f32>(textureDimensions(source) / 2u);
+    let q = floor(in.clip.xy);
     var sum = vec3<f32>(0.0);
-    for (var k = -6; k <= 6; k++) {
-        sum += weight(k) * texel(p + k * step);
+    for (var k = 0u; k < 4u; k++) {
+        let h = 2.0 * q + vec2<f32>(f32(k & 1u), f32(k >> 1u)) + 0.5;
+        sum += bright(h / half);
+    }
+    return vec4<f32>(sum * 0.25, 1.0);
+}
+
+// The Gaussian along `step` at this texel: the centre tap, then each pair of taps as one
+// bilinear sample at its weighted offset (the sampler clamps to the edges, as the taps do).
+fn blur(pixel: vec4<f32>, step: vec2<f32>) -> vec4<f32> {
+    let size = vec2<f32>(textureDimensions(source));
+    let centre = floor(pixel.xy) + 0.5;
+    var sum = bloom.weights[0].x * textureSampleLevel(source, linear_sampler, centre / size, 0.0).rgb;
+    let pairs = array<vec2<f32>, 3>(bloom.weights[0].yz, vec2<f32>(bloom.weights[0].w, bloom.weights[1].x), bloom.weights[1].yz);
+    for (var k = 0u; k < 3u; k++) {
+        let offset = step * pairs[k].y;
+        let ahead = textureSampleLevel(source, linear_sampler, (centre + offset) / size, 0.0).rgb;
+        let behind = textureSampleLevel(source, linear_sampler, (centre - offset) / size, 0.0).rgb;
+        sum += pairs[k].x * (ahead + behind);
     }
     return vec4<f32>(sum, 1.0);
 }
 
 @fragment
 fn fs_blur_h(in: FullscreenOut) -> @location(0) vec4<f32> {
-    return blur(in.clip, vec2<i32>(1, 0));
+    return blur(in.clip, vec2<f32>(1.0, 0.0));
 }
 
 @fragment
 fn fs_blur_v(in: FullscreenOut) -> @location(0) vec4<f32> {
-    return blur(in.clip, vec2<i32>(0, 1));
+    return blur(in.clip, vec2<f32>(0.0, 1.0));
 }
 
 @fragment

@@ -1,7 +1,7 @@
 //! Bloom (seed 003's "downsample, colour remap, separable Gaussian"): light brighter than a
-//! threshold bleeds into its surroundings. Four offscreen passes into textures of its own (the
-//! bright pass and a second downsample to a quarter of the frame, a horizontal and a vertical
-//! blur) and its own pass adding the result onto the frame. All in linear light on the LDR
+//! threshold bleeds into its surroundings. Three offscreen passes into textures of its own
+//! (the bright pass straight to a quarter of the frame, a horizontal and a vertical blur) and
+//! its own pass adding the result onto the frame. All in linear light on the LDR
 //! frame; with bloom off nothing of it runs and the frame is untouched. [`reference`] is the
 //! same chain on the CPU, which the GPU test checks the pass against.
 
@@ -56,11 +56,23 @@ pub struct BloomUniform {
 impl BloomParams {
     pub fn uniform(&self) -> BloomUniform {
         let w = gaussian_weights();
+        let [(w1, o1), (w2, o2), (w3, o3)] = blur_samples();
         BloomUniform {
             params: [self.threshold, self.knee, self.intensity, 0.0],
-            weights: [[w[0], w[1], w[2], w[3]], [w[4], w[5], w[6], 0.0]],
+            weights: [[w[0], w1, o1, w2], [o2, w3, o3, 0.0]],
         }
     }
+}
+
+/// The blur's taps 1–6 each side as three bilinear samples: a pair of taps `a`, `a + 1` is one
+/// sample at `(a·w_a + (a+1)·w_(a+1)) / (w_a + w_(a+1))` texels, weighted by the sum.
+pub fn blur_samples() -> [(f32, f32); TAPS / 2] {
+    let w = gaussian_weights();
+    std::array::from_fn(|k| {
+        let a = 2 * k + 1;
+        let sum = w[a] + w[a + 1];
+        (sum, (a as f32 * w[a] + (a + 1) as f32 * w[a + 1]) / sum)
+    })
 }
 
 /// The blur's weights for offsets 0..=TAPS (each used on both sides), summing to 1.
@@ -75,20 +87,19 @@ pub fn gaussian_weights() -> [f32; TAPS + 1] {
 const BLOOM_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 /// The offscreen steps: label, fragment entry, which texture it reads and which it writes
-/// (0 the frame, 1 half, 2 quarter, 3 scratch).
-const STEPS: [(&str, &str, usize, usize); 4] = [
+/// (0 the frame, 1 quarter, 2 scratch).
+const STEPS: [(&str, &str, usize, usize); 3] = [
     ("bloom bright", "fs_bright", 0, 1),
-    ("bloom down", "fs_down", 1, 2),
-    ("bloom blur h", "fs_blur_h", 2, 3),
-    ("bloom blur v", "fs_blur_v", 3, 2),
+    ("bloom blur h", "fs_blur_h", 1, 2),
+    ("bloom blur v", "fs_blur_v", 2, 1),
 ];
 
 pub struct BloomPass {
-    /// Half, quarter and scratch (quarter) textures' views.
-    views: [wgpu::TextureView; 3],
+    /// Quarter and scratch (quarter) textures' views.
+    views: [wgpu::TextureView; 2],
     /// Per step, and the composite (reading the quarter).
-    bind_groups: [wgpu::BindGroup; 5],
-    pipelines: [wgpu::RenderPipeline; 5],
+    bind_groups: [wgpu::BindGroup; 4],
+    pipelines: [wgpu::RenderPipeline; 4],
     /// The frame size it was made for.
     pub size: (u32, u32),
 }
@@ -107,14 +118,11 @@ impl BloomPass {
         let half = ((w / 2).max(1), (h / 2).max(1));
         let quarter = ((half.0 / 2).max(1), (half.1 / 2).max(1));
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
-        let views = [
-            ("bloom half", half),
-            ("bloom quarter", quarter),
-            ("bloom scratch", quarter),
-        ]
-        .map(|(label, size)| {
-            target_texture(gpu, label, size, BLOOM_FORMAT, usage).create_view(&Default::default())
-        });
+        let views =
+            [("bloom quarter", quarter), ("bloom scratch", quarter)].map(|(label, size)| {
+                target_texture(gpu, label, size, BLOOM_FORMAT, usage)
+                    .create_view(&Default::default())
+            });
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
@@ -137,7 +145,7 @@ impl BloomPass {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let sources: [&wgpu::TextureView; 4] = [frame, &views[0], &views[1], &views[2]];
+        let sources: [&wgpu::TextureView; 3] = [frame, &views[0], &views[1]];
         let bind_group = |source: &wgpu::TextureView| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("bloom"),
@@ -162,8 +170,7 @@ impl BloomPass {
             bind_group(sources[STEPS[0].2]),
             bind_group(sources[STEPS[1].2]),
             bind_group(sources[STEPS[2].2]),
-            bind_group(sources[STEPS[3].2]),
-            bind_group(&views[1]),
+            bind_group(&views[0]),
         ];
         BloomPass {
             pipelines: create_pipelines(device, &layout),
@@ -176,14 +183,14 @@ impl BloomPass {
     /// The blurred bright light at a quarter of the frame, as the composite adds it (times the
     /// intensity).
     pub fn blurred(&self) -> &wgpu::TextureView {
-        &self.views[1]
+        &self.views[0]
     }
 }
 
 fn create_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-) -> [wgpu::RenderPipeline; 5] {
+) -> [wgpu::RenderPipeline; 4] {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("bloom.wgsl"),
         source: wgpu::ShaderSource::Wgsl(shaders::bloom().into()),
@@ -227,7 +234,6 @@ fn create_pipelines(
         step(0),
         step(1),
         step(2),
-        step(3),
         make("bloom composite", "fs_composite", composite),
     ]
 }
@@ -254,8 +260,8 @@ impl Pass for BloomPass {
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_pipeline(&self.pipelines[4]);
-        pass.set_bind_group(0, &self.bind_groups[4], &[]);
+        pass.set_pipeline(&self.pipelines[3]);
+        pass.set_bind_group(0, &self.bind_groups[3], &[]);
         pass.draw(0..3, 0..1);
     }
 
@@ -292,7 +298,7 @@ pub fn reference(frame: &[[f32; 3]], size: (u32, u32), params: BloomParams) -> V
             c.map(|v| v * k)
         })
         .collect();
-    let quarter = downsample(&half, half_size, quarter_size);
+    let quarter = block_means(&half, half_size, quarter_size);
     let blurred = blur(&blur(&quarter, quarter_size, (1, 0)), quarter_size, (0, 1));
     downsample(&blurred, quarter_size, size)
         .into_iter()
@@ -309,6 +315,18 @@ fn at(img: &[[f32; 3]], (w, h): (u32, u32), x: i64, y: i64) -> [f32; 3] {
     let x = x.clamp(0, w as i64 - 1) as usize;
     let y = y.clamp(0, h as i64 - 1) as usize;
     img[y * w as usize + x]
+}
+
+/// `img` at half its size `to`: each pixel the mean of the 2×2 block under it (edges clamped).
+fn block_means(img: &[[f32; 3]], size: (u32, u32), to: (u32, u32)) -> Vec<[f32; 3]> {
+    (0..to.0 * to.1)
+        .map(|i| {
+            let (x, y) = ((i % to.0) as i64 * 2, (i / to.0) as i64 * 2);
+            let block =
+                [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(dx, dy)| at(img, size, x + dx, y + dy));
+            std::array::from_fn(|c| block.iter().map(|t| t[c]).sum::<f32>() / 4.0)
+        })
+        .collect()
 }
 
 /// `img` at size `to`: one bilinear sample at each pixel's centre (for halving, the 2×2 average).
