@@ -51,13 +51,22 @@ fn vs_cached(v: WorldVertex, @builtin(instance_index) slot: u32) -> CachedOut {
     return out;
 }
 
+// What the atlas's 8 bits span: the LDR frame's clamped gamma colour; for the HDR scene
+// (LINEAR_OUTPUT) twice that, so the lightmaps' overbright keeps to ×2 (one bit of precision
+// given for it).
+#ifdef LINEAR_OUTPUT
+const CACHE_RANGE: f32 = 2.0;
+#else
+const CACHE_RANGE: f32 = 1.0;
+#endif
+
 // One fetch: the surface as fs_opaque shades it, baked.
 @fragment
 fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let color = textureSample(surface_cache, cache_sampler, in.cache_uv).rgb;
+    let color = textureSample(surface_cache, cache_sampler, in.cache_uv).rgb * CACHE_RANGE;
     #ifdef AERIAL_FOG
     return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
     #else
@@ -121,5 +130,6 @@ fn vs_bake(v: BakeVertex) -> BakeOut {
 fn fs_bake(in: BakeOut) -> @location(0) vec4<f32> {
     let tex = textureSampleLevel(materials, material_sampler, in.uv, in.layer, in.lod);
     let lightmap_uv = clamp(in.lightmap_uv, in.lm_min, in.lm_max);
-    return vec4<f32>(lit_opaque(tex, lightmap_uv, StyleRows(in.light_r, in.light_g, in.light_b), in.flags, vec3<f32>(in.unlit)), 1.0);
+    let lit = lit_opaque(tex, lightmap_uv, StyleRows(in.light_r, in.light_g, in.light_b), in.flags, vec3<f32>(in.unlit));
+    return vec4<f32>(lit / CACHE_RANGE, 1.0);
 }

@@ -197,7 +197,8 @@ fn hdr_bloom_in_the_bright_room_matches_golden() {
 
 /// The demo's panel switches HDR while it runs: the keep from outside (the world under the
 /// terrain's fog, the terrain with shadows and bloom) drawn LDR, HDR, then LDR again in one
-/// session — the last frame is the first, bit for bit, and the HDR one is not.
+/// session — once the cache has baked again the last frame is the first, bit for bit, and the
+/// HDR one is not.
 #[test]
 fn switching_hdr_on_and_off_again_gives_the_same_ldr_frame() {
     let Some(gpu) = gpu() else { return };
@@ -235,7 +236,9 @@ fn switching_hdr_on_and_off_again_gives_the_same_ldr_frame() {
     };
     let first = frame_with(false);
     let hdr = frame_with(true);
-    let again = frame_with(false);
+    // The surface cache baked for HDR's range is dropped: the frames after the switch bake
+    // again, and then draw what they drew before.
+    let again = (0..4).map(|_| frame_with(false)).last().unwrap();
     let differ = first
         .pixels()
         .zip(hdr.pixels())
@@ -243,4 +246,49 @@ fn switching_hdr_on_and_off_again_gives_the_same_ldr_frame() {
         .count();
     assert!(differ > 1000, "HDR changed only {differ} pixels");
     assert!(first == again, "the LDR frame changed after HDR was on");
+}
+
+/// With HDR on the camera still draws from the surface cache (which then bakes at half range,
+/// so the overbright keeps to ×2): after a frame that bakes, e1m1's first view drawn from the
+/// cache matches it shaded directly, as the LDR frames do (`surface_cache.rs`'s thresholds).
+#[test]
+fn hdr_frames_draw_from_the_surface_cache_like_direct_shading() {
+    let Some(gpu) = gpu() else { return };
+    let Some(level) = crate::golden::quake_level("e1m1") else {
+        return;
+    };
+    let size = (640, 360);
+    let spec = CameraSpec {
+        position: Vec3::new(480.0, -352.0, 110.0),
+        yaw: 90.0,
+        pitch: 0.0,
+    };
+    let cam = Camera::new(spec, size.0 as f32 / size.1 as f32);
+    let run = |cache: bool, frames: usize| {
+        let settings = FrameSettings {
+            hdr: true,
+            surface_cache: cache,
+            ..Default::default()
+        };
+        let mut session =
+            lanthorn::app::session::Session::new(gpu, &level, None, size, CullMode::Portal)
+                .with(settings, Default::default());
+        let mut stats = Default::default();
+        for _ in 0..frames {
+            stats = session.frame(gpu, &cam, 0.0).world;
+        }
+        (session.read_color(gpu), stats)
+    };
+    let (direct, _) = run(false, 1);
+    let (cached, stats) = run(true, 3);
+    assert!(
+        stats.cached as f64 >= 0.75 * stats.surfaces as f64 && stats.baking == 0,
+        "{} of {} surfaces from the cache, {} baking",
+        stats.cached,
+        stats.surfaces,
+        stats.baking
+    );
+    let (d, _) = crate::golden::diff(&direct, &cached);
+    eprintln!("hdr cache vs direct: {d:?}");
+    assert!(d.mean <= 1.0 && d.bad_fraction <= 0.003, "{d:?}");
 }

@@ -319,6 +319,8 @@ impl WorldPass {
         if format != self.color_format {
             self.color_format = format;
             self.linear_output = format == crate::render::target::HDR_FORMAT;
+            // The atlas holds colour baked for the other output's range.
+            self.cache.plan.forget();
             self.make_variant(gpu);
         }
     }
@@ -451,12 +453,8 @@ impl WorldPass {
             ..tests
         };
         let t = std::time::Instant::now();
-        // The cache holds 8-bit gamma colour: the HDR scene's overbright light would clip
-        // there, so HDR frames shade every surface directly.
-        let caching = frame.settings.surface_cache
-            && !self.tinted
-            && !self.linear_output
-            && self.cache.plan.cacheable() > 0;
+        let caching =
+            frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
         let cache_states: &[u8] = if caching {
             self.cache.atlas.get_or_insert_with(|| {
                 let shading = surface_cache::atlas::WorldShading {

@@ -185,6 +185,12 @@ impl SurfacePlan {
         }
     }
 
+    /// Holds nothing any more (what the atlas holds was baked for another output: the LDR
+    /// frame's gamma, or the HDR scene's doubled range); every surface is baked again.
+    pub fn forget(&mut self) {
+        *self = SurfacePlan::of(std::mem::take(&mut self.surfaces));
+    }
+
     /// Surfaces the cache can hold at all.
     pub fn cacheable(&self) -> usize {
         self.surfaces.iter().filter(|s| s.is_some()).count()
