@@ -185,27 +185,7 @@ fn a_moving_object_takes_its_lamp_per_pixel() {
     let (img, camera) = frame(gpu, &level, spec, 0.0);
     let lamp = Vec3::new(512.0, 560.0, 150.0);
     // The formula at the mean of a patch's points, as the pixels are averaged.
-    let formula = |centre: Vec3| {
-        let ndc = camera.world_to_ndc(centre).unwrap();
-        let px = Camera::ndc_to_pixel(Vec2::new(ndc.x, ndc.y), SIZE);
-        let mut sum = 0.0;
-        for dy in -12..=12 {
-            for dx in -12..=12 {
-                let (x, y) = (px.x as i32 + dx, px.y as i32 + dy);
-                let ndc = Vec2::new(
-                    (x as f32 + 0.5) / SIZE.0 as f32 * 2.0 - 1.0,
-                    1.0 - (y as f32 + 0.5) / SIZE.1 as f32 * 2.0,
-                );
-                let far = camera.view_proj().inverse().project_point3(ndc.extend(0.5));
-                let dir = (far - camera.position).normalize();
-                let p = camera.position + dir * ((centre.z - camera.position.z) / dir.z);
-                let d = lamp.distance(p);
-                let cos = (lamp.z - p.z) / d;
-                sum += (300.0 - d).max(0.0) * (0.5 + 0.5 * cos);
-            }
-        }
-        sum / 625.0
-    };
+    let formula = |centre: Vec3| patch_mean(&camera, centre, &|p| lamp_up((lamp, 300.0), p));
     let (near, far, floor) = (
         Vec3::new(512.0, 560.0, 32.0),
         Vec3::new(512.0, 420.0, 32.0),
