@@ -192,18 +192,8 @@ fn hdr_bloom_in_the_bright_room_matches_golden() {
 #[test]
 fn switching_hdr_on_and_off_again_gives_the_same_ldr_frame() {
     let Some(gpu) = gpu() else { return };
-    let spec = CameraSpec {
-        position: Vec3::new(3000.0, 2300.0, 560.0),
-        yaw: 232.0,
-        pitch: -18.0,
-    };
-    let world = lanthorn::app::load_world(
-        None,
-        Some(spec),
-        (None, Default::default()),
-        &Default::default(),
-    )
-    .unwrap();
+    let spec = crate::support::KEEP_OUTSIDE;
+    let world = crate::support::keep_world(spec);
     let settings = FrameSettings {
         shadows: true,
         bloom: true,

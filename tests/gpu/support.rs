@@ -58,6 +58,25 @@ pub(crate) fn gpu_fallbacks() -> Option<&'static Gpu> {
     .as_ref()
 }
 
+/// The keep as the demo opens it (the embedded keep and the terrain it places under itself),
+/// its camera at `spec`.
+pub(crate) fn keep_world(spec: lanthorn::geom::CameraSpec) -> lanthorn::app::World {
+    lanthorn::app::load_world(
+        None,
+        Some(spec),
+        (None, Default::default()),
+        &Default::default(),
+    )
+    .unwrap()
+}
+
+/// The keep's outside camera: on the hills east of it, looking back at its walls (#26's).
+pub(crate) const KEEP_OUTSIDE: lanthorn::geom::CameraSpec = lanthorn::geom::CameraSpec {
+    position: glam::Vec3::new(3000.0, 2300.0, 560.0),
+    yaw: 232.0,
+    pitch: -18.0,
+};
+
 /// docs/formats.md's example scene (a hall, a doorway, an outdoor terrace over a terrain), compiled.
 pub(crate) fn readme_scene() -> lanthorn::level::Level {
     let readme = include_str!("../../docs/formats.md");

@@ -1,9 +1,8 @@
 //! The UI cover: the world and the terrain skip the pixels under the UI panels' rectangles
 //! (`render::ui_cover`), and nothing else of the frame changes.
 
-use glam::Vec3;
 use lanthorn::app::session::Session;
-use lanthorn::geom::{Camera, CameraSpec};
+use lanthorn::geom::Camera;
 use lanthorn::render::ui_cover::PixelRect;
 use lanthorn::vis::CullMode;
 
@@ -14,18 +13,8 @@ const SIZE: (u32, u32) = (480, 270);
 /// The keep from the hills (its walls and the terrain) with `cover` over the frame.
 fn outside(cover: Vec<PixelRect>) -> image::RgbaImage {
     let gpu = gpu().expect("checked by the caller");
-    let spec = CameraSpec {
-        position: Vec3::new(3000.0, 2300.0, 560.0),
-        yaw: 232.0,
-        pitch: -18.0,
-    };
-    let world = lanthorn::app::load_world(
-        None,
-        Some(spec),
-        (None, Default::default()),
-        &Default::default(),
-    )
-    .unwrap();
+    let spec = crate::support::KEEP_OUTSIDE;
+    let world = crate::support::keep_world(spec);
     let mut session = Session::new(gpu, &world.level, world.terrain, SIZE, CullMode::Portal);
     session.renderer.ui_cover = cover;
     let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);

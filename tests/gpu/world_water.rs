@@ -138,13 +138,7 @@ fn the_keeps_cellar_reflects_matches_golden() {
         yaw: -40.0,
         pitch: -12.0,
     };
-    let world = lanthorn::app::load_world(
-        None,
-        Some(spec),
-        (None, Default::default()),
-        &Default::default(),
-    )
-    .unwrap();
+    let world = crate::support::keep_world(spec);
     let img = frame(&world.level, spec, CullMode::Portal, true);
     check_golden("keep_cellar_reflections", &img);
 }
