@@ -105,27 +105,35 @@ fn map_texels(m: &Material, map: Option<&[u8]>, none: [u8; 4]) -> Vec<u8> {
 
 /// A LAYER_SIZE² RGBA8 array of `layers` (at least one), mipmapped by 2×2 box filtering.
 fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>]) -> wgpu::Texture {
-    let count = layers.len().max(1) as u32;
-    let mips = LAYER_SIZE.ilog2() + 1;
+    square_array(gpu, label, LAYER_SIZE, layers, LAYER_SIZE.ilog2() + 1)
+}
+
+/// One 1×1 layer of `texel`.
+fn single_texel_array(gpu: &Gpu, label: &str, texel: [u8; 4]) -> wgpu::Texture {
+    square_array(gpu, label, 1, &[texel.to_vec()], 1)
+}
+
+/// An RGBA8 array of square `layers` (`side` texels, at least one layer), with `mips` levels
+/// made by 2×2 box filtering. Texels are sampled raw: gamma-encoded colour multiplies in gamma
+/// space as Quake did, and maps hold plain numbers.
+fn square_array(gpu: &Gpu, label: &str, side: u32, layers: &[Vec<u8>], mips: u32) -> wgpu::Texture {
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some(label),
         size: wgpu::Extent3d {
-            width: LAYER_SIZE,
-            height: LAYER_SIZE,
-            depth_or_array_layers: count,
+            width: side,
+            height: side,
+            depth_or_array_layers: layers.len().max(1) as u32,
         },
         mip_level_count: mips,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        // Gamma-encoded texels, sampled raw: lighting multiplies in gamma space as Quake did
-        // (and the maps hold plain numbers).
         format: wgpu::TextureFormat::Rgba8Unorm,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
     for (layer, base) in layers.iter().enumerate() {
         let mut level = base.clone();
-        let mut size = LAYER_SIZE;
+        let mut size = side;
         for mip in 0..mips {
             write_layer(gpu, &texture, (layer as u32, mip, size), &level);
             if size > 1 {
@@ -134,26 +142,6 @@ fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>]) -> wgpu::Texture {
             }
         }
     }
-    texture
-}
-
-/// One 1×1 layer of `texel`.
-fn single_texel_array(gpu: &Gpu, label: &str, texel: [u8; 4]) -> wgpu::Texture {
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    write_layer(gpu, &texture, (0, 0, 1), &texel);
     texture
 }
 
@@ -390,44 +378,6 @@ pub fn skybox_texture(gpu: &Gpu, cubemap: Option<&str>) -> (wgpu::Texture, bool)
     }
     let active = faces.is_some();
     let (n, data) = faces.unwrap_or((1, vec![vec![0, 0, 0, 255]; 6]));
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("skybox"),
-        size: wgpu::Extent3d {
-            width: n,
-            height: n,
-            depth_or_array_layers: 6,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    for (layer, px) in data.iter().enumerate() {
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: 0,
-                    y: 0,
-                    z: layer as u32,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
-            px,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(n * 4),
-                rows_per_image: Some(n),
-            },
-            wgpu::Extent3d {
-                width: n,
-                height: n,
-                depth_or_array_layers: 1,
-            },
-        );
-    }
+    let texture = square_array(gpu, "skybox", n, &data, 1);
     (texture, active)
 }
