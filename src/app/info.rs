@@ -43,6 +43,10 @@ pub fn level_report(level: &Level) -> serde_json::Value {
         "surfaces": level.surfaces.len(),
         "triangles": level.triangle_count(),
         "materials": level.materials.len(),
+        "material_maps": {
+            "normal": level.materials.iter().filter(|m| m.normal.is_some()).count(),
+            "specular": level.materials.iter().filter(|m| m.specular.is_some()).count(),
+        },
         "objects": level.objects.len(),
         "entities": level.entities.len(),
         "lightmap_atlas": [level.lightmaps.width, level.lightmaps.height],
