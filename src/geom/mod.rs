@@ -4,6 +4,7 @@
 pub mod aabb;
 pub mod camera;
 pub mod cascades;
+pub mod half;
 pub mod octagon;
 pub mod plane;
 pub mod polygon;

@@ -93,7 +93,7 @@ impl FrameTarget {
         let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
         let rgb = halves
             .chunks_exact(4)
-            .map(|t| [t[0], t[1], t[2]].map(f16_to_f32));
+            .map(|t| [t[0], t[1], t[2]].map(crate::geom::half::to_f32));
         Some(rgb.collect())
     }
 
@@ -130,22 +130,6 @@ impl SceneFormats {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    /// Halves by their definition: powers of two, the largest finite, a subnormal, signs.
-    #[test]
-    fn halves_decode_to_their_values() {
-        assert_eq!(super::f16_to_f32(0x3c00), 1.0);
-        assert_eq!(super::f16_to_f32(0x4000), 2.0);
-        // 1/3 rounded to a half: 0.333251953125.
-        assert_eq!(super::f16_to_f32(0x3555), 0.333_251_95);
-        assert_eq!(super::f16_to_f32(0x7bff), 65504.0);
-        assert_eq!(super::f16_to_f32(0x0001), 2.0f32.powi(-24));
-        assert_eq!(super::f16_to_f32(0xc000), -2.0);
-        assert_eq!(super::f16_to_f32(0x7c00), f32::INFINITY);
-    }
-}
-
 /// A linear colour as the sRGB encoding stores it (alpha unchanged).
 pub fn encode_srgb(c: wgpu::Color) -> wgpu::Color {
     let e = |v: f64| {
@@ -171,19 +155,6 @@ pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
 
 fn read_texture_bytes_of(gpu: &Gpu, texture: &wgpu::Texture, texel: u32) -> Vec<u8> {
     read_texture_layers(gpu, texture, texel, 1)
-}
-
-/// An IEEE half-precision float's value.
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exponent = i32::from((h >> 10) & 0x1f);
-    let mantissa = f32::from(h & 0x3ff);
-    sign * match exponent {
-        0 => mantissa * (2.0f32).powi(-24),
-        31 if mantissa == 0.0 => f32::INFINITY,
-        31 => f32::NAN,
-        e => (1.0 + mantissa / 1024.0) * (2.0f32).powi(e - 15),
-    }
 }
 
 /// Copies `layers` layers of a texture with `texel` bytes per texel to the CPU, rows unpadded,

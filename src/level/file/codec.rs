@@ -22,6 +22,11 @@ impl W {
     pub(super) fn f32(&mut self, v: f32) {
         self.u32(v.to_bits());
     }
+    /// `v` as a half (`geom::half`: the nearest, ties to even).
+    pub(super) fn f16(&mut self, v: f32) {
+        self.0
+            .extend_from_slice(&crate::geom::half::from_f32(v).to_le_bytes());
+    }
     pub(super) fn len(&mut self, n: usize) {
         self.u32(u32::try_from(n).expect("level section longer than u32::MAX"));
     }
@@ -113,6 +118,10 @@ impl<'a> R<'a> {
     }
     pub(super) fn f32(&mut self, what: &'static str) -> Res<f32> {
         Ok(f32::from_bits(self.u32(what)?))
+    }
+    pub(super) fn f16(&mut self, what: &'static str) -> Res<f32> {
+        let h = u16::from_le_bytes(self.take(2, what)?.try_into().unwrap());
+        Ok(crate::geom::half::to_f32(h))
     }
     /// A count of elements that take at least `min_size` bytes each: checked against the bytes
     /// left before anything is allocated.

@@ -539,7 +539,12 @@ pub(super) fn write_light_grid(w: &mut W, grid: Option<&LightGrid>, version: u32
     w.len(g.slots.len());
     for slot in &g.slots {
         for f in slot.to_floats() {
-            w.f32(f);
+            // Halves since version 5 (half the bytes; light to 0.05 %).
+            if version >= 5 {
+                w.f16(f);
+            } else {
+                w.f32(f);
+            }
         }
     }
     match &g.sun {
@@ -569,12 +574,17 @@ pub(super) fn read_light_grid(r: &mut R) -> Res<Option<LightGrid>> {
     let styles = (0..n)
         .map(|_| Ok(LightStyles(r.u32("light grid point styles")?.to_le_bytes())))
         .collect::<Res<Vec<_>>>()?;
-    let n = r.count(27 * 4, "light grid slots")?;
+    let half = r.version >= 5;
+    let n = r.count(27 * if half { 2 } else { 4 }, "light grid slots")?;
     let mut slots = Vec::new();
     for _ in 0..n {
         let mut f = [0f32; 27];
         for x in &mut f {
-            *x = r.f32("light grid coefficient")?;
+            *x = if half {
+                r.f16("light grid coefficient")?
+            } else {
+                r.f32("light grid coefficient")?
+            };
         }
         slots.push(Sh9::from_floats(&f));
     }
