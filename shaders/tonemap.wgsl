@@ -7,7 +7,7 @@
 //   vs_fullscreen / fs_tone_map_bloom  the scene plus the bloom (a bilinear sample)
 
 struct ToneMapUniform {
-    // x: exposure, y: bloom intensity, z, w: 0
+    // x: the light's scale (2^exposure in stops), y: bloom intensity, z, w: 0
     params: vec4<f32>,
 };
 

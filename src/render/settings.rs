@@ -34,6 +34,8 @@ pub struct FrameSettings {
     /// The scene is drawn in linear, unclamped light into a float target and tone-mapped into
     /// the frame (`render::tonemap`); off, the LDR frame as it always was.
     pub hdr: bool,
+    /// With HDR, the scene's light is scaled by 2^exposure (stops) before the tone map.
+    pub exposure: f32,
     /// The sun's shadow cascades shadow the terrain (`render::shadow`).
     pub shadows: bool,
     /// The terrain's sea reflects the land and the sky, with foam on its shores.
@@ -69,6 +71,7 @@ impl Default for FrameSettings {
             surface_cache: true,
             bloom: false,
             hdr: false,
+            exposure: 0.0,
             shadows: false,
             reflections: false,
             ui_cover: true,

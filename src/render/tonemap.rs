@@ -30,7 +30,7 @@ pub const DESATURATION: f32 = 0.15;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ToneMapUniform {
-    /// x: exposure, y: bloom intensity, z, w: 0.
+    /// x: the light's scale (2^exposure), y: bloom intensity, z, w: 0.
     pub params: [f32; 4],
 }
 
@@ -54,6 +54,9 @@ pub fn neutral_shoulder(color: [f32; 3]) -> [f32; 3] {
 pub struct ToneMapPass {
     pipeline: wgpu::RenderPipeline,
     bind_group: wgpu::BindGroup,
+    uniform: wgpu::Buffer,
+    /// The exposure (stops) the uniform holds.
+    exposure: f32,
     /// Bloom's chain on the HDR scene (its offscreen steps are this pass's).
     bloom: Option<BloomPass>,
     /// The frame size it was made for.
@@ -78,7 +81,7 @@ impl ToneMapPass {
             &wgpu::util::BufferInitDescriptor {
                 label: Some("tone map"),
                 contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             },
         );
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -128,6 +131,8 @@ impl ToneMapPass {
         ToneMapPass {
             pipeline: create_pipeline(device, &layout, fragment),
             bind_group,
+            uniform,
+            exposure: 0.0,
             bloom,
             size,
         }
@@ -180,8 +185,15 @@ impl Pass for ToneMapPass {
         }
     }
 
-    /// Everything it reads is on the GPU already (the scene, its fixed uniform).
-    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+    /// The exposure, written when it changed (the scene is on the GPU already).
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
+        let exposure = inputs.settings.exposure;
+        if exposure != self.exposure {
+            self.exposure = exposure;
+            let scale = exposure.exp2();
+            gpu.queue
+                .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&scale));
+        }
         Prepared::Recorded
     }
 

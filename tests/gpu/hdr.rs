@@ -272,3 +272,29 @@ fn hdr_frames_draw_from_the_surface_cache_like_direct_shading() {
     eprintln!("hdr cache vs direct: {d:?}");
     assert!(d.mean <= 1.0 && d.bad_fraction <= 0.003, "{d:?}");
 }
+
+/// `--exposure` scales the scene's light by 2^stops before the tone map: the frame is the
+/// operator's CPU twin of the read-back scene times 2^1.5 (and a darker one at −1).
+#[test]
+fn exposure_scales_the_light_before_the_tone_map() {
+    let Some(_) = gpu() else { return };
+    let level = bright_room();
+    for stops in [1.5f32, -1.0] {
+        let settings = FrameSettings {
+            hdr: true,
+            exposure: stops,
+            ..Default::default()
+        };
+        let (img, scene) = frame(&level, SIZE, settings);
+        let scale = stops.exp2();
+        let expected: Vec<[f32; 3]> = (scene.unwrap().iter())
+            .map(|c| neutral_shoulder(c.map(|v| v * scale)))
+            .collect();
+        let (off, worst) = off_by(&img, &expected, 1.0);
+        eprintln!("exposure {stops}: worst {worst:.2} steps, {off} channels over a step");
+        assert!(
+            worst <= 2.0 && off * 1000 < img.len() * 3,
+            "{stops}: {off} off, worst {worst}"
+        );
+    }
+}

@@ -72,6 +72,9 @@ pub struct CullArgs {
     /// Neutral) into the frame; bloom then blooms only light past white (off by default).
     #[arg(long)]
     pub(crate) hdr: bool,
+    /// With `--hdr`: the scene's light scaled by 2^STOPS before the tone map (default 0).
+    #[arg(long, value_name = "STOPS", default_value_t = 0.0, allow_negative_numbers = true, value_parser = parse_exposure)]
+    pub(crate) exposure: f32,
     /// Sun shadows: two cascades of the level's sun shadow the terrain (off by default).
     #[arg(long)]
     pub(crate) shadows: bool,
@@ -121,6 +124,7 @@ impl CullArgs {
             surface_cache: self.surface_cache == OnOff::On,
             bloom: self.bloom,
             hdr: self.hdr,
+            exposure: self.exposure,
             shadows: self.shadows,
             reflections: self.reflections,
             sky: self.sky,
@@ -182,6 +186,16 @@ pub(crate) fn parse_time(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
         _ => Err(format!("expected seconds ≥ 0, e.g. 2.5, got {s:?}")),
+    }
+}
+
+/// `--exposure`: stops, finite and within ±16 (2^16 already turns any scene white or black).
+pub(crate) fn parse_exposure(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(e) if e.is_finite() && e.abs() <= 16.0 => Ok(e),
+        _ => Err(format!(
+            "expected stops from -16 to 16, e.g. 1.5, got {s:?}"
+        )),
     }
 }
 

@@ -137,6 +137,12 @@ impl<'a> PanelStatus<'a> {
                 ui.checkbox(&mut settings.linear_filtering, "linear texture filtering");
                 ui.checkbox(&mut settings.bloom, "bloom");
                 ui.checkbox(&mut settings.hdr, "HDR (tone-mapped)");
+                if settings.hdr {
+                    ui.add(
+                        egui::Slider::new(&mut settings.exposure, -4.0..=4.0)
+                            .text("exposure (stops)"),
+                    );
+                }
                 outdoor_section(ui, settings);
                 ui.checkbox(&mut settings.ui_cover, "skip the pixels under the panels");
                 let mut animated = settings.light_styles == StyleMode::Animated;
