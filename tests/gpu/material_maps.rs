@@ -57,19 +57,14 @@ fn level(slab: &str, lamp: Vec3) -> Level {
 }
 
 fn frame(level: &Level, spec: CameraSpec) -> image::RgbaImage {
-    let gpu = gpu().expect("checked by the caller");
     let settings = FrameSettings::default();
-    let (img, _) = lanthorn::app::capture::capture_with_terrain(
-        gpu,
+    crate::support::capture(
         level,
-        None,
         spec,
         SIZE,
         lanthorn::vis::CullMode::Portal,
         &settings,
-        &Default::default(),
-    );
-    img
+    )
 }
 
 /// Where the ray through pixel (x, y) meets the plane z = `z`.

@@ -11,7 +11,7 @@ use lanthorn::level::{styles, Level};
 use lanthorn::render::settings::FrameSettings;
 
 use crate::golden::check_golden;
-use crate::support::gpu;
+use crate::support::{capture, gpu};
 
 const SIZE: (u32, u32) = (320, 180);
 
@@ -37,25 +37,17 @@ fn level() -> Level {
 }
 
 /// The level drawn from `spec` at `time` seconds, and the camera.
-fn frame(
-    gpu: &lanthorn::render::Gpu,
-    level: &Level,
-    spec: CameraSpec,
-    time: f32,
-) -> (image::RgbaImage, Camera) {
+fn frame(level: &Level, spec: CameraSpec, time: f32) -> (image::RgbaImage, Camera) {
     let settings = FrameSettings {
         time,
         ..Default::default()
     };
-    let (img, _) = lanthorn::app::capture::capture_with_terrain(
-        gpu,
+    let img = capture(
         level,
-        None,
         spec,
         SIZE,
         lanthorn::vis::CullMode::Portal,
         &settings,
-        &Default::default(),
     );
     (img, Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32))
 }
@@ -79,7 +71,7 @@ fn value_at(img: &image::RgbaImage, camera: &Camera, p: Vec3) -> f32 {
 
 #[test]
 fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
-    let Some(gpu) = gpu() else { return };
+    let Some(_) = gpu() else { return };
     let level = level();
     let grid = level
         .light_grid
@@ -94,7 +86,7 @@ fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
             yaw: 0.0,
             pitch: -89.0,
         };
-        let (img, camera) = frame(gpu, &level, spec, time);
+        let (img, camera) = frame(&level, spec, time);
         // The style brightnesses the frame used (style 0's "m" is a little over 1).
         let scales = styles::scales(time as f64, Default::default(), 0);
         let top = Vec3::new(x, 512.0, 32.0);
@@ -154,7 +146,7 @@ fn a_moving_object_is_lit_by_the_grid_in_light_and_in_shadow() {
 /// formula's.
 #[test]
 fn a_moving_object_takes_its_lamp_per_pixel() {
-    let Some(gpu) = gpu() else { return };
+    let Some(_) = gpu() else { return };
     let scene = lanthorn::compile::scene::parse(
         r#"Scene(
         materials: [(name: "grey", source: Color((0.5, 0.5, 0.5)))],
@@ -182,7 +174,7 @@ fn a_moving_object_takes_its_lamp_per_pixel() {
         yaw: 0.0,
         pitch: -89.0,
     };
-    let (img, camera) = frame(gpu, &level, spec, 0.0);
+    let (img, camera) = frame(&level, spec, 0.0);
     let lamp = Vec3::new(512.0, 560.0, 150.0);
     // The formula at the mean of a patch's points, as the pixels are averaged.
     let formula = |centre: Vec3| patch_mean(&camera, centre, &|p| lamp_up((lamp, 300.0), p));
@@ -300,7 +292,7 @@ fn tiered_lamps() -> (Level, Lamps, [((f32, f32, f32), f32); 2]) {
 /// two lamps' light at the box's centre as an L2 harmonic at the top's normal.
 #[test]
 fn a_moving_objects_lamps_are_tiered_per_pixel_per_vertex_and_folded() {
-    let Some(gpu) = gpu() else { return };
+    let Some(_) = gpu() else { return };
     let (level, v_lamps, r_lamps) = tiered_lamps();
     let spec = CameraSpec {
         position: Vec3::new(512.0, 512.0, 400.0),
@@ -312,17 +304,13 @@ fn a_moving_objects_lamps_are_tiered_per_pixel_per_vertex_and_folded() {
             switched: styles::switch_mask(&level.entities, &[group.to_string()]).unwrap(),
             ..Default::default()
         };
-        let (img, _) = lanthorn::app::capture::capture_with_terrain(
-            gpu,
+        capture(
             &level,
-            None,
             spec,
             SIZE,
             lanthorn::vis::CullMode::Portal,
             &settings,
-            &Default::default(),
-        );
-        img
+        )
     };
     let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
     let (top, floor) = (Vec3::new(512.0, 512.0, 32.0), Vec3::new(512.0, 720.0, 0.0));

@@ -58,6 +58,23 @@ pub(crate) fn gpu_fallbacks() -> Option<&'static Gpu> {
     .as_ref()
 }
 
+/// `level` (no terrain) drawn from `spec` at `size` with `settings` and `cull`, as `capture`
+/// draws it once the view has settled.
+pub(crate) fn capture(
+    level: &lanthorn::level::Level,
+    spec: lanthorn::geom::CameraSpec,
+    size: (u32, u32),
+    cull: lanthorn::vis::CullMode,
+    settings: &lanthorn::render::settings::FrameSettings,
+) -> image::RgbaImage {
+    let gpu = gpu().expect("checked by the caller");
+    let overlays = Default::default();
+    let (img, _) = lanthorn::app::capture::capture_with_terrain(
+        gpu, level, None, spec, size, cull, settings, &overlays,
+    );
+    img
+}
+
 /// The keep as the demo opens it (the embedded keep and the terrain it places under itself),
 /// its camera at `spec`.
 pub(crate) fn keep_world(spec: lanthorn::geom::CameraSpec) -> lanthorn::app::World {

@@ -61,18 +61,7 @@ fn frame(level: &Level, spec: CameraSpec, cull: CullMode, reflections: bool) -> 
         surface_cache: false,
         ..Default::default()
     };
-    let gpu = gpu().expect("checked by the caller");
-    let (img, _) = lanthorn::app::capture::capture_with_terrain(
-        gpu,
-        level,
-        None,
-        spec,
-        SIZE,
-        cull,
-        &settings,
-        &Default::default(),
-    );
-    img
+    crate::support::capture(level, spec, SIZE, cull, &settings)
 }
 
 #[test]
