@@ -58,8 +58,9 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     // Fullbright and the cells and depth tints (params.z 1, 2, 3) are fs_main's: such a frame
     // draws these surfaces with it (WorldPass::tint_pipeline); a uniform branch here would
     // cost every frame (start's 4th intermission: 5-10 % of the world pass).
-    let lit = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, fragment_unlit(in));
-    let color = lit + fragment_specular(in);
+    let unlit = fragment_unlit(in);
+    let lit = lit_opaque(tex, in.lightmap_uv, fragment_rows(in), in.flags, unlit.light);
+    let color = lit + unlit.specular;
     return vec4<f32>(stored(fogged(color, in)), 1.0);
 }
 
@@ -103,6 +104,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     }
     let tex = textureSample(materials, material_sampler, uv, in.layer);
     let baked = style_light(in.lightmap_uv, fragment_rows(in));
+    let unlit = fragment_unlit(in);
 
     // One exit: an early return from a divergent branch makes lavapipe mask everything after
     // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).
@@ -114,14 +116,14 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
-            light = fragment_unlit(in);
+            light = unlit.light;
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
         // multiply in gamma space, as Quake's renderers do, and the pass writes the raw
         // (gamma) view of the frame: liquids blend in gamma space too, as in Quake.
         color = mix(tex.rgb, tex.rgb * light, tex.a);
         if !liquid {
-            color += fragment_specular(in);
+            color += unlit.specular;
         }
     }
     color = fogged(color, in);

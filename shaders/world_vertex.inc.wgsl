@@ -136,11 +136,18 @@ fn object_light_word(i: u32) -> vec3<f32> {
     return vec3<f32>(bits) / f32(OBJECT_LIGHT_UNIT);
 }
 
-// The fragment's light without a lightmap: a grid-lit object's face adds, with the shadow
-// cascades, its direct sunlight where the sun reaches, and its lamps per pixel (capped as a
-// lightmap is).
-fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
+// The fragment's light without a lightmap, and the highlights added over the lit colour.
+struct Unlit {
+    light: vec3<f32>,
+    specular: vec3<f32>,
+};
+
+// A grid-lit object's face adds, with the shadow cascades, its direct sunlight where the sun
+// reaches, and its lamps per pixel (capped as a lightmap is); where its material has maps
+// (MATERIAL_MAPS), the lamps at the mapped normal and their highlights (the maps read once).
+fn fragment_unlit(in: FragmentIn) -> Unlit {
     var light = in.unlit;
+    var specular = vec3<f32>(0.0);
     var added = false;
     #ifdef SUN_SHADOWS
     if any(in.sun_light > vec3<f32>(0.0)) {
@@ -153,11 +160,18 @@ fn fragment_unlit(in: FragmentIn) -> vec3<f32> {
     if (record.light & GRID_LIT) != 0u {
         // The face's normal from the object light buffer (a varying more would pass the
         // limit of inter-stage variables with clip distances), shaped by its normal map.
-        light += lamps_light(in.world, mapped_face(in).normal, record.cell);
+        let face = mapped_face(in);
+        light += lamps_light(in.world, face.normal, record.cell);
         added = true;
+        #ifdef MATERIAL_MAPS
+        if (in.flags & VERTEX_MAPPED) != 0u {
+            let eye = frame.views[record.view].eye.xyz;
+            specular = lamps_specular(in.world, face.normal, eye, record.cell, face.specular);
+        }
+        #endif
     }
     #endif
-    return select(light, min(light, vec3<f32>(frame.params.y)), added);
+    return Unlit(select(light, min(light, vec3<f32>(frame.params.y)), added), specular);
 }
 
 #ifdef OBJECT_LAMPS
@@ -174,14 +188,26 @@ fn lamp_slot(cell: u32, slot: u32) -> array<vec4<f32>, 3> {
     return array<vec4<f32>, 3>(object_lamps[base], object_lamps[base + 1u], object_lamps[base + 2u]);
 }
 
+// A lamp seen from the level point `p`: the unit direction to it and its light there before
+// the angle, `light − wait·d` (not below 0; the CPU's `object_lamps::lamp_at`).
+struct LampAt {
+    to: vec3<f32>,
+    value: f32,
+};
+
+fn lamp_at(lamp: array<vec4<f32>, 3>, p: vec3<f32>) -> LampAt {
+    let to = lamp[0].xyz - p;
+    let d = length(to);
+    return LampAt(to / max(d, 1e-3), max(lamp[0].w - lamp[1].w * d, 0.0));
+}
+
 // Lamp slot `slot` at the level point `p` of a face facing `n`: Quake's
 // `(light − wait·d) · ((1 − a) + a·cos)`.
 fn lamp_light(p: vec3<f32>, n: vec3<f32>, cell: u32, slot: u32) -> vec3<f32> {
     let lamp = lamp_slot(cell, slot);
-    let to = lamp[0].xyz - p;
-    let d = length(to);
-    let cos = dot(n, to / max(d, 1e-3));
-    let value = max(lamp[0].w - lamp[1].w * d, 0.0);
+    let seen = lamp_at(lamp, p);
+    let cos = dot(n, seen.to);
+    let value = seen.value;
     let angle = lamp[2].x;
     let response = select(0.0, (1.0 - angle) + angle * cos, cos > 0.0);
     return lamp[1].rgb * (value * response);
@@ -196,12 +222,9 @@ fn lamps_specular(p: vec3<f32>, n: vec3<f32>, eye: vec3<f32>, cell: u32, specula
     var sum = vec3<f32>(0.0);
     for (var k = 0u; k < LAMPS_PER_OBJECT; k++) {
         let lamp = lamp_slot(cell, k);
-        let to = lamp[0].xyz - p;
-        let d = length(to);
-        let l = to / max(d, 1e-3);
-        let value = max(lamp[0].w - lamp[1].w * d, 0.0);
-        let highlight = pow(max(dot(n, normalize(l + view)), 0.0), exponent);
-        sum += lamp[1].rgb * (value * select(0.0, highlight, dot(n, l) > 0.0));
+        let seen = lamp_at(lamp, p);
+        let highlight = pow(max(dot(n, normalize(seen.to + view)), 0.0), exponent);
+        sum += lamp[1].rgb * (seen.value * select(0.0, highlight, dot(n, seen.to) > 0.0));
     }
     return sum * specular.rgb;
 }
@@ -247,20 +270,6 @@ fn vertex_lamps_light(p: vec3<f32>, n: vec3<f32>, cell: u32) -> vec3<f32> {
     return sum;
 }
 #endif
-
-// A grid-lit face's lamp highlights where its material has a specular map (MATERIAL_MAPS),
-// added to the lit colour; else nothing.
-fn fragment_specular(in: FragmentIn) -> vec3<f32> {
-    #ifdef MATERIAL_MAPS
-    let record = records[in.slot];
-    if (record.light & GRID_LIT) != 0u && (in.flags & VERTEX_MAPPED) != 0u {
-        let face = mapped_face(in);
-        let eye = frame.views[record.view].eye.xyz;
-        return lamps_specular(in.world, face.normal, eye, record.cell, face.specular);
-    }
-    #endif
-    return vec3<f32>(0.0);
-}
 
 #ifdef SUN_SHADOWS
 // A level point in cascade `c`'s map: texture coordinates and depth; nudged a texel towards

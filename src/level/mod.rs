@@ -189,6 +189,13 @@ pub struct Material {
     pub specular: Option<Vec<u8>>,
 }
 
+impl Material {
+    /// Whether it has a normal or a specular map.
+    pub fn has_maps(&self) -> bool {
+        self.normal.is_some() || self.specular.is_some()
+    }
+}
+
 /// The level's lightmap atlas, RGB8, in layers: layer `k` holds every surface's slot-`k`
 /// lightmap at the surface's rect (most surfaces use layer 0 alone; Quake faces with several
 /// light styles use up to four).

@@ -63,9 +63,7 @@ pub struct MaterialMaps {
 
 impl MaterialMaps {
     fn create(gpu: &Gpu, materials: &[Material]) -> MaterialMaps {
-        let any = materials
-            .iter()
-            .any(|m| m.normal.is_some() || m.specular.is_some());
+        let any = materials.iter().any(Material::has_maps);
         let array = |label, map: fn(&Material) -> &Option<Vec<u8>>, none: [u8; 4]| {
             let texture = if any {
                 let layers: Vec<Vec<u8>> = materials

@@ -89,7 +89,7 @@ impl FrameTarget {
 
     /// The HDR scene's linear RGB (row-major, top row first), or `None` with HDR off.
     pub fn read_hdr(&self, gpu: &Gpu) -> Option<Vec<[f32; 3]>> {
-        let bytes = read_texture_bytes_of(gpu, self.hdr_texture.as_ref()?, 8);
+        let bytes = read_texture_layers(gpu, self.hdr_texture.as_ref()?, 8, 1);
         let halves: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes);
         let rgb = halves
             .chunks_exact(4)
@@ -123,11 +123,6 @@ impl SceneFormats {
         linear: COLOR_FORMAT,
         world: GAMMA_COLOR_FORMAT,
     };
-
-    /// Whether these are the HDR scene's (the world writes linear, unclamped light).
-    pub fn hdr(self) -> bool {
-        self.world == HDR_FORMAT
-    }
 }
 
 /// A linear colour as the sRGB encoding stores it (alpha unchanged).
@@ -151,10 +146,6 @@ pub fn encode_srgb(c: wgpu::Color) -> wgpu::Color {
 /// Copies a 4-byte-per-texel texture (RGBA8 or R32Uint) to the CPU, rows unpadded.
 pub fn read_texture_bytes(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
     read_texture_layers(gpu, texture, 4, 1)
-}
-
-fn read_texture_bytes_of(gpu: &Gpu, texture: &wgpu::Texture, texel: u32) -> Vec<u8> {
-    read_texture_layers(gpu, texture, texel, 1)
 }
 
 /// Copies `layers` layers of a texture with `texel` bytes per texel to the CPU, rows unpadded,

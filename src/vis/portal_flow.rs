@@ -322,7 +322,8 @@ impl PortalFlow {
             next += 1;
             // A water reflection starts at every air cell over its water too.
             let seeds = self.water_seeds.iter().filter(|s| s.0 == next - 1);
-            self.view_seeds = seeds.map(|&(_, c, o)| (c, o)).collect();
+            self.view_seeds.clear();
+            self.view_seeds.extend(seeds.map(|&(_, c, o)| (c, o)));
             out.views.push(super::View {
                 view_proj: v.view_proj,
                 eye: v.eye,
@@ -547,9 +548,12 @@ impl PortalFlow {
         self.queue.clear();
         self.order.clear();
         self.seed(view.cell, view.octagon);
-        for (cell, octagon) in std::mem::take(&mut self.view_seeds) {
+        // By index, then cleared: the buffer is kept for the next view's seeds.
+        for i in 0..self.view_seeds.len() {
+            let (cell, octagon) = self.view_seeds[i];
             self.seed(cell, octagon);
         }
+        self.view_seeds.clear();
     }
 
     /// Starts the view's flow at `cell` seen through `octagon` too (or widens it there).

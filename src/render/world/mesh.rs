@@ -67,7 +67,7 @@ fn mapped(level: &Level, s: &Surface) -> bool {
     level
         .materials
         .get(s.material as usize)
-        .is_some_and(|m| m.normal.is_some() || m.specular.is_some())
+        .is_some_and(crate::level::Material::has_maps)
 }
 
 /// Per level surface: whether it is out in the open air ([`VERTEX_OUTDOOR`]).

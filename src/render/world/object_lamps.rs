@@ -54,11 +54,10 @@ impl ObjectLamps {
             mapped_at_creation: false,
         });
         let variant = level.light_grid.is_some() && !lamps.is_empty();
-        let mapped = |m: &crate::level::Material| m.normal.is_some() || m.specular.is_some();
         ObjectLamps {
             buffer,
             variant,
-            maps: variant && level.materials.iter().any(mapped),
+            maps: variant && level.materials.iter().any(crate::level::Material::has_maps),
             lamps,
             bounds: level.objects.iter().map(|o| o.bounds).collect(),
             blocks: vec![[0.0; 4]; n],

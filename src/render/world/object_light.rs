@@ -57,7 +57,8 @@ fn texture_axes(s: &crate::level::Surface) -> (Vec3, Vec3) {
 /// Per-surface object light, on the CPU and the GPU.
 pub(super) struct ObjectLight {
     pub(super) buffer: wgpu::Buffer,
-    /// What the buffer holds: per level surface three words (0 where no grid-lit object's face).
+    /// What the buffer holds: per level surface [`WORDS`] words (its lights 0 where no grid-lit
+    /// object's face).
     packed: Vec<u32>,
     /// Per level object: its surfaces with their normals.
     faces: Vec<Vec<(u32, Vec3)>>,
