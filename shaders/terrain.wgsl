@@ -28,6 +28,7 @@ enable clip_distances;
 #include octagon.inc.wgsl
 #include srgb.inc.wgsl
 #include sun_caster.inc.wgsl
+#include sun_receiver.inc.wgsl
 #include sky_model.inc.wgsl
 
 struct TerrainView {
@@ -48,7 +49,7 @@ struct TerrainView {
     fog: vec4<f32>,
     // x, y: size of the points target (test hook)
     misc: vec4<f32>,
-    // x: overlay bits (1: colour by level), y: 1 = flat water surface at sea level,
+    // x: unused, y: 1 = flat water surface at sea level,
     // z: 1 = the sky (and the fog) from the level's cubemap skybox, w: 1 = from the daylight
     // model (`scattering_sky`; over the skybox)
     flags: vec4<u32>,
@@ -80,17 +81,14 @@ struct TerrainView {
 @group(0) @binding(3) var skybox: texture_cube<f32>;
 @group(0) @binding(4) var sky_sampler: sampler;
 @group(0) @binding(5) var lamp_map: texture_2d<f32>;
-// The sun's shadow cascades, near and far (their own sizes), and their comparison sampler.
-@group(0) @binding(6) var shadow_near: texture_depth_2d;
+// The sun's shadow cascades, near and far (layers 0 and 1), and their comparison sampler.
+@group(0) @binding(6) var shadow_maps: texture_depth_2d_array;
 @group(0) @binding(7) var shadow_compare: sampler_comparison;
-@group(0) @binding(8) var shadow_far: texture_depth_2d;
 // Only in the casters' group (the casters draw into the maps the main group holds).
 @group(0) @binding(9) var<uniform> caster: CasterView;
 // Only in the main group: the land and sky mirrored in the sea (drawn with the reflection's
 // group, which lacks it).
 @group(0) @binding(10) var reflection: texture_2d<f32>;
-
-const OVERLAY_LEVEL_COLORS: u32 = 1u;
 
 // One vertex of a static mesh (per-vertex buffer) and its instance (per-instance buffer,
 // terrain::TerrainInstance).
@@ -252,10 +250,8 @@ fn level_color(level: u32) -> vec3<f32> {
 fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
     let sea = view.bands.x;
     let snow_line = view.bands.y;
-    if (h < sea) {
-        let depth = clamp((sea - h) / max(view.bands.z, 1e-3) * 4.0, 0.0, 1.0);
-        return mix(vec3<f32>(0.10, 0.34, 0.42), vec3<f32>(0.015, 0.06, 0.17), sqrt(depth));
-    }
+    let depth = clamp((sea - h) / max(view.bands.z, 1e-3) * 4.0, 0.0, 1.0);
+    let water = mix(vec3<f32>(0.10, 0.34, 0.42), vec3<f32>(0.015, 0.06, 0.17), sqrt(depth));
     let land = (h - sea) / max(snow_line - sea, 1e-3);
     let grass = vec3<f32>(0.16, 0.32, 0.08);
     let scrub = vec3<f32>(0.36, 0.34, 0.18);
@@ -267,7 +263,8 @@ fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
     let rocky = 1.0 - smoothstep(0.62, 0.80, up);
     c = mix(c, rock, max(rocky, smoothstep(0.85, 1.0, land) * 0.6));
     let snowy = smoothstep(0.95, 1.05, land) * smoothstep(0.45, 0.70, up);
-    return mix(c, snow, snowy);
+    // One exit (an early return under water made lavapipe mask all that follows).
+    return select(mix(c, snow, snowy), water, h < sea);
 }
 
 fn fog_amount(d: f32) -> f32 {
@@ -300,25 +297,7 @@ fn sun_coords(c: u32, rel: vec3<f32>, n: vec3<f32>, t: f32) -> vec3<f32> {
     return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
 }
 
-// How much of the sun reaches a point at `near` / `far` in the cascades (`sun_coords`), `d`
-// from the eye: 1 lit, 0 in shadow, from the first cascade that holds it (the near one unless
-// it is outside its box from the sun, sides or far end), 2×2 PCF by the comparison sampler;
-// the shadows fade out towards the far cascade's end.
-fn sun_shadow(near: vec3<f32>, far: vec3<f32>, d: f32) -> f32 {
-    // Two texels of the near map to spare for the filter.
-    let margin = 2.0 / f32(textureDimensions(shadow_near).x);
-    if (all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0) {
-        return textureSampleCompareLevel(shadow_near, shadow_compare, near.xy, near.z);
-    }
-    // Outside the far cascade, or beyond its far side: nothing known, lit.
-    if (any(far.xy < vec2<f32>(0.0)) || any(far.xy > vec2<f32>(1.0)) || far.z <= 0.0) {
-        return 1.0;
-    }
-    let lit = textureSampleCompareLevel(shadow_far, shadow_compare, far.xy, far.z);
-    return mix(lit, 1.0, smoothstep(view.shadow.z, view.shadow.w, d));
-}
-
-// The surface's colour before the fog; `sun` is how much of the sun reaches it (`sun_shadow`).
+// The surface's colour before the fog; `sun` is how much of the sun reaches it (`cascaded_sun`).
 fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>, sun: f32) -> vec3<f32> {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
@@ -326,17 +305,20 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
         // Water: lit as a flat surface.
         n = vec3<f32>(0.0, 0.0, 1.0);
     }
-    if ((view.flags.x & OVERLAY_LEVEL_COLORS) != 0u) {
-        let lc = mix(level_color(level), level_color(level + 1u), morph);
-        albedo = mix(albedo, lc, 0.65);
-    }
+    // The overlay and the lamps are variants, not uniform branches: lavapipe runs a branch
+    // its fragments could take whether or not any does (the lamps' fetch alone cost 3 ms of
+    // the outside camera's frame, the overlay's colours 2 ms).
+    #ifdef LEVEL_COLORS
+    let lc = mix(level_color(level), level_color(level + 1u), morph);
+    albedo = mix(albedo, lc, 0.65);
+    #endif
     let ambient = view.sun.w;
     let diffuse = max(dot(n, view.sun.xyz), 0.0) * sun;
     let sky_light = 0.5 + 0.5 * n.z;
     var light = vec3<f32>((ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x);
-    if (view.light.y > 0.0) {
-        light += lamp_light(rel_xy);
-    }
+    #ifdef POINT_LIGHTS
+    light += lamp_light(rel_xy);
+    #endif
     return albedo * light;
 }
 
@@ -347,7 +329,7 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     #endif
     var sun = 1.0;
     #ifdef SUN_SHADOWS
-    sun = sun_shadow(in.shadow_near, in.shadow_far, length(in.rel));
+    sun = cascaded_sun(shadow_maps, shadow_compare, in.shadow_near, in.shadow_far, length(in.rel), view.shadow.zw);
     #endif
     var c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun);
     #ifdef WATER_REFLECTIONS

@@ -27,6 +27,9 @@ enable clip_distances;
 #include srgb.inc.wgsl
 #include sky_model.inc.wgsl
 #include world_fog.inc.wgsl
+#ifdef SUN_SHADOWS
+#include sun_receiver.inc.wgsl
+#endif
 #include world_vertex.inc.wgsl
 #include world_light.inc.wgsl
 #include world_liquid.inc.wgsl

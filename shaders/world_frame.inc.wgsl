@@ -83,9 +83,8 @@ struct DrawRecord {
 
 #ifdef SUN_SHADOWS
 // The sun's shadow cascades (render::shadow), group 2 of the colour pipelines.
-@group(2) @binding(0) var shadow_near: texture_depth_2d;
-@group(2) @binding(1) var shadow_far: texture_depth_2d;
-@group(2) @binding(2) var shadow_compare: sampler_comparison;
+@group(2) @binding(0) var shadow_maps: texture_depth_2d_array;
+@group(2) @binding(1) var shadow_compare: sampler_comparison;
 #endif
 
 const SURFACE_SKY: u32 = 1u;

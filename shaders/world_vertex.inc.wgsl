@@ -280,21 +280,12 @@ fn world_sun_coords(c: u32, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
 }
 
-// How much of the sun reaches the level point `p` (terrain.wgsl's `sun_shadow`: the near
-// cascade where it holds the point, else the far one, 2×2 PCF, fading out at its end).
+// How much of the sun reaches the level point `p` (the terrain's lookup, `cascaded_sun`).
 fn world_sun_shadow(p: vec3<f32>) -> f32 {
     let near = world_sun_coords(0u, p);
-    let margin = 2.0 / f32(textureDimensions(shadow_near).x);
-    if (all(near.xy > vec2<f32>(margin)) && all(near.xy < vec2<f32>(1.0 - margin)) && near.z > 0.0) {
-        return textureSampleCompareLevel(shadow_near, shadow_compare, near.xy, near.z);
-    }
     let far = world_sun_coords(1u, p);
-    if (any(far.xy < vec2<f32>(0.0)) || any(far.xy > vec2<f32>(1.0)) || far.z <= 0.0) {
-        return 1.0;
-    }
-    let lit = textureSampleCompareLevel(shadow_far, shadow_compare, far.xy, far.z);
     let d = length(p - frame.eye.xyz);
-    return mix(lit, 1.0, smoothstep(frame.shadow.z, frame.shadow.w, d));
+    return cascaded_sun(shadow_maps, shadow_compare, near, far, d, frame.shadow.zw);
 }
 #endif
 

@@ -19,11 +19,11 @@ pub struct CascadeConfig {
     /// Where the split between the near and the far cascade lies: 0 spaces them evenly,
     /// 1 logarithmically (the near one small and sharp).
     pub split_lambda: f32,
-    /// Texels a side of each cascade's map, near and far. Seed 003 has 2048² for both; on
-    /// lavapipe a 2048² near map cost the terrain 5 ms more than 1024² in cache misses alone
-    /// (docs/terrain.md), so the default is 1024² with the split pulled nearer (`split_lambda`)
-    /// for the same near texel size.
-    pub resolution: [u32; 2],
+    /// Texels a side of the cascades' maps (one size: they are layers of one array). Seed 003
+    /// has 2048²; on lavapipe a 2048² near map cost the terrain 5 ms more than 1024² in cache
+    /// misses alone (docs/terrain.md), so the default is 1024² with the split pulled nearer
+    /// (`split_lambda`) for the same near texel size.
+    pub resolution: u32,
     /// How far towards the sun beyond a cascade's sphere casters are still caught (world
     /// units): a tower or hill outside the slice whose shadow falls into it.
     pub caster_reach: f32,
@@ -34,7 +34,7 @@ impl Default for CascadeConfig {
         CascadeConfig {
             far: 4000.0,
             split_lambda: 0.85,
-            resolution: [1024, 1024],
+            resolution: 1024,
             caster_reach: 4096.0,
         }
     }
@@ -143,8 +143,8 @@ pub fn fit_cascades(camera: &Camera, light_dir: Vec3, cfg: &CascadeConfig) -> [C
         }
     };
     [
-        cascade(splits[0], splits[1], cfg.resolution[0]),
-        cascade(splits[1], splits[2], cfg.resolution[1]),
+        cascade(splits[0], splits[1], cfg.resolution),
+        cascade(splits[1], splits[2], cfg.resolution),
     ]
 }
 

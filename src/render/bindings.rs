@@ -61,14 +61,14 @@ pub(crate) fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// A depth texture read by the fragment stage (a sun shadow cascade).
-pub(crate) fn depth_texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+/// An array of depth textures read by the fragment stage (the sun's shadow cascades).
+pub(crate) fn depth_array_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::FRAGMENT,
         ty: wgpu::BindingType::Texture {
             sample_type: wgpu::TextureSampleType::Depth,
-            view_dimension: wgpu::TextureViewDimension::D2,
+            view_dimension: wgpu::TextureViewDimension::D2Array,
             multisampled: false,
         },
         count: None,

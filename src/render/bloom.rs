@@ -94,12 +94,23 @@ const STEPS: [(&str, &str, usize, usize); 3] = [
     ("bloom blur v", "fs_blur_v", 2, 1),
 ];
 
+/// Quarter texels a side of the tiles the bright pass marks (WGSL `BLOOM_TILE`): at least the
+/// blur's reach, so light in one tile blooms only into it and its eight neighbours.
+pub const TILE: u32 = 16;
+const _: () = assert!(TILE as usize >= TAPS);
+
 pub struct BloomPass {
     /// Quarter and scratch (quarter) textures' views.
     views: [wgpu::TextureView; 2],
     /// Per step, and the composite (reading the quarter).
     bind_groups: [wgpu::BindGroup; 4],
     pipelines: [wgpu::RenderPipeline; 4],
+    /// The tiles with light (`marks` as the bright pass writes it, `lit` as the later steps
+    /// read it), cleared each frame from `no_marks`.
+    tiles: wgpu::Buffer,
+    no_marks: Vec<u8>,
+    tile_groups: [wgpu::BindGroup; 2],
+    tile_count: u32,
     /// The frame size it was made for.
     pub size: (u32, u32),
 }
@@ -135,7 +146,11 @@ impl BloomPass {
             label: Some("bloom"),
             entries: &[
                 uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
-                texture_entry(1, wgpu::TextureViewDimension::D2),
+                // The tiled steps' vertices place their tiles by its size.
+                wgpu::BindGroupLayoutEntry {
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ..texture_entry(1, wgpu::TextureViewDimension::D2)
+                },
                 sampler_entry(2),
             ],
         });
@@ -172,12 +187,40 @@ impl BloomPass {
             bind_group(sources[STEPS[2].2]),
             bind_group(&views[0]),
         ];
+        let grid = (quarter.0.div_ceil(TILE), quarter.1.div_ceil(TILE));
+        let tile_count = grid.0 * grid.1;
+        let tiles = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bloom tiles"),
+            size: 4 * u64::from(tile_count),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let tile_layouts = tile_layouts(device);
+        let tile_groups = [0, 1].map(|binding| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("bloom tiles"),
+                layout: &tile_layouts[binding as usize],
+                entries: &[wgpu::BindGroupEntry {
+                    binding,
+                    resource: tiles.as_entire_binding(),
+                }],
+            })
+        });
         BloomPass {
-            pipelines: create_pipelines(device, &layout),
+            pipelines: create_pipelines(device, &layout, &tile_layouts),
             views,
             bind_groups,
+            tiles,
+            no_marks: vec![0; 4 * tile_count as usize],
+            tile_groups,
+            tile_count,
             size,
         }
+    }
+
+    /// Clears the tiles' marks for this frame's bright pass (before the frame is submitted).
+    pub fn clear_marks(&self, gpu: &Gpu) {
+        gpu.queue.write_buffer(&self.tiles, 0, &self.no_marks);
     }
 
     /// The blurred bright light at a quarter of the frame, as the composite adds it (times the
@@ -187,26 +230,59 @@ impl BloomPass {
     }
 }
 
+/// The tiles' group (1) as the bright pass writes it (binding 0, fragment stage) and as the
+/// tiled steps read it (binding 1, vertex stage).
+fn tile_layouts(device: &wgpu::Device) -> [wgpu::BindGroupLayout; 2] {
+    [
+        (0, wgpu::ShaderStages::FRAGMENT, false),
+        (1, wgpu::ShaderStages::VERTEX, true),
+    ]
+    .map(|(binding, visibility, read_only)| {
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bloom tiles"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        })
+    })
+}
+
 fn create_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
+    tile_layouts: &[wgpu::BindGroupLayout; 2],
 ) -> [wgpu::RenderPipeline; 4] {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("bloom.wgsl"),
         source: wgpu::ShaderSource::Wgsl(shaders::bloom().into()),
     });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("bloom"),
-        bind_group_layouts: &[Some(layout)],
-        immediate_size: 0,
+    let pipeline_layouts = tile_layouts.each_ref().map(|tiles| {
+        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bloom"),
+            bind_group_layouts: &[Some(layout), Some(tiles)],
+            immediate_size: 0,
+        })
     });
+    // The bright pass covers the frame and marks; the rest draw the marked tiles.
     let make = |label, fragment, target: wgpu::ColorTargetState| {
+        let (tiles, vertex) = if fragment == "fs_bright" {
+            (0, "vs_fullscreen")
+        } else {
+            (1, "vs_lit_tiles")
+        };
         crate::render::pass::fullscreen_pipeline(
             device,
             label,
-            &pipeline_layout,
+            &pipeline_layouts[tiles],
             &module,
-            ("vs_fullscreen", fragment),
+            (vertex, fragment),
             target,
         )
     };
@@ -254,33 +330,49 @@ impl Pass for BloomPass {
         }
     }
 
-    /// Everything it reads is on the GPU already (the frame, its fixed uniform).
-    fn prepare(&mut self, _: &Gpu, _: &FrameInputs) -> Prepared {
+    /// Everything it reads is on the GPU already (the frame, its fixed uniform); the tiles'
+    /// marks start this frame cleared.
+    fn prepare(&mut self, gpu: &Gpu, _: &FrameInputs) -> Prepared {
+        self.clear_marks(gpu);
         Prepared::Recorded
     }
 
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_pipeline(&self.pipelines[3]);
-        pass.set_bind_group(0, &self.bind_groups[3], &[]);
-        pass.draw(0..3, 0..1);
+        self.record_step(3, pass);
     }
 
+    /// The horizontal blur's target starts cleared: the tiles it does not draw hold no bloom.
+    /// The vertical blur's keeps the bright pass's zeros there.
     fn offscreen(&self) -> Vec<Offscreen<'_>> {
         STEPS
             .iter()
-            .map(|&(label, _, _, to)| Offscreen {
+            .map(|&(label, entry, _, to)| Offscreen {
                 label,
                 color: Some(&self.views[to - 1]),
                 depth: None,
-                clear: None,
+                clear: (entry == "fs_blur_h").then_some(wgpu::Color::TRANSPARENT),
             })
             .collect()
     }
 
     fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        self.record_step(index, pass);
+    }
+}
+
+impl BloomPass {
+    /// Step `index` (the offscreen steps, then the composite): the bright pass over the whole
+    /// frame, the others over the tiles.
+    fn record_step(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_pipeline(&self.pipelines[index]);
         pass.set_bind_group(0, &self.bind_groups[index], &[]);
-        pass.draw(0..3, 0..1);
+        if index == 0 {
+            pass.set_bind_group(1, &self.tile_groups[0], &[]);
+            pass.draw(0..3, 0..1);
+        } else {
+            pass.set_bind_group(1, &self.tile_groups[1], &[]);
+            pass.draw(0..6, 0..self.tile_count);
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::shaders::{all_variants, SOURCES};
 use super::shadow::CasterView;
 #[cfg(feature = "test-hooks")]
 use super::terrain::ReferenceVertex;
-use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
+use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES};
 use super::tonemap::ToneMapUniform;
 use super::ui_cover::CoverUniform;
 use super::world::{
@@ -124,8 +124,8 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
             super::world::OBJECT_LIGHT_WORDS as u64,
         ),
         ("SURFACE_SKY", surface_flags::SKY.into()),
+        ("BLOOM_TILE", super::bloom::TILE.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
-        ("OVERLAY_LEVEL_COLORS", OVERLAY_LEVEL_COLORS.into()),
         ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
         ("GRID_LIT", super::world::GRID_LIT.into()),
         ("OBJECT_LIGHT_UNIT", super::world::OBJECT_LIGHT_UNIT.into()),

@@ -37,6 +37,10 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
         "sun_caster.inc.wgsl",
         include_str!("../../shaders/sun_caster.inc.wgsl"),
     ),
+    (
+        "sun_receiver.inc.wgsl",
+        include_str!("../../shaders/sun_receiver.inc.wgsl"),
+    ),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
     ("tonemap.wgsl", include_str!("../../shaders/tonemap.wgsl")),
     ("ui_cover.wgsl", include_str!("../../shaders/ui_cover.wgsl")),
@@ -104,6 +108,10 @@ pub(crate) const DEFINES: &[&str] = &[
     "SUN_SHADOWS",
     // The terrain's sea shows its reflection and foam (a variant for the same reason: 9 ms).
     "WATER_REFLECTIONS",
+    // The terrain samples the point light map (3 ms of the keep's outside frame as a uniform
+    // branch), and tints its levels for the overlay (2 ms).
+    "POINT_LIGHTS",
+    "LEVEL_COLORS",
     // The world's surfaces take the terrain's aerial-perspective fog (a level under a terrain;
     // a variant, so other levels' fragments do not interpolate an unused varying).
     "AERIAL_FOG",
@@ -296,17 +304,44 @@ fn clip_defines(clip_distances: bool) -> &'static [&'static str] {
     }
 }
 
-/// The terrain shader: shaders/terrain.wgsl with the clipmap vertex functions (the twin of the
-/// CPU reference), clipping the surface to the outdoor octagon by hardware clip distances or by
-/// fragment discard.
-pub fn terrain(clip_distances: bool, sun_shadows: bool, water_reflections: bool) -> String {
-    let mut defines = clip_defines(clip_distances).to_vec();
-    if sun_shadows {
-        defines.push("SUN_SHADOWS");
+/// Which variant of the terrain shader a pipeline is made from: each feature of the surface's
+/// shading that a frame may switch off is a variant, not a uniform branch (lavapipe pays for a
+/// branch whether or not a fragment takes it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TerrainVariant {
+    /// Octagon clipping by hardware clip distances (else a fragment discard).
+    pub clip_distances: bool,
+    /// The sun's shadow cascades.
+    pub sun_shadows: bool,
+    /// The sea shows its reflection and foam.
+    pub water_reflections: bool,
+    /// The point light map.
+    pub point_lights: bool,
+    /// The level-colours overlay.
+    pub level_colors: bool,
+}
+
+impl TerrainVariant {
+    /// The shading's switches as bits (clip distances apart: the adapter fixes them).
+    pub fn bits(&self) -> usize {
+        self.sun_shadows as usize
+            | (self.water_reflections as usize) << 1
+            | (self.point_lights as usize) << 2
+            | (self.level_colors as usize) << 3
     }
-    if water_reflections {
-        defines.push("WATER_REFLECTIONS");
-    }
+}
+
+/// The terrain shader of `variant`: shaders/terrain.wgsl with the clipmap vertex functions (the
+/// twin of the CPU reference).
+pub fn terrain(variant: TerrainVariant) -> String {
+    let mut defines = clip_defines(variant.clip_distances).to_vec();
+    let switches = [
+        (variant.sun_shadows, "SUN_SHADOWS"),
+        (variant.water_reflections, "WATER_REFLECTIONS"),
+        (variant.point_lights, "POINT_LIGHTS"),
+        (variant.level_colors, "LEVEL_COLORS"),
+    ];
+    defines.extend(switches.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
     build("terrain.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -426,6 +461,17 @@ pub fn all_variants() -> Vec<(String, String)> {
     let mut all: Vec<(String, String)> = (world_variants.iter().chain(&mapped))
         .map(|v| (format!("world.wgsl ({v:?})"), world(*v)))
         .collect();
+    // Every terrain switch on and off, each with clip distances and without.
+    all.extend((0..32usize).map(|bits| {
+        let v = TerrainVariant {
+            clip_distances: bits & 16 != 0,
+            sun_shadows: bits & 1 != 0,
+            water_reflections: bits & 2 != 0,
+            point_lights: bits & 4 != 0,
+            level_colors: bits & 8 != 0,
+        };
+        (format!("terrain.wgsl ({v:?})"), terrain(v))
+    }));
     all.extend([
         ("blit.wgsl".into(), blit()),
         ("bloom.wgsl".into(), bloom()),
@@ -434,26 +480,6 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("overlay.wgsl".into(), overlay()),
         ("ui_cover.wgsl".into(), ui_cover()),
         ("shadow.wgsl".into(), shadow()),
-        (
-            "terrain.wgsl (clip distances)".into(),
-            terrain(true, false, false),
-        ),
-        (
-            "terrain.wgsl (discard)".into(),
-            terrain(false, false, false),
-        ),
-        (
-            "terrain.wgsl (clip distances, sun shadows, water reflections)".into(),
-            terrain(true, true, true),
-        ),
-        (
-            "terrain.wgsl (discard, sun shadows)".into(),
-            terrain(false, true, false),
-        ),
-        (
-            "terrain.wgsl (discard, water reflections)".into(),
-            terrain(false, false, true),
-        ),
         #[cfg(feature = "test-hooks")]
         (
             "terrain_hooks.wgsl (clip distances)".into(),

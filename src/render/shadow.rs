@@ -98,9 +98,11 @@ pub struct SunShadows {
     pub config: CascadeConfig,
     /// Which way the sunlight travels (level coordinates).
     light_dir: Vec3,
-    /// Each cascade's map: the depth attachment its casters draw into, and what the terrain
-    /// samples.
-    pub maps: [wgpu::TextureView; CASCADES],
+    /// The cascades' maps as one array, a layer each: what the terrain and the world sample
+    /// (one fetch a pixel whichever cascade holds it).
+    pub maps: wgpu::TextureView,
+    /// Each cascade's layer: the depth attachment its casters draw into.
+    layers: [wgpu::TextureView; CASCADES],
     pub compare_sampler: wgpu::Sampler,
     /// `CASCADES` caster views, `CASTER_STRIDE` apart (a dynamic offset picks one).
     pub caster_buffer: wgpu::Buffer,
@@ -124,9 +126,19 @@ impl SunShadows {
         outdoor: &[bool],
     ) -> SunShadows {
         let device = &gpu.device;
-        let maps = config
-            .resolution
-            .map(|r| create_map(device, r).create_view(&Default::default()));
+        let texture = create_maps(device, config.resolution);
+        let maps = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let layers = std::array::from_fn(|i| {
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2),
+                base_array_layer: i as u32,
+                array_layer_count: Some(1),
+                ..Default::default()
+            })
+        });
         let caster_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("shadow caster views"),
             size: CASTER_STRIDE * CASCADES as u64,
@@ -143,6 +155,7 @@ impl SunShadows {
             config,
             light_dir: light_dir.normalize(),
             maps,
+            layers,
             compare_sampler: create_compare_sampler(device),
             caster_buffer,
             caster_group,
@@ -189,7 +202,7 @@ impl SunShadows {
 
     /// The depth attachment of cascade `index`.
     pub fn map(&self, index: usize) -> &wgpu::TextureView {
-        &self.maps[index]
+        &self.layers[index]
     }
 
     /// The dynamic offset of cascade `index`'s caster view.
@@ -251,14 +264,16 @@ pub fn caster_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry
     }
 }
 
-/// One cascade's map (two textures, not an array: the cascades differ in size).
-fn create_map(device: &wgpu::Device, resolution: u32) -> wgpu::Texture {
+/// The cascades' maps, a layer each (one size for both: a shader samples whichever holds a
+/// point with one fetch, where two textures took a fetch of each, lavapipe running both
+/// sides of the branch between them).
+fn create_maps(device: &wgpu::Device, resolution: u32) -> wgpu::Texture {
     device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("shadow cascade"),
+        label: Some("shadow cascades"),
         size: wgpu::Extent3d {
             width: resolution,
             height: resolution,
-            depth_or_array_layers: 1,
+            depth_or_array_layers: CASCADES as u32,
         },
         mip_level_count: 1,
         sample_count: 1,

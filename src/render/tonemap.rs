@@ -187,6 +187,9 @@ impl Pass for ToneMapPass {
 
     /// The exposure, written when it changed (the scene is on the GPU already).
     fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
+        if let Some(b) = &self.bloom {
+            b.clear_marks(gpu);
+        }
         let exposure = inputs.settings.exposure;
         if exposure != self.exposure {
             self.exposure = exposure;

@@ -149,7 +149,7 @@ fn count_pillar_shadow(
         let g = cam.position + d * (-cam.position.z / d.z);
         // The cascade the shader picks: the near one where the point is well inside it.
         let near = cascades[0].project(g.as_dvec3());
-        let margin = 1.0 - 4.0 / CascadeConfig::default().resolution[0] as f64;
+        let margin = 1.0 - 4.0 / CascadeConfig::default().resolution as f64;
         let inside = near.x.abs() < margin && near.y.abs() < margin && near.z > 0.0;
         let c = usize::from(!inside);
         n.cascades[c] += 1;

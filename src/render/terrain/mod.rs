@@ -44,11 +44,11 @@ use crate::terrain::{
 };
 
 pub(crate) use self::debug::LineVertex;
+#[cfg(test)]
+pub(crate) use self::draw::INSTANCE_ATTRIBUTES;
 #[cfg(feature = "test-hooks")]
 pub use self::draw::{ReferenceVertex, VertexReadback};
 pub use self::draw::{TerrainDraw, TerrainUpload, TerrainView};
-#[cfg(test)]
-pub(crate) use self::draw::{INSTANCE_ATTRIBUTES, OVERLAY_LEVEL_COLORS};
 
 pub use crate::render::settings::TerrainOverlay;
 

@@ -16,7 +16,8 @@ pub struct CascadeSampling {
     pub texel: [f32; CASCADES],
     /// The view distance where the shadows start fading out, and where they are gone.
     pub fade: [f32; 2],
-    pub maps: [wgpu::TextureView; CASCADES],
+    /// The maps, a layer each (`render::shadow::SunShadows::maps`).
+    pub maps: wgpu::TextureView,
     pub sampler: wgpu::Sampler,
 }
 
@@ -37,14 +38,10 @@ impl WorldShadows {
         world: &wgpu::BindGroupLayout,
         cascades: &CascadeSampling,
     ) -> WorldShadows {
-        use crate::render::bindings::{comparison_sampler_entry, depth_texture_entry};
+        use crate::render::bindings::{comparison_sampler_entry, depth_array_entry};
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("world shadow cascades"),
-            entries: &[
-                depth_texture_entry(0),
-                depth_texture_entry(1),
-                comparison_sampler_entry(2),
-            ],
+            entries: &[depth_array_entry(0), comparison_sampler_entry(1)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world with shadow cascades"),
@@ -83,14 +80,10 @@ fn group(
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 0,
-                resource: wgpu::BindingResource::TextureView(&c.maps[0]),
+                resource: wgpu::BindingResource::TextureView(&c.maps),
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: wgpu::BindingResource::TextureView(&c.maps[1]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
                 resource: wgpu::BindingResource::Sampler(&c.sampler),
             },
         ],

@@ -187,15 +187,15 @@ pub(in crate::render::terrain) fn create_placeholder_reflection(
     )
 }
 
-/// Until the sun's cascades are set: a 1×1 depth map, unused (the variant without shadows
-/// draws).
+/// Until the sun's cascades are set: a 1×1 depth array of one layer, unused (the variant
+/// without shadows draws).
 pub(in crate::render::terrain) fn create_placeholder_shadow(
     device: &wgpu::Device,
 ) -> wgpu::TextureView {
     placeholder_of(
         device,
         "terrain shadow placeholder",
-        wgpu::TextureViewDimension::D2,
+        wgpu::TextureViewDimension::D2Array,
         crate::render::shadow::SHADOW_FORMAT,
     )
 }

@@ -32,8 +32,6 @@ pub use self::hooks::{ReferenceVertex, VertexReadback};
 #[cfg(test)]
 pub(crate) use self::pipelines::INSTANCE_ATTRIBUTES;
 pub use self::uniforms::TerrainView;
-#[cfg(test)]
-pub(crate) use self::uniforms::OVERLAY_LEVEL_COLORS;
 
 pub struct TerrainDraw {
     pub(in crate::render::terrain) fill: wgpu::RenderPipeline,
@@ -72,8 +70,8 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) point_lights: bool,
     pub(in crate::render::terrain) daylight: f32,
     pub(in crate::render::terrain) bind_group: wgpu::BindGroup,
-    /// The sun's cascades as the bind group holds them (placeholders until `set_shadows`).
-    shadow_views: [wgpu::TextureView; 2],
+    /// The sun's cascades as the bind group holds them (a placeholder until `set_shadows`).
+    shadow_views: wgpu::TextureView,
     shadow_sampler: wgpu::Sampler,
     /// The casters' pipeline and group, made by `set_shadows`.
     casters: Option<(wgpu::RenderPipeline, wgpu::BindGroup)>,
@@ -81,10 +79,13 @@ pub struct TerrainDraw {
     /// per cascade its draws: a kind and its range in that buffer.
     caster_instances: Option<wgpu::Buffer>,
     caster_draws: [Vec<(MeshKind, Range<u32>)>; 2],
-    /// The fill and seam pipelines of the variant that samples the cascades (`set_shadows`).
-    /// The fill and seam pipelines of the shading's variants (made on first use): with
-    /// shadows, with the sea's reflection, with both (`variant`).
-    variants: [Option<[wgpu::RenderPipeline; 2]>; 3],
+    /// The fill and seam pipelines of the shading's variants (made on first use), by
+    /// `TerrainVariant::bits` less one (the plain one is `fill` and `seam`).
+    variants: [Option<[wgpu::RenderPipeline; 2]>; 15],
+    /// This frame's variant in `variants` (`None`: the plain one).
+    variant_index: Option<usize>,
+    /// This frame tints the surface by level (the overlay).
+    level_colors: bool,
     color_format: wgpu::TextureFormat,
     module: wgpu::ShaderModule,
     /// The sea's reflection (`set_reflection`) and what the main group holds without one.
@@ -173,7 +174,7 @@ impl TerrainDraw {
             sky: &self.sky_view,
             sky_sampler: &self.sky_sampler,
             lamps: &self.lamp_view,
-            shadow_maps: [&self.shadow_views[0], &self.shadow_views[1]],
+            shadow_maps: &self.shadow_views,
             shadow_sampler: &self.shadow_sampler,
             reflection: Some(
                 self.reflection
@@ -325,7 +326,7 @@ impl TerrainDraw {
                 sky: &placeholder,
                 sky_sampler: &sky_sampler,
                 lamps: &no_lamps,
-                shadow_maps: [&shadow_views[0], &shadow_views[1]],
+                shadow_maps: &shadow_views,
                 shadow_sampler: &shadow_sampler,
                 reflection: Some(&no_reflection),
             },
@@ -335,12 +336,7 @@ impl TerrainDraw {
             bind_group_layouts: &[Some(&bgl)],
             immediate_size: 0,
         });
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                shaders::terrain(gpu.features.clip_distances, false, false).into(),
-            ),
-        });
+        let module = create_plain_module(gpu);
         let pipelines = create_pipelines(gpu, &layout, &module, color_format);
         let gpu_bytes = (window as usize).pow(2) * 4 * cfg.levels as usize
             + mesh.bytes
@@ -379,6 +375,8 @@ impl TerrainDraw {
             caster_instances: None,
             caster_draws: Default::default(),
             variants: Default::default(),
+            variant_index: None,
+            level_colors: false,
             color_format,
             module,
             shadow_receiver: None,
@@ -499,7 +497,8 @@ impl TerrainDraw {
         eye_offset: Vec3,
         overlay: &TerrainOverlay,
     ) {
-        self.view = view_uniform(camera, eye_offset, &self.shading, overlay);
+        self.view = view_uniform(camera, eye_offset, &self.shading);
+        self.level_colors = overlay.level_colors;
         self.view.flags[2] = self.skybox as u32;
         if self.scattering {
             self.view.flags[3] = 1;
@@ -630,28 +629,34 @@ impl TerrainDraw {
     }
 
     /// This frame's variant of the shading (an index into `variants`), `None` for the plain one.
-    fn variant(&self) -> Option<usize> {
-        let bits = self.shadow_receiver.is_some() as usize | (self.reflecting as usize) << 1;
-        bits.checked_sub(1)
+    fn variant(&self, gpu: &Gpu) -> shaders::TerrainVariant {
+        shaders::TerrainVariant {
+            clip_distances: gpu.features.clip_distances,
+            sun_shadows: self.shadow_receiver.is_some(),
+            water_reflections: self.reflecting,
+            point_lights: self.view.light[1] > 0.0,
+            level_colors: self.level_colors,
+        }
     }
 
-    /// Makes this frame's variant's pipelines if they are not yet.
+    /// Makes this frame's variant's pipelines if they are not yet, and keeps which it is.
     fn make_variant(&mut self, gpu: &Gpu) {
-        let Some(v) = self.variant() else { return };
+        let variant = self.variant(gpu);
+        self.variant_index = variant.bits().checked_sub(1);
+        let Some(v) = self.variant_index else { return };
         if self.variants[v].is_none() {
-            let features = ((v + 1) & 1 != 0, (v + 1) & 2 != 0);
             self.variants[v] = Some(create_variant_pipelines(
                 gpu,
                 &self.bind_group_layout,
                 self.color_format,
-                features,
+                variant,
             ));
         }
     }
 
     fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
         let mut current: Option<*const wgpu::RenderPipeline> = None;
-        let [fill, seam] = match self.variant().and_then(|v| self.variants[v].as_ref()) {
+        let [fill, seam] = match self.variant_index.and_then(|v| self.variants[v].as_ref()) {
             Some([fill, seam]) => [fill, seam],
             None => [&self.fill, &self.seam],
         };
@@ -691,16 +696,13 @@ fn placeholders(
 ) -> (
     wgpu::TextureView,
     wgpu::TextureView,
-    [wgpu::TextureView; 2],
+    wgpu::TextureView,
     wgpu::TextureView,
 ) {
     (
         create_placeholder_sky(device),
         create_placeholder_lamps(device),
-        [
-            create_placeholder_shadow(device),
-            create_placeholder_shadow(device),
-        ],
+        create_placeholder_shadow(device),
         create_placeholder_reflection(device),
     )
 }

@@ -77,13 +77,27 @@ pub(in crate::render::terrain) fn create_pipelines(
     }
 }
 
-/// The fill and seam pipelines of a variant of the surface's shading: sampling the sun's
-/// cascades (SUN_SHADOWS), the sea showing its reflection (WATER_REFLECTIONS), or both.
+/// The module of the plain variant (no shadows, reflection, lamps or level colours): the
+/// pass's own pipelines, the sky's and the debug ones.
+pub(in crate::render::terrain) fn create_plain_module(gpu: &Gpu) -> wgpu::ShaderModule {
+    let variant = crate::render::shaders::TerrainVariant {
+        clip_distances: gpu.features.clip_distances,
+        ..Default::default()
+    };
+    gpu.device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("terrain.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(crate::render::shaders::terrain(variant).into()),
+        })
+}
+
+/// The fill and seam pipelines of a variant of the surface's shading (`shaders::TerrainVariant`:
+/// the sun's cascades, the sea's reflection, the point lights, the level colours).
 pub(in crate::render::terrain) fn create_variant_pipelines(
     gpu: &Gpu,
     group: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
-    (shadows, water): (bool, bool),
+    variant: crate::render::shaders::TerrainVariant,
 ) -> [wgpu::RenderPipeline; 2] {
     let device = &gpu.device;
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -91,7 +105,7 @@ pub(in crate::render::terrain) fn create_variant_pipelines(
         bind_group_layouts: &[Some(group)],
         immediate_size: 0,
     });
-    let source = crate::render::shaders::terrain(gpu.features.clip_distances, shadows, water);
+    let source = crate::render::shaders::terrain(variant);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("terrain.wgsl (variant)"),
         source: wgpu::ShaderSource::Wgsl(source.into()),

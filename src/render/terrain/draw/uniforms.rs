@@ -5,7 +5,6 @@ use glam::Vec3;
 
 use crate::geom::Camera;
 use crate::render::bindings::uniform_entry;
-use crate::render::terrain::TerrainOverlay;
 use crate::terrain::TerrainShading;
 
 /// The view/shading uniform (WGSL `TerrainView`).
@@ -43,8 +42,6 @@ pub struct TerrainView {
     /// shore's foam reaches; w: the eye's height above the sea.
     pub water: [f32; 4],
 }
-
-pub(crate) const OVERLAY_LEVEL_COLORS: u32 = 1;
 
 pub(in crate::render::terrain) fn create_uniform_buffer(
     device: &wgpu::Device,
@@ -89,7 +86,7 @@ pub(in crate::render::terrain) fn create_bind_group_layout(
 }
 
 /// Every entry of the terrain's group but the reflection.
-fn main_entries() -> [wgpu::BindGroupLayoutEntry; 9] {
+fn main_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
     [
         // The fragment stage reads the eye's place for the waves.
         uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
@@ -134,9 +131,8 @@ fn main_entries() -> [wgpu::BindGroupLayoutEntry; 9] {
             count: None,
         },
         // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
-        crate::render::bindings::depth_texture_entry(6),
+        crate::render::bindings::depth_array_entry(6),
         crate::render::bindings::comparison_sampler_entry(7),
-        crate::render::bindings::depth_texture_entry(8),
     ]
 }
 
@@ -174,7 +170,7 @@ pub(in crate::render::terrain) struct TerrainBindings<'a> {
     pub(in crate::render::terrain) sky: &'a wgpu::TextureView,
     pub(in crate::render::terrain) sky_sampler: &'a wgpu::Sampler,
     pub(in crate::render::terrain) lamps: &'a wgpu::TextureView,
-    pub(in crate::render::terrain) shadow_maps: [&'a wgpu::TextureView; 2],
+    pub(in crate::render::terrain) shadow_maps: &'a wgpu::TextureView,
     pub(in crate::render::terrain) shadow_sampler: &'a wgpu::Sampler,
     /// The water reflection: the main group holds it, the reflection's own group does not.
     pub(in crate::render::terrain) reflection: Option<&'a wgpu::TextureView>,
@@ -236,9 +232,8 @@ pub(in crate::render::terrain) fn terrain_bind_group(
         view(3, b.sky),
         sampler(4, b.sky_sampler),
         view(5, b.lamps),
-        view(6, b.shadow_maps[0]),
+        view(6, b.shadow_maps),
         sampler(7, b.shadow_sampler),
-        view(8, b.shadow_maps[1]),
     ];
     if let Some(r) = b.reflection {
         entries.push(view(10, r));
@@ -254,7 +249,6 @@ pub(in crate::render::terrain) fn view_uniform(
     camera: &Camera,
     eye_offset: Vec3,
     s: &TerrainShading,
-    overlay: &TerrainOverlay,
 ) -> TerrainView {
     let vp = camera.projection() * camera.view_rotation();
     let v4 = |v: [f32; 3], w: f32| [v[0], v[1], v[2], w];
@@ -268,16 +262,7 @@ pub(in crate::render::terrain) fn view_uniform(
         bands: [s.sea_level, s.snow_line, s.height_span, s.beach],
         fog: [s.fog_distance, s.edge_fade.0, s.edge_fade.1, s.fog_strength],
         misc: [1.0, 1.0, 0.0, 0.0],
-        flags: [
-            if overlay.level_colors {
-                OVERLAY_LEVEL_COLORS
-            } else {
-                0
-            },
-            s.flat_water as u32,
-            0,
-            0,
-        ],
+        flags: [0, s.flat_water as u32, 0, 0],
         oct_min: crate::geom::Octagon::FULL.min,
         oct_max: crate::geom::Octagon::FULL.max,
         sky: [[0.0; 4]; 6],
