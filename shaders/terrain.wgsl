@@ -7,7 +7,9 @@
 // selection camera, `view.eye_offset` moves it to the eye (non-zero only while culling is frozen
 // for the debug overlays), and `view.view_proj` = projection × view rotation (no translation), with
 // reverse-Z depth. Entry points:
-//   vs_main / fs_main      shaded surface (by slope and height, sun, fog to the horizon)
+//   vs_main / fs_vertex_lit  shaded surface (by slope and height, sun, fog to the horizon), lit
+//                          per vertex; fs_vertex_lit_shadowed: with the sun's shadows per pixel
+//                          (the pieces a brush's shadow can fall on); fs_main: all per pixel
 //   vs_main / fs_wire      wireframe overlay (polygon mode line)
 //   vs_sky_clipped / fs_sky  sky gradient behind everything, at the far depth (0), in the
 //                          outdoor octagon
@@ -101,13 +103,11 @@ struct MeshIn {
 
 struct SurfaceOut {
     @builtin(position) clip: vec4<f32>,
-    // eye-relative position
-    @location(0) rel: vec3<f32>,
-    // world height
-    @location(1) height: f32,
-    @location(2) normal: vec3<f32>,
+    // eye-relative position (xyz) and world height (w)
+    @location(0) rel: vec4<f32>,
+    // the normal (xyz) and the morph towards the coarser level (w)
+    @location(2) normal: vec4<f32>,
     @location(3) @interpolate(flat) level: u32,
-    @location(4) morph: f32,
     // clip position again, for the outdoor octagon test per fragment
     @location(5) ndc: vec4<f32>,
     // the fog's colour (rgb) and share (a), per vertex (`fog_at`)
@@ -118,6 +118,31 @@ struct SurfaceOut {
     @location(7) shadow_near: vec3<f32>,
     @location(8) shadow_far: vec3<f32>,
     #endif
+    // The surface lit at the vertex (`light_vertex`), as each fragment stage reads it (on
+    // lavapipe every varying a fragment stage reads costs its set-up per triangle and its
+    // interpolation per pixel: each stage reads only its own).
+    // Lit with the sun as it reaches the vertex, fogged: `fs_vertex_lit`; and lit as the sea
+    // there would be (the coast, where the height crosses the sea level, is drawn per pixel:
+    // a colour edge per vertex went jagged on ETOPO5's coasts).
+    @location(11) shaded: vec3<f32>,
+    @location(4) sea_shaded: vec3<f32>,
+    #ifdef WATER_REFLECTIONS
+    // The sea's reflection goes under the fog: the colour in the sky's (and the lamps') light
+    // (rgb) and the sun reaching the vertex (w), and what the sun adds, before the fog.
+    @location(9) lit: vec4<f32>,
+    @location(10) sunlit: vec3<f32>,
+    #endif
+    #ifdef SUN_SHADOWS
+    // The shadows per pixel (`fs_vertex_lit_shadowed`): the colour without the sun, fogged
+    // (rgb), and the distance from the eye (w); what the sun adds, fogged.
+    @location(12) sky_fogged: vec4<f32>,
+    @location(13) sun_fogged: vec3<f32>,
+    #endif
+    #ifdef POINT_LIGHTS
+    // The lamps' light per pixel: the ground's colour before the fog (the lamps' glow is
+    // smaller than a coarse level's triangles).
+    @location(1) albedo: vec3<f32>,
+    #endif
     #ifdef CLIP_DISTANCES
     @builtin(clip_distances) clip_distances: array<f32, 8>,
     #endif
@@ -126,16 +151,27 @@ struct SurfaceOut {
 // What the surface fragment stages read: SurfaceOut without the clip distances (a vertex-only
 // builtin).
 struct SurfaceIn {
-    @location(0) rel: vec3<f32>,
-    @location(1) height: f32,
-    @location(2) normal: vec3<f32>,
+    @location(0) rel: vec4<f32>,
+    @location(2) normal: vec4<f32>,
     @location(3) @interpolate(flat) level: u32,
-    @location(4) morph: f32,
     @location(5) ndc: vec4<f32>,
     @location(6) fog: vec4<f32>,
     #ifdef SUN_SHADOWS
     @location(7) shadow_near: vec3<f32>,
     @location(8) shadow_far: vec3<f32>,
+    #endif
+    @location(11) shaded: vec3<f32>,
+    @location(4) sea_shaded: vec3<f32>,
+    #ifdef WATER_REFLECTIONS
+    @location(9) lit: vec4<f32>,
+    @location(10) sunlit: vec3<f32>,
+    #endif
+    #ifdef SUN_SHADOWS
+    @location(12) sky_fogged: vec4<f32>,
+    @location(13) sun_fogged: vec3<f32>,
+    #endif
+    #ifdef POINT_LIGHTS
+    @location(1) albedo: vec3<f32>,
     #endif
 };
 
@@ -173,18 +209,41 @@ fn water_lift(height: f32) -> f32 {
     return 0.0;
 }
 
-// The surface's outputs for a vertex at `clip`, shaded as seen from `rel` (eye-relative).
+// The surface's outputs for a vertex at `clip`, shaded as seen from `rel` (eye-relative) and
+// lit at the vertex (the sun reaching all of it until `vs_main` looks in the cascades).
 fn surface_out(s: Surface, m: MeshIn, height: f32, clip: vec4<f32>, rel: vec3<f32>) -> SurfaceOut {
     var out: SurfaceOut;
     out.clip = clip;
-    out.rel = rel;
-    out.height = height;
-    out.normal = s.normal;
+    out.rel = vec4<f32>(rel, height);
+    out.normal = vec4<f32>(s.normal, s.alpha);
     out.level = m.level;
-    out.morph = s.alpha;
     out.ndc = clip;
     out.fog = fog_at(rel);
+    light_vertex(&out, 1.0);
     return out;
+}
+
+// The vertex lit with `sun` of the sun reaching it, as the fragment stages read it (after
+// `out`'s position, normal, level and fog are set).
+fn light_vertex(out: ptr<function, SurfaceOut>, sun: f32) {
+    let o = *out;
+    let light = surface_light(o.rel.w, o.normal.xyz, o.level, o.normal.w);
+    let sea_floor = min(o.rel.w, view.bands.x - 1e-3);
+    let sea = surface_light(sea_floor, vec3<f32>(0.0, 0.0, 1.0), o.level, o.normal.w);
+    let fog = o.fog;
+    (*out).shaded = mix(light.sky + light.sun * sun, fog.rgb, fog.a);
+    (*out).sea_shaded = mix(sea.sky + sea.sun * sun, fog.rgb, fog.a);
+    #ifdef WATER_REFLECTIONS
+    (*out).lit = vec4<f32>(light.sky, sun);
+    (*out).sunlit = light.sun;
+    #endif
+    #ifdef SUN_SHADOWS
+    (*out).sky_fogged = vec4<f32>(mix(light.sky, fog.rgb, fog.a), length((*out).rel.xyz));
+    (*out).sun_fogged = light.sun * (1.0 - fog.a);
+    #endif
+    #ifdef POINT_LIGHTS
+    (*out).albedo = light.albedo;
+    #endif
 }
 
 @vertex
@@ -197,6 +256,8 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     let n = select(s.normal, vec3<f32>(0.0, 0.0, 1.0), height < view.bands.x && view.flags.y != 0u);
     out.shadow_near = sun_coords(0u, rel, n, view.shadow.x);
     out.shadow_far = sun_coords(1u, rel, n, view.shadow.y);
+    let sun = cascaded_sun(shadow_maps, shadow_compare, out.shadow_near, out.shadow_far, length(rel), view.shadow.zw);
+    light_vertex(&out, sun);
     #endif
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
@@ -297,8 +358,16 @@ fn sun_coords(c: u32, rel: vec3<f32>, n: vec3<f32>, t: f32) -> vec3<f32> {
     return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
 }
 
-// The surface's colour before the fog; `sun` is how much of the sun reaches it (`cascaded_sun`).
-fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>, rel_xy: vec2<f32>, sun: f32) -> vec3<f32> {
+// A surface point's colour before the fog: lit by the sky (and the lamps), and what the sun
+// adds where it reaches.
+struct SurfaceLight {
+    sky: vec3<f32>,
+    sun: vec3<f32>,
+    // what the lamps' light multiplies (`lamp_light`)
+    albedo: vec3<f32>,
+};
+
+fn surface_light(height: f32, normal: vec3<f32>, level: u32, morph: f32) -> SurfaceLight {
     var n = normalize(normal);
     var albedo = terrain_albedo(height, n.z);
     if (height < view.bands.x) {
@@ -313,37 +382,102 @@ fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, fog: vec4<f32>,
     albedo = mix(albedo, lc, 0.65);
     #endif
     let ambient = view.sun.w;
-    let diffuse = max(dot(n, view.sun.xyz), 0.0) * sun;
     let sky_light = 0.5 + 0.5 * n.z;
-    var light = vec3<f32>((ambient * sky_light + (1.0 - ambient) * diffuse) * view.light.x);
-    #ifdef POINT_LIGHTS
-    light += lamp_light(rel_xy);
-    #endif
-    return albedo * light;
+    let light = ambient * sky_light * view.light.x;
+    let diffuse = (1.0 - ambient) * max(dot(n, view.sun.xyz), 0.0) * view.light.x;
+    return SurfaceLight(albedo * light, albedo * diffuse, albedo);
 }
 
-@fragment
-fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
+// The surface's colour before the fog, lit per pixel; `sun` is how much of the sun reaches it
+// (`cascaded_sun`).
+fn shade(height: f32, normal: vec3<f32>, level: u32, morph: f32, rel_xy: vec2<f32>, sun: f32) -> vec3<f32> {
+    let light = surface_light(height, normal, level, morph);
+    var c = light.sky + light.sun * sun;
+    #ifdef POINT_LIGHTS
+    c += light.albedo * lamp_light(rel_xy);
+    #endif
+    return c;
+}
+
+// A surface fragment of colour `c` (before the fog): the sea's reflection where it shows, and
+// the fog.
+fn finished(c: vec3<f32>, in: SurfaceIn) -> vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
     #endif
-    var sun = 1.0;
-    #ifdef SUN_SHADOWS
-    sun = cascaded_sun(shadow_maps, shadow_compare, in.shadow_near, in.shadow_far, length(in.rel), view.shadow.zw);
-    #endif
-    var c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, sun);
+    var out = c;
     #ifdef WATER_REFLECTIONS
-    if (view.flags.y != 0u && in.height < view.bands.x) {
-        c = water_surface(c, in);
+    if (view.flags.y != 0u && in.rel.w < view.bands.x) {
+        out = water_surface(out, in);
     }
     #endif
-    return vec4<f32>(mix(c, in.fog.rgb, in.fog.a), 1.0);
+    return vec4<f32>(mix(out, in.fog.rgb, in.fog.a), 1.0);
+}
+
+// Lit per pixel (`--terrain-lighting pixel`): the colour bands, the light and the shadows at
+// every pixel.
+@fragment
+fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
+    var sun = 1.0;
+    #ifdef SUN_SHADOWS
+    sun = cascaded_sun(shadow_maps, shadow_compare, in.shadow_near, in.shadow_far, length(in.rel.xyz), view.shadow.zw);
+    #endif
+    return finished(shade(in.rel.w, in.normal.xyz, in.level, in.normal.w, in.rel.xy, sun), in);
+}
+
+// Lit per vertex (the default): the light, and the sun as it reached each vertex, interpolated.
+// On lavapipe the surface's shading per pixel was a third of the terrain pass.
+@fragment
+fn fs_vertex_lit(in: SurfaceIn) -> @location(0) vec4<f32> {
+    #ifdef WATER_REFLECTIONS
+    return vertex_lit(in.shaded, in.lit.rgb + in.sunlit * in.lit.w, in);
+    #else
+    return vertex_lit(in.shaded, vec3<f32>(0.0), in);
+    #endif
+}
+
+#ifdef SUN_SHADOWS
+// Lit per vertex, shadowed per pixel: the pieces a brush's shadow can fall on (a wall's or a
+// tower's shadow edge is sharper than the terrain's vertices; the terrain's own shadows follow
+// its vertices like its shape does).
+@fragment
+fn fs_vertex_lit_shadowed(in: SurfaceIn) -> @location(0) vec4<f32> {
+    let sun = cascaded_sun(shadow_maps, shadow_compare, in.shadow_near, in.shadow_far, in.sky_fogged.w, view.shadow.zw);
+    let land = in.sky_fogged.rgb + in.sun_fogged * sun;
+    #ifdef WATER_REFLECTIONS
+    return vertex_lit(land, in.lit.rgb + in.sunlit * sun, in);
+    #else
+    return vertex_lit(land, vec3<f32>(0.0), in);
+    #endif
+}
+#endif
+
+// A fragment lit per vertex: `fogged`, the land's colour after the fog (the sea's where the
+// ground lies under it), and with the sea's reflection (WATER_REFLECTIONS) `unfogged`, the
+// sea's before it; the lamps per pixel.
+fn vertex_lit(fogged: vec3<f32>, unfogged: vec3<f32>, in: SurfaceIn) -> vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
+    #endif
+    var lamps = vec3<f32>(0.0);
+    #ifdef POINT_LIGHTS
+    lamps = in.albedo * lamp_light(in.rel.xy);
+    #endif
+    let ground = select(fogged, in.sea_shaded, in.rel.w < view.bands.x);
+    var c = ground + lamps * (1.0 - in.fog.a);
+    #ifdef WATER_REFLECTIONS
+    // The sea under the fog as `finished` shades it; the land exactly as without the
+    // reflection (both computed: lavapipe would anyway).
+    let sea = water_surface(unfogged + lamps, in);
+    c = select(c, mix(sea, in.fog.rgb, in.fog.a), view.flags.y != 0u && in.rel.w < view.bands.x);
+    #endif
+    return vec4<f32>(c, 1.0);
 }
 
 @fragment
 fn fs_wire(in: SurfaceIn) -> @location(0) vec4<f32> {
     let c = mix(vec3<f32>(0.02, 0.02, 0.02), level_color(in.level), 0.35);
-    let f = fog_amount(length(in.rel));
+    let f = fog_amount(length(in.rel.xyz));
     return vec4<f32>(mix(c, view.sky_horizon.rgb, f), 1.0);
 }
 
@@ -374,13 +508,13 @@ fn water_surface(c: vec3<f32>, in: SurfaceIn) -> vec3<f32> {
     let xy = in.rel.xy + frame.camera_offset.xy - view.eye_offset.xy;
     let slope = water_slope(xy, view.water.y);
     let n = normalize(vec3<f32>(-slope, 1.0));
-    let v = normalize(-in.rel);
+    let v = normalize(-in.rel.xyz);
     let f = 0.02 + 0.98 * pow(1.0 - max(dot(n, v), 0.0), 5.0);
     let screen = in.ndc.xy / in.ndc.w;
     let uv = vec2<f32>(screen.x * 0.5 + 0.5, 0.5 - screen.y * 0.5) + slope * 0.25;
     let mirrored = textureSampleLevel(reflection, sky_sampler, uv, 0.0).rgb;
     var out = mix(c, mirrored, f);
-    let depth = view.bands.x - in.height;
+    let depth = view.bands.x - in.rel.w;
     let ripple = 0.5 + 0.5 * sin(dot(in.rel.xy, vec2<f32>(0.05, 0.03)) - view.water.y * 1.7);
     let foam = (1.0 - smoothstep(0.0, view.water.z, depth)) * mix(0.45, 0.85, ripple);
     let daylight = view.light.x * (view.sun.w + (1.0 - view.sun.w) * max(view.sun.z, 0.0));
@@ -412,8 +546,7 @@ fn vs_reflected(m: MeshIn) -> SurfaceOut {
 
 @fragment
 fn fs_reflected(in: SurfaceIn) -> @location(0) vec4<f32> {
-    let c = shade(in.height, in.normal, in.level, in.morph, in.fog, in.rel.xy, 1.0);
-    return vec4<f32>(mix(c, in.fog.rgb, in.fog.a), 1.0);
+    return vec4<f32>(in.shaded, 1.0);
 }
 
 // The sky as the mirrored eye sees it: the direction turned up.

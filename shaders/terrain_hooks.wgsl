@@ -61,13 +61,12 @@ fn vs_reference(r: ReferenceVertex) -> SurfaceOut {
     var out: SurfaceOut;
     let rel = r.rel + vec3<f32>(0.0, 0.0, water_lift(r.height));
     out.clip = view.view_proj * vec4<f32>(rel, 1.0);
-    out.rel = rel;
-    out.height = r.height;
-    out.normal = r.normal;
+    out.rel = vec4<f32>(rel, r.height);
+    out.normal = vec4<f32>(r.normal, 0.0);
     out.level = 0u;
-    out.morph = 0.0;
     out.ndc = out.clip;
     out.fog = fog_at(rel);
+    light_vertex(&out, 1.0);
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
     #endif

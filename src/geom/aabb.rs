@@ -60,6 +60,14 @@ impl Aabb {
         (self.min - p).max(p - self.max).max(Vec3::ZERO).length()
     }
 
+    /// The box moved by `by`.
+    pub fn translated(&self, by: Vec3) -> Aabb {
+        Aabb {
+            min: self.min + by,
+            max: self.max + by,
+        }
+    }
+
     pub fn center(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }

@@ -61,11 +61,14 @@ pub(crate) fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// An array of depth textures read by the fragment stage (the sun's shadow cascades).
-pub(crate) fn depth_array_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+/// An array of depth textures (the sun's shadow cascades) read by `visibility`.
+pub(crate) fn depth_array_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
+        visibility,
         ty: wgpu::BindingType::Texture {
             sample_type: wgpu::TextureSampleType::Depth,
             view_dimension: wgpu::TextureViewDimension::D2Array,
@@ -75,11 +78,14 @@ pub(crate) fn depth_array_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// A comparison sampler for the fragment stage (2×2 PCF of a shadow map).
-pub(crate) fn comparison_sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+/// A comparison sampler (2×2 PCF of a shadow map) for `visibility`.
+pub(crate) fn comparison_sampler_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
+        visibility,
         ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
         count: None,
     }

@@ -44,6 +44,9 @@ pub struct FrameSettings {
     pub sky: SkyMode,
     /// The lamps' point light map lights the terrain (`terrain::lamps`).
     pub point_lights: bool,
+    /// Where the terrain's surface is lit: at its vertices (shadows per pixel where a brush's
+    /// can fall) or at every pixel.
+    pub terrain_lighting: TerrainLighting,
     /// Day, or night: the terrain's sun, sky light and sky dimmed (`--time-of-day`).
     pub time_of_day: TimeOfDay,
     /// The world and the terrain skip the pixels under the demo's opaque panels
@@ -77,9 +80,22 @@ impl Default for FrameSettings {
             ui_cover: true,
             sky: SkyMode::Cubemap,
             point_lights: false,
+            terrain_lighting: TerrainLighting::Vertex,
             time_of_day: TimeOfDay::Day,
         }
     }
+}
+
+/// Where the terrain's surface is lit (`--terrain-lighting`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TerrainLighting {
+    /// The colour bands, the sky's and the sun's light at each vertex, interpolated (as the
+    /// fog always is); the sun's shadows per pixel on the pieces a brush's shadow can fall on,
+    /// per vertex elsewhere. On lavapipe the per-pixel shading was a third of the terrain pass.
+    #[default]
+    Vertex,
+    /// All of it at every pixel.
+    Pixel,
 }
 
 /// The time of day the terrain is lit for (`--time-of-day`). The world's lightmaps are baked:

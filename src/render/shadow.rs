@@ -56,12 +56,15 @@ struct WorldCasters {
     indices: wgpu::Buffer,
     /// Per outdoor cell with opaque surfaces: its index range and its vertices' bounds.
     cells: Vec<(IndexRange, Aabb)>,
+    /// Per cell, the part of its bounds above the ground under it (`set_ground`; `None`: all
+    /// of it underground): what can shadow the ground.
+    above_ground: Vec<Option<Aabb>>,
 }
 
 impl WorldCasters {
     fn new(mesh: &WorldMesh, buffers: (&wgpu::Buffer, &wgpu::Buffer), outdoor: &[bool]) -> Self {
         let opaque = &mesh.cell_ranges[super::world::SurfaceKind::Opaque as usize];
-        let cells = opaque
+        let cells: Vec<(IndexRange, Aabb)> = opaque
             .iter()
             .enumerate()
             .filter(|&(c, r)| r.count > 0 && outdoor.get(c).copied().unwrap_or(false))
@@ -76,6 +79,7 @@ impl WorldCasters {
         WorldCasters {
             vertices: buffers.0.clone(),
             indices: buffers.1.clone(),
+            above_ground: cells.iter().map(|(_, b)| Some(*b)).collect(),
             cells,
         }
     }
@@ -84,13 +88,28 @@ impl WorldCasters {
 /// Whether a box can cast into `cascade`: it overlaps the cascade's box from the sun (across
 /// the sun's view, and not wholly past the far side or beyond the caster reach).
 pub fn casts_into(cascade: &Cascade, aabb: &Aabb) -> bool {
+    let (lo, hi) = seen_from_sun(cascade, aabb);
+    lo.x <= 1.0 && hi.x >= -1.0 && lo.y <= 1.0 && hi.y >= -1.0 && lo.z <= 1.0 && hi.z >= 0.0
+}
+
+/// A box's bounds in `cascade`'s clip space (x, y across the sun's view, z its reverse depth:
+/// greater is nearer the sun).
+fn seen_from_sun(cascade: &Cascade, aabb: &Aabb) -> (DVec3, DVec3) {
     let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
     for p in aabb.corners() {
         let q = cascade.project(p.as_dvec3());
         lo = lo.min(q);
         hi = hi.max(q);
     }
-    lo.x <= 1.0 && hi.x >= -1.0 && lo.y <= 1.0 && hi.y >= -1.0 && lo.z <= 1.0 && hi.z >= 0.0
+    (lo, hi)
+}
+
+/// Whether the shadow of a caster whose bounds from the sun are `caster` may fall in a
+/// receiver's: they overlap across the sun's view and some of the receiver lies farther from
+/// the sun than the caster's nearest point. Conservative: boxes, not shapes.
+fn may_shadow(caster: &(DVec3, DVec3), receiver: &(DVec3, DVec3)) -> bool {
+    let ((clo, chi), (rlo, rhi)) = (caster, receiver);
+    rlo.x <= chi.x && rhi.x >= clo.x && rlo.y <= chi.y && rhi.y >= clo.y && rlo.z < chi.z
 }
 
 /// The cascades' maps, the casters drawn into them and this frame's fit.
@@ -109,9 +128,11 @@ pub struct SunShadows {
     caster_group: wgpu::BindGroup,
     world_pipeline: wgpu::RenderPipeline,
     world: WorldCasters,
-    /// This frame's cascades and, per cascade, the world ranges drawn into it.
+    /// This frame's cascades and, per cascade, the world ranges drawn into it and their
+    /// bounds from the sun.
     pub cascades: Option<[Cascade; CASCADES]>,
     world_draws: [Vec<IndexRange>; CASCADES],
+    world_bounds: [Vec<(DVec3, DVec3)>; CASCADES],
 }
 
 impl SunShadows {
@@ -163,6 +184,7 @@ impl SunShadows {
             world: WorldCasters::new(mesh, buffers, outdoor),
             cascades: None,
             world_draws: Default::default(),
+            world_bounds: Default::default(),
         }
     }
 
@@ -185,19 +207,43 @@ impl SunShadows {
             );
             receiver.rel_to_light[i] = view.rel_to_light;
             receiver.texel[i] = c.texel as f32;
-            let draws = &mut self.world_draws[i];
+            let (draws, bounds) = (&mut self.world_draws[i], &mut self.world_bounds[i]);
             draws.clear();
-            draws.extend(
-                self.world
-                    .cells
-                    .iter()
-                    .filter(|(_, aabb)| casts_into(c, aabb))
-                    .map(|(r, _)| *r),
-            );
+            bounds.clear();
+            for ((r, aabb), above) in self.world.cells.iter().zip(&self.world.above_ground) {
+                if casts_into(c, aabb) {
+                    draws.push(*r);
+                    bounds.extend(above.map(|b| seen_from_sun(c, &b)));
+                }
+            }
         }
         receiver.fade = [0.85 * self.config.far, self.config.far];
         self.cascades = Some(cascades);
         receiver
+    }
+
+    /// Cuts each caster's bounds to what lies above `ground_min` of them (the lowest ground
+    /// under a box): a wall's footing, sunk into the terrain to seal it, shadows only ground
+    /// the terrain shadows already (sunlight comes from above), and its box reaching down
+    /// would mark far more of the terrain as under a brush's shadow.
+    pub fn set_ground(&mut self, ground_min: impl Fn(&Aabb) -> f32) {
+        for ((_, b), above) in self.world.cells.iter().zip(&mut self.world.above_ground) {
+            let z = ground_min(b).max(b.min.z);
+            *above = (z <= b.max.z).then(|| Aabb::new(b.min.with_z(z), b.max));
+        }
+    }
+
+    /// Whether a shadow of the world (brushes: walls, towers, objects) may fall in `receiver`
+    /// (level coordinates) in this frame's cascades: the terrain shades such pieces' shadows
+    /// per pixel.
+    pub fn world_shadow_may_fall_on(&self, receiver: &Aabb) -> bool {
+        let Some(cascades) = &self.cascades else {
+            return false;
+        };
+        cascades.iter().zip(&self.world_bounds).any(|(c, casters)| {
+            let r = seen_from_sun(c, receiver);
+            casters.iter().any(|caster| may_shadow(caster, &r))
+        })
     }
 
     /// The depth attachment of cascade `index`.
@@ -342,5 +388,91 @@ pub fn caster_depth_state() -> wgpu::DepthStencilState {
         depth_compare: Some(wgpu::CompareFunction::Greater),
         stencil: Default::default(),
         bias: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::CameraSpec;
+    use crate::rng::XorShift;
+
+    /// Whether the ray from `p` towards the sun (against `light_dir`) passes through `b`
+    /// (slabs).
+    fn ray_hits(p: DVec3, light_dir: DVec3, b: &Aabb) -> bool {
+        let d = -light_dir;
+        let (mut t0, mut t1) = (1e-6f64, f64::INFINITY);
+        for k in 0..3 {
+            let (lo, hi) = (b.min[k] as f64, b.max[k] as f64);
+            if d[k].abs() < 1e-12 {
+                if p[k] < lo || p[k] > hi {
+                    return false;
+                }
+                continue;
+            }
+            let (a, c) = ((lo - p[k]) / d[k], (hi - p[k]) / d[k]);
+            t0 = t0.max(a.min(c));
+            t1 = t1.min(a.max(c));
+        }
+        t0 <= t1
+    }
+
+    fn random_box(rng: &mut XorShift, around: f64, size: f64) -> Aabb {
+        let c = DVec3::new(
+            rng.range_f64(-around, around),
+            rng.range_f64(-around, around),
+            rng.range_f64(-200.0, 200.0),
+        );
+        let h = DVec3::new(
+            rng.range_f64(1.0, size),
+            rng.range_f64(1.0, size),
+            rng.range_f64(1.0, size),
+        );
+        Aabb::new((c - h).as_vec3(), (c + h).as_vec3())
+    }
+
+    /// A caster's shadow may fall in a receiver's box exactly when some ray from the receiver
+    /// towards the sun meets the caster (brute force over a grid of points in the receiver):
+    /// the test never misses a shadowed receiver, and rules out most of those no ray reaches.
+    #[test]
+    fn a_brush_shadow_is_never_missed_and_mostly_placed() {
+        let light = Vec3::new(0.2, -0.74, -0.64).normalize();
+        let camera = Camera::new(
+            CameraSpec {
+                position: Vec3::new(0.0, -1500.0, 600.0),
+                yaw: 90.0,
+                pitch: -20.0,
+            },
+            16.0 / 9.0,
+        );
+        let cascade = fit_cascades(&camera, light, &CascadeConfig::default())[1];
+        let mut rng = XorShift::seeded(7);
+        let (mut shadowed, mut clear, mut ruled_out) = (0, 0, 0);
+        for _ in 0..1000 {
+            let caster = random_box(&mut rng, 600.0, 200.0);
+            let receiver = random_box(&mut rng, 900.0, 150.0);
+            let (lo, hi) = (receiver.min.as_dvec3(), receiver.max.as_dvec3());
+            let hit = (0..9 * 9 * 9).any(|k| {
+                let f = DVec3::new((k % 9) as f64, (k / 9 % 9) as f64, (k / 81) as f64) / 8.0;
+                ray_hits(lo + (hi - lo) * f, light.as_dvec3(), &caster)
+            });
+            let may = may_shadow(
+                &seen_from_sun(&cascade, &caster),
+                &seen_from_sun(&cascade, &receiver),
+            );
+            if hit {
+                shadowed += 1;
+                assert!(may, "missed: caster {caster:?}, receiver {receiver:?}");
+            } else {
+                clear += 1;
+                ruled_out += !may as usize;
+            }
+        }
+        eprintln!("{shadowed} shadowed, {clear} clear of which {ruled_out} ruled out");
+        assert!(shadowed > 20 && clear > 100, "{shadowed} / {clear}");
+        assert!(
+            ruled_out * 10 > clear * 7,
+            "only {ruled_out} of {clear} ruled out"
+        );
     }
 }

@@ -525,3 +525,68 @@ fn a_moving_object_takes_the_pillars_shadow_per_pixel() {
         "lit {min_lit} vs shadowed {max_dark}"
     );
 }
+
+/// The keep's outside camera with shadows, lit per vertex (the default) and per pixel (the
+/// oracle: every term at every pixel). Lit per vertex the picture is the per-pixel one within
+/// a small mean, and the keep's shadow on the hills — drawn per pixel on the pieces a brush's
+/// shadow can fall on — darkens the same pixels: of those the per-pixel frame's shadow
+/// darkens by more than 20 steps, the vertex-lit one darkens nearly all.
+#[test]
+fn terrain_lit_per_vertex_keeps_the_picture_and_the_keeps_shadow() {
+    use lanthorn::render::settings::TerrainLighting;
+    let Some(gpu) = gpu() else { return };
+    let spec = crate::support::KEEP_OUTSIDE;
+    let size = (640, 360);
+    let frame = |lighting, shadows| {
+        let world = crate::support::keep_world(spec);
+        let settings = FrameSettings {
+            shadows,
+            terrain_lighting: lighting,
+            ..Default::default()
+        };
+        lanthorn::app::capture::capture_with_terrain(
+            gpu,
+            &world.level,
+            world.terrain,
+            spec,
+            size,
+            lanthorn::vis::CullMode::Portal,
+            &settings,
+            &Default::default(),
+        )
+        .0
+    };
+    let pixel_lit = frame(TerrainLighting::Pixel, true);
+    let pixel_unshadowed = frame(TerrainLighting::Pixel, false);
+    let vertex_lit = frame(TerrainLighting::Vertex, true);
+    let vertex_unshadowed = frame(TerrainLighting::Vertex, false);
+    let luma = |p: &image::Rgba<u8>| (p[0] as i32 + p[1] as i32 + p[2] as i32) / 3;
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for (a, b) in pixel_lit.pixels().zip(vertex_lit.pixels()) {
+        sum += (0..3).map(|k| a[k].abs_diff(b[k]) as f64).sum::<f64>() / 3.0;
+        n += 1;
+    }
+    let mean = sum / n as f64;
+    let (mut shadow, mut kept) = (0usize, 0usize);
+    for (((a, b), c), d) in pixel_lit
+        .pixels()
+        .zip(pixel_unshadowed.pixels())
+        .zip(vertex_lit.pixels())
+        .zip(vertex_unshadowed.pixels())
+    {
+        if luma(b) - luma(a) > 20 {
+            shadow += 1;
+            kept += (luma(d) - luma(c) > 10) as usize;
+        }
+    }
+    eprintln!("vertex vs pixel lighting: mean {mean:.2} steps; shadow {shadow} pixels, {kept} darkened lit per vertex");
+    assert!(shadow > 3_000, "only {shadow} pixels in the keep's shadow");
+    assert!(
+        mean < 2.0,
+        "lit per vertex {mean:.2} steps from per pixel on average"
+    );
+    assert!(
+        kept * 100 >= shadow * 97,
+        "{kept} of {shadow} shadow pixels kept"
+    );
+}

@@ -94,6 +94,10 @@ pub struct CullArgs {
     /// Day, or night: the terrain's sun, sky light and sky dimmed to moonlight.
     #[arg(long, value_enum, default_value_t)]
     pub(crate) time_of_day: crate::render::settings::TimeOfDay,
+    /// Where the terrain is lit: vertex (default; the sun's shadows per pixel where a brush's
+    /// shadow can fall, per vertex elsewhere) or pixel (all of it at every pixel).
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) terrain_lighting: crate::render::settings::TerrainLighting,
     /// Switchable lights to flip from how the level starts them, by `targetname`
     /// (comma-separated): on where they start off, off where they start on.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -130,6 +134,7 @@ impl CullArgs {
             sky: self.sky,
             point_lights: self.point_lights,
             time_of_day: self.time_of_day,
+            terrain_lighting: self.terrain_lighting,
             ..Default::default()
         }
     }

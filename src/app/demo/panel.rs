@@ -1,7 +1,7 @@
 //! The demo's panel: culling counters, settings, the overlay window and its legends (egui).
 
 use super::*;
-use crate::render::settings::{SkyMode, TimeOfDay};
+use crate::render::settings::{SkyMode, TerrainLighting, TimeOfDay};
 
 /// What the panel shows that the demo keeps between frames (the session keeps the rest).
 #[derive(Default)]
@@ -360,6 +360,17 @@ fn outdoor_section(ui: &mut egui::Ui, settings: &mut FrameSettings) {
         &mut settings.reflections,
         "water reflections (the sea, the level's water)",
     );
+    let mut per_pixel = settings.terrain_lighting == TerrainLighting::Pixel;
+    if ui
+        .checkbox(&mut per_pixel, "terrain lit per pixel")
+        .changed()
+    {
+        settings.terrain_lighting = if per_pixel {
+            TerrainLighting::Pixel
+        } else {
+            TerrainLighting::Vertex
+        };
+    }
     let mut night = settings.time_of_day == TimeOfDay::Night;
     if ui.checkbox(&mut night, "night").changed() {
         settings.time_of_day = if night {

@@ -33,7 +33,7 @@ use super::gpu::Gpu;
 use super::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
-use super::settings::{FrameSettings, SkyMode};
+use super::settings::{FrameSettings, SkyMode, TerrainLighting};
 use super::shadow::{casts_into, SunShadows, CASCADES};
 use super::world::fog::{FogSky, WorldFog};
 use crate::geom::{Camera, Octagon};
@@ -88,6 +88,8 @@ pub struct Terrain {
     updates: HeightUpdates,
     frozen: Option<Camera>,
     lines: Vec<LineVertex>,
+    /// Per instance of this frame's selection: a brush's shadow may fall on it.
+    world_shadowed: Vec<bool>,
     pub stats: TerrainStats,
     /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
     origin: Vec3,
@@ -134,6 +136,7 @@ impl Terrain {
             updates: HeightUpdates::default(),
             frozen: None,
             lines: Vec::new(),
+            world_shadowed: Vec::new(),
             stats: TerrainStats::default(),
             origin: Vec3::ZERO,
             cull_fogged: true,
@@ -212,9 +215,16 @@ impl Terrain {
 
     /// The sun's shadow cascades: the terrain casts into them and is shaded with them on
     /// frames with `FrameSettings::shadows`; `None` drops them.
-    pub fn set_shadows(&mut self, gpu: &Gpu, shadows: Option<SunShadows>) {
-        if let Some(s) = &shadows {
+    pub fn set_shadows(&mut self, gpu: &Gpu, mut shadows: Option<SunShadows>) {
+        if let Some(s) = &mut shadows {
             self.draw.set_shadows(gpu, s);
+            let (origin, c) = (self.origin, &mut self.clipmap);
+            let pyramid = std::cell::RefCell::new(&mut c.pyramid);
+            s.set_ground(|b| {
+                let local = b.translated(-origin);
+                let parts = ground_parts(&c.heightmap, &mut pyramid.borrow_mut(), &local, 16);
+                parts.iter().map(|p| p.min.z).fold(f32::INFINITY, f32::min) + origin.z
+            });
         }
         self.caster_selector = shadows.as_ref().and_then(|_| {
             let mut selector = ClipmapSelector::new(*self.clipmap.config()).ok()?;
@@ -291,15 +301,19 @@ impl Terrain {
             _ => Default::default(),
         };
         self.draw.upload_casters(gpu, &casters);
+        let vertex_lit = self.shadows_on && self.draw.lighting == TerrainLighting::Vertex;
+        world_shadowed(
+            self.shadows.as_ref().filter(|_| vertex_lit),
+            (&cfg, &c.heightmap, &mut c.pyramid),
+            selection,
+            self.origin,
+            &mut self.world_shadowed,
+        );
         // The reflection is drawn only when a piece in view reaches under the sea.
         if self.draw.reflecting {
             let sea = self.draw.shading.sea_level;
-            let (heightmap, pyramid) = (&c.heightmap, &mut c.pyramid);
-            self.draw.reflecting = selection.draws().any(|(kind, range)| {
-                selection.instances[range.start as usize..range.end as usize]
-                    .iter()
-                    .any(|inst| instance_aabb(&cfg, kind, inst, heightmap, pyramid).min.z < sea)
-            });
+            let pieces = (&cfg, &c.heightmap, &mut c.pyramid);
+            self.draw.reflecting = reaches_under(pieces, selection, sea);
         }
         let frame = ClipmapFrame {
             selection,
@@ -311,6 +325,7 @@ impl Terrain {
             frame: &frame,
             overlay,
             lines: &self.lines,
+            world_shadowed: &self.world_shadowed,
         };
         let bytes = self.draw.upload(gpu, &upload);
         let upload_us = t.elapsed().as_secs_f64() * 1e6;
@@ -364,6 +379,66 @@ fn caster_instances(
     out
 }
 
+/// Whether a piece of `selection` reaches under the sea at `sea`.
+fn reaches_under(
+    (cfg, heightmap, pyramid): (&ClipmapConfig, &Heightmap, &mut MinMaxPyramid),
+    selection: &Selection,
+    sea: f32,
+) -> bool {
+    selection.draws().any(|(kind, range)| {
+        selection.instances[range.start as usize..range.end as usize]
+            .iter()
+            .any(|inst| instance_aabb(cfg, kind, inst, heightmap, pyramid).min.z < sea)
+    })
+}
+
+/// Per instance of `selection` (into `out`; none without `shadows`): whether a shadow of the
+/// world may fall on it (`SunShadows::world_shadow_may_fall_on`, its bounds placed at `origin`
+/// in the level).
+fn world_shadowed(
+    shadows: Option<&SunShadows>,
+    (cfg, heightmap, pyramid): (&ClipmapConfig, &Heightmap, &mut MinMaxPyramid),
+    selection: &Selection,
+    origin: Vec3,
+    out: &mut Vec<bool>,
+) {
+    out.clear();
+    let Some(shadows) = shadows else { return };
+    for (kind, range) in selection.draws() {
+        for inst in &selection.instances[range.start as usize..range.end as usize] {
+            let b = instance_aabb(cfg, kind, inst, heightmap, pyramid);
+            let shadowed = ground_parts(heightmap, pyramid, &b, 8)
+                .iter()
+                .any(|part| shadows.world_shadow_may_fall_on(&part.translated(origin)));
+            out.push(shadowed);
+        }
+    }
+}
+
+/// The ground under `b`'s rectangle (terrain coordinates) as boxes of parts of it, at most
+/// `most`² of them, each about as wide as the height pyramid's finest blocks: a piece's whole
+/// box holds its deepest valley and highest hill, and seen along a low sun a tall box reaches
+/// far; its parts' boxes keep to the ground.
+fn ground_parts(
+    heightmap: &Heightmap,
+    pyramid: &mut MinMaxPyramid,
+    b: &crate::geom::Aabb,
+    most: usize,
+) -> Vec<crate::geom::Aabb> {
+    let (lo, hi) = (b.min.truncate().as_dvec2(), b.max.truncate().as_dvec2());
+    let leaf = crate::terrain::pyramid::LEAF as f64 * heightmap.horizontal_scale;
+    let split = |w: f64| ((w / leaf).ceil() as usize).clamp(1, most);
+    let (nx, ny) = (split(hi.x - lo.x), split(hi.y - lo.y));
+    let step = (hi - lo) / DVec2::new(nx as f64, ny as f64);
+    (0..nx * ny)
+        .map(|k| {
+            let a = lo + step * DVec2::new((k % nx) as f64, (k / nx) as f64);
+            let (zlo, zhi) = pyramid.bounds_world(heightmap, a.to_array(), (a + step).to_array());
+            crate::geom::Aabb::new(a.as_vec2().extend(zlo), (a + step).as_vec2().extend(zhi))
+        })
+        .collect()
+}
+
 /// The terrain draws into the frame after the world, where the world left no depth.
 impl Pass for Terrain {
     fn scope(&self) -> Scope {
@@ -392,6 +467,7 @@ impl Pass for Terrain {
         self.draw.scattering = settings.sky == SkyMode::Scattering;
         self.draw.point_lights = settings.point_lights;
         self.draw.daylight = settings.time_of_day.daylight();
+        self.draw.lighting = settings.terrain_lighting;
         self.shadows_on = settings.shadows && self.shadows.is_some();
         let reflect = settings.reflections && self.draw.shading.flat_water;
         self.draw

@@ -41,7 +41,10 @@ impl WorldShadows {
         use crate::render::bindings::{comparison_sampler_entry, depth_array_entry};
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("world shadow cascades"),
-            entries: &[depth_array_entry(0), comparison_sampler_entry(1)],
+            entries: &[
+                depth_array_entry(0, wgpu::ShaderStages::FRAGMENT),
+                comparison_sampler_entry(1, wgpu::ShaderStages::FRAGMENT),
+            ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world with shadow cascades"),

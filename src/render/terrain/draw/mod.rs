@@ -4,6 +4,7 @@
 mod buffers;
 #[cfg(feature = "test-hooks")]
 mod hooks;
+mod lighting;
 mod pipelines;
 mod reflection;
 mod uniforms;
@@ -24,6 +25,7 @@ use crate::terrain::{
 };
 
 use self::buffers::*;
+use self::lighting::{arrange, SurfaceDraw, SurfaceShading};
 use self::pipelines::*;
 use self::uniforms::*;
 
@@ -79,11 +81,15 @@ pub struct TerrainDraw {
     /// per cascade its draws: a kind and its range in that buffer.
     caster_instances: Option<wgpu::Buffer>,
     caster_draws: [Vec<(MeshKind, Range<u32>)>; 2],
-    /// The fill and seam pipelines of the shading's variants (made on first use), by
-    /// `TerrainVariant::bits` less one (the plain one is `fill` and `seam`).
-    variants: [Option<[wgpu::RenderPipeline; 2]>; 15],
-    /// This frame's variant in `variants` (`None`: the plain one).
-    variant_index: Option<usize>,
+    /// The fill and seam pipelines of the shading's variants and fragment stages (made on
+    /// first use), by `TerrainVariant::bits` and stage (the plain variant lit per pixel is
+    /// `fill` and `seam`).
+    variants: std::collections::HashMap<(usize, SurfaceShading), [wgpu::RenderPipeline; 2]>,
+    /// This frame's variant's `TerrainVariant::bits`.
+    variant_bits: usize,
+    /// Where this frame lights the surface, and the instances as drawn (`lighting::arrange`).
+    pub(in crate::render::terrain) lighting: crate::render::settings::TerrainLighting,
+    arranged: Vec<TerrainInstance>,
     /// This frame tints the surface by level (the overlay).
     level_colors: bool,
     color_format: wgpu::TextureFormat,
@@ -99,7 +105,7 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) shadow_receiver: Option<crate::render::shadow::ShadowReceiver>,
     pub(in crate::render::terrain) line_buffer: Option<wgpu::Buffer>,
     pub(in crate::render::terrain) line_count: u32,
-    pub(in crate::render::terrain) draws: Vec<(MeshKind, Range<u32>)>,
+    pub(in crate::render::terrain) draws: Vec<SurfaceDraw>,
     pub(in crate::render::terrain) wireframe: bool,
     pub(in crate::render::terrain) view: TerrainView,
     /// Set by `Terrain::prepare` before the pass is prepared.
@@ -234,7 +240,7 @@ impl TerrainDraw {
             pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
             pass.set_vertex_buffer(1, self.instances.slice(..));
             pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
-            for (kind, range) in &self.draws {
+            for (kind, range, _) in &self.draws {
                 pass.set_pipeline(if *kind == MeshKind::Seam {
                     &r.seam
                 } else {
@@ -375,7 +381,9 @@ impl TerrainDraw {
             caster_instances: None,
             caster_draws: Default::default(),
             variants: Default::default(),
-            variant_index: None,
+            variant_bits: 0,
+            lighting: Default::default(),
+            arranged: Vec::new(),
             level_colors: false,
             color_format,
             module,
@@ -408,8 +416,16 @@ impl TerrainDraw {
             frame,
             overlay,
             lines,
+            world_shadowed,
         } = *upload;
         let sel = frame.selection;
+        arrange(
+            sel,
+            self.lighting,
+            world_shadowed,
+            &mut self.arranged,
+            &mut self.draws,
+        );
         let q = &gpu.queue;
         q.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&sel.frame));
         let capacity =
@@ -423,12 +439,10 @@ impl TerrainDraw {
                 mapped_at_creation: false,
             });
         }
-        if !sel.instances.is_empty() {
-            q.write_buffer(&self.instances, 0, bytemuck::cast_slice(&sel.instances));
+        if !self.arranged.is_empty() {
+            q.write_buffer(&self.instances, 0, bytemuck::cast_slice(&self.arranged));
         }
         self.instance_count = sel.instances.len() as u32;
-        self.draws.clear();
-        self.draws.extend(sel.draws());
 
         let updates: &HeightUpdates = frame.updates;
         for r in &updates.rects {
@@ -639,28 +653,40 @@ impl TerrainDraw {
         }
     }
 
-    /// Makes this frame's variant's pipelines if they are not yet, and keeps which it is.
+    /// Makes the pipelines of this frame's variant and fragment stages if they are not yet,
+    /// and keeps which variant it is.
     fn make_variant(&mut self, gpu: &Gpu) {
         let variant = self.variant(gpu);
-        self.variant_index = variant.bits().checked_sub(1);
-        let Some(v) = self.variant_index else { return };
-        if self.variants[v].is_none() {
-            self.variants[v] = Some(create_variant_pipelines(
+        self.variant_bits = variant.bits();
+        for i in 0..self.draws.len() {
+            let shading = self.draws[i].2;
+            let key = (self.variant_bits, shading);
+            if key == (0, SurfaceShading::Pixel) || self.variants.contains_key(&key) {
+                continue;
+            }
+            let pipelines = create_variant_pipelines(
                 gpu,
                 &self.bind_group_layout,
                 self.color_format,
                 variant,
-            ));
+                shading.entry(),
+            );
+            self.variants.insert(key, pipelines);
+        }
+    }
+
+    /// The fill and seam pipelines of this frame's variant for `shading`.
+    fn surface_pipelines(&self, shading: SurfaceShading) -> [&wgpu::RenderPipeline; 2] {
+        match self.variants.get(&(self.variant_bits, shading)) {
+            Some([fill, seam]) => [fill, seam],
+            None => [&self.fill, &self.seam],
         }
     }
 
     fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
         let mut current: Option<*const wgpu::RenderPipeline> = None;
-        let [fill, seam] = match self.variant_index.and_then(|v| self.variants[v].as_ref()) {
-            Some([fill, seam]) => [fill, seam],
-            None => [&self.fill, &self.seam],
-        };
-        for (kind, range) in &self.draws {
+        for (kind, range, shading) in &self.draws {
+            let [fill, seam] = self.surface_pipelines(*shading);
             let pipe = only.unwrap_or(if *kind == MeshKind::Seam { seam } else { fill });
             if current != Some(pipe as *const _) {
                 pass.set_pipeline(pipe);
@@ -687,6 +713,8 @@ pub struct TerrainUpload<'a> {
     pub overlay: &'a TerrainOverlay,
     /// Debug boxes, eye-relative.
     pub lines: &'a [LineVertex],
+    /// Per instance of the selection: a brush's shadow may fall on it (empty: on none).
+    pub world_shadowed: &'a [bool],
 }
 
 /// What the bind group holds until the level sets the real ones: the sky cube, the lamp map,

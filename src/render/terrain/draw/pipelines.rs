@@ -92,12 +92,14 @@ pub(in crate::render::terrain) fn create_plain_module(gpu: &Gpu) -> wgpu::Shader
 }
 
 /// The fill and seam pipelines of a variant of the surface's shading (`shaders::TerrainVariant`:
-/// the sun's cascades, the sea's reflection, the point lights, the level colours).
+/// the sun's cascades, the sea's reflection, the point lights, the level colours) with the
+/// `fragment` stage (`lighting::SurfaceShading::entry`).
 pub(in crate::render::terrain) fn create_variant_pipelines(
     gpu: &Gpu,
     group: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
     variant: crate::render::shaders::TerrainVariant,
+    fragment: &str,
 ) -> [wgpu::RenderPipeline; 2] {
     let device = &gpu.device;
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -114,7 +116,7 @@ pub(in crate::render::terrain) fn create_variant_pipelines(
         device,
         &layout,
         &module,
-        ("vs_main", "fs_main"),
+        ("vs_main", fragment),
         wgpu::Face::Back,
         color_format,
     )

@@ -121,8 +121,9 @@ fn main_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
         },
         wgpu::BindGroupLayoutEntry {
             binding: 5,
-            // The point light map (`terrain::lamps`), sampled with the sky's sampler.
-            visibility: wgpu::ShaderStages::FRAGMENT,
+            // The point light map (`terrain::lamps`), sampled with the sky's sampler; per
+            // vertex when the surface is lit per vertex.
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: true },
                 view_dimension: wgpu::TextureViewDimension::D2,
@@ -130,9 +131,10 @@ fn main_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
             },
             count: None,
         },
-        // The sun's shadow cascades, near and far (`render::shadow`), and their sampler.
-        crate::render::bindings::depth_array_entry(6),
-        crate::render::bindings::comparison_sampler_entry(7),
+        // The sun's shadow cascades, near and far (`render::shadow`), and their sampler; the
+        // vertices look in them too (the surface lit per vertex).
+        crate::render::bindings::depth_array_entry(6, wgpu::ShaderStages::VERTEX_FRAGMENT),
+        crate::render::bindings::comparison_sampler_entry(7, wgpu::ShaderStages::VERTEX_FRAGMENT),
     ]
 }
 

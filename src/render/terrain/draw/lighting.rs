@@ -1,0 +1,137 @@
+//! Where the terrain's surface is lit (`FrameSettings::terrain_lighting`): the fragment stage
+//! of each range of instances, and this frame's instances arranged into such ranges.
+
+use std::ops::Range;
+
+use crate::render::settings::TerrainLighting;
+use crate::terrain::{MeshKind, Selection, TerrainInstance};
+
+/// The fragment stage a range of instances is drawn with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(in crate::render::terrain) enum SurfaceShading {
+    /// Everything at every pixel.
+    Pixel,
+    /// Lit at the vertices, the sun's shadow as it reached them.
+    Vertex,
+    /// Lit at the vertices, the sun's shadow at every pixel: a brush's shadow may fall here.
+    VertexShadowedPerPixel,
+}
+
+impl SurfaceShading {
+    /// The fragment entry point (shaders/terrain.wgsl).
+    pub(in crate::render::terrain) fn entry(self) -> &'static str {
+        match self {
+            SurfaceShading::Pixel => "fs_main",
+            SurfaceShading::Vertex => "fs_vertex_lit",
+            SurfaceShading::VertexShadowedPerPixel => "fs_vertex_lit_shadowed",
+        }
+    }
+}
+
+/// A draw of the surface: a kind's mesh over a range of instances, and how it is shaded.
+pub(in crate::render::terrain) type SurfaceDraw = (MeshKind, Range<u32>, SurfaceShading);
+
+/// This frame's instances in `instances` and their draws in `draws`: per kind, lit as
+/// `lighting` says; lit per vertex, the instances a brush's shadow may fall on (`shadowed`,
+/// one flag per instance of the selection; empty: none) first, drawn with their shadows per
+/// pixel.
+pub(in crate::render::terrain) fn arrange(
+    sel: &Selection,
+    lighting: TerrainLighting,
+    shadowed: &[bool],
+    instances: &mut Vec<TerrainInstance>,
+    draws: &mut Vec<SurfaceDraw>,
+) {
+    instances.clear();
+    draws.clear();
+    for (kind, range) in sel.draws() {
+        let (start, end) = (range.start as usize, range.end as usize);
+        let all = &sel.instances[start..end];
+        if lighting == TerrainLighting::Pixel {
+            draws.push((kind, range.clone(), SurfaceShading::Pixel));
+            instances.extend_from_slice(all);
+            continue;
+        }
+        let flags = shadowed.get(start..end);
+        let first = instances.len() as u32;
+        if let Some(flags) = flags {
+            instances.extend(all.iter().zip(flags).filter(|(_, &s)| s).map(|(i, _)| *i));
+        }
+        let split = instances.len() as u32;
+        match flags {
+            Some(flags) => {
+                instances.extend(all.iter().zip(flags).filter(|(_, &s)| !s).map(|(i, _)| *i))
+            }
+            None => instances.extend_from_slice(all),
+        }
+        let last = instances.len() as u32;
+        if split > first {
+            draws.push((kind, first..split, SurfaceShading::VertexShadowedPerPixel));
+        }
+        if last > split {
+            draws.push((kind, split..last, SurfaceShading::Vertex));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instance(level: u32, x: i32) -> TerrainInstance {
+        TerrainInstance {
+            offset: [x, 0],
+            level,
+            rotation: 0,
+        }
+    }
+
+    /// Each kind keeps its instances (the shadowed ones first, in order), each draw covers one
+    /// kind's instances of one class, and per-pixel lighting leaves the selection as it is.
+    #[test]
+    fn arranged_instances_keep_their_kind_and_class() {
+        let mut sel = Selection {
+            instances: (0..7).map(|i| instance(i % 3, i as i32)).collect(),
+            ..Default::default()
+        };
+        sel.ranges[MeshKind::Tile as usize] = 0..4;
+        sel.ranges[MeshKind::Trim as usize] = 4..7;
+        let shadowed = [false, true, false, true, true, true, true];
+        let (mut instances, mut draws) = (Vec::new(), Vec::new());
+        arrange(
+            &sel,
+            TerrainLighting::Vertex,
+            &shadowed,
+            &mut instances,
+            &mut draws,
+        );
+        let offsets: Vec<i32> = instances.iter().map(|i| i.offset[0]).collect();
+        assert_eq!(offsets, [1, 3, 0, 2, 4, 5, 6]);
+        assert_eq!(
+            draws,
+            [
+                (MeshKind::Tile, 0..2, SurfaceShading::VertexShadowedPerPixel),
+                (MeshKind::Tile, 2..4, SurfaceShading::Vertex),
+                (MeshKind::Trim, 4..7, SurfaceShading::VertexShadowedPerPixel),
+            ]
+        );
+        arrange(
+            &sel,
+            TerrainLighting::Vertex,
+            &[],
+            &mut instances,
+            &mut draws,
+        );
+        assert_eq!(instances, sel.instances);
+        assert_eq!(draws[0], (MeshKind::Tile, 0..4, SurfaceShading::Vertex));
+        arrange(
+            &sel,
+            TerrainLighting::Pixel,
+            &shadowed,
+            &mut instances,
+            &mut draws,
+        );
+        assert_eq!(instances, sel.instances);
+        assert_eq!(draws[1], (MeshKind::Trim, 4..7, SurfaceShading::Pixel));
+    }
+}
