@@ -530,7 +530,8 @@ fn a_moving_object_takes_the_pillars_shadow_per_pixel() {
 /// oracle: every term at every pixel). Lit per vertex the picture is the per-pixel one within
 /// a small mean, and the keep's shadow on the hills — drawn per pixel on the pieces a brush's
 /// shadow can fall on — darkens the same pixels: of those the per-pixel frame's shadow
-/// darkens by more than 20 steps, the vertex-lit one darkens nearly all.
+/// darkens by more than 20 steps, the vertex-lit one darkens all but 0.5 % (4,712 of 4,712;
+/// with every piece shadowed per vertex, 4,648: the keep's shadow edge follows the vertices).
 #[test]
 fn terrain_lit_per_vertex_keeps_the_picture_and_the_keeps_shadow() {
     use lanthorn::render::settings::TerrainLighting;
@@ -586,7 +587,7 @@ fn terrain_lit_per_vertex_keeps_the_picture_and_the_keeps_shadow() {
         "lit per vertex {mean:.2} steps from per pixel on average"
     );
     assert!(
-        kept * 100 >= shadow * 97,
+        kept * 1000 >= shadow * 995,
         "{kept} of {shadow} shadow pixels kept"
     );
 }
