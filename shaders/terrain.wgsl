@@ -31,7 +31,6 @@ enable clip_distances;
 #include srgb.inc.wgsl
 #include sun_caster.inc.wgsl
 #include sun_receiver.inc.wgsl
-#include sky_model.inc.wgsl
 
 struct TerrainView {
     // projection × view rotation: eye-relative position → clip
@@ -52,15 +51,12 @@ struct TerrainView {
     // x, y: size of the points target (test hook)
     misc: vec4<f32>,
     // x: unused, y: 1 = flat water surface at sea level,
-    // z: 1 = the sky (and the fog) from the level's cubemap skybox, w: 1 = from the daylight
-    // model (`scattering_sky`; over the skybox)
+    // z: 1 = the sky (and the fog) from the cube at binding 3: the level's skybox, or the
+    // daylight model baked for the sun (render::terrain::sky_cube); w: unused
     flags: vec4<u32>,
     // The screen octagon the terrain shows through (outdoor cells): min/max of x, y, x+y, x-y.
     oct_min: vec4<f32>,
     oct_max: vec4<f32>,
-    // The daylight model (terrain::ScatteringSky::uniform): Perez's A–E for (Y, x, y), then the
-    // zenith scale (Y, x, y) and the exposure (w).
-    sky: array<vec4<f32>, 6>,
     // The point light map's window (terrain::lamps): eye-relative corner x, y; 1 / size x, y.
     lamps: vec4<f32>,
     // x: daylight (the sun, sky light and sky are scaled by it), y: a lamp map texel's scale
@@ -267,24 +263,16 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
 
 // ---- shading ----
 
-// Preetham et al.'s daylight sky in direction `d` (sky_model.inc.wgsl).
-fn scattering_sky(d: vec3<f32>) -> vec3<f32> {
-    return perez_sky(d, view.sun.xyz, view.sky);
-}
-
 // The sky in direction `d`, dimmed at night.
 fn sky_color(d: vec3<f32>) -> vec3<f32> {
     return day_sky_color(d) * view.light.x;
 }
 
 // Horizon colour below the horizon (fog, past the terrain's edge), towards the zenith colour
-// above it; or the daylight model's, or the level's skybox's.
+// above it; or the cube's (the level's skybox, or the daylight sky baked into one).
 fn day_sky_color(d: vec3<f32>) -> vec3<f32> {
-    if (view.flags.w != 0u) {
-        return scattering_sky(d);
-    }
     if (view.flags.z != 0u) {
-        // The level's skybox; below the horizon its horizon ring, so the distance fades into
+        // The cube; below the horizon its horizon ring, so the distance fades into
         // the sky behind it. Cube space is world space turned Y-up: (x, z, -y).
         let h = vec3<f32>(d.x, d.y, max(d.z, 0.0) + 1e-3);
         // Skybox texels are sRGB-encoded; this pass writes linear colour.

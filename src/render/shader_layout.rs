@@ -78,7 +78,7 @@ fn buffer_twins() -> Vec<Twin> {
         ),
         twin!(TerrainView:
             view_proj, inv_view_proj, eye_offset, sun, sky_zenith, sky_horizon, bands, fog, misc,
-            flags, oct_min, oct_max, sky, lamps, light, shadow_rel, shadow, water
+            flags, oct_min, oct_max, lamps, light, shadow_rel, shadow, water
         ),
         twin!(CasterView: world_to_light, rel_to_light),
         // The instance record as a struct: terrain_vertex.inc.wgsl allows a storage buffer of them.

@@ -23,6 +23,7 @@
 mod debug;
 mod draw;
 pub mod lamps;
+mod sky_cube;
 
 use std::time::Instant;
 

@@ -63,8 +63,12 @@ pub struct TerrainDraw {
     pub(in crate::render::terrain) scattering: bool,
     /// The daylight model's uniform and the sun it was made for.
     sky_model: Option<(Vec3, [[f32; 4]; 6])>,
-    /// The sky cube and the point light map the bind group holds.
+    /// The sky cube and the point light map the bind group holds; the cube is the level's
+    /// skybox (or a placeholder), or under the daylight sky its cube for the sun it was baked
+    /// for (`baked_sky`).
     sky_view: wgpu::TextureView,
+    level_sky: wgpu::TextureView,
+    baked_sky: Option<(Vec3, wgpu::TextureView)>,
     lamp_view: wgpu::TextureView,
     /// The point light map's corner and size in the terrain's frame (`set_lamps`).
     lamp_window: Option<(glam::Vec2, glam::Vec2)>,
@@ -120,9 +124,28 @@ impl TerrainDraw {
     /// Draws the sky, and fades the distance into it, from the level's cubemap skybox (a
     /// `Cube` view), so the terrain meets the sky the world's sky surfaces show.
     pub fn set_skybox(&mut self, gpu: &Gpu, skybox: &wgpu::TextureView) {
-        self.sky_view = skybox.clone();
-        self.rebind(gpu);
+        self.level_sky = skybox.clone();
         self.skybox = true;
+        self.bind_sky(gpu);
+    }
+
+    /// Binds the sky this frame shows: under the daylight sky its cube for the terrain's sun
+    /// (baked when the sun moved), else the level's skybox.
+    fn bind_sky(&mut self, gpu: &Gpu) {
+        let sun = self.shading.sun;
+        if self.scattering && self.baked_sky.as_ref().map(|(s, _)| *s) != Some(sun) {
+            let sky = crate::terrain::ScatteringSky::new(sun, crate::terrain::sky::TURBIDITY);
+            let cube = crate::render::terrain::sky_cube::bake(gpu, &sky);
+            self.baked_sky = Some((sun, cube));
+        }
+        let view = match (&self.baked_sky, self.scattering) {
+            (Some((_, cube)), true) => cube,
+            _ => &self.level_sky,
+        };
+        if *view != self.sky_view {
+            self.sky_view = view.clone();
+            self.rebind(gpu);
+        }
     }
 
     /// The lamps' point light map (`terrain::lamps`), its corner offset by `origin` (where the
@@ -369,7 +392,9 @@ impl TerrainDraw {
             skybox: false,
             scattering: false,
             sky_model: None,
-            sky_view: placeholder,
+            sky_view: placeholder.clone(),
+            level_sky: placeholder,
+            baked_sky: None,
             lamp_view: no_lamps,
             lamp_window: None,
             point_lights: false,
@@ -513,11 +538,8 @@ impl TerrainDraw {
     ) {
         self.view = view_uniform(camera, eye_offset, &self.shading);
         self.level_colors = overlay.level_colors;
-        self.view.flags[2] = self.skybox as u32;
-        if self.scattering {
-            self.view.flags[3] = 1;
-            self.view.sky = self.scattering_uniform();
-        }
+        self.bind_sky(gpu);
+        self.view.flags[2] = (self.skybox || self.scattering) as u32;
         self.view.light[0] = self.daylight;
         if let (true, Some((corner, size))) = (self.point_lights, self.lamp_window) {
             let rel = corner - camera.position.truncate();

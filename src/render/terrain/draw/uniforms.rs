@@ -25,9 +25,6 @@ pub struct TerrainView {
     /// octagons; the full screen for a terrain-only scene): min and max of x, y, x+y, x−y.
     pub oct_min: [f32; 4],
     pub oct_max: [f32; 4],
-    /// The scattering sky (`terrain::ScatteringSky::uniform`): Perez rows A–E, then the zenith
-    /// scale with the exposure.
-    pub sky: [[f32; 4]; 6],
     /// The point light map's window: eye-relative x, y of its corner, 1 / its size in x and y.
     pub lamps: [f32; 4],
     /// x: daylight (1 by day; the sun, the sky light and the sky are scaled by it), y: what a
@@ -267,7 +264,6 @@ pub(in crate::render::terrain) fn view_uniform(
         flags: [0, s.flat_water as u32, 0, 0],
         oct_min: crate::geom::Octagon::FULL.min,
         oct_max: crate::geom::Octagon::FULL.max,
-        sky: [[0.0; 4]; 6],
         lamps: [0.0; 4],
         light: [1.0, 0.0, 0.0, 0.0],
         shadow_rel: [[[0.0; 4]; 4]; 2],
