@@ -7,7 +7,7 @@
 //! Depth is reverse-Z like the camera's: 1 is nearest the sun, 0 the farthest; a caster
 //! closer to the sun than a receiver has the greater depth.
 
-use glam::{DMat4, DVec3, DVec4, Mat4, Vec3};
+use glam::{DMat4, DVec2, DVec3, DVec4, Mat4, Vec3};
 
 use super::Camera;
 
@@ -53,6 +53,10 @@ pub struct Cascade {
     pub texel: f64,
     /// World → the sun's clip space: x, y in −1..1 across the sphere, z reverse depth.
     pub world_to_light: DMat4,
+    /// Where the view (from the camera to the last cascade's end) lies across the sun's view
+    /// of this cascade, clipped to it: min and max of x, y. A receiver any pixel samples this
+    /// cascade for lies there, so a caster beside it shadows nothing seen.
+    pub seen: [f64; 4],
 }
 
 impl Cascade {
@@ -113,6 +117,17 @@ pub fn fit_cascades(camera: &Camera, light_dir: Vec3, cfg: &CascadeConfig) -> [C
     let (right, up, toward) = sun_axes(light_dir.as_dvec3());
     let eye = camera.position.as_dvec3();
     let forward = camera.forward().as_dvec3();
+    // The corners of the view the cascades serve: from the eye (a pixel near it may sample the
+    // far cascade where the near one's square does not reach) to the last one's end.
+    let (cam_right, cam_up) = (camera.right().as_dvec3(), camera.up().as_dvec3());
+    let view: Vec<DVec3> = std::iter::once(eye)
+        .chain(
+            [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)].map(|(sx, sy)| {
+                let d = splits[2] as f64;
+                eye + forward * d + cam_right * (sx * tan_x * d) + cam_up * (sy * tan_y * d)
+            }),
+        )
+        .collect();
     let cascade = |n: f32, f: f32, res: u32| {
         let (c, radius) = slice_sphere(n as f64, f as f64, k);
         let texel = 2.0 * radius / res.max(1) as f64;
@@ -133,13 +148,22 @@ pub fn fit_cascades(camera: &Camera, light_dir: Vec3, cfg: &CascadeConfig) -> [C
             (toward / depth_span).extend(-depth_far / depth_span),
             DVec4::new(0.0, 0.0, 0.0, 1.0),
         ];
+        let world_to_light = DMat4::from_cols(rows[0], rows[1], rows[2], rows[3]).transpose();
+        let (mut lo, mut hi) = (DVec2::splat(1.0), DVec2::splat(-1.0));
+        for p in &view {
+            let q = world_to_light.transform_point3(*p).truncate();
+            lo = lo.min(q);
+            hi = hi.max(q);
+        }
+        let (lo, hi) = (lo.max(DVec2::splat(-1.0)), hi.min(DVec2::splat(1.0)));
         Cascade {
             near: n,
             far: f,
             center,
             radius,
             texel,
-            world_to_light: DMat4::from_cols(rows[0], rows[1], rows[2], rows[3]).transpose(),
+            world_to_light,
+            seen: [lo.x, lo.y, hi.x, hi.y],
         }
     };
     [

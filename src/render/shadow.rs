@@ -85,11 +85,13 @@ impl WorldCasters {
     }
 }
 
-/// Whether a box can cast into `cascade`: it overlaps the cascade's box from the sun (across
-/// the sun's view, and not wholly past the far side or beyond the caster reach).
+/// Whether a box can cast into `cascade`: across the sun's view it overlaps where the view
+/// lies in the cascade (`Cascade::seen`: a caster beside that shadows nothing seen), and it
+/// is not wholly past the far side or beyond the caster reach.
 pub fn casts_into(cascade: &Cascade, aabb: &Aabb) -> bool {
     let (lo, hi) = seen_from_sun(cascade, aabb);
-    lo.x <= 1.0 && hi.x >= -1.0 && lo.y <= 1.0 && hi.y >= -1.0 && lo.z <= 1.0 && hi.z >= 0.0
+    let [x0, y0, x1, y1] = cascade.seen;
+    lo.x <= x1 && hi.x >= x0 && lo.y <= y1 && hi.y >= y0 && lo.z <= 1.0 && hi.z >= 0.0
 }
 
 /// A box's bounds in `cascade`'s clip space (x, y across the sun's view, z its reverse depth:
