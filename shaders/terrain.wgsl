@@ -205,8 +205,8 @@ fn water_lift(height: f32) -> f32 {
     return 0.0;
 }
 
-// The surface's outputs for a vertex at `clip`, shaded as seen from `rel` (eye-relative) and
-// lit at the vertex (the sun reaching all of it until `vs_main` looks in the cascades).
+// The surface's outputs for a vertex at `clip`, shaded as seen from `rel` (eye-relative), all
+// but its light (`light_vertex`).
 fn surface_out(s: Surface, m: MeshIn, height: f32, clip: vec4<f32>, rel: vec3<f32>) -> SurfaceOut {
     var out: SurfaceOut;
     out.clip = clip;
@@ -215,7 +215,6 @@ fn surface_out(s: Surface, m: MeshIn, height: f32, clip: vec4<f32>, rel: vec3<f3
     out.level = m.level;
     out.ndc = clip;
     out.fog = fog_at(rel);
-    light_vertex(&out, 1.0);
     return out;
 }
 
@@ -224,8 +223,7 @@ fn surface_out(s: Surface, m: MeshIn, height: f32, clip: vec4<f32>, rel: vec3<f3
 fn light_vertex(out: ptr<function, SurfaceOut>, sun: f32) {
     let o = *out;
     let light = surface_light(o.rel.w, o.normal.xyz, o.level, o.normal.w);
-    let sea_floor = min(o.rel.w, view.bands.x - 1e-3);
-    let sea = surface_light(sea_floor, vec3<f32>(0.0, 0.0, 1.0), o.level, o.normal.w);
+    let sea = lit_by(tinted(water_albedo(o.rel.w), o.level, o.normal.w), vec3<f32>(0.0, 0.0, 1.0));
     let fog = o.fog;
     (*out).shaded = mix(light.sky + light.sun * sun, fog.rgb, fog.a);
     (*out).sea_shaded = mix(sea.sky + sea.sun * sun, fog.rgb, fog.a);
@@ -248,13 +246,14 @@ fn vs_main(m: MeshIn) -> SurfaceOut {
     let height = s.rel.z + frame.camera_offset.z;
     let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
     var out = surface_out(s, m, height, view.view_proj * vec4<f32>(rel, 1.0), rel);
+    var sun = 1.0;
     #ifdef SUN_SHADOWS
     let n = select(s.normal, vec3<f32>(0.0, 0.0, 1.0), height < view.bands.x && view.flags.y != 0u);
     out.shadow_near = sun_coords(0u, rel, n, view.shadow.x);
     out.shadow_far = sun_coords(1u, rel, n, view.shadow.y);
-    let sun = cascaded_sun(shadow_maps, shadow_compare, out.shadow_near, out.shadow_far, length(rel), view.shadow.zw);
-    light_vertex(&out, sun);
+    sun = cascaded_sun(shadow_maps, shadow_compare, out.shadow_near, out.shadow_far, length(rel), view.shadow.zw);
     #endif
+    light_vertex(&out, sun);
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(out.clip, view.oct_min, view.oct_max);
     #endif
@@ -299,8 +298,7 @@ fn level_color(level: u32) -> vec3<f32> {
 fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
     let sea = view.bands.x;
     let snow_line = view.bands.y;
-    let depth = clamp((sea - h) / max(view.bands.z, 1e-3) * 4.0, 0.0, 1.0);
-    let water = mix(vec3<f32>(0.10, 0.34, 0.42), vec3<f32>(0.015, 0.06, 0.17), sqrt(depth));
+    let water = water_albedo(h);
     let land = (h - sea) / max(snow_line - sea, 1e-3);
     let grass = vec3<f32>(0.16, 0.32, 0.08);
     let scrub = vec3<f32>(0.36, 0.34, 0.18);
@@ -314,6 +312,12 @@ fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
     let snowy = smoothstep(0.95, 1.05, land) * smoothstep(0.45, 0.70, up);
     // One exit (an early return under water made lavapipe mask all that follows).
     return select(mix(c, snow, snowy), water, h < sea);
+}
+
+// The sea's colour over ground at height `h` (deeper is darker).
+fn water_albedo(h: f32) -> vec3<f32> {
+    let depth = clamp((view.bands.x - h) / max(view.bands.z, 1e-3) * 4.0, 0.0, 1.0);
+    return mix(vec3<f32>(0.10, 0.34, 0.42), vec3<f32>(0.015, 0.06, 0.17), sqrt(depth));
 }
 
 fn fog_amount(d: f32) -> f32 {
@@ -357,18 +361,29 @@ struct SurfaceLight {
 
 fn surface_light(height: f32, normal: vec3<f32>, level: u32, morph: f32) -> SurfaceLight {
     var n = normalize(normal);
-    var albedo = terrain_albedo(height, n.z);
+    let albedo = tinted(terrain_albedo(height, n.z), level, morph);
     if (height < view.bands.x) {
         // Water: lit as a flat surface.
         n = vec3<f32>(0.0, 0.0, 1.0);
     }
-    // The overlay and the lamps are variants, not uniform branches: lavapipe runs a branch
-    // its fragments could take whether or not any does (the lamps' fetch alone cost 3 ms of
-    // the outside camera's frame, the overlay's colours 2 ms).
+    return lit_by(albedo, n);
+}
+
+// `albedo` with the level-colour overlay's tint for `level` and `morph`. The overlay and the
+// lamps are variants, not uniform branches: lavapipe runs a branch its fragments could take
+// whether or not any does (the lamps' fetch alone cost 3 ms of the outside camera's frame, the
+// overlay's colours 2 ms).
+fn tinted(albedo: vec3<f32>, level: u32, morph: f32) -> vec3<f32> {
     #ifdef LEVEL_COLORS
     let lc = mix(level_color(level), level_color(level + 1u), morph);
-    albedo = mix(albedo, lc, 0.65);
+    return mix(albedo, lc, 0.65);
+    #else
+    return albedo;
     #endif
+}
+
+// A surface of colour `albedo` facing `n` (unit) in the sky's and the sun's light.
+fn lit_by(albedo: vec3<f32>, n: vec3<f32>) -> SurfaceLight {
     let ambient = view.sun.w;
     let sky_light = 0.5 + 0.5 * n.z;
     let light = ambient * sky_light * view.light.x;
@@ -526,6 +541,7 @@ fn vs_reflected(m: MeshIn) -> SurfaceOut {
     out.shadow_near = vec3<f32>(0.0);
     out.shadow_far = vec3<f32>(0.0);
     #endif
+    light_vertex(&out, 1.0);
     #ifdef CLIP_DISTANCES
     out.clip_distances = array<f32, 8>(1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
     #endif
