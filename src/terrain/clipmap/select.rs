@@ -15,6 +15,10 @@ pub struct ClipmapSelector {
     /// has turned them into the sky behind (`TerrainShading::fogged_out_distance`). `None`
     /// draws them.
     pub fogged_out: Option<f32>,
+    /// Levels left out past the finest one the camera's height calls for (0: none): the next
+    /// coarser level draws all its tiles where they were. The sun's far cascade takes its
+    /// casters so: its texels are wider than the finest levels' quads.
+    pub coarsen: u32,
     selection: Selection,
     per_kind: [Vec<TerrainInstance>; 5],
     triangles: [u64; 5],
@@ -32,6 +36,7 @@ impl ClipmapSelector {
             cull: true,
             screen: Octagon::FULL,
             fogged_out: None,
+            coarsen: 0,
             selection: Selection::default(),
             per_kind: Default::default(),
             triangles,
@@ -140,7 +145,7 @@ impl ClipmapSelector {
             }
         }
         self.prev_first = Some(first);
-        first
+        (first + self.coarsen).min(cfg.levels - 1)
     }
 
     /// The surviving instances into `selection.instances`, grouped by kind, and their triangles.
