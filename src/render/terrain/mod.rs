@@ -297,13 +297,11 @@ impl Terrain {
             eye,
             &mut self.lines,
         );
-        let casters = match (&self.shadows, &mut self.caster_selectors, self.shadows_on) {
-            (Some(shadows), Some([near, far]), true) => {
-                let (heightmap, pyramid) = (&c.heightmap, &mut c.pyramid);
-                let near = near.select(&sel_cam, heightmap, pyramid);
-                let far = far.select(&sel_cam, heightmap, pyramid);
-                let pieces = (&cfg, heightmap, pyramid);
-                caster_instances(shadows, pieces, [near, far], self.origin)
+        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on);
+        let casters = match (shadows, &mut self.caster_selectors) {
+            (Some(shadows), Some(selectors)) => {
+                let pieces = (&cfg, &c.heightmap, &mut c.pyramid);
+                caster_instances(shadows, pieces, selectors, &sel_cam, self.origin)
             }
             _ => Default::default(),
         };
@@ -363,20 +361,22 @@ impl Terrain {
 /// valleys' shadows no longer matched the heightmap's rays).
 const FAR_CASTERS_COARSER: u32 = 1;
 
-/// Per shadow cascade, the instances of its selection whose bounds (the pyramid's height
-/// range, the terrain placed at `origin` in the level) fall in its box from the sun, by kind
-/// in the selection's order; the seams, which have no area, are left out.
+/// Per shadow cascade, the instances of its selector's selection for `camera` whose bounds
+/// (the pyramid's height range, the terrain placed at `origin` in the level) fall in its box
+/// from the sun, by kind in the selection's order; the seams, which have no area, are left out.
 fn caster_instances(
     shadows: &SunShadows,
     (cfg, heightmap, pyramid): (&ClipmapConfig, &Heightmap, &mut MinMaxPyramid),
-    selections: [&Selection; CASCADES],
+    selectors: &mut [ClipmapSelector; CASCADES],
+    camera: &Camera,
     origin: Vec3,
 ) -> [Vec<(MeshKind, TerrainInstance)>; CASCADES] {
     let Some(cascades) = &shadows.cascades else {
         return Default::default();
     };
     let mut out: [Vec<_>; CASCADES] = Default::default();
-    for ((c, list), selection) in cascades.iter().zip(out.iter_mut()).zip(selections) {
+    for ((c, list), selector) in cascades.iter().zip(out.iter_mut()).zip(selectors) {
+        let selection = selector.select(camera, heightmap, pyramid);
         for (kind, range) in selection.draws() {
             if kind == MeshKind::Seam {
                 continue;
