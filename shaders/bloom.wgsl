@@ -1,21 +1,21 @@
 // Bloom (render::bloom), seed 003's "downsample, colour remap, separable Gaussian" on the
 // frame in linear light: the bright pass averages 2×2 blocks of the frame and keeps what is
-// brighter than a threshold (a soft knee), four such blocks averaged into each texel of a
-// quarter of the frame; a Gaussian blurs it horizontally and vertically, and the composite
+// brighter than a threshold (a soft knee), sixteen such blocks averaged into each texel of an
+// eighth of the frame; a Gaussian blurs it horizontally and vertically, and the composite
 // adds it, upsampled bilinearly, onto the frame. The averages and the upsampling are bilinear
 // samples; the blur's 13 taps are 7 bilinear samples (a pair of taps is one sample between
 // them, weighted by their sum). The CPU reference (render::bloom::reference) takes the taps
 // one by one.
 //
 // Only the tiles near light past the threshold run the blurs and the composite: the bright pass
-// marks each tile of BLOOM_TILE² quarter texels it writes light into, and the later steps draw
+// marks each tile of BLOOM_TILE² eighth texels it writes light into, and the later steps draw
 // a tile where it or a neighbour is marked (the Gaussian reaches 6 texels, less than a tile).
 // Elsewhere the bloom is exactly zero, and on a CPU rasterizer a full-screen pass costs as much
 // for zeros as for light (a sun over the horizon lights a tenth of the frame).
-//   vs_fullscreen / fs_bright      frame → quarter: 2×2 averages, colour remap, 2×2 average;
+//   vs_fullscreen / fs_bright      frame → eighth: 2×2 averages, colour remap, 4×4 average;
 //                                  marks the tiles with light
-//   vs_lit_tiles / fs_blur_h, _v   quarter ↔ scratch: 13-tap Gaussian (σ = 3 texels)
-//   vs_lit_tiles / fs_composite    quarter → frame, added (blend one + one)
+//   vs_lit_tiles / fs_blur_h, _v   eighth ↔ scratch: 13-tap Gaussian (σ = 1.5 texels)
+//   vs_lit_tiles / fs_composite    eighth → frame, added (blend one + one)
 
 struct BloomUniform {
     // x: the luminance (linear) where bloom starts, y: the width of its soft knee, z: the
@@ -33,17 +33,17 @@ struct BloomUniform {
 
 #include fullscreen.inc.wgsl
 
-// Quarter texels a side of a tile.
-const BLOOM_TILE: u32 = 16u;
+// Eighth texels a side of a tile (64 pixels of the frame).
+const BLOOM_TILE: u32 = 8u;
 
 // One word per tile, row by row: non-zero where the bright pass wrote light (cleared each
 // frame). The bright pass writes them, the tiled steps read them.
 @group(1) @binding(0) var<storage, read_write> marks: array<atomic<u32>>;
 @group(1) @binding(1) var<storage, read> lit: array<u32>;
 
-// Tiles across and down a quarter texture of `quarter` texels.
-fn tile_grid(quarter: vec2<u32>) -> vec2<u32> {
-    return (quarter + vec2<u32>(BLOOM_TILE - 1u)) / BLOOM_TILE;
+// Tiles across and down the bloom's texture of `eighth` texels.
+fn tile_grid(eighth: vec2<u32>) -> vec2<u32> {
+    return (eighth + vec2<u32>(BLOOM_TILE - 1u)) / BLOOM_TILE;
 }
 
 // The frame averaged over the 2×2 block under a half-size pixel centred at `uv`: one bilinear
@@ -56,22 +56,22 @@ fn bright(uv: vec2<f32>) -> vec3<f32> {
     return c * smoothstep(t, t + bloom.params.y, luma);
 }
 
-// A quarter-size texel: the mean of the four half-size pixels it covers, each `bright`.
+// An eighth-size texel: the mean of the 4×4 half-size pixels it covers, each `bright`.
 @fragment
 fn fs_bright(in: FullscreenOut) -> @location(0) vec4<f32> {
     let half = vec2<f32>(textureDimensions(source) / 2u);
     let q = floor(in.clip.xy);
     var sum = vec3<f32>(0.0);
-    for (var k = 0u; k < 4u; k++) {
-        let h = 2.0 * q + vec2<f32>(f32(k & 1u), f32(k >> 1u)) + 0.5;
+    for (var k = 0u; k < 16u; k++) {
+        let h = 4.0 * q + vec2<f32>(f32(k & 3u), f32(k >> 2u)) + 0.5;
         sum += bright(h / half);
     }
     if any(sum > vec3<f32>(0.0)) {
-        let quarter = max(textureDimensions(source) / 4u, vec2<u32>(1u));
+        let eighth = max(textureDimensions(source) / 8u, vec2<u32>(1u));
         let tile = vec2<u32>(q) / BLOOM_TILE;
-        atomicStore(&marks[tile.y * tile_grid(quarter).x + tile.x], 1u);
+        atomicStore(&marks[tile.y * tile_grid(eighth).x + tile.x], 1u);
     }
-    return vec4<f32>(sum * 0.25, 1.0);
+    return vec4<f32>(sum / 16.0, 1.0);
 }
 
 // Whether tile `t` of `grid` or one of its eight neighbours holds light.
@@ -87,18 +87,18 @@ fn near_light(t: vec2<u32>, grid: vec2<u32>) -> bool {
 }
 
 // Corner `i` of tile `t`'s two triangles (instance `t`, six vertices) over a target of the
-// frame's proportions, whose quarter is `source`; a tile far from light collapses outside.
+// frame's proportions, whose eighth is `source`; a tile far from light collapses outside.
 @vertex
 fn vs_lit_tiles(@builtin(vertex_index) i: u32, @builtin(instance_index) t: u32) -> FullscreenOut {
-    let quarter = textureDimensions(source);
-    let grid = tile_grid(quarter);
+    let eighth = textureDimensions(source);
+    let grid = tile_grid(eighth);
     let tile = vec2<u32>(t % grid.x, t / grid.x);
     let corners = array<vec2<u32>, 6>(
         vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), vec2<u32>(0u, 1u),
         vec2<u32>(0u, 1u), vec2<u32>(1u, 0u), vec2<u32>(1u, 1u)
     );
-    let texel = min((tile + corners[i]) * BLOOM_TILE, quarter);
-    let uv = vec2<f32>(texel) / vec2<f32>(quarter);
+    let texel = min((tile + corners[i]) * BLOOM_TILE, eighth);
+    let uv = vec2<f32>(texel) / vec2<f32>(eighth);
     var out: FullscreenOut;
     out.clip = vec4<f32>(uv * vec2<f32>(2.0, -2.0) + vec2<f32>(-1.0, 1.0), 0.0, 1.0);
     if !near_light(tile, grid) {

@@ -1,6 +1,6 @@
 //! Bloom (seed 003's "downsample, colour remap, separable Gaussian"): light brighter than a
 //! threshold bleeds into its surroundings. Three offscreen passes into textures of its own
-//! (the bright pass straight to a quarter of the frame, a horizontal and a vertical blur) and
+//! (the bright pass straight to an eighth of the frame, a horizontal and a vertical blur) and
 //! its own pass adding the result onto the frame. All in linear light on the LDR
 //! frame; with bloom off nothing of it runs and the frame is untouched. [`reference`] is the
 //! same chain on the CPU, which the GPU test checks the pass against.
@@ -41,8 +41,9 @@ impl BloomParams {
     };
 }
 
-/// The Gaussian's standard deviation in quarter-frame texels, and its taps each side.
-pub const SIGMA: f32 = 3.0;
+/// The Gaussian's standard deviation in eighth-frame texels (12 pixels of the frame), and its
+/// taps each side.
+pub const SIGMA: f32 = 1.5;
 pub const TAPS: usize = 6;
 
 /// The uniform of shaders/bloom.wgsl.
@@ -87,22 +88,23 @@ pub fn gaussian_weights() -> [f32; TAPS + 1] {
 const BLOOM_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
 /// The offscreen steps: label, fragment entry, which texture it reads and which it writes
-/// (0 the frame, 1 quarter, 2 scratch).
+/// (0 the frame, 1 eighth, 2 scratch).
 const STEPS: [(&str, &str, usize, usize); 3] = [
     ("bloom bright", "fs_bright", 0, 1),
     ("bloom blur h", "fs_blur_h", 1, 2),
     ("bloom blur v", "fs_blur_v", 2, 1),
 ];
 
-/// Quarter texels a side of the tiles the bright pass marks (WGSL `BLOOM_TILE`): at least the
-/// blur's reach, so light in one tile blooms only into it and its eight neighbours.
-pub const TILE: u32 = 16;
+/// Eighth texels a side of the tiles the bright pass marks (WGSL `BLOOM_TILE`, 64 pixels of the
+/// frame): at least the blur's reach, so light in one tile blooms only into it and its eight
+/// neighbours.
+pub const TILE: u32 = 8;
 const _: () = assert!(TILE as usize >= TAPS);
 
 pub struct BloomPass {
-    /// Quarter and scratch (quarter) textures' views.
+    /// Eighth and scratch (eighth) textures' views.
     views: [wgpu::TextureView; 2],
-    /// Per step, and the composite (reading the quarter).
+    /// Per step, and the composite (reading the eighth).
     bind_groups: [wgpu::BindGroup; 4],
     pipelines: [wgpu::RenderPipeline; 4],
     /// The tiles with light (`marks` as the bright pass writes it, `lit` as the later steps
@@ -126,14 +128,11 @@ impl BloomPass {
     ) -> BloomPass {
         let device = &gpu.device;
         let (w, h) = size;
-        let half = ((w / 2).max(1), (h / 2).max(1));
-        let quarter = ((half.0 / 2).max(1), (half.1 / 2).max(1));
+        let eighth = eighth_size((w, h));
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
-        let views =
-            [("bloom quarter", quarter), ("bloom scratch", quarter)].map(|(label, size)| {
-                target_texture(gpu, label, size, BLOOM_FORMAT, usage)
-                    .create_view(&Default::default())
-            });
+        let views = [("bloom eighth", eighth), ("bloom scratch", eighth)].map(|(label, size)| {
+            target_texture(gpu, label, size, BLOOM_FORMAT, usage).create_view(&Default::default())
+        });
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
@@ -187,7 +186,7 @@ impl BloomPass {
             bind_group(sources[STEPS[2].2]),
             bind_group(&views[0]),
         ];
-        let grid = (quarter.0.div_ceil(TILE), quarter.1.div_ceil(TILE));
+        let grid = (eighth.0.div_ceil(TILE), eighth.1.div_ceil(TILE));
         let tile_count = grid.0 * grid.1;
         let tiles = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bloom tiles"),
@@ -223,7 +222,7 @@ impl BloomPass {
         gpu.queue.write_buffer(&self.tiles, 0, &self.no_marks);
     }
 
-    /// The blurred bright light at a quarter of the frame, as the composite adds it (times the
+    /// The blurred bright light at an eighth of the frame, as the composite adds it (times the
     /// intensity).
     pub fn blurred(&self) -> &wgpu::TextureView {
         &self.views[0]
@@ -380,8 +379,9 @@ impl BloomPass {
 /// `size`), at full size. Same steps, texel reads and bilinear upsampling as the shader.
 pub fn reference(frame: &[[f32; 3]], size: (u32, u32), params: BloomParams) -> Vec<[f32; 3]> {
     let (w, h) = size;
-    let half_size = ((w / 2).max(1), (h / 2).max(1));
-    let quarter_size = ((half_size.0 / 2).max(1), (half_size.1 / 2).max(1));
+    let half_size = halved((w, h));
+    let quarter_size = halved(half_size);
+    let eighth_size = halved(quarter_size);
     let half: Vec<[f32; 3]> = downsample(frame, size, half_size)
         .into_iter()
         .map(|c| {
@@ -391,11 +391,22 @@ pub fn reference(frame: &[[f32; 3]], size: (u32, u32), params: BloomParams) -> V
         })
         .collect();
     let quarter = block_means(&half, half_size, quarter_size);
-    let blurred = blur(&blur(&quarter, quarter_size, (1, 0)), quarter_size, (0, 1));
-    downsample(&blurred, quarter_size, size)
+    let eighth = block_means(&quarter, quarter_size, eighth_size);
+    let blurred = blur(&blur(&eighth, eighth_size, (1, 0)), eighth_size, (0, 1));
+    downsample(&blurred, eighth_size, size)
         .into_iter()
         .map(|c| c.map(|v| v * params.intensity))
         .collect()
+}
+
+/// A size halved, as the chain's steps round it (at least a texel).
+fn halved((w, h): (u32, u32)) -> (u32, u32) {
+    ((w / 2).max(1), (h / 2).max(1))
+}
+
+/// The bloom's texture size for a frame of `size`: halved three times.
+fn eighth_size(size: (u32, u32)) -> (u32, u32) {
+    halved(halved(halved(size)))
 }
 
 fn smoothstep(a: f32, b: f32, x: f32) -> f32 {
@@ -480,25 +491,25 @@ mod tests {
     /// the averages and the normalised blur), and a frame below the threshold adds nothing.
     #[test]
     fn the_reference_keeps_the_bright_energy_and_ignores_the_dark() {
-        let size = (64, 64);
+        let size = (128, 128);
         let params = BloomParams::default();
-        let dark = vec![[0.3; 3]; 64 * 64];
+        let dark = vec![[0.3; 3]; 128 * 128];
         assert!(reference(&dark, size, params)
             .iter()
             .all(|c| c.iter().all(|&v| v == 0.0)));
-        let mut bright = vec![[0.0; 3]; 64 * 64];
-        // A 4×4 white block on quarter-texel boundaries: its quarter texel is white.
-        for y in 32..36 {
-            for x in 32..36 {
-                bright[y * 64 + x] = [1.0; 3];
+        let mut bright = vec![[0.0; 3]; 128 * 128];
+        // An 8×8 white block on eighth-texel boundaries: its eighth texel is white.
+        for y in 64..72 {
+            for x in 64..72 {
+                bright[y * 128 + x] = [1.0; 3];
             }
         }
         let added = reference(&bright, size, params);
         let total: f32 = added.iter().map(|c| c[1]).sum();
-        // 16 white texels × intensity, spread: the sum over the frame keeps it (bilinear
-        // upsampling of a quarter texel covers 16 pixels).
+        // 64 white texels × intensity, spread: the sum over the frame keeps it (bilinear
+        // upsampling of an eighth texel covers 64 pixels).
         assert!(
-            (total - 16.0 * params.intensity).abs() < 0.01 * 16.0,
+            (total - 64.0 * params.intensity).abs() < 0.01 * 64.0,
             "{total}"
         );
         let peak = added.iter().map(|c| c[1]).fold(0.0, f32::max);
