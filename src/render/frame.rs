@@ -199,7 +199,10 @@ impl Renderer {
         let placement = TerrainPlacement {
             origin: self.terrain_origin,
             sun_direction: self.sun_direction,
-            skybox: self.world.skybox_active.then_some(&self.world.skybox_view),
+            skybox: self
+                .world
+                .skybox_active
+                .then_some(&self.world.skybox_linear_view),
             lamps: self.lamp_map.as_ref(),
         };
         self.terrain = Some(Terrain::in_level(

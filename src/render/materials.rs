@@ -127,7 +127,9 @@ fn square_array(gpu: &Gpu, label: &str, side: u32, layers: &[Vec<u8>], mips: u32
         dimension: wgpu::TextureDimension::D2,
         format: wgpu::TextureFormat::Rgba8Unorm,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
+        // The texels are sRGB-encoded: a pass may let the sampler decode them (the terrain's
+        // sky) where the world's shader decodes them itself.
+        view_formats: &[wgpu::TextureFormat::Rgba8UnormSrgb],
     });
     for (layer, base) in layers.iter().enumerate() {
         let mut level = base.clone();

@@ -115,7 +115,8 @@ pub struct TerrainPlacement<'a> {
     /// The direction the level's sunlight travels (`_sun_mangle`): the terrain is lit from the
     /// same side.
     pub sun_direction: Option<Vec3>,
-    /// The level's cubemap skybox (a `Cube` view): the terrain's sky and fog show it.
+    /// The level's cubemap skybox (a `Cube` view decoding its sRGB texels): the terrain's sky
+    /// and fog show it.
     pub skybox: Option<&'a wgpu::TextureView>,
     /// The level's lamps splatted (`terrain::lamps`): the terrain's point light map.
     pub lamps: Option<&'a crate::terrain::lamps::LampMap>,

@@ -28,7 +28,7 @@ fn texel_direction(face: u32, i: u32, j: u32) -> Vec3 {
     Vec3::new(c.x, -c.z, c.y).normalize()
 }
 
-/// `sky` as a cube of sRGB-encoded texels (as a level's skybox is: the shader decodes them).
+/// `sky` as a cube of sRGB texels (as a level's skybox is; the sampler decodes them).
 pub(in crate::render::terrain) fn bake(gpu: &Gpu, sky: &ScatteringSky) -> wgpu::TextureView {
     let mut texels = Vec::with_capacity((6 * FACE * FACE * 4) as usize);
     for face in 0..6 {
@@ -58,7 +58,7 @@ pub(in crate::render::terrain) fn bake(gpu: &Gpu, sky: &ScatteringSky) -> wgpu::
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
             usage: wgpu::TextureUsages::TEXTURE_BINDING,
             view_formats: &[],
         },

@@ -137,6 +137,8 @@ pub struct WorldPass {
     pub skybox_active: bool,
     /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
     pub skybox_view: wgpu::TextureView,
+    /// The same cube decoding its sRGB texels as the sampler reads them (the terrain's sky).
+    pub skybox_linear_view: wgpu::TextureView,
     /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
     /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
     /// faces seen from behind through cracks would only add noise).
@@ -208,12 +210,9 @@ impl WorldPass {
         let frame_buffer = uniform_buffer::<WorldFrame>(device, "world frame");
         let max_records = max_records(level, &mesh);
         let (records, indirect) = create_draw_buffers(device, max_records);
-        let lightmap = super::materials::lightmap_texture(
-            gpu,
-            &level.lightmaps,
-            light_atlas::atlas_rgba(level),
-        );
-        let (skybox_view, skybox_active) = skybox_view(gpu, level);
+        let atlas = light_atlas::atlas_rgba(level);
+        let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps, atlas);
+        let (skybox_view, skybox_linear_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
         let object_light = object_light::ObjectLight::create(device, level);
         let object_lamps = object_lamps::ObjectLamps::create(device, level);
@@ -277,6 +276,7 @@ impl WorldPass {
             linear_filtering: false,
             skybox_active,
             skybox_view,
+            skybox_linear_view,
             back_faces_occlude: level
                 .cells
                 .iter()
@@ -585,18 +585,22 @@ fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
         .max(MAX_RECORDS_MIN)
 }
 
-/// The level's cubemap skybox as a cube view (a placeholder where it has none), and whether it
-/// has one.
-fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, bool) {
+/// The level's cubemap skybox as a cube view of its sRGB-encoded texels and as one the
+/// sampler decodes (a placeholder where it has none), and whether it has one.
+fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, wgpu::TextureView, bool) {
     let (skybox, active) = super::materials::skybox_texture(
         gpu,
         level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
     );
-    let view = skybox.create_view(&wgpu::TextureViewDescriptor {
-        dimension: Some(wgpu::TextureViewDimension::Cube),
-        ..Default::default()
-    });
-    (view, active)
+    let view = |format| {
+        skybox.create_view(&wgpu::TextureViewDescriptor {
+            format,
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        })
+    };
+    let linear = view(Some(wgpu::TextureFormat::Rgba8UnormSrgb));
+    (view(None), linear, active)
 }
 
 /// A uniform buffer the size of `T`.

@@ -122,7 +122,8 @@ pub struct TerrainDraw {
 
 impl TerrainDraw {
     /// Draws the sky, and fades the distance into it, from the level's cubemap skybox (a
-    /// `Cube` view), so the terrain meets the sky the world's sky surfaces show.
+    /// `Cube` view that decodes its sRGB texels), so the terrain meets the sky the world's sky
+    /// surfaces show.
     pub fn set_skybox(&mut self, gpu: &Gpu, skybox: &wgpu::TextureView) {
         self.level_sky = skybox.clone();
         self.skybox = true;
