@@ -122,8 +122,8 @@ struct SurfaceOut {
     @location(11) shaded: vec3<f32>,
     @location(4) sea_shaded: vec3<f32>,
     #ifdef WATER_REFLECTIONS
-    // The sea's reflection goes under the fog: the colour in the sky's (and the lamps') light
-    // (rgb) and the sun reaching the vertex (w), and what the sun adds, before the fog.
+    // The sea's reflection goes under the fog: the colour in the sky's light (rgb) and the sun
+    // reaching the vertex (w), and what the sun adds, before the fog.
     @location(9) lit: vec4<f32>,
     @location(10) sunlit: vec3<f32>,
     #endif
@@ -350,8 +350,8 @@ fn sun_coords(c: u32, rel: vec3<f32>, n: vec3<f32>, t: f32) -> vec3<f32> {
     return vec3<f32>(q.x * 0.5 + 0.5, 0.5 - q.y * 0.5, q.z);
 }
 
-// A surface point's colour before the fog: lit by the sky (and the lamps), and what the sun
-// adds where it reaches.
+// A surface point's colour before the fog: lit by the sky, and what the sun adds where it
+// reaches (the lamps multiply `albedo`, per pixel).
 struct SurfaceLight {
     sky: vec3<f32>,
     sun: vec3<f32>,

@@ -421,9 +421,12 @@ fn world_shadowed(
     for (kind, range) in selection.draws() {
         for inst in &selection.instances[range.start as usize..range.end as usize] {
             let b = instance_aabb(cfg, kind, inst, heightmap, pyramid);
-            let shadowed = ground_parts(heightmap, pyramid, &b, 8)
-                .iter()
-                .any(|part| shadows.world_shadow_may_fall_on(&part.translated(origin)));
+            // The parts only where the whole piece may be shadowed (they lie inside it): most
+            // pieces are ruled out by their box alone, each frame.
+            let shadowed = shadows.world_shadow_may_fall_on(&b.translated(origin))
+                && ground_parts(heightmap, pyramid, &b, 8)
+                    .iter()
+                    .any(|part| shadows.world_shadow_may_fall_on(&part.translated(origin)));
             out.push(shadowed);
         }
     }
