@@ -43,7 +43,7 @@ pub use clipmap::{
     TerrainInstance,
 };
 pub use heightmap::{FractalNoise, Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
-pub use mesh::{ClipmapMeshes, Mesh};
+pub use mesh::{ClipmapMeshes, Mesh, MeshPart, PartRun};
 pub use pyramid::MinMaxPyramid;
 pub use shading::TerrainShading;
 pub use sky::ScatteringSky;

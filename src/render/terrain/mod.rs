@@ -378,7 +378,7 @@ fn caster_instances(
     let mut out: [Vec<_>; CASCADES] = Default::default();
     for ((c, list), selector) in cascades.iter().zip(out.iter_mut()).zip(selectors) {
         let selection = selector.select(camera, heightmap, pyramid);
-        for (kind, range) in selection.draws() {
+        for (kind, _, range) in selection.draws() {
             if kind == MeshKind::Seam {
                 continue;
             }
@@ -399,7 +399,7 @@ fn reaches_under(
     selection: &Selection,
     sea: f32,
 ) -> bool {
-    selection.draws().any(|(kind, range)| {
+    selection.draws().any(|(kind, _, range)| {
         selection.instances[range.start as usize..range.end as usize]
             .iter()
             .any(|inst| instance_aabb(cfg, kind, inst, heightmap, pyramid).min.z < sea)
@@ -418,7 +418,7 @@ fn world_shadowed(
 ) {
     out.clear();
     let Some(shadows) = shadows else { return };
-    for (kind, range) in selection.draws() {
+    for (kind, _, range) in selection.draws() {
         for inst in &selection.instances[range.start as usize..range.end as usize] {
             let b = instance_aabb(cfg, kind, inst, heightmap, pyramid);
             // The parts only where the whole piece may be shadowed (they lie inside it): most

@@ -25,7 +25,7 @@ use std::ops::Range;
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec2, DVec3, Vec3, Vec4};
 
-use super::{Heightmap, MinMaxPyramid, TerrainError};
+use super::{Heightmap, MinMaxPyramid, PartRun, TerrainError};
 use crate::geom::{Camera, Octagon, Plane};
 
 /// The static mesh kinds, also the order of instance ranges in a [`Selection`].
@@ -347,12 +347,19 @@ pub struct SelectStats {
     pub pyramid_queries: u32,
     /// Pieces dropped because the fog hides them wholly (counted in `pieces_culled` too).
     pub pieces_fogged: u32,
-    /// Triangles of the surviving instances (seam triangles included).
+    /// Triangles drawn: of the surviving instances' parts (seam triangles included).
     pub triangles: u64,
+    /// Parts of surviving pieces left out (wholly outside the frustum).
+    pub parts_culled: u32,
 }
 
+/// The most draws a selection makes: a draw per kind and run of its mesh's parts (the filler
+/// has one part, the other kinds four, so 4 × 4 runs each), whatever the number of levels.
+pub const MAX_DRAWS: usize = 1 + 4 * 16;
+
 /// The output of one selection. `instances` is grouped by [`MeshKind`]; `ranges[kind]` is that
-/// kind's slice — upload `instances` as-is and draw each kind with its instance range.
+/// kind's slice, and within it by the run of the mesh's parts the frustum sees (`runs`) —
+/// upload `instances` as-is and draw each of [`Selection::draws`].
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     pub frame: TerrainFrame,
@@ -362,6 +369,8 @@ pub struct Selection {
     pub levels: Vec<LevelPlacement>,
     pub instances: Vec<TerrainInstance>,
     pub ranges: [Range<u32>; 5],
+    /// Each kind's instances by the parts drawn of them: sub-ranges of `ranges[kind]`, in order.
+    pub runs: Vec<(MeshKind, PartRun, Range<u32>)>,
     pub stats: SelectStats,
     /// Culled instances (for the "culled tiles" overlay), grouped the same way.
     pub culled: Vec<(MeshKind, TerrainInstance)>,
@@ -379,12 +388,10 @@ impl Selection {
         &self.instances[r.start as usize..r.end as usize]
     }
 
-    /// The draws of this frame: each non-empty kind with its instance range (at most 5).
-    pub fn draws(&self) -> impl Iterator<Item = (MeshKind, Range<u32>)> + '_ {
-        MeshKind::ALL
-            .into_iter()
-            .map(|k| (k, self.ranges[k as usize].clone()))
-            .filter(|(_, r)| !r.is_empty())
+    /// The draws of this frame: a kind, the run of its mesh's parts and the instances drawn
+    /// so (none empty; every instance in one).
+    pub fn draws(&self) -> impl Iterator<Item = (MeshKind, PartRun, Range<u32>)> + '_ {
+        self.runs.iter().cloned()
     }
 }
 

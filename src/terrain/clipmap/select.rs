@@ -20,8 +20,8 @@ pub struct ClipmapSelector {
     /// casters so: its texels are wider than the finest levels' quads.
     pub coarsen: u32,
     selection: Selection,
-    per_kind: [Vec<TerrainInstance>; 5],
-    triangles: [u64; 5],
+    per_kind: [Vec<(TerrainInstance, PartRun)>; 5],
+    meshes: crate::terrain::ClipmapMeshes,
     global_z: Option<(f32, f32)>,
     prev_first: Option<u32>,
 }
@@ -30,7 +30,6 @@ impl ClipmapSelector {
     pub fn new(cfg: ClipmapConfig) -> Result<Self, TerrainError> {
         cfg.validate()?;
         let meshes = crate::terrain::ClipmapMeshes::new(&cfg);
-        let triangles = MeshKind::ALL.map(|k| meshes.get(k).triangle_count() as u64);
         Ok(Self {
             cfg,
             cull: true,
@@ -39,7 +38,7 @@ impl ClipmapSelector {
             coarsen: 0,
             selection: Selection::default(),
             per_kind: Default::default(),
-            triangles,
+            meshes,
             global_z: None,
             prev_first: None,
         })
@@ -88,6 +87,7 @@ impl ClipmapSelector {
             pyramid,
             sel,
             per_kind: &mut self.per_kind,
+            meshes: &self.meshes,
         };
         for l in 0..cfg.levels {
             let p = cfg.placement(cam2, l);
@@ -148,16 +148,31 @@ impl ClipmapSelector {
         (first + self.coarsen).min(cfg.levels - 1)
     }
 
-    /// The surviving instances into `selection.instances`, grouped by kind, and their triangles.
+    /// The surviving instances into `selection.instances`, grouped by kind and then by the
+    /// run of parts drawn (runs in the order they first come, nearer levels first; instances in
+    /// selection order within each), and their triangles.
     fn gather_instances(&mut self) {
         let sel = &mut self.selection;
         sel.instances.clear();
+        sel.runs.clear();
         for k in MeshKind::ALL {
+            let list = &self.per_kind[k as usize];
             let start = sel.instances.len() as u32;
-            sel.instances.extend_from_slice(&self.per_kind[k as usize]);
+            let first_run = sel.runs.len();
+            for &(_, run) in list {
+                if !sel.runs[first_run..].iter().any(|(_, r, _)| *r == run) {
+                    sel.runs.push((k, run, 0..0));
+                }
+            }
+            for (_, run, range) in &mut sel.runs[first_run..] {
+                range.start = sel.instances.len() as u32;
+                sel.instances
+                    .extend(list.iter().filter(|(_, r)| r == run).map(|(i, _)| *i));
+                range.end = sel.instances.len() as u32;
+                sel.stats.triangles +=
+                    self.meshes.get(k).run_triangles(*run) as u64 * range.len() as u64;
+            }
             sel.ranges[k as usize] = start..sel.instances.len() as u32;
-            sel.stats.triangles +=
-                self.triangles[k as usize] * self.per_kind[k as usize].len() as u64;
         }
     }
 }
@@ -185,7 +200,8 @@ pub(super) struct PieceCuller<'a> {
     hm: &'a Heightmap,
     pyramid: &'a mut MinMaxPyramid,
     sel: &'a mut Selection,
-    per_kind: &'a mut [Vec<TerrainInstance>; 5],
+    per_kind: &'a mut [Vec<(TerrainInstance, PartRun)>; 5],
+    meshes: &'a crate::terrain::ClipmapMeshes,
 }
 
 impl PieceCuller<'_> {
@@ -275,14 +291,15 @@ impl PieceCuller<'_> {
         if fogged {
             self.sel.stats.pieces_fogged += 1;
         }
-        let visible = !fogged
-            && if pre != Class::Straddles {
-                pre == Class::Inside
-            } else {
-                self.is_visible(kind, &inst, p.spacing)
-            };
-        if visible {
-            self.per_kind[kind as usize].push(inst);
+        let run = match (fogged, pre) {
+            (true, _) | (_, Class::Outside) => None,
+            (false, Class::Inside) => Some(PartRun::all(self.meshes.get(kind).parts.len())),
+            (false, Class::Straddles) => self.parts_seen(kind, &inst, p.spacing),
+        };
+        if let Some(run) = run {
+            let parts = self.meshes.get(kind).parts.len();
+            self.sel.stats.parts_culled += (parts - run.count as usize) as u32;
+            self.per_kind[kind as usize].push((inst, run));
         } else {
             let stats = &mut self.sel.stats;
             stats.pieces_culled += 1;
@@ -314,11 +331,46 @@ impl PieceCuller<'_> {
         gap.length() >= limit as f64
     }
 
+    /// The shortest run of a piece's mesh parts that holds every part whose box the frustum
+    /// may see; `None` when it sees none of them (nor the piece: each part's box lies in the
+    /// piece's). A part's box is its rectangle over the pyramid's heights, as a piece's.
+    fn parts_seen(
+        &mut self,
+        kind: MeshKind,
+        inst: &TerrainInstance,
+        spacing: f64,
+    ) -> Option<PartRun> {
+        if !self.is_visible(kind, inst, spacing) {
+            return None;
+        }
+        let parts = &self.meshes.get(kind).parts;
+        if parts.len() == 1 {
+            return Some(PartRun::all(1));
+        }
+        let mut mask = 0u32;
+        for (i, part) in parts.iter().enumerate() {
+            let p = inst.grid_point(part.min);
+            let q = inst.grid_point(part.max);
+            let rect = (
+                [p[0].min(q[0]) as i64, p[1].min(q[1]) as i64],
+                [p[0].max(q[0]) as i64, p[1].max(q[1]) as i64],
+            );
+            if self.rect_visible(rect, spacing) {
+                mask |= 1 << i;
+            }
+        }
+        (mask != 0).then(|| PartRun::covering(mask, parts.len()))
+    }
+
     /// The piece's box against the frustum: with the global height range, then, if that
     /// straddles, with the pyramid's range under the piece.
     fn is_visible(&mut self, kind: MeshKind, inst: &TerrainInstance, spacing: f64) -> bool {
+        self.rect_visible(instance_rect(kind, self.t, inst), spacing)
+    }
+
+    /// A box over level rectangle `[a, b]`: see [`Self::is_visible`].
+    fn rect_visible(&mut self, (a, b): ([i64; 2], [i64; 2]), spacing: f64) -> bool {
         let (cam, cam2) = (self.cam, self.cam.truncate());
-        let (a, b) = instance_rect(kind, self.t, inst);
         let min = DVec2::new(a[0] as f64, a[1] as f64) * spacing;
         let max = DVec2::new(b[0] as f64, b[1] as f64) * spacing;
         let rmin = (min - cam2).as_vec2();
@@ -334,7 +386,9 @@ impl PieceCuller<'_> {
                 let zr =
                     self.pyramid
                         .bounds_world(self.hm, (min - m).to_array(), (max + m).to_array());
-                classify(&self.planes, rmin, rmax, z(zr)) != Class::Outside
+                let zr = z(zr);
+                classify(&self.planes, rmin, rmax, zr) != Class::Outside
+                    && !self.planes.misses_box(rmin, rmax, zr)
             }
         }
     }
@@ -350,18 +404,32 @@ pub(super) enum Class {
 /// The four side planes of the frustum in SIMD-friendly form (x, y, z of the normals, their
 /// absolute values, distances). They meet at the eye, so everything behind the camera is
 /// already outside one of them; the near plane only removes a sliver and is not tested.
+/// Also the frustum's four edges (rays from the eye) for the exact test, [`Self::misses_box`].
 #[derive(Clone, Copy)]
 pub(super) struct BoxPlanes {
     n: [Vec4; 3],
     a: [Vec4; 3],
     d: Vec4,
+    edges: [Vec3; 4],
 }
 
 impl BoxPlanes {
     fn new(planes: &[Plane; 5]) -> Self {
         let p = &planes[1..5];
         let col = |f: &dyn Fn(&Plane) -> f32| Vec4::new(f(&p[0]), f(&p[1]), f(&p[2]), f(&p[3]));
+        // Left and right, bottom and top: each edge lies on one of each pair, inside the
+        // other two planes.
+        let edge = |a: usize, b: usize| {
+            let d = p[a].normal.cross(p[b].normal);
+            let others = p[1 - a].normal + p[5 - b].normal;
+            if d.dot(others) < 0.0 {
+                -d
+            } else {
+                d
+            }
+        };
         Self {
+            edges: [edge(0, 2), edge(0, 3), edge(1, 2), edge(1, 3)],
             n: [
                 col(&|q| q.normal.x),
                 col(&|q| q.normal.y),
@@ -374,6 +442,42 @@ impl BoxPlanes {
             ],
             d: col(&|q| q.dist),
         }
+    }
+}
+
+impl BoxPlanes {
+    /// Whether box `[min, max] × [z.0, z.1]` (camera-relative) misses the frustum though no
+    /// side plane alone has it outside: a box beside a corner of the frustum, or under the
+    /// eye, is inside every plane on its own. The frustum is the cone of its edges from the
+    /// eye; a plane with all of the cone on one side and the box on the other is one of the
+    /// box's faces or parallel to a box edge and a frustum edge (separating axes).
+    fn misses_box(&self, min: glam::Vec2, max: glam::Vec2, z: (f32, f32)) -> bool {
+        let c = Vec3::new(
+            0.5 * (min.x + max.x),
+            0.5 * (min.y + max.y),
+            0.5 * (z.0 + z.1),
+        );
+        let e = Vec3::new(
+            0.5 * (max.x - min.x),
+            0.5 * (max.y - min.y),
+            0.5 * (z.1 - z.0),
+        );
+        let separates = |axis: Vec3| {
+            if axis.length_squared() < 1e-12 {
+                return false;
+            }
+            let centre = c.dot(axis);
+            let radius = e.dot(axis.abs());
+            // The cone projects to a half-line from the eye (at 0) or to the whole line.
+            let along = self.edges.map(|d| d.dot(axis));
+            (along.iter().all(|&a| a >= 0.0) && centre + radius < 0.0)
+                || (along.iter().all(|&a| a <= 0.0) && centre - radius > 0.0)
+        };
+        let faces = [Vec3::X, Vec3::Y, Vec3::Z];
+        faces.iter().any(|&f| separates(f))
+            || faces
+                .iter()
+                .any(|&f| self.edges.iter().any(|&d| separates(f.cross(d))))
     }
 }
 

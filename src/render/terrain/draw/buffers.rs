@@ -3,16 +3,43 @@
 
 use wgpu::util::DeviceExt;
 
-use crate::terrain::{ClipmapConfig, ClipmapMeshes, MeshKind, TerrainInstance};
+use crate::terrain::{ClipmapConfig, ClipmapMeshes, MeshKind, PartRun, TerrainInstance};
 
-/// Where one mesh kind sits in the shared vertex/index buffers.
+/// Where one mesh kind sits in the shared vertex/index buffers: its vertices, and its index
+/// list twice over (`Mesh::cyclic_indices`: any run of its parts is one range).
 #[derive(Clone, Copy, Debug, Default)]
 pub(in crate::render::terrain) struct KindRange {
     pub(in crate::render::terrain) base_vertex: u32,
     #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     pub(in crate::render::terrain) vertex_count: u32,
     pub(in crate::render::terrain) first_index: u32,
+    /// Indices of the whole mesh (once).
     pub(in crate::render::terrain) index_count: u32,
+    /// Where each part's indices start (relative to `first_index`), and the end.
+    part_starts: [u32; MAX_PARTS + 1],
+    parts: usize,
+}
+
+/// The most parts a mesh has (`terrain::mesh`).
+const MAX_PARTS: usize = 4;
+
+impl KindRange {
+    /// The whole mesh.
+    pub(in crate::render::terrain) fn all(&self) -> std::ops::Range<u32> {
+        self.first_index..self.first_index + self.index_count
+    }
+
+    /// The indices that draw the parts of `run` (a run past the last part goes on in the
+    /// list's second copy).
+    pub(in crate::render::terrain) fn run(&self, run: PartRun) -> std::ops::Range<u32> {
+        let (first, end) = (run.first as usize, (run.first + run.count) as usize);
+        let start = self.part_starts[first];
+        let stop = match end.checked_sub(self.parts) {
+            Some(wrapped) => self.index_count + self.part_starts[wrapped],
+            None => self.part_starts[end],
+        };
+        self.first_index + start..self.first_index + stop
+    }
 }
 
 pub(in crate::render::terrain) struct MeshBuffers {
@@ -27,20 +54,7 @@ pub(in crate::render::terrain) fn create_mesh_buffers(
     device: &wgpu::Device,
     meshes: &ClipmapMeshes,
 ) -> MeshBuffers {
-    let mut vertices: Vec<[i32; 2]> = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    let mut kinds = [KindRange::default(); 5];
-    for kind in MeshKind::ALL {
-        let m = meshes.get(kind);
-        kinds[kind as usize] = KindRange {
-            base_vertex: vertices.len() as u32,
-            vertex_count: m.vertices.len() as u32,
-            first_index: indices.len() as u32,
-            index_count: m.indices.len() as u32,
-        };
-        vertices.extend_from_slice(&m.vertices);
-        indices.extend_from_slice(&m.indices);
-    }
+    let (vertices, indices, kinds) = mesh_layout(meshes);
     let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("terrain mesh vertices"),
         contents: bytemuck::cast_slice(&vertices),
@@ -57,6 +71,33 @@ pub(in crate::render::terrain) fn create_mesh_buffers(
         kinds,
         bytes: vertices.len() * 8 + indices.len() * 4,
     }
+}
+
+/// The five meshes one after the other: their vertices, their index lists (each twice over)
+/// and where each kind sits.
+fn mesh_layout(meshes: &ClipmapMeshes) -> (Vec<[i32; 2]>, Vec<u32>, [KindRange; 5]) {
+    let mut vertices: Vec<[i32; 2]> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    let mut kinds = [KindRange::default(); 5];
+    for kind in MeshKind::ALL {
+        let m = meshes.get(kind);
+        let mut part_starts = [0; MAX_PARTS + 1];
+        for (i, part) in m.parts.iter().enumerate().take(MAX_PARTS) {
+            part_starts[i] = 3 * part.first_triangle;
+            part_starts[i + 1] = 3 * (part.first_triangle + part.triangles);
+        }
+        kinds[kind as usize] = KindRange {
+            base_vertex: vertices.len() as u32,
+            vertex_count: m.vertices.len() as u32,
+            first_index: indices.len() as u32,
+            index_count: m.indices.len() as u32,
+            part_starts,
+            parts: m.parts.len().min(MAX_PARTS),
+        };
+        vertices.extend_from_slice(&m.vertices);
+        indices.extend_from_slice(&m.cyclic_indices());
+    }
+    (vertices, indices, kinds)
 }
 
 /// The per-frame instance records, sized for the largest selection.
@@ -198,4 +239,45 @@ pub(in crate::render::terrain) fn create_placeholder_shadow(
         wgpu::TextureViewDimension::D2Array,
         crate::render::shadow::SHADOW_FORMAT,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every run of every kind's parts draws, from the shared buffers, the same indices as the
+    /// mesh's own doubled list does for that run.
+    #[test]
+    fn a_kinds_runs_draw_the_meshs_runs() {
+        let cfg = ClipmapConfig::new(8, 127, 4.0).unwrap();
+        let meshes = ClipmapMeshes::new(&cfg);
+        let (vertices, indices, kinds) = mesh_layout(&meshes);
+        for kind in MeshKind::ALL {
+            let (m, k) = (meshes.get(kind), kinds[kind as usize]);
+            let base = k.base_vertex as usize;
+            assert_eq!(
+                &vertices[base..base + m.vertices.len()],
+                m.vertices.as_slice()
+            );
+            assert_eq!(
+                &indices[k.all().start as usize..k.all().end as usize],
+                m.indices.as_slice()
+            );
+            let cyclic = m.cyclic_indices();
+            for first in 0..m.parts.len() {
+                for count in 1..=m.parts.len() {
+                    let run = PartRun {
+                        first: first as u8,
+                        count: count as u8,
+                    };
+                    let (a, b) = (k.run(run), m.run_indices(run));
+                    assert_eq!(
+                        &indices[a.start as usize..a.end as usize],
+                        &cyclic[b.start as usize..b.end as usize],
+                        "{kind:?} {run:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -163,7 +163,7 @@ impl TerrainDraw {
             pass.set_pipeline(pipe);
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.set_vertex_buffer(1, self.instances.slice(..));
-            for (kind, range, _) in &self.draws {
+            for (kind, _, range, _) in &self.draws {
                 let k = self.kinds[*kind as usize];
                 let a = k.base_vertex as u64 * 8;
                 let b = a + k.vertex_count as u64 * 8;

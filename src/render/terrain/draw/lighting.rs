@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use crate::render::settings::TerrainLighting;
-use crate::terrain::{MeshKind, Selection, TerrainInstance};
+use crate::terrain::{MeshKind, PartRun, Selection, TerrainInstance};
 
 /// The fragment stage a range of instances is drawn with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,8 +28,9 @@ impl SurfaceShading {
     }
 }
 
-/// A draw of the surface: a kind's mesh over a range of instances, and how it is shaded.
-pub(in crate::render::terrain) type SurfaceDraw = (MeshKind, Range<u32>, SurfaceShading);
+/// A draw of the surface: a run of a kind's mesh parts over a range of instances, and how it
+/// is shaded.
+pub(in crate::render::terrain) type SurfaceDraw = (MeshKind, PartRun, Range<u32>, SurfaceShading);
 
 /// This frame's instances in `instances` and their draws in `draws`: per kind, lit as
 /// `lighting` says; lit per vertex, the instances a brush's shadow may fall on (`shadowed`,
@@ -44,11 +45,11 @@ pub(in crate::render::terrain) fn arrange(
 ) {
     instances.clear();
     draws.clear();
-    for (kind, range) in sel.draws() {
+    for (kind, run, range) in sel.draws() {
         let (start, end) = (range.start as usize, range.end as usize);
         let all = &sel.instances[start..end];
         if lighting == TerrainLighting::Pixel {
-            draws.push((kind, range.clone(), SurfaceShading::Pixel));
+            draws.push((kind, run, range.clone(), SurfaceShading::Pixel));
             instances.extend_from_slice(all);
             continue;
         }
@@ -66,10 +67,15 @@ pub(in crate::render::terrain) fn arrange(
         }
         let last = instances.len() as u32;
         if split > first {
-            draws.push((kind, first..split, SurfaceShading::VertexShadowedPerPixel));
+            draws.push((
+                kind,
+                run,
+                first..split,
+                SurfaceShading::VertexShadowedPerPixel,
+            ));
         }
         if last > split {
-            draws.push((kind, split..last, SurfaceShading::Vertex));
+            draws.push((kind, run, split..last, SurfaceShading::Vertex));
         }
     }
 }
@@ -86,16 +92,25 @@ mod tests {
         }
     }
 
-    /// Each kind keeps its instances (the shadowed ones first, in order), each draw covers one
-    /// kind's instances of one class, and per-pixel lighting leaves the selection as it is.
+    /// Each draw keeps its kind's run of parts and its instances (the shadowed ones first, in
+    /// order), covers one class, and per-pixel lighting leaves the selection as it is.
     #[test]
-    fn arranged_instances_keep_their_kind_and_class() {
+    fn arranged_instances_keep_their_kind_run_and_class() {
         let mut sel = Selection {
             instances: (0..7).map(|i| instance(i % 3, i as i32)).collect(),
             ..Default::default()
         };
+        let (half, all) = (
+            PartRun { first: 3, count: 2 },
+            PartRun { first: 0, count: 4 },
+        );
         sel.ranges[MeshKind::Tile as usize] = 0..4;
         sel.ranges[MeshKind::Trim as usize] = 4..7;
+        sel.runs = vec![
+            (MeshKind::Tile, half, 0..3),
+            (MeshKind::Tile, all, 3..4),
+            (MeshKind::Trim, all, 4..7),
+        ];
         let shadowed = [false, true, false, true, true, true, true];
         let (mut instances, mut draws) = (Vec::new(), Vec::new());
         arrange(
@@ -106,13 +121,15 @@ mod tests {
             &mut draws,
         );
         let offsets: Vec<i32> = instances.iter().map(|i| i.offset[0]).collect();
-        assert_eq!(offsets, [1, 3, 0, 2, 4, 5, 6]);
+        assert_eq!(offsets, [1, 0, 2, 3, 4, 5, 6]);
+        use SurfaceShading::{Pixel, Vertex, VertexShadowedPerPixel as PerPixel};
         assert_eq!(
             draws,
             [
-                (MeshKind::Tile, 0..2, SurfaceShading::VertexShadowedPerPixel),
-                (MeshKind::Tile, 2..4, SurfaceShading::Vertex),
-                (MeshKind::Trim, 4..7, SurfaceShading::VertexShadowedPerPixel),
+                (MeshKind::Tile, half, 0..1, PerPixel),
+                (MeshKind::Tile, half, 1..3, Vertex),
+                (MeshKind::Tile, all, 3..4, PerPixel),
+                (MeshKind::Trim, all, 4..7, PerPixel),
             ]
         );
         arrange(
@@ -123,7 +140,7 @@ mod tests {
             &mut draws,
         );
         assert_eq!(instances, sel.instances);
-        assert_eq!(draws[0], (MeshKind::Tile, 0..4, SurfaceShading::Vertex));
+        assert_eq!(draws[0], (MeshKind::Tile, half, 0..3, Vertex));
         arrange(
             &sel,
             TerrainLighting::Pixel,
@@ -132,6 +149,6 @@ mod tests {
             &mut draws,
         );
         assert_eq!(instances, sel.instances);
-        assert_eq!(draws[1], (MeshKind::Trim, 4..7, SurfaceShading::Pixel));
+        assert_eq!(draws[2], (MeshKind::Trim, all, 4..7, Pixel));
     }
 }

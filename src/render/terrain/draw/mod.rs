@@ -264,18 +264,14 @@ impl TerrainDraw {
             pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
             pass.set_vertex_buffer(1, self.instances.slice(..));
             pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
-            for (kind, range, _) in &self.draws {
+            for (kind, run, range, _) in &self.draws {
                 pass.set_pipeline(if *kind == MeshKind::Seam {
                     &r.seam
                 } else {
                     &r.fill
                 });
                 let k = self.kinds[*kind as usize];
-                pass.draw_indexed(
-                    k.first_index..k.first_index + k.index_count,
-                    k.base_vertex as i32,
-                    range.clone(),
-                );
+                pass.draw_indexed(k.run(*run), k.base_vertex as i32, range.clone());
             }
         }
         pass.set_pipeline(&r.sky);
@@ -657,11 +653,7 @@ impl TerrainDraw {
         pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
         for (kind, range) in &self.caster_draws[index] {
             let k = self.kinds[*kind as usize];
-            pass.draw_indexed(
-                k.first_index..k.first_index + k.index_count,
-                k.base_vertex as i32,
-                range.clone(),
-            );
+            pass.draw_indexed(k.all(), k.base_vertex as i32, range.clone());
         }
     }
 
@@ -682,7 +674,7 @@ impl TerrainDraw {
         let variant = self.variant(gpu);
         self.variant_bits = variant.bits();
         for i in 0..self.draws.len() {
-            let shading = self.draws[i].2;
+            let shading = self.draws[i].3;
             let key = (self.variant_bits, shading);
             if key == (0, SurfaceShading::Pixel) || self.variants.contains_key(&key) {
                 continue;
@@ -708,7 +700,7 @@ impl TerrainDraw {
 
     fn record_meshes(&self, pass: &mut wgpu::RenderPass<'_>, only: Option<&wgpu::RenderPipeline>) {
         let mut current: Option<*const wgpu::RenderPipeline> = None;
-        for (kind, range, shading) in &self.draws {
+        for (kind, run, range, shading) in &self.draws {
             let [fill, seam] = self.surface_pipelines(*shading);
             let pipe = only.unwrap_or(if *kind == MeshKind::Seam { seam } else { fill });
             if current != Some(pipe as *const _) {
@@ -716,11 +708,7 @@ impl TerrainDraw {
                 current = Some(pipe as *const _);
             }
             let k = self.kinds[*kind as usize];
-            pass.draw_indexed(
-                k.first_index..k.first_index + k.index_count,
-                k.base_vertex as i32,
-                range.clone(),
-            );
+            pass.draw_indexed(k.run(*run), k.base_vertex as i32, range.clone());
         }
     }
 }
