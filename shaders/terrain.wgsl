@@ -241,6 +241,12 @@ fn light_vertex(out: ptr<function, SurfaceOut>, sun: f32) {
 
 @vertex
 fn vs_main(m: MeshIn) -> SurfaceOut {
+    return surface_vertex(m);
+}
+
+// The surface's vertex with everything any fragment stage reads (`vs_main`); the lean stages
+// below hand on only what theirs reads.
+fn surface_vertex(m: MeshIn) -> SurfaceOut {
     let s = terrain_surface(m);
     let height = s.rel.z + frame.camera_offset.z;
     let rel = s.rel + view.eye_offset.xyz + vec3<f32>(0.0, 0.0, water_lift(height));
@@ -476,6 +482,119 @@ fn vertex_lit(fogged: vec3<f32>, unfogged: vec3<f32>, in: SurfaceIn) -> vec4<f32
     #endif
     return vec4<f32>(c, 1.0);
 }
+
+// ---- lit per vertex, lean ----
+// Without the lamps or the sea's reflection, the lit-per-vertex stages read a few of
+// SurfaceOut's outputs; these vertex stages write only those. On lavapipe a vertex stage
+// computes and stores every output it has, read or not, and the rasterizer sets up what the
+// fragment stage reads per triangle (the whole SurfaceOut cost about 1 ms of the terrain at
+// the keep's outside camera).
+
+// What `fs_lit` reads: the colour lit at the vertex and fogged (rgb) with the ground's height
+// (w), and the sea's colour there.
+struct LitOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) shaded: vec4<f32>,
+    @location(1) sea_shaded: vec3<f32>,
+    #ifndef CLIP_DISTANCES
+    @location(2) ndc: vec4<f32>,
+    #endif
+    #ifdef CLIP_DISTANCES
+    @builtin(clip_distances) clip_distances: array<f32, 8>,
+    #endif
+};
+
+struct LitIn {
+    @location(0) shaded: vec4<f32>,
+    @location(1) sea_shaded: vec3<f32>,
+    #ifndef CLIP_DISTANCES
+    @location(2) ndc: vec4<f32>,
+    #endif
+};
+
+@vertex
+fn vs_lit(m: MeshIn) -> LitOut {
+    let o = surface_vertex(m);
+    var out: LitOut;
+    out.clip = o.clip;
+    out.shaded = vec4<f32>(o.shaded, o.rel.w);
+    out.sea_shaded = o.sea_shaded;
+    #ifndef CLIP_DISTANCES
+    out.ndc = o.ndc;
+    #else
+    out.clip_distances = o.clip_distances;
+    #endif
+    return out;
+}
+
+// `fs_vertex_lit` without the lamps or the reflection.
+@fragment
+fn fs_lit(in: LitIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
+    #endif
+    return vec4<f32>(select(in.shaded.rgb, in.sea_shaded, in.shaded.w < view.bands.x), 1.0);
+}
+
+#ifdef SUN_SHADOWS
+// What `fs_lit_shadowed` reads: where the point lies in the cascades, the colour without the
+// sun and fogged (rgb) with the eye's distance (w), what the sun adds (rgb) with the ground's
+// height (w), and the sea's colour.
+struct LitShadowedOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) shadow_near: vec3<f32>,
+    @location(1) shadow_far: vec3<f32>,
+    @location(2) sky_fogged: vec4<f32>,
+    @location(3) sun_fogged: vec4<f32>,
+    @location(4) sea_shaded: vec3<f32>,
+    #ifndef CLIP_DISTANCES
+    @location(5) ndc: vec4<f32>,
+    #endif
+    #ifdef CLIP_DISTANCES
+    @builtin(clip_distances) clip_distances: array<f32, 8>,
+    #endif
+};
+
+struct LitShadowedIn {
+    @location(0) shadow_near: vec3<f32>,
+    @location(1) shadow_far: vec3<f32>,
+    @location(2) sky_fogged: vec4<f32>,
+    @location(3) sun_fogged: vec4<f32>,
+    @location(4) sea_shaded: vec3<f32>,
+    #ifndef CLIP_DISTANCES
+    @location(5) ndc: vec4<f32>,
+    #endif
+};
+
+@vertex
+fn vs_lit_shadowed(m: MeshIn) -> LitShadowedOut {
+    let o = surface_vertex(m);
+    var out: LitShadowedOut;
+    out.clip = o.clip;
+    out.shadow_near = o.shadow_near;
+    out.shadow_far = o.shadow_far;
+    out.sky_fogged = o.sky_fogged;
+    out.sun_fogged = vec4<f32>(o.sun_fogged, o.rel.w);
+    out.sea_shaded = o.sea_shaded;
+    #ifndef CLIP_DISTANCES
+    out.ndc = o.ndc;
+    #else
+    out.clip_distances = o.clip_distances;
+    #endif
+    return out;
+}
+
+// `fs_vertex_lit_shadowed` without the lamps or the reflection.
+@fragment
+fn fs_lit_shadowed(in: LitShadowedIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_octagon(in.ndc.xy / in.ndc.w, view.oct_min, view.oct_max) { discard; }
+    #endif
+    let sun = cascaded_sun(shadow_maps, shadow_compare, in.shadow_near, in.shadow_far, in.sky_fogged.w, view.shadow.zw);
+    let land = in.sky_fogged.rgb + in.sun_fogged.rgb * sun;
+    return vec4<f32>(select(land, in.sea_shaded, in.sun_fogged.w < view.bands.x), 1.0);
+}
+#endif
 
 @fragment
 fn fs_wire(in: SurfaceIn) -> @location(0) vec4<f32> {

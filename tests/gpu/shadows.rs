@@ -591,3 +591,56 @@ fn terrain_lit_per_vertex_keeps_the_picture_and_the_keeps_shadow() {
         "{kept} of {shadow} shadow pixels kept"
     );
 }
+
+/// The lean lit-per-vertex stages (`vs_lit`/`fs_lit` and `vs_lit_shadowed`/`fs_lit_shadowed`,
+/// handing on only what their fragment stage reads) draw what the full stages draw (`vs_main`
+/// with `fs_vertex_lit` and `fs_vertex_lit_shadowed`): the keep from outside, with its shadow
+/// on the terrain's per-pixel pieces, and without the shadows.
+#[test]
+fn lean_lit_stages_draw_what_the_full_stages_draw() {
+    let Some(gpu) = gpu() else { return };
+    let spec = crate::support::KEEP_OUTSIDE;
+    let size = (640, 360);
+    for shadows in [true, false] {
+        let frame = |full: bool| {
+            let world = crate::support::keep_world(spec);
+            let settings = FrameSettings {
+                shadows,
+                ..Default::default()
+            };
+            let mut session = lanthorn::app::session::Session::new(
+                gpu,
+                &world.level,
+                world.terrain,
+                size,
+                lanthorn::vis::CullMode::Portal,
+            )
+            .with(settings, Default::default());
+            if full {
+                let terrain = session
+                    .renderer
+                    .terrain
+                    .as_mut()
+                    .expect("the keep's terrain");
+                terrain.draw.use_full_stages();
+            }
+            let cam = lanthorn::geom::Camera::new(spec, size.0 as f32 / size.1 as f32);
+            session.settle(gpu, &cam, settings.time);
+            let stats = session.frame(gpu, &cam, settings.time);
+            assert!(stats.terrain.triangles > 0);
+            session.read_color(gpu)
+        };
+        let (lean, full) = (frame(false), frame(true));
+        let (mut worst, mut differ) = (0u8, 0usize);
+        for (a, b) in lean.pixels().zip(full.pixels()) {
+            let d = (0..3).map(|k| a[k].abs_diff(b[k])).max().unwrap_or(0);
+            worst = worst.max(d);
+            differ += (d > 0) as usize;
+        }
+        eprintln!("shadows {shadows}: lean vs full stages, {differ} pixels differ, worst {worst}");
+        assert!(
+            worst <= 1 && differ * 1000 <= lean.len() / 4,
+            "{differ} pixels, worst {worst}"
+        );
+    }
+}

@@ -184,6 +184,13 @@ impl TerrainDraw {
         }
     }
 
+    /// Test hook: draws the lit-per-vertex surface with the full stages (`vs_main` with
+    /// `fs_vertex_lit` and `fs_vertex_lit_shadowed`) where the lean ones would: their oracle.
+    pub fn use_full_stages(&mut self) {
+        self.lean_stages = false;
+        self.variants.clear();
+    }
+
     /// Test hook: every layer of the height texture array, row-major (`window_size`² each).
     pub fn read_heights(&self, gpu: &Gpu) -> Vec<Vec<f32>> {
         let all = read_texture_f32(gpu, &self.heights, 4, self.levels);

@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use crate::render::settings::TerrainLighting;
+use crate::render::shaders::TerrainVariant;
 use crate::terrain::{MeshKind, PartRun, Selection, TerrainInstance};
 
 /// The fragment stage a range of instances is drawn with.
@@ -18,12 +19,25 @@ pub(in crate::render::terrain) enum SurfaceShading {
 }
 
 impl SurfaceShading {
-    /// The fragment entry point (shaders/terrain.wgsl).
-    pub(in crate::render::terrain) fn entry(self) -> &'static str {
-        match self {
-            SurfaceShading::Pixel => "fs_main",
-            SurfaceShading::Vertex => "fs_vertex_lit",
-            SurfaceShading::VertexShadowedPerPixel => "fs_vertex_lit_shadowed",
+    /// The vertex and fragment entry points (shaders/terrain.wgsl) in `variant`: lit per vertex
+    /// without the lamps or the sea's reflection, the lean stages that hand on only what their
+    /// fragment stage reads (unless `lean` is off).
+    pub(in crate::render::terrain) fn entries(
+        self,
+        variant: TerrainVariant,
+        lean: bool,
+    ) -> (&'static str, &'static str) {
+        let lean = lean && !variant.point_lights && !variant.water_reflections;
+        match (self, lean) {
+            (SurfaceShading::Pixel, _) => ("vs_main", "fs_main"),
+            (SurfaceShading::Vertex, true) => ("vs_lit", "fs_lit"),
+            (SurfaceShading::Vertex, false) => ("vs_main", "fs_vertex_lit"),
+            (SurfaceShading::VertexShadowedPerPixel, true) => {
+                ("vs_lit_shadowed", "fs_lit_shadowed")
+            }
+            (SurfaceShading::VertexShadowedPerPixel, false) => {
+                ("vs_main", "fs_vertex_lit_shadowed")
+            }
         }
     }
 }

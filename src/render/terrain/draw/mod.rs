@@ -91,6 +91,9 @@ pub struct TerrainDraw {
     variants: std::collections::HashMap<(usize, SurfaceShading), [wgpu::RenderPipeline; 2]>,
     /// This frame's variant's `TerrainVariant::bits`.
     variant_bits: usize,
+    /// The lean lit-per-vertex stages where they apply (`SurfaceShading::entries`); off only
+    /// as their test's oracle (`use_full_stages`).
+    lean_stages: bool,
     /// Where this frame lights the surface, and the instances as drawn (`lighting::arrange`).
     pub(in crate::render::terrain) lighting: crate::render::settings::TerrainLighting,
     arranged: Vec<TerrainInstance>,
@@ -403,6 +406,7 @@ impl TerrainDraw {
             caster_instances: None,
             caster_draws: Default::default(),
             variants: Default::default(),
+            lean_stages: true,
             variant_bits: 0,
             lighting: Default::default(),
             arranged: Vec::new(),
@@ -684,7 +688,7 @@ impl TerrainDraw {
                 &self.bind_group_layout,
                 self.color_format,
                 variant,
-                shading.entry(),
+                shading.entries(variant, self.lean_stages),
             );
             self.variants.insert(key, pipelines);
         }

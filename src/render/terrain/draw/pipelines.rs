@@ -93,13 +93,13 @@ pub(in crate::render::terrain) fn create_plain_module(gpu: &Gpu) -> wgpu::Shader
 
 /// The fill and seam pipelines of a variant of the surface's shading (`shaders::TerrainVariant`:
 /// the sun's cascades, the sea's reflection, the point lights, the level colours) with the
-/// `fragment` stage (`lighting::SurfaceShading::entry`).
+/// `stages`' vertex and fragment entry points (`lighting::SurfaceShading::entries`).
 pub(in crate::render::terrain) fn create_variant_pipelines(
     gpu: &Gpu,
     group: &wgpu::BindGroupLayout,
     color_format: wgpu::TextureFormat,
     variant: crate::render::shaders::TerrainVariant,
-    fragment: &str,
+    stages: (&str, &str),
 ) -> [wgpu::RenderPipeline; 2] {
     let device = &gpu.device;
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -116,7 +116,7 @@ pub(in crate::render::terrain) fn create_variant_pipelines(
         device,
         &layout,
         &module,
-        ("vs_main", fragment),
+        stages,
         wgpu::Face::Back,
         color_format,
     )
