@@ -20,6 +20,7 @@
 //! [`Terrain`] ties a [`ClipmapTerrain`] (selection, streaming) to its [`TerrainDraw`]; the
 //! [`super::Renderer`] owns one when a terrain is loaded.
 
+mod casters;
 mod debug;
 mod draw;
 pub mod lamps;
@@ -35,13 +36,13 @@ use super::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
 use super::settings::{FrameSettings, SkyMode, TerrainLighting};
-use super::shadow::{casts_into, SunShadows, CASCADES};
+use super::shadow::{SunShadows, CASCADES};
 use super::world::fog::{FogSky, WorldFog};
 use crate::geom::{Camera, Octagon};
 use crate::terrain::clipmap::{instance_aabb, ClipmapSelector};
 use crate::terrain::{
-    ClipmapConfig, ClipmapFrame, ClipmapTerrain, HeightUpdates, Heightmap, MeshKind, MinMaxPyramid,
-    Selection, TerrainInstance, TerrainShading,
+    ClipmapConfig, ClipmapFrame, ClipmapTerrain, HeightUpdates, Heightmap, MinMaxPyramid,
+    Selection, TerrainShading,
 };
 
 pub(crate) use self::debug::LineVertex;
@@ -60,7 +61,8 @@ pub struct TerrainStats {
     pub select_us: f64,
     /// CPU: producing the height rows/columns that entered the windows, µs.
     pub stream_us: f64,
-    /// CPU: writing uniforms, instances and height updates to the queue, µs.
+    /// CPU: picking the shadow casters and writing uniforms, instances and height updates to
+    /// the queue, µs.
     pub upload_us: f64,
     pub first_level: u32,
     pub levels_drawn: u32,
@@ -240,6 +242,23 @@ impl Terrain {
         self.shadows = shadows;
     }
 
+    /// The casters of this frame's cascades from `sel_cam`, uploaded (none without shadows).
+    fn upload_casters(&mut self, gpu: &Gpu, sel_cam: &Camera) {
+        let c = &mut self.clipmap;
+        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on);
+        let casters = match (shadows, &mut self.caster_selectors) {
+            (Some(shadows), Some(selectors)) => casters::caster_instances(
+                shadows.cascades.as_ref(),
+                (&c.streamer.cfg, &c.heightmap, &mut c.pyramid),
+                (selectors, &c.meshes),
+                sel_cam,
+                self.origin,
+            ),
+            _ => Default::default(),
+        };
+        self.draw.upload_casters(gpu, &casters);
+    }
+
     /// Selects the rings for `camera` (or the frozen camera) as seen through `octagon`,
     /// streams the new height rows and columns, builds the overlay boxes and writes everything
     /// to the GPU.
@@ -263,6 +282,9 @@ impl Terrain {
             self.frozen = None;
         }
         let sel_cam = self.frozen.unwrap_or(*camera);
+        let t = Instant::now();
+        self.upload_casters(gpu, &sel_cam);
+        let casters_us = t.elapsed().as_secs_f64() * 1e6;
         let c = &mut self.clipmap;
         // Cull to the frustum behind the outdoor cells' octagon (a frozen camera: all of it).
         c.selector.screen = if self.frozen.is_some() {
@@ -298,15 +320,6 @@ impl Terrain {
             eye,
             &mut self.lines,
         );
-        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on);
-        let casters = match (shadows, &mut self.caster_selectors) {
-            (Some(shadows), Some(selectors)) => {
-                let pieces = (&cfg, &c.heightmap, &mut c.pyramid);
-                caster_instances(shadows, pieces, selectors, &sel_cam, self.origin)
-            }
-            _ => Default::default(),
-        };
-        self.draw.upload_casters(gpu, &casters);
         let vertex_lit = self.shadows_on && self.draw.lighting == TerrainLighting::Vertex;
         world_shadowed(
             self.shadows.as_ref().filter(|_| vertex_lit),
@@ -334,7 +347,7 @@ impl Terrain {
             world_shadowed: &self.world_shadowed,
         };
         let bytes = self.draw.upload(gpu, &upload);
-        let upload_us = t.elapsed().as_secs_f64() * 1e6;
+        let upload_us = casters_us + t.elapsed().as_secs_f64() * 1e6;
         self.stats = TerrainStats {
             select_us,
             stream_us,
@@ -361,37 +374,6 @@ impl Terrain {
 /// 43,016 caster triangles and the same picture. Two levels failed the hills test (the
 /// valleys' shadows no longer matched the heightmap's rays).
 const FAR_CASTERS_COARSER: u32 = 1;
-
-/// Per shadow cascade, the instances of its selector's selection for `camera` whose bounds
-/// (the pyramid's height range, the terrain placed at `origin` in the level) fall in its box
-/// from the sun, by kind in the selection's order; the seams, which have no area, are left out.
-fn caster_instances(
-    shadows: &SunShadows,
-    (cfg, heightmap, pyramid): (&ClipmapConfig, &Heightmap, &mut MinMaxPyramid),
-    selectors: &mut [ClipmapSelector; CASCADES],
-    camera: &Camera,
-    origin: Vec3,
-) -> [Vec<(MeshKind, TerrainInstance)>; CASCADES] {
-    let Some(cascades) = &shadows.cascades else {
-        return Default::default();
-    };
-    let mut out: [Vec<_>; CASCADES] = Default::default();
-    for ((c, list), selector) in cascades.iter().zip(out.iter_mut()).zip(selectors) {
-        let selection = selector.select(camera, heightmap, pyramid);
-        for (kind, _, range) in selection.draws() {
-            if kind == MeshKind::Seam {
-                continue;
-            }
-            for inst in &selection.instances[range.start as usize..range.end as usize] {
-                let b = instance_aabb(cfg, kind, inst, heightmap, pyramid);
-                if casts_into(c, &b.translated(origin)) {
-                    list.push((kind, *inst));
-                }
-            }
-        }
-    }
-    out
-}
 
 /// Whether a piece of `selection` reaches under the sea at `sea`.
 fn reaches_under(

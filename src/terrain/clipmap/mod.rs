@@ -404,11 +404,41 @@ pub fn instance_aabb(
     hm: &Heightmap,
     pyramid: &mut MinMaxPyramid,
 ) -> crate::geom::Aabb {
-    let (a, b) = instance_rect(kind, cfg.tile_quads(), inst);
-    let s = cfg.spacing(inst.level);
-    let min = DVec2::new(a[0] as f64, a[1] as f64) * s;
-    let max = DVec2::new(b[0] as f64, b[1] as f64) * s;
-    let m = DVec2::splat(s);
+    let rect = instance_rect(kind, cfg.tile_quads(), inst);
+    rect_aabb(cfg.spacing(inst.level), rect, hm, pyramid)
+}
+
+/// World-space bounds of one part of an instance's mesh, as [`instance_aabb`]'s.
+pub fn part_aabb(
+    cfg: &ClipmapConfig,
+    part: &super::MeshPart,
+    inst: &TerrainInstance,
+    hm: &Heightmap,
+    pyramid: &mut MinMaxPyramid,
+) -> crate::geom::Aabb {
+    rect_aabb(cfg.spacing(inst.level), part_rect(part, inst), hm, pyramid)
+}
+
+/// The level rectangle a mesh part of `inst` covers.
+pub(crate) fn part_rect(part: &super::MeshPart, inst: &TerrainInstance) -> ([i64; 2], [i64; 2]) {
+    let p = inst.grid_point(part.min);
+    let q = inst.grid_point(part.max);
+    (
+        [p[0].min(q[0]) as i64, p[1].min(q[1]) as i64],
+        [p[0].max(q[0]) as i64, p[1].max(q[1]) as i64],
+    )
+}
+
+/// Level rectangle `[a, b]` at `spacing` over the pyramid's heights there (a cell of margin).
+fn rect_aabb(
+    spacing: f64,
+    (a, b): ([i64; 2], [i64; 2]),
+    hm: &Heightmap,
+    pyramid: &mut MinMaxPyramid,
+) -> crate::geom::Aabb {
+    let min = DVec2::new(a[0] as f64, a[1] as f64) * spacing;
+    let max = DVec2::new(b[0] as f64, b[1] as f64) * spacing;
+    let m = DVec2::splat(spacing);
     let (lo, hi) = pyramid.bounds_world(hm, (min - m).to_array(), (max + m).to_array());
     crate::geom::Aabb::new(min.as_vec2().extend(lo), max.as_vec2().extend(hi))
 }

@@ -349,13 +349,7 @@ impl PieceCuller<'_> {
         }
         let mut mask = 0u32;
         for (i, part) in parts.iter().enumerate() {
-            let p = inst.grid_point(part.min);
-            let q = inst.grid_point(part.max);
-            let rect = (
-                [p[0].min(q[0]) as i64, p[1].min(q[1]) as i64],
-                [p[0].max(q[0]) as i64, p[1].max(q[1]) as i64],
-            );
-            if self.rect_visible(rect, spacing) {
+            if self.rect_visible(part_rect(part, inst), spacing) {
                 mask |= 1 << i;
             }
         }

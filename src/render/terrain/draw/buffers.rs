@@ -25,7 +25,8 @@ const MAX_PARTS: usize = 4;
 
 impl KindRange {
     /// The whole mesh.
-    pub(in crate::render::terrain) fn all(&self) -> std::ops::Range<u32> {
+    #[cfg(test)]
+    fn all(&self) -> std::ops::Range<u32> {
         self.first_index..self.first_index + self.index_count
     }
 

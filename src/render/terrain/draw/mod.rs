@@ -20,7 +20,7 @@ use crate::render::shaders;
 use crate::render::terrain::debug::LineVertex;
 use crate::render::terrain::TerrainOverlay;
 use crate::terrain::{
-    ClipmapConfig, ClipmapFrame, ClipmapMeshes, HeightUpdates, MeshKind, TerrainInstance,
+    ClipmapConfig, ClipmapFrame, ClipmapMeshes, HeightUpdates, MeshKind, PartRun, TerrainInstance,
     TerrainShading,
 };
 
@@ -84,7 +84,7 @@ pub struct TerrainDraw {
     /// The instances each cascade draws (`upload_casters`), one cascade after the other, and
     /// per cascade its draws: a kind and its range in that buffer.
     caster_instances: Option<wgpu::Buffer>,
-    caster_draws: [Vec<(MeshKind, Range<u32>)>; 2],
+    caster_draws: [Vec<(MeshKind, PartRun, Range<u32>)>; 2],
     /// The fill and seam pipelines of the shading's variants and fragment stages (made on
     /// first use), by `TerrainVariant::bits` and stage (the plain variant lit per pixel is
     /// `fill` and `seam`).
@@ -605,15 +605,17 @@ impl TerrainDraw {
 
     /// Writes each cascade's caster instances (grouped by kind, as `Terrain` picked them) and
     /// keeps their draws.
-    pub fn upload_casters(&mut self, gpu: &Gpu, lists: &[Vec<(MeshKind, TerrainInstance)>; 2]) {
+    pub fn upload_casters(&mut self, gpu: &Gpu, lists: &[Vec<CasterPiece>; 2]) {
         let mut all: Vec<TerrainInstance> = Vec::new();
         for (list, draws) in lists.iter().zip(self.caster_draws.iter_mut()) {
             draws.clear();
-            for &(kind, inst) in list {
+            for &(kind, run, inst) in list {
                 let at = all.len() as u32;
                 match draws.last_mut() {
-                    Some((k, r)) if *k == kind && r.end == at => r.end += 1,
-                    _ => draws.push((kind, at..at + 1)),
+                    Some((k, r, range)) if (*k, *r) == (kind, run) && range.end == at => {
+                        range.end += 1
+                    }
+                    _ => draws.push((kind, run, at..at + 1)),
                 }
                 all.push(inst);
             }
@@ -655,9 +657,9 @@ impl TerrainDraw {
         pass.set_vertex_buffer(0, self.mesh_vertices.slice(..));
         pass.set_vertex_buffer(1, instances.slice(..));
         pass.set_index_buffer(self.mesh_indices.slice(..), wgpu::IndexFormat::Uint32);
-        for (kind, range) in &self.caster_draws[index] {
+        for (kind, run, range) in &self.caster_draws[index] {
             let k = self.kinds[*kind as usize];
-            pass.draw_indexed(k.all(), k.base_vertex as i32, range.clone());
+            pass.draw_indexed(k.run(*run), k.base_vertex as i32, range.clone());
         }
     }
 
@@ -716,6 +718,9 @@ impl TerrainDraw {
         }
     }
 }
+
+/// A piece casting into a cascade: its kind, the run of its mesh's parts that does, where.
+pub(in crate::render::terrain) type CasterPiece = (MeshKind, PartRun, TerrainInstance);
 
 /// What the terrain pass uploads for one frame.
 #[derive(Clone, Copy)]
