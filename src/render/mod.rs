@@ -22,6 +22,7 @@ pub mod target;
 pub mod terrain;
 pub mod tonemap;
 pub mod ui_cover;
+pub mod ui_paint;
 pub mod world;
 
 pub use frame::{stage, FrameStats, Renderer};

@@ -15,12 +15,14 @@ use super::terrain::ReferenceVertex;
 use super::terrain::{LineVertex, TerrainView, INSTANCE_ATTRIBUTES};
 use super::tonemap::ToneMapUniform;
 use super::ui_cover::CoverUniform;
+use super::ui_paint::{UiScreen, VERTEX_ATTRIBUTES as UI_VERTEX_ATTRIBUTES};
 use super::world::{
     fog::WorldFog, DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
 };
 use crate::level::surface_flags;
 use crate::terrain::{TerrainFrame, TerrainInstance};
+use egui::epaint::Vertex;
 
 /// One WGSL member and the Rust field (path) it is read from.
 struct Field {
@@ -86,6 +88,7 @@ fn buffer_twins() -> Vec<Twin> {
         twin!(BloomUniform: params, weights),
         twin!(ToneMapUniform: params),
         twin!(CoverUniform as "Cover": rects),
+        twin!(UiScreen: size),
     ]
 }
 
@@ -102,6 +105,10 @@ fn vertex_twins() -> Vec<(Twin, &'static [wgpu::VertexAttribute])> {
         (
             twin!(ReferenceVertex: rel, height, normal),
             &ReferenceVertex::ATTRIBUTES,
+        ),
+        (
+            twin!(Vertex as "UiVertex": pos, uv, color),
+            &UI_VERTEX_ATTRIBUTES,
         ),
         // The mesh vertex (location 0) is a bare `[i32; 2]`.
         (

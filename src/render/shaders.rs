@@ -43,6 +43,7 @@ pub(crate) const SOURCES: &[(&str, &str)] = &[
     ),
     ("terrain.wgsl", include_str!("../../shaders/terrain.wgsl")),
     ("tonemap.wgsl", include_str!("../../shaders/tonemap.wgsl")),
+    ("ui.wgsl", include_str!("../../shaders/ui.wgsl")),
     ("ui_cover.wgsl", include_str!("../../shaders/ui_cover.wgsl")),
     #[cfg(feature = "test-hooks")]
     (
@@ -413,6 +414,11 @@ pub fn bloom() -> String {
     build("bloom.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The demo panels' shader (`ui_paint`).
+pub fn ui() -> String {
+    build("ui.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The UI cover's shader.
 pub fn ui_cover() -> String {
     build("ui_cover.wgsl", &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -479,6 +485,7 @@ pub fn all_variants() -> Vec<(String, String)> {
         ("cache_mip.wgsl".into(), cache_mip()),
         ("overlay.wgsl".into(), overlay()),
         ("ui_cover.wgsl".into(), ui_cover()),
+        ("ui.wgsl".into(), ui()),
         ("shadow.wgsl".into(), shadow()),
         #[cfg(feature = "test-hooks")]
         (

@@ -25,6 +25,7 @@ mod support;
 mod surface_cache;
 mod terrain;
 mod ui_cover;
+mod ui_paint;
 mod views;
 mod vis;
 mod water;

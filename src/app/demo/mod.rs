@@ -76,7 +76,7 @@ struct Running {
     session: Session<'static>,
     present: PresentPass,
     egui_state: egui_winit::State,
-    egui_renderer: egui_wgpu::Renderer,
+    ui_painter: crate::render::ui_paint::UiPainter,
     /// Where the last two egui passes drew the panels (`Running::ui_cover`).
     panels: [window::Panels; 2],
 }
@@ -208,7 +208,7 @@ impl Demo {
         let ctx = egui::Context::default();
         let egui_state =
             egui_winit::State::new(ctx, egui::ViewportId::ROOT, &window, None, None, None);
-        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, Default::default());
+        let ui_painter = crate::render::ui_paint::UiPainter::new(&gpu, format);
         log::info!("demo on {}", gpu.describe());
         Ok(Running {
             window,
@@ -218,7 +218,7 @@ impl Demo {
             session,
             present,
             egui_state,
-            egui_renderer,
+            ui_painter,
             panels: Default::default(),
         })
     }

@@ -33,11 +33,9 @@ impl Running {
         if let Some((_, v)) = &with_panel {
             views.push(v);
         }
-        let extra = self.encode_present_and_egui(&mut enc, &views, out);
+        self.encode_present_and_egui(&mut enc, &views, out);
         stats.submitted = Some(Instant::now());
-        self.gpu
-            .queue
-            .submit(extra.into_iter().chain([enc.finish()]));
+        self.gpu.queue.submit([enc.finish()]);
         let img = screenshot.map(|_| match &with_panel {
             Some((texture, _)) => self.read_surface_texture(texture),
             None => self.session.read_color(&self.gpu),
@@ -156,61 +154,42 @@ impl Running {
         }
     }
 
-    /// Uploads egui's output and records the blit of the frame with egui on top into `view`.
-    /// Returns egui's own command buffers, to submit before `enc`.
+    /// Uploads egui's output and records the blit of the frame with the panels on top into
+    /// each of `views`.
     pub(super) fn encode_present_and_egui(
         &mut self,
         enc: &mut wgpu::CommandEncoder,
         views: &[&wgpu::TextureView],
         out: egui::FullOutput,
-    ) -> Vec<wgpu::CommandBuffer> {
+    ) {
         self.egui_state
             .handle_platform_output(&self.window, out.platform_output);
         let ppp = out.pixels_per_point;
         let jobs = self.egui_state.egui_ctx().tessellate(out.shapes, ppp);
-        for (id, deltas) in &out.textures_delta.set {
-            for delta in deltas {
-                self.egui_renderer
-                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
-            }
-        }
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [self.config.width, self.config.height],
-            pixels_per_point: ppp,
-        };
-        let extra = self.egui_renderer.update_buffers(
-            &self.gpu.device,
-            &self.gpu.queue,
-            enc,
-            &jobs,
-            &screen,
-        );
+        self.ui_painter.set_textures(&self.gpu, &out.textures_delta);
+        let size = (self.config.width, self.config.height);
+        self.ui_painter.prepare(&self.gpu, &jobs, size, ppp);
         for view in views {
-            let mut pass = enc
-                .begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("present + egui"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                })
-                .forget_lifetime();
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("present + ui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
             self.present.record(&mut pass);
-            self.egui_renderer.render(&mut pass, &jobs, &screen);
+            self.ui_painter.record(&mut pass);
         }
-        for id in &out.textures_delta.free {
-            self.egui_renderer.free_texture(id);
-        }
-        extra
+        self.ui_painter.free_textures(&out.textures_delta);
     }
 }
 
