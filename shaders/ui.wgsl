@@ -1,9 +1,12 @@
 // The demo's panels (render::ui_paint): egui's meshes in screen points, their colours sRGB
 // bytes with premultiplied alpha, times a texture (the font atlas: white, its coverage in
-// alpha), blended over the presented frame in gamma space (the surface has a linear format).
+// alpha), blended over the presented frame (in gamma space where the surface has a linear
+// format, as egui means; decoded first onto an sRGB one).
 // No branch a fragment never takes: lavapipe runs every branch its fragments could take, and
 // egui-wgpu's shader keeps a software-filtering path behind a uniform that cost about 29 ms a
 // frame under the demo's panel.
+
+#include srgb.inc.wgsl
 
 struct UiScreen {
     // x, y: the screen's size in points; z, w: 0
@@ -36,7 +39,17 @@ fn vs_ui(v: UiVertex) -> UiOut {
     return out;
 }
 
+// Onto a target that stores gamma-encoded values as they are (a linear format): blended in
+// gamma space, as egui means.
 @fragment
 fn fs_ui(in: UiOut) -> @location(0) vec4<f32> {
     return in.color * textureSample(ui_texture, ui_sampler, in.uv);
+}
+
+// Onto an sRGB target (a surface that offers no linear format), which encodes what it is
+// given: the colour decoded first.
+@fragment
+fn fs_ui_srgb_target(in: UiOut) -> @location(0) vec4<f32> {
+    let c = in.color * textureSample(ui_texture, ui_sampler, in.uv);
+    return vec4<f32>(srgb_to_linear(c.rgb), c.a);
 }

@@ -327,7 +327,8 @@ fn write_growing(
     }
 }
 
-/// egui's premultiplied-alpha blending, over a target of `format`.
+/// egui's premultiplied-alpha blending, over a target of `format` (an sRGB one: the colours
+/// decoded first).
 fn create_pipeline(
     device: &wgpu::Device,
     layouts: &[&wgpu::BindGroupLayout],
@@ -372,7 +373,11 @@ fn create_pipeline(
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: &module,
-            entry_point: Some("fs_ui"),
+            entry_point: Some(if format.is_srgb() {
+                "fs_ui_srgb_target"
+            } else {
+                "fs_ui"
+            }),
             compilation_options: Default::default(),
             targets: &[Some(wgpu::ColorTargetState {
                 format,

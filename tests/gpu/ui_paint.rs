@@ -8,7 +8,6 @@ use lanthorn::render::Gpu;
 use crate::support::gpu;
 
 const SIZE: (u32, u32) = (480, 320);
-const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// egui's output for a frame of panels (the second pass: the first builds the font atlas),
 /// with the texture changes of both passes.
@@ -54,8 +53,12 @@ fn panels() -> (Vec<egui::ClippedPrimitive>, Vec<egui::TexturesDelta>) {
     (last.unwrap_or_default(), deltas)
 }
 
-/// A target of `FORMAT` cleared to a dusk blue, drawn into by `draw`, read back.
-fn render(gpu: &Gpu, draw: impl FnOnce(&mut wgpu::RenderPass<'static>)) -> image::RgbaImage {
+/// A target of `format` cleared to a dusk blue, drawn into by `draw`, read back.
+fn render(
+    gpu: &Gpu,
+    format: wgpu::TextureFormat,
+    draw: impl FnOnce(&mut wgpu::RenderPass<'static>),
+) -> image::RgbaImage {
     let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("ui test"),
         size: wgpu::Extent3d {
@@ -66,7 +69,7 @@ fn render(gpu: &Gpu, draw: impl FnOnce(&mut wgpu::RenderPass<'static>)) -> image
         mip_level_count: 1,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: FORMAT,
+        format,
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     });
@@ -102,10 +105,48 @@ fn render(gpu: &Gpu, draw: impl FnOnce(&mut wgpu::RenderPass<'static>)) -> image
     lanthorn::render::target::read_rgba(gpu, &texture)
 }
 
+/// On a linear-format target (the demo's surface: blending in gamma space) and on an sRGB one.
 #[test]
 fn the_ui_painter_draws_what_egui_wgpu_draws() {
     let Some(gpu) = gpu() else { return };
     let (primitives, deltas) = panels();
+    for format in [
+        wgpu::TextureFormat::Rgba8Unorm,
+        wgpu::TextureFormat::Rgba8UnormSrgb,
+    ] {
+        let expected = reference(gpu, format, &primitives, &deltas);
+        let mut painter = UiPainter::new(gpu, format);
+        for delta in &deltas {
+            painter.set_textures(gpu, delta);
+        }
+        painter.prepare(gpu, &primitives, SIZE, 1.0);
+        let got = render(gpu, format, |pass| painter.record(pass));
+        let background = expected.get_pixel(SIZE.0 - 1, SIZE.1 - 1).0;
+        let (mut painted, mut differ, mut worst) = (0usize, 0usize, 0u8);
+        for (a, b) in expected.pixels().zip(got.pixels()) {
+            painted += (a.0 != background) as usize;
+            let d = (0..4).map(|k| a[k].abs_diff(b[k])).max().unwrap_or(0);
+            differ += (d > 0) as usize;
+            worst = worst.max(d);
+        }
+        eprintln!(
+            "{format:?}: ui painter vs egui-wgpu: {painted} pixels painted, {differ} differ, worst {worst}"
+        );
+        assert!(painted > 20_000, "only {painted} pixels of panels");
+        assert!(
+            worst <= 1 && differ * 1000 <= painted,
+            "{format:?}: {differ} pixels differ, worst {worst}"
+        );
+    }
+}
+
+/// The same panels drawn by egui-wgpu (no dithering) onto a target of `format`.
+fn reference(
+    gpu: &Gpu,
+    format: wgpu::TextureFormat,
+    primitives: &[egui::ClippedPrimitive],
+    deltas: &[egui::TexturesDelta],
+) -> image::RgbaImage {
     let screen = egui_wgpu::ScreenDescriptor {
         size_in_pixels: [SIZE.0, SIZE.1],
         pixels_per_point: 1.0,
@@ -114,38 +155,18 @@ fn the_ui_painter_draws_what_egui_wgpu_draws() {
         dithering: false,
         ..Default::default()
     };
-    let mut reference = egui_wgpu::Renderer::new(&gpu.device, FORMAT, options);
+    let mut renderer = egui_wgpu::Renderer::new(&gpu.device, format, options);
     let mut enc = gpu.device.create_command_encoder(&Default::default());
-    for delta in &deltas {
+    for delta in deltas {
         for (id, images) in &delta.set {
             for image in images {
-                reference.update_texture(&gpu.device, &gpu.queue, *id, image);
+                renderer.update_texture(&gpu.device, &gpu.queue, *id, image);
             }
         }
     }
-    let extra = reference.update_buffers(&gpu.device, &gpu.queue, &mut enc, &primitives, &screen);
+    let extra = renderer.update_buffers(&gpu.device, &gpu.queue, &mut enc, primitives, &screen);
     gpu.queue.submit(extra.into_iter().chain([enc.finish()]));
-    let expected = render(gpu, |pass| reference.render(pass, &primitives, &screen));
-
-    let mut painter = UiPainter::new(gpu, FORMAT);
-    for delta in &deltas {
-        painter.set_textures(gpu, delta);
-    }
-    painter.prepare(gpu, &primitives, SIZE, 1.0);
-    let got = render(gpu, |pass| painter.record(pass));
-
-    let background = expected.get_pixel(SIZE.0 - 1, SIZE.1 - 1).0;
-    let (mut painted, mut differ, mut worst) = (0usize, 0usize, 0u8);
-    for (a, b) in expected.pixels().zip(got.pixels()) {
-        painted += (a.0 != background) as usize;
-        let d = (0..4).map(|k| a[k].abs_diff(b[k])).max().unwrap_or(0);
-        differ += (d > 0) as usize;
-        worst = worst.max(d);
-    }
-    eprintln!("ui painter vs egui-wgpu: {painted} pixels painted, {differ} differ, worst {worst}");
-    assert!(painted > 20_000, "only {painted} pixels of panels");
-    assert!(
-        worst <= 1 && differ * 1000 <= painted,
-        "{differ} pixels differ, worst {worst}"
-    );
+    render(gpu, format, |pass| {
+        renderer.render(pass, primitives, &screen)
+    })
 }
