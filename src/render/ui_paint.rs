@@ -46,6 +46,9 @@ pub struct UiPainter {
     vertices: Option<wgpu::Buffer>,
     indices: Option<wgpu::Buffer>,
     draws: Vec<MeshDraw>,
+    /// This frame's meshes laid end to end (kept: refilled each frame).
+    mesh_vertices: Vec<egui::epaint::Vertex>,
+    mesh_indices: Vec<u32>,
 }
 
 impl UiPainter {
@@ -90,6 +93,8 @@ impl UiPainter {
             vertices: None,
             indices: None,
             draws: Vec::new(),
+            mesh_vertices: Vec::new(),
+            mesh_indices: Vec::new(),
         }
     }
 
@@ -170,7 +175,9 @@ impl UiPainter {
         gpu.queue
             .write_buffer(&self.screen, 0, bytemuck::bytes_of(&uniform));
         self.draws.clear();
-        let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+        let (vertices, indices) = (&mut self.mesh_vertices, &mut self.mesh_indices);
+        vertices.clear();
+        indices.clear();
         for p in primitives {
             let egui::epaint::Primitive::Mesh(mesh) = &p.primitive else {
                 continue;
@@ -193,14 +200,14 @@ impl UiPainter {
             &mut self.vertices,
             "ui vertices",
             wgpu::BufferUsages::VERTEX,
-            bytemuck::cast_slice(&vertices),
+            bytemuck::cast_slice(vertices),
         );
         write_growing(
             gpu,
             &mut self.indices,
             "ui indices",
             wgpu::BufferUsages::INDEX,
-            bytemuck::cast_slice(&indices),
+            bytemuck::cast_slice(indices),
         );
     }
 
@@ -233,21 +240,14 @@ impl UiPainter {
         (width, height): (u32, u32),
         options: &egui::TextureOptions,
     ) -> UiTexture {
-        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("ui texture"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            // The colours stay sRGB bytes: blending happens in gamma space, as egui's does.
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
+        // The colours stay sRGB bytes: blending happens in gamma space, as egui's does.
+        let texture = super::target::target_texture(
+            gpu,
+            "ui texture",
+            (width, height),
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        );
         let view = texture.create_view(&Default::default());
         let sampler = gpu.device.create_sampler(&sampler_for(options));
         let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -82,6 +82,11 @@ impl PartRun {
     pub fn parts(self, parts: usize) -> impl Iterator<Item = usize> {
         (0..self.count as usize).map(move |k| (self.first as usize + k) % parts)
     }
+
+    /// Triangles in the run of a mesh with `parts`.
+    pub fn triangles(self, parts: &[MeshPart]) -> u32 {
+        self.parts(parts.len()).map(|p| parts[p].triangles).sum()
+    }
 }
 
 impl Mesh {
@@ -97,17 +102,7 @@ impl Mesh {
     /// The range of [`Mesh::cyclic_indices`] that draws `run`.
     pub fn run_indices(&self, run: PartRun) -> std::ops::Range<u32> {
         let start = self.parts[run.first as usize].first_triangle;
-        let triangles: u32 = run
-            .parts(self.parts.len())
-            .map(|p| self.parts[p].triangles)
-            .sum();
-        3 * start..3 * (start + triangles)
-    }
-
-    /// Triangles in `run`.
-    pub fn run_triangles(&self, run: PartRun) -> u32 {
-        let r = self.run_indices(run);
-        (r.end - r.start) / 3
+        3 * start..3 * (start + run.triangles(&self.parts))
     }
 
     /// The index list as u16 when every index fits.

@@ -25,7 +25,7 @@ use std::ops::Range;
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec2, DVec3, Vec3, Vec4};
 
-use super::{Heightmap, MinMaxPyramid, PartRun, TerrainError};
+use super::{Heightmap, MeshPart, MinMaxPyramid, PartRun, TerrainError};
 use crate::geom::{Camera, Octagon, Plane};
 
 /// The static mesh kinds, also the order of instance ranges in a [`Selection`].
@@ -411,7 +411,7 @@ pub fn instance_aabb(
 /// World-space bounds of one part of an instance's mesh, as [`instance_aabb`]'s.
 pub fn part_aabb(
     cfg: &ClipmapConfig,
-    part: &super::MeshPart,
+    part: &MeshPart,
     inst: &TerrainInstance,
     hm: &Heightmap,
     pyramid: &mut MinMaxPyramid,
@@ -420,7 +420,7 @@ pub fn part_aabb(
 }
 
 /// The level rectangle a mesh part of `inst` covers.
-pub(crate) fn part_rect(part: &super::MeshPart, inst: &TerrainInstance) -> ([i64; 2], [i64; 2]) {
+pub(crate) fn part_rect(part: &MeshPart, inst: &TerrainInstance) -> ([i64; 2], [i64; 2]) {
     let p = inst.grid_point(part.min);
     let q = inst.grid_point(part.max);
     (

@@ -21,7 +21,8 @@ pub struct ClipmapSelector {
     pub coarsen: u32,
     selection: Selection,
     per_kind: [Vec<(TerrainInstance, PartRun)>; 5],
-    meshes: crate::terrain::ClipmapMeshes,
+    /// Each kind's mesh parts (what culling tests and counts).
+    parts: [Vec<MeshPart>; 5],
     global_z: Option<(f32, f32)>,
     prev_first: Option<u32>,
 }
@@ -30,6 +31,7 @@ impl ClipmapSelector {
     pub fn new(cfg: ClipmapConfig) -> Result<Self, TerrainError> {
         cfg.validate()?;
         let meshes = crate::terrain::ClipmapMeshes::new(&cfg);
+        let parts = MeshKind::ALL.map(|k| meshes.get(k).parts.clone());
         Ok(Self {
             cfg,
             cull: true,
@@ -38,7 +40,7 @@ impl ClipmapSelector {
             coarsen: 0,
             selection: Selection::default(),
             per_kind: Default::default(),
-            meshes,
+            parts,
             global_z: None,
             prev_first: None,
         })
@@ -87,7 +89,7 @@ impl ClipmapSelector {
             pyramid,
             sel,
             per_kind: &mut self.per_kind,
-            meshes: &self.meshes,
+            parts: &self.parts,
         };
         for l in 0..cfg.levels {
             let p = cfg.placement(cam2, l);
@@ -170,7 +172,7 @@ impl ClipmapSelector {
                     .extend(list.iter().filter(|(_, r)| r == run).map(|(i, _)| *i));
                 range.end = sel.instances.len() as u32;
                 sel.stats.triangles +=
-                    self.meshes.get(k).run_triangles(*run) as u64 * range.len() as u64;
+                    run.triangles(&self.parts[k as usize]) as u64 * range.len() as u64;
             }
             sel.ranges[k as usize] = start..sel.instances.len() as u32;
         }
@@ -201,7 +203,7 @@ pub(super) struct PieceCuller<'a> {
     pyramid: &'a mut MinMaxPyramid,
     sel: &'a mut Selection,
     per_kind: &'a mut [Vec<(TerrainInstance, PartRun)>; 5],
-    meshes: &'a crate::terrain::ClipmapMeshes,
+    parts: &'a [Vec<MeshPart>; 5],
 }
 
 impl PieceCuller<'_> {
@@ -293,11 +295,11 @@ impl PieceCuller<'_> {
         }
         let run = match (fogged, pre) {
             (true, _) | (_, Class::Outside) => None,
-            (false, Class::Inside) => Some(PartRun::all(self.meshes.get(kind).parts.len())),
+            (false, Class::Inside) => Some(PartRun::all(self.parts[kind as usize].len())),
             (false, Class::Straddles) => self.parts_seen(kind, &inst, p.spacing),
         };
         if let Some(run) = run {
-            let parts = self.meshes.get(kind).parts.len();
+            let parts = self.parts[kind as usize].len();
             self.sel.stats.parts_culled += (parts - run.count as usize) as u32;
             self.per_kind[kind as usize].push((inst, run));
         } else {
@@ -343,7 +345,7 @@ impl PieceCuller<'_> {
         if !self.is_visible(kind, inst, spacing) {
             return None;
         }
-        let parts = &self.meshes.get(kind).parts;
+        let parts = &self.parts[kind as usize];
         if parts.len() == 1 {
             return Some(PartRun::all(1));
         }
