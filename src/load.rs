@@ -51,7 +51,17 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
 
 /// Loads a level and applies Quake's spawn rules for `rules`' game (`level::spawn`).
 pub fn load_with(path: &Path, rules: crate::level::spawn::SpawnRules) -> Result<Level, LoadError> {
-    let mut level = load_file(path)?;
+    load_with_palette(path, rules, None)
+}
+
+/// `load_with`, a `.bsp` decoded with `palette` when one is given (`--palette`) instead of
+/// the one found near it.
+pub fn load_with_palette(
+    path: &Path,
+    rules: crate::level::spawn::SpawnRules,
+    palette: Option<&[u8; 768]>,
+) -> Result<Level, LoadError> {
+    let mut level = load_file(path, palette)?;
     crate::level::spawn::apply(&mut level, rules);
     Ok(level)
 }
@@ -63,6 +73,7 @@ pub fn load_from_game(
     name: &str,
     search: &search::SearchPath,
     rules: crate::level::spawn::SpawnRules,
+    palette: Option<&[u8; 768]>,
 ) -> Result<(Level, String), LoadError> {
     let file = search::map_file(name);
     let found = search.read(&file).ok_or_else(|| LoadError::NotInGame {
@@ -70,13 +81,18 @@ pub fn load_from_game(
         file: file.clone(),
         searched: search.describe(),
     })??;
-    let palette = match search.read("gfx/palette.lmp") {
-        Some(p) => Some(p?.bytes),
-        None => None,
+    let palette = match (palette, search.read("gfx/palette.lmp")) {
+        (Some(p), _) => Some(*p),
+        (None, Some(p)) => crate::import::q1::palette_from_bytes(&p?.bytes),
+        (None, None) => None,
     };
-    let palette: Option<[u8; 768]> = palette
-        .filter(|p| p.len() >= 768)
-        .map(|p| std::array::from_fn(|i| p[i]));
+    if palette.is_none() {
+        eprintln!(
+            "warning: {}: no gfx/palette.lmp on the game's search path ({}), so every texture is a grey checkerboard; give --palette FILE (Quake's gfx/palette.lmp, 768 bytes)",
+            found.origin,
+            search.describe()
+        );
+    }
     let mut level =
         crate::import::q1::from_bytes_with_palette(&found.bytes, &found.origin, palette.as_ref())?;
     crate::level::spawn::apply(&mut level, rules);
@@ -94,7 +110,7 @@ pub fn is_builtin(path: &Path) -> bool {
 /// The one entry point that loads any level; dispatches on the file type. `keep` is the
 /// embedded keep (compiled once, then read from the cache, see `cache`), `builtin` the
 /// built-in test scene.
-fn load_file(path: &Path) -> Result<Level, LoadError> {
+fn load_file(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(crate::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(crate::scenes::builtin::load_portals()?),
@@ -117,7 +133,10 @@ fn load_file(path: &Path) -> Result<Level, LoadError> {
     match ext.as_deref() {
         Some("lvl") => Ok(crate::level::file::load_lvl(path)?),
         Some("map") | Some("ron") => compile_cached(path),
-        Some("bsp") => Ok(crate::import::q1::load(path)?),
+        Some("bsp") => Ok(match palette {
+            Some(p) => crate::import::q1::load_with_palette(path, Some(p))?,
+            None => crate::import::q1::load(path)?,
+        }),
         None if !path.exists() && path.components().count() == 1 => {
             Err(LoadError::BareName { path: path.into() })
         }

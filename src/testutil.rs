@@ -52,3 +52,52 @@ pub(crate) fn bad_triangulation(s: &crate::level::Surface) -> Option<String> {
     }
     None
 }
+
+/// The first object surface that faces open space but is linked to no cell holding a point in
+/// front of it, at spawn and at eight moments of its motion: `None` when every object is
+/// linked where it can be seen. The oracle is point location (`Level::locate`), independent
+/// of how `vis::objects` links: points 0.5 units in front of each triangle's centre and of
+/// points near its corners, each in an open cell, must be in a cell the object is linked to.
+pub(crate) fn object_seen_from_an_unlinked_cell(level: &crate::level::Level) -> Option<String> {
+    use crate::vis::objects::ObjectLinks;
+    use glam::Vec3;
+    let mut links = ObjectLinks::new(level);
+    for (i, o) in level.objects.iter().enumerate() {
+        let times: Vec<f64> = match &o.motion {
+            Some(m) => (0..8).map(|k| m.period() as f64 * k as f64 / 8.0).collect(),
+            None => vec![0.0],
+        };
+        for t in times {
+            let origin = o.origin + o.motion.as_ref().map_or(Vec3::ZERO, |m| m.offset(t));
+            links.place(level, i as u32, origin);
+            for &s in &o.surfaces {
+                let surf = &level.surfaces[s as usize];
+                for tri in surf.indices.chunks_exact(3) {
+                    let [a, b, c] =
+                        [0, 1, 2].map(|k| surf.vertices[tri[k] as usize].position + origin);
+                    let n = (b - a).cross(c - a).normalize_or_zero();
+                    let centre = (a + b + c) / 3.0;
+                    for q in [
+                        centre,
+                        centre.lerp(a, 0.9),
+                        centre.lerp(b, 0.9),
+                        centre.lerp(c, 0.9),
+                    ] {
+                        let Some(cell) = level.locate(q + n * 0.5) else {
+                            continue;
+                        };
+                        if !links.cells_of[i].contains(&cell) {
+                            return Some(format!(
+                                "object {i} ({}) at {origin}: surface {s} is seen from cell {cell} (at {}), which it is not linked to (its cells {:?})",
+                                o.name,
+                                q + n * 0.5,
+                                links.cells_of[i]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}

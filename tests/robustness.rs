@@ -723,3 +723,48 @@ fn zero_adapters_name_the_driver_to_install() {
     );
     assert_eq!(text.matches("no GPU adapter found").count(), 1, "{text}");
 }
+
+/// A downloaded map alone in a folder: no palette in reach is said once on stderr, with what
+/// to give; a palette in `gfx/` beside it, or `--palette`, silences it; a bad `--palette` is
+/// one error naming the file.
+#[test]
+fn a_bsp_alone_says_once_that_it_has_no_palette() {
+    let Some(quake) = realdata() else { return };
+    let work = scratch("palette");
+    let bsp = work.join("e1m1.bsp");
+    std::fs::copy(quake.join("bsp/e1m1.bsp"), &bsp).unwrap();
+    let info = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+            .arg("info")
+            .arg(&bsp)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let warning = "no Quake palette found";
+    let (ok, text) = info(&[]);
+    assert!(ok, "{text}");
+    assert_eq!(text.matches(warning).count(), 1, "{text}");
+    assert_eq!(text.matches("--palette FILE").count(), 1, "{text}");
+    let palette = quake.join("palette.lmp");
+    let (ok, text) = info(&["--palette", palette.to_str().unwrap()]);
+    assert!(ok && !text.contains(warning), "{text}");
+    let short = work.join("short.lmp");
+    std::fs::write(&short, [0u8; 10]).unwrap();
+    let (ok, text) = info(&["--palette", short.to_str().unwrap()]);
+    assert!(!ok, "{text}");
+    assert_eq!(
+        text.matches("short.lmp: not a Quake palette").count(),
+        1,
+        "{text}"
+    );
+    std::fs::create_dir_all(work.join("gfx")).unwrap();
+    std::fs::copy(&palette, work.join("gfx/palette.lmp")).unwrap();
+    let (ok, text) = info(&[]);
+    assert!(ok && !text.contains(warning), "{text}");
+    std::fs::remove_dir_all(&work).unwrap();
+}

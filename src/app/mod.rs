@@ -43,6 +43,8 @@ pub fn started() -> std::time::Instant {
 pub struct Game {
     pub rules: crate::level::spawn::SpawnRules,
     pub search: Option<crate::load::search::SearchPath>,
+    /// `--palette`: the palette a Quake map's textures are decoded with, before any found.
+    pub palette: Option<[u8; 768]>,
 }
 
 /// Loads the level named on the command line (the keep when none): a file, a built-in level,
@@ -53,11 +55,12 @@ pub fn load_level(path: Option<&Path>, game: &Game) -> anyhow::Result<(Level, Pa
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LEVEL));
     if let (Some(search), Some(name)) = (&game.search, path.to_str()) {
         if !path.exists() && !crate::load::is_builtin(&path) {
-            let (level, origin) = crate::load::load_from_game(name, search, game.rules)?;
+            let (level, origin) =
+                crate::load::load_from_game(name, search, game.rules, game.palette.as_ref())?;
             return Ok((level, PathBuf::from(origin)));
         }
     }
-    let level = crate::load::load_with(&path, game.rules)?;
+    let level = crate::load::load_with_palette(&path, game.rules, game.palette.as_ref())?;
     Ok((level, path))
 }
 

@@ -28,7 +28,7 @@ fn e1m1_from_a_pak_renders_as_the_loose_bsp() {
     .unwrap();
     let search = SearchPath::new(&base, None).unwrap();
     let (packed, origin) =
-        lanthorn::load::load_from_game("e1m1", &search, Default::default()).unwrap();
+        lanthorn::load::load_from_game("e1m1", &search, Default::default(), None).unwrap();
     assert!(origin.ends_with("id1/pak0.pak:maps/e1m1.bsp"), "{origin}");
     assert_eq!(packed.surfaces.len(), loose.surfaces.len());
     assert_eq!(packed.lightmaps.texels, loose.lightmaps.texels);

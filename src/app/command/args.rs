@@ -152,6 +152,10 @@ pub struct SpawnArgs {
     /// A mod folder beside id1 searched before it (as quakespasm's -game).
     #[arg(long, value_name = "MOD")]
     pub(crate) game: Option<String>,
+    /// Quake's palette (gfx/palette.lmp, 768 bytes) to decode a map's textures with, in place
+    /// of the one found beside the map or on the game's search path.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) palette: Option<PathBuf>,
     /// Skill 0 (easy), 1 (normal, the default, as quakespasm), 2 (hard) or 3 (nightmare):
     /// brush entities flagged "not in" this skill are left out.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -180,11 +184,29 @@ impl SpawnArgs {
         let search = basedir
             .map(|dir| crate::load::search::SearchPath::new(&dir, self.game.as_deref()))
             .transpose()?;
+        let palette = match &self.palette {
+            Some(path) => Some(read_palette_arg(path)?),
+            None => None,
+        };
         Ok(app::Game {
             rules: self.rules(),
             search,
+            palette,
         })
     }
+}
+
+/// `--palette FILE`: one error naming the file when it is unreadable or too short.
+fn read_palette_arg(path: &Path) -> anyhow::Result<[u8; 768]> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read the palette: {e}", path.display()))?;
+    crate::import::q1::palette_from_bytes(&bytes).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: not a Quake palette ({} bytes; gfx/palette.lmp holds 768: 256 RGB colours)",
+            path.display(),
+            bytes.len()
+        )
+    })
 }
 
 pub(crate) fn parse_time(s: &str) -> Result<f32, String> {

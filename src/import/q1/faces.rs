@@ -42,8 +42,12 @@ pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
     for &p in points {
         let v = st(ti, p);
         for k in 0..2 {
-            mins[k] = mins[k].min(v[k]);
-            maxs[k] = maxs[k].max(v[k]);
+            // Computed in doubles, then rounded to a float, as quakespasm does: the light
+            // tools rounded so, and a double just under a luxel edge (e2m1: 31.999999999999993
+            // for 32) would add a luxel column the lighting lump does not have.
+            let v = v[k] as f32 as f64;
+            mins[k] = mins[k].min(v);
+            maxs[k] = maxs[k].max(v);
         }
     }
     let mut e = Extents {

@@ -12,9 +12,9 @@
 //!   dark.
 //! - Portals are generated from the node tree (see [`portals`]); the file's PVS is kept by
 //!   cell in `level.pvs`.
-//! - Textures are decoded with the Quake palette: [`load`] looks for `palette.lmp` next to
-//!   the file, one or two folders up, or in `gfx/` (a game's search path has its own:
-//!   `load::load_from_game`). Without a palette, materials have sizes but no texels.
+//! - Textures are decoded with the Quake palette: [`load`] looks for it near the file
+//!   ([`palette_near`]; a game's search path has its own: `load::load_from_game`). Without a
+//!   palette, materials have sizes but no texels, and `load` says so once on stderr.
 //!
 //! Every lump offset and length and every index is checked: bad input gives a [`Q1Error`]
 //! naming the file, the lump and the record, never a panic.
@@ -89,12 +89,7 @@ impl Q1Error {
 
 /// Reads a 768-byte palette file.
 pub fn read_palette(path: &Path) -> Option<[u8; 768]> {
-    let b = std::fs::read(path).ok()?;
-    (b.len() >= 768).then(|| {
-        let mut p = [0u8; 768];
-        p.copy_from_slice(&b[..768]);
-        p
-    })
+    palette_from_bytes(&std::fs::read(path).ok()?)
 }
 
 /// The palette from the shared real data (`quake/palette.lmp`), read once (tests).
@@ -106,24 +101,83 @@ pub(crate) fn default_palette() -> Option<&'static [u8; 768]> {
         .as_ref()
 }
 
-/// Loads a `.bsp` file (see the module docs for where the palette comes from).
+/// Loads a `.bsp` file with the palette found near it ([`palette_near`]); when there is none,
+/// says so once on stderr with what to give, and the textures are a grey checkerboard.
 pub fn load(path: &Path) -> Result<Level, Q1Error> {
+    let palette = match palette_near(path) {
+        Ok(p) => Some(p),
+        Err(missing) => {
+            eprintln!("warning: {missing}");
+            None
+        }
+    };
+    load_with_palette(path, palette.as_ref())
+}
+
+/// Loads a `.bsp` file with the given palette (`None`: materials without texels).
+pub fn load_with_palette(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, Q1Error> {
     let bytes = std::fs::read(path).map_err(|error| Q1Error::Io {
         path: path.into(),
         error,
     })?;
-    let mut near = None;
-    let mut dir = path.parent();
-    for _ in 0..3 {
+    from_bytes_with_palette(&bytes, &path.display().to_string(), palette)
+}
+
+/// Where a palette is looked for around a map, nearest first, in each folder from the map's
+/// own up to three above it: a downloaded map sits beside Quake's files (`palette.lmp`,
+/// `gfx/palette.lmp`), in a game's `maps/` (`../gfx/palette.lmp`), or beside an install
+/// (`id1/`, where the shareware and retail games keep it in `pak0.pak`). In a folder, a pak
+/// comes before its loose files, as in Quake's search path.
+const PALETTE_PLACES: [&str; 5] = [
+    "pak0.pak",
+    "palette.lmp",
+    "gfx/palette.lmp",
+    "id1/pak0.pak",
+    "id1/gfx/palette.lmp",
+];
+
+/// The Quake palette near a map file (see [`PALETTE_PLACES`]), or the warning that says where
+/// it was looked for and what to give.
+pub fn palette_near(path: &Path) -> Result<[u8; 768], String> {
+    let start = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut dir = Some(start.as_path());
+    for _ in 0..4 {
         let Some(d) = dir else { break };
-        near = read_palette(&d.join("palette.lmp"))
-            .or_else(|| read_palette(&d.join("gfx/palette.lmp")));
-        if near.is_some() {
-            break;
+        for place in PALETTE_PLACES {
+            let file = d.join(place);
+            let found = if place.ends_with(".pak") {
+                palette_in_pak(&file)
+            } else {
+                read_palette(&file)
+            };
+            if let Some(p) = found {
+                return Ok(p);
+            }
         }
         dir = d.parent();
     }
-    from_bytes_with_palette(&bytes, &path.display().to_string(), near.as_ref())
+    Err(format!(
+        "{}: no Quake palette found (pak0.pak, palette.lmp or gfx/palette.lmp, or those in id1/, in its folder or the three above it), so every texture is a grey checkerboard; give --palette FILE (Quake's gfx/palette.lmp, 768 bytes) or --basedir QUAKE_DIR (the folder that holds id1)",
+        path.display()
+    ))
+}
+
+/// `gfx/palette.lmp` from a PACK archive, if the file is one and holds it.
+fn palette_in_pak(path: &Path) -> Option<[u8; 768]> {
+    if !path.is_file() {
+        return None;
+    }
+    let pak = crate::import::pak::Pak::open(path).ok()?;
+    let bytes = pak.read(pak.find("gfx/palette.lmp")?).ok()?;
+    palette_from_bytes(&bytes)
+}
+
+/// The first 768 bytes of a palette file, when it has them.
+pub fn palette_from_bytes(b: &[u8]) -> Option<[u8; 768]> {
+    (b.len() >= 768).then(|| std::array::from_fn(|i| b[i]))
 }
 
 /// Imports a BSP29 file held in memory with the shared real data's palette (tests); `name`

@@ -81,7 +81,11 @@ fn every_id_map_imports_with_sane_counts() {
         return;
     }
     let maps = maps();
-    assert_eq!(maps.len(), 15, "expected the 15 id maps");
+    assert_eq!(
+        maps.len(),
+        22,
+        "expected the 22 id maps (episodes 1 and 2, dm1–dm6, start)"
+    );
     for m in maps {
         let l = &m.level;
         check_indices(l).unwrap();
@@ -561,7 +565,7 @@ fn every_style_map_of_a_face_lands_in_its_atlas_layer() {
     let mut multi = 0;
     for m in maps() {
         let (faces_at, faces_len) = lump_range(&m.bytes, 7);
-        let (light_at, _) = lump_range(&m.bytes, 8);
+        let (light_at, light_len) = lump_range(&m.bytes, 8);
         let lm = &m.level.lightmaps;
         let layer = (lm.width * lm.height * 3) as usize;
         for i in 0..faces_len / 20 {
@@ -580,8 +584,14 @@ fn every_style_map_of_a_face_lands_in_its_atlas_layer() {
             for k in 0..count {
                 for j in 0..r.height as usize {
                     for x in 0..r.width as usize {
-                        let want =
-                            m.bytes[light_at + ofs as usize + k * n + j * r.width as usize + x];
+                        // Luxels past the end of the lump are black (e2m6's last face runs
+                        // 11 bytes past it; the importer warns).
+                        let byte = ofs as usize + k * n + j * r.width as usize + x;
+                        let want = if byte < light_len {
+                            m.bytes[light_at + byte]
+                        } else {
+                            0
+                        };
                         let at = k * layer
                             + (((r.y as usize + j) * lm.width as usize) + r.x as usize + x) * 3;
                         assert_eq!(
@@ -1310,4 +1320,58 @@ fn light_data_past_the_lump_is_clamped_with_one_warning() {
         blackened <= 5 && kept > 100_000,
         "{blackened} blackened, {kept} kept"
     );
+}
+
+/// Every brush entity is linked to each cell it can be seen from, as Quake links it to every
+/// leaf its box touches: e2m1's `func_door` as wide as three corridors (its box crosses the
+/// walls between them; the cells past the walls join only far away) and the id maps' rising
+/// stairs in pits (`"angle" "-1"` doors below the floor).
+#[test]
+fn every_object_surface_facing_open_space_is_linked_to_a_cell_in_front_of_it() {
+    if !require_realdata(
+        "every_object_surface_facing_open_space_is_linked_to_a_cell_in_front_of_it",
+    ) {
+        return;
+    }
+    for m in maps() {
+        if let Some(why) = crate::testutil::object_seen_from_an_unlinked_cell(&m.level) {
+            panic!("{}: {why}", m.name);
+        }
+    }
+}
+
+/// The palette is found where people keep it around a map: in `gfx/` one folder up from a
+/// game's `maps/`, in `id1/gfx/` beside an install, inside `id1/pak0.pak`; the nearest wins;
+/// none at all is a warning naming the map and what to give.
+#[test]
+fn the_palette_is_found_beside_above_and_in_a_pak() {
+    let root = std::env::temp_dir().join(format!("lanthorn-palette-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let map = root.join("quake/mymod/maps/x.bsp");
+    std::fs::create_dir_all(map.parent().unwrap()).unwrap();
+    let pal = |k: u8| -> Vec<u8> { (0..768).map(|i| (i % 251) as u8 ^ k).collect() };
+    let err = palette_near(&map).unwrap_err();
+    assert!(
+        err.contains("x.bsp: no Quake palette found") && err.contains("--palette FILE"),
+        "{err}"
+    );
+    // id1/pak0.pak beside the mod folder's parent.
+    std::fs::create_dir_all(root.join("quake/id1")).unwrap();
+    let pak = crate::import::pak::build(&[("gfx/palette.lmp", &pal(1))]);
+    std::fs::write(root.join("quake/id1/pak0.pak"), pak).unwrap();
+    assert_eq!(palette_near(&map).unwrap().to_vec(), pal(1));
+    // A loose id1/gfx/palette.lmp beside that pak: the pak wins, as in Quake's search path.
+    std::fs::create_dir_all(root.join("quake/id1/gfx")).unwrap();
+    std::fs::write(root.join("quake/id1/gfx/palette.lmp"), pal(4)).unwrap();
+    assert_eq!(palette_near(&map).unwrap().to_vec(), pal(1));
+    // A nearer folder wins: mymod/gfx, then the map's own folder.
+    std::fs::create_dir_all(root.join("quake/mymod/gfx")).unwrap();
+    std::fs::write(root.join("quake/mymod/gfx/palette.lmp"), pal(2)).unwrap();
+    assert_eq!(palette_near(&map).unwrap().to_vec(), pal(2));
+    std::fs::write(root.join("quake/mymod/maps/palette.lmp"), pal(3)).unwrap();
+    assert_eq!(palette_near(&map).unwrap().to_vec(), pal(3));
+    // A short file is no palette: the next place is used.
+    std::fs::write(root.join("quake/mymod/maps/palette.lmp"), [0u8; 100]).unwrap();
+    assert_eq!(palette_near(&map).unwrap().to_vec(), pal(2));
+    std::fs::remove_dir_all(&root).unwrap();
 }
