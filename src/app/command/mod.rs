@@ -7,6 +7,7 @@ pub mod bench;
 pub mod capture;
 pub mod compile;
 pub mod demo;
+pub mod generate;
 pub mod info;
 pub mod vis_check;
 
@@ -24,6 +25,8 @@ pub enum Command {
     Compile(compile::CompileArgs),
     /// Check the culling methods against an unculled ground-truth id render from random views.
     VisCheck(vis_check::VisCheckArgs),
+    /// Write a seeded Quake-style .map level (rooms on storeys, stairs, lifts, pits, liquids).
+    Generate(generate::GenerateArgs),
     /// Describe the GPU adapter, or a level file.
     Info(info::InfoArgs),
     /// Compare two renders of one view (scripts/compare-quakespasm.sh): one JSON line with the
@@ -40,6 +43,7 @@ pub fn run(command: Option<Command>) -> anyhow::Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::Compile(a) => compile::run(a),
         Command::VisCheck(a) => vis_check::run(a),
+        Command::Generate(a) => generate::run(a),
         Command::Info(a) => info::run(a),
         Command::CompareImage(a) => info::compare_image(a),
     }
