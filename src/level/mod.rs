@@ -6,6 +6,7 @@ pub mod file;
 pub(crate) mod key_reads;
 pub mod light_grid;
 pub mod motion;
+mod solid_segment;
 pub mod spawn;
 pub mod styles;
 pub mod tjunctions;

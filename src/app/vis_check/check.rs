@@ -13,6 +13,8 @@ use crate::render::world::{IdFrame, IdImages, OctagonClip, SurfaceTests, WorldPa
 use crate::render::Gpu;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
+use super::holes::{HoleView, Holes};
+
 /// The overdraw counters of a check.
 pub(super) struct Counters {
     pub(super) depth_tested: OverdrawCounter,
@@ -75,6 +77,8 @@ pub(super) struct Check<'a> {
     /// What a method sees, and every cell (the truth): kept warm between views.
     pub(super) vis: VisibleSet,
     pub(super) everything: VisibleSet,
+    /// Which pixels the truth shows only through holes in the level.
+    pub(super) holes: Holes,
 }
 
 impl Check<'_> {
@@ -165,13 +169,25 @@ impl Check<'_> {
         if culler.mode == CullMode::Portal {
             *cut_wall = !culler.cut.is_empty();
         }
+        let visible_cells = vis.cells.len();
+        let holes = if missed + differing > 0 {
+            self.through_holes(view, &culler.links.origins, truth, &img, &submitted)
+        } else {
+            (0, 0)
+        };
+        total.through_holes.0 += holes.0;
+        total.through_holes.1 += holes.1;
+        let sky_eye = culler.tracker.cell().is_some_and(|c| {
+            level.cells[c as usize].flags & crate::level::cell_flags::SKY_LEAF != 0
+        });
         total.add_view(
-            (missed, differing),
+            (missed - holes.0, differing - holes.1),
             (submitted_tris, truth.visible_tris),
-            *cut_wall,
+            (*cut_wall, sky_eye),
             culler,
-            vis.cells.len(),
+            visible_cells,
         );
+        let (missed, differing) = (missed - holes.0, differing - holes.1);
         if missed + differing > 0 && total.worst.len() < 10 {
             total.worst.push((*view.spec, missed, differing));
             if let Some(dir) = &self.opts.dump {
@@ -187,6 +203,61 @@ impl Check<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Check<'_> {
+    /// Of this view's missed surfaces and differing pixels, those the truth shows only through
+    /// holes in the level (`holes`): (surfaces, pixels).
+    fn through_holes(
+        &self,
+        view: &View,
+        origins: &[glam::Vec3],
+        truth: &Truth,
+        img: &IdImages,
+        submitted: &[bool],
+    ) -> (u64, u64) {
+        let hv = HoleView {
+            camera: &view.camera,
+            size: self.opts.size,
+            origins,
+        };
+        let through = |i: usize, id: u32| self.holes.through_solid(self.level, &hv, i, id);
+        let layers = [
+            (&img.solid, &truth.images.solid, &truth.reversed.solid),
+            (&img.liquid, &truth.images.liquid, &truth.reversed.liquid),
+        ];
+        let mut pixels = 0;
+        for (culled, a, b) in layers {
+            for i in 0..culled.len() {
+                let id = if a[i] != 0 { a[i] } else { b[i] };
+                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && through(i, id) {
+                    pixels += 1;
+                }
+            }
+        }
+        let missed = |id: u32| {
+            let s = id as usize - 1;
+            truth.seen.get(s).is_some_and(|&v| v) && !submitted[s]
+        };
+        // A missed surface counts apart when none of its pixels is seen through open space.
+        let mut open = vec![false; submitted.len()];
+        for ids in [
+            &truth.images.solid,
+            &truth.images.liquid,
+            &truth.reversed.solid,
+            &truth.reversed.liquid,
+        ] {
+            for (i, &id) in ids.iter().enumerate() {
+                if id != 0 && missed(id) && !open[id as usize - 1] && !through(i, id) {
+                    open[id as usize - 1] = true;
+                }
+            }
+        }
+        let surfaces = (1..=submitted.len() as u32)
+            .filter(|&id| missed(id) && !open[id as usize - 1])
+            .count() as u64;
+        (surfaces, pixels)
     }
 }
 

@@ -6,6 +6,7 @@
 use glam::Vec3;
 
 mod check;
+mod holes;
 
 use self::check::{Check, Counters, View};
 use super::bench::quantile;
@@ -73,6 +74,12 @@ pub struct MethodTotals {
     /// wall (the eye sees through solid there: only the portal method's cut-wall step draws
     /// what lies behind, GLQuake's PVS does not).
     pub at_cut_walls: (u64, u64),
+    /// Missed surfaces and differing pixels the truth shows only through holes in the level
+    /// (`holes`: along a line through solid), counted apart from the two above.
+    pub through_holes: (u64, u64),
+    /// `pvs` and `pvs-cells` at eyes in a sky leaf, where GLQuake marks every leaf and
+    /// quakespasm draws nothing: (views, missed surfaces, differing pixels), counted apart.
+    pub at_sky_eyes: (u64, u64, u64),
     /// Views with a miss, for reproducing: the camera and what was missed.
     pub worst: Vec<(CameraSpec, u64, u64)>,
     /// Per octagon mode (`OctagonClip::ALL` order), per view: fragments that pass the depth
@@ -91,10 +98,16 @@ impl MethodTotals {
         &mut self,
         (missed, differing): (u64, u64),
         (submitted, visible): (u64, u64),
-        cut_wall: bool,
+        (cut_wall, sky_eye): (bool, bool),
         culler: &Culler,
         cells: usize,
     ) {
+        if sky_eye && matches!(culler.mode, CullMode::Pvs | CullMode::PvsCells) {
+            self.at_sky_eyes.0 += 1;
+            self.at_sky_eyes.1 += missed;
+            self.at_sky_eyes.2 += differing;
+            return;
+        }
         self.missed_surfaces += missed;
         self.differing_pixels += differing;
         if cut_wall {
@@ -238,6 +251,7 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             .collect(),
         vis: VisibleSet::default(),
         everything: VisibleSet::default(),
+        holes: holes::Holes::new(level),
     };
     let mut methods = vec![CullMode::Portal];
     if level.pvs.is_some() {
@@ -299,6 +313,8 @@ impl VisCheckReport {
         let mut cells = serde_json::Map::new();
         let mut overdraw = serde_json::Map::new();
         let mut at_cut = serde_json::Map::new();
+        let mut holes = serde_json::Map::new();
+        let mut sky = serde_json::Map::new();
         for m in &self.methods {
             let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
                 .iter()
@@ -314,6 +330,8 @@ impl VisCheckReport {
             missed.insert(m.method.into(), m.missed_surfaces.into());
             pixels.insert(m.method.into(), m.differing_pixels.into());
             at_cut.insert(m.method.into(), serde_json::json!(m.at_cut_walls));
+            holes.insert(m.method.into(), serde_json::json!(m.through_holes));
+            sky.insert(m.method.into(), serde_json::json!(m.at_sky_eyes));
             cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
         }
         let portal = self.methods.iter().find(|m| m.method == "portal");
@@ -323,6 +341,8 @@ impl VisCheckReport {
             "missed_surfaces": missed,
             "differing_pixels": pixels,
             "missed_at_cut_walls": at_cut,
+            "through_holes": holes,
+            "at_sky_eyes": sky,
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
             "flow_us_median": portal.map(|p| quantile(&p.micros, 0.5)).unwrap_or(0.0),
@@ -361,6 +381,18 @@ impl VisCheckReport {
                     mean(&m.overdraw[1]),
                     mean(&m.overdraw[2]),
                     mean(&m.rasterized)
+                );
+            }
+            if m.through_holes != (0, 0) {
+                println!(
+                    "    not counted: seen only through holes in the level (along lines through solid): {} surfaces, {} pixels",
+                    m.through_holes.0, m.through_holes.1
+                );
+            }
+            if m.at_sky_eyes.0 > 0 {
+                println!(
+                    "    not counted: {} views with the eye in a sky leaf (GLQuake draws nothing there): {} surfaces, {} pixels",
+                    m.at_sky_eyes.0, m.at_sky_eyes.1, m.at_sky_eyes.2
                 );
             }
             if m.at_cut_walls != (0, 0) {
