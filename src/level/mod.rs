@@ -7,6 +7,7 @@ pub(crate) mod key_reads;
 pub mod light_grid;
 pub mod motion;
 mod solid_segment;
+pub use solid_segment::GRAZE;
 pub mod spawn;
 pub mod styles;
 pub mod tjunctions;

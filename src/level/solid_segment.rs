@@ -8,14 +8,14 @@ use glam::Vec3;
 use super::{BspChild, Level};
 
 /// Pieces of solid shorter than this along the line are grazes (an edge or corner where two
-/// open leaves meet), not holes.
-const MIN_SOLID: f32 = 0.05;
+/// open leaves meet), not holes: what vis-check uses.
+pub const GRAZE: f32 = 0.05;
 
 impl Level {
-    /// Whether the segment `a`–`b` runs through solid for more than `MIN_SOLID` at a stretch
-    /// (BSP descent, splitting the segment at each node plane it crosses). A level without a
-    /// tree answers `false`.
-    pub fn segment_crosses_solid(&self, a: Vec3, b: Vec3) -> bool {
+    /// Whether the segment `a`–`b` runs through solid for more than `graze` units at a
+    /// stretch (BSP descent, splitting the segment at each node plane it crosses; cells hold
+    /// 0.01 units beyond their planes). A level without a tree answers `false`.
+    pub fn segment_crosses_solid(&self, a: Vec3, b: Vec3, graze: f32) -> bool {
         let Some(root) = self.bsp.root else {
             return false;
         };
@@ -42,7 +42,7 @@ impl Level {
                     }
                 }
                 BspChild::Leaf(l) => {
-                    if a.distance(b) > MIN_SOLID && self.piece_in_solid(l, a, b) {
+                    if a.distance(b) > graze && self.piece_in_solid(l, a, b, graze) {
                         return true;
                     }
                 }
@@ -52,9 +52,9 @@ impl Level {
     }
 
     /// Whether a piece of a segment inside leaf `l` runs through solid for more than
-    /// `MIN_SOLID`: the parts of it no cell of the leaf holds (a leaf with no cells is solid;
+    /// `graze`: the parts of it no cell of the leaf holds (a leaf with no cells is solid;
     /// a compiled level's leaf may hold several cells, or cells short of its bounds).
-    fn piece_in_solid(&self, l: u32, a: Vec3, b: Vec3) -> bool {
+    fn piece_in_solid(&self, l: u32, a: Vec3, b: Vec3, graze: f32) -> bool {
         let Some(leaf) = self.bsp.leaves.get(l as usize) else {
             return false;
         };
@@ -65,7 +65,7 @@ impl Level {
             .filter_map(|cell| span_inside(&cell.planes, a, b))
             .collect();
         inside.sort_by(|x, y| x.0.total_cmp(&y.0));
-        let gap = MIN_SOLID / a.distance(b);
+        let gap = graze / a.distance(b);
         let mut covered = 0.0f32;
         for (t0, t1) in inside {
             if t0 - covered > gap {
@@ -115,7 +115,7 @@ mod tests {
             }
         }
         // Runs near the threshold are left undecided (sampling error).
-        if worst > super::MIN_SOLID + 0.5 {
+        if worst > super::GRAZE + 0.5 {
             Some(true)
         } else if worst == 0.0 {
             Some(false)
@@ -144,7 +144,11 @@ mod tests {
             let Some(want) = sampled(level, a, c) else {
                 continue;
             };
-            assert_eq!(level.segment_crosses_solid(a, c), want, "{a} → {c}");
+            assert_eq!(
+                level.segment_crosses_solid(a, c, super::GRAZE),
+                want,
+                "{a} → {c}"
+            );
             crossing += want as usize;
             clear += !want as usize;
         }

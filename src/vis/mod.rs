@@ -106,4 +106,6 @@ pub use locate::EyeTracker;
 pub use portal_flow::{FlowStats, PortalFlow, PortalOutcome, PortalTest};
 
 #[cfg(test)]
+mod octagon_tests;
+#[cfg(test)]
 mod tests;

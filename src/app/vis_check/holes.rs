@@ -70,7 +70,7 @@ impl Holes {
         if !t.is_finite() || t <= 1.0 {
             return false;
         }
-        level.segment_crosses_solid(eye, eye + dir * (t - 1.0))
+        level.segment_crosses_solid(eye, eye + dir * (t - 1.0), crate::level::GRAZE)
     }
 }
 
