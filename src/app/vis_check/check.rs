@@ -104,11 +104,21 @@ impl Check<'_> {
         self.world
             .prepare(gpu, &frame_inputs(&view.camera, everything, &settings));
         let reversed = self.frame.render(gpu, &self.world);
-        let seen: Vec<bool> = visible_ids(&images, n)
+        let mut seen: Vec<bool> = visible_ids(&images, n)
             .iter()
             .zip(visible_ids(&reversed, n))
             .map(|(a, b)| *a && b)
             .collect();
+        // A surface whose plane holds the eye covers no area of the view: a pixel of it is the
+        // rasterizer's rounding of a line (an eye placed on the plane of a wall), not a sight.
+        let eye = view.camera.position;
+        for (s, seen) in seen.iter_mut().enumerate() {
+            let origin = self.holes.origin_of(s, &culler.links.origins);
+            let surface = &self.level.surfaces[s];
+            if let Some(v) = surface.vertices.first() {
+                *seen &= surface.normal.dot(eye - v.position - origin).abs() > 0.01;
+            }
+        }
         let visible_tris = seen
             .iter()
             .zip(&self.triangles)

@@ -45,6 +45,14 @@ impl Holes {
         Holes { object_of, on }
     }
 
+    /// Where surface `s` stands: its object's origin, zero for the world's.
+    pub(super) fn origin_of(&self, s: usize, origins: &[Vec3]) -> Vec3 {
+        match self.object_of.get(s).copied().unwrap_or(u32::MAX) {
+            u32::MAX => Vec3::ZERO,
+            o => origins.get(o as usize).copied().unwrap_or(Vec3::ZERO),
+        }
+    }
+
     /// Whether pixel `i` of the view shows surface id `id` (surface + 1) only through solid:
     /// the line from the eye to where the pixel's ray meets the surface's plane (stopped a
     /// unit short of it, which has solid behind it) runs through solid.
@@ -58,10 +66,7 @@ impl Holes {
         if !self.on || s.vertices.is_empty() {
             return false;
         }
-        let origin = match self.object_of[id as usize - 1] {
-            u32::MAX => Vec3::ZERO,
-            o => view.origins.get(o as usize).copied().unwrap_or(Vec3::ZERO),
-        };
+        let origin = self.origin_of(id as usize - 1, view.origins);
         let eye = view.camera.position;
         let dir = pixel_ray(&view.camera.view_proj().inverse(), view.size, i, eye);
         let on_plane = s.vertices[0].position + origin;
