@@ -298,4 +298,97 @@ mod tests {
             cells_seen.len()
         );
     }
+
+    /// An axial box brush in Quake's `.map` format.
+    fn brush(min: [i32; 3], max: [i32; 3], texture: &str) -> String {
+        let ([x0, y0, z0], [x1, y1, z1]) = (min, max);
+        let t = format!("{texture} 0 0 0 1 1");
+        format!(
+            "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {t}\n\
+             ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {t}\n\
+             ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {t}\n\
+             ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {t}\n\
+             ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {t}\n\
+             ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {t}\n}}\n"
+        )
+    }
+
+    /// Three corridors side by side (walls 32 thick between them), joined only at their far
+    /// ends, and a pit in the first one's floor: a `func_wall` slab across all three, its
+    /// centre in the middle one, its box through both walls (e2m1's wall-wide door), and
+    /// rising stairs (`"angle" "-1"` doors) in the pit, their tops below the floor.
+    fn corridors_map() -> String {
+        let mut world = String::from("{\n\"classname\" \"worldspawn\"\n");
+        // The floor at z = 0 with a pit at x 64..128, y 0..64 down to z = -112.
+        let pieces = [
+            ([-16, -16, -128], [528, 272, -112]),
+            ([-16, -16, -112], [64, 272, 0]),
+            ([128, -16, -112], [528, 272, 0]),
+            ([64, 64, -112], [128, 272, 0]),
+            ([64, -16, -112], [128, 0, 0]),
+            ([-16, -16, 128], [528, 272, 144]),
+            ([-16, -16, 0], [0, 272, 128]),
+            ([512, -16, 0], [528, 272, 128]),
+            ([-16, -16, 0], [528, 0, 128]),
+            ([-16, 256, 0], [528, 272, 128]),
+            ([0, 64, 0], [448, 96, 128]),
+            ([0, 160, 0], [448, 192, 128]),
+        ];
+        for (min, max) in pieces {
+            world += &brush(min, max, "wall");
+        }
+        world += "}\n";
+        let entity = |class: &str, keys: &str, body: String| {
+            format!("{{\n\"classname\" \"{class}\"\n{keys}{body}}}\n")
+        };
+        world += &entity(
+            "info_player_start",
+            "\"origin\" \"480 128 24\"\n",
+            String::new(),
+        );
+        world += &entity("func_wall", "", brush([200, 16, 0], [216, 240, 96], "door"));
+        for k in 0..3 {
+            let x = 64 + 20 * k;
+            world += &entity(
+                "func_door",
+                "\"angle\" \"-1\"\n\"targetname\" \"steps\"\n",
+                brush([x, 0, -96], [x + 20, 64, -32 - 16 * k], "door"),
+            );
+        }
+        world
+    }
+
+    /// Kind 1 of the exactness issue, reproduced: each brush entity is linked to the cells
+    /// it can be seen from (the invariant over every object surface; Thief's flood from the
+    /// box's centre missed the slab's outer corridors).
+    #[test]
+    fn brush_entities_through_walls_and_in_pits_are_linked_where_seen() {
+        let options = crate::compile::CompileOptions {
+            light: false,
+            ..Default::default()
+        };
+        let (level, _) = crate::compile::compile_map_text(&corridors_map(), &options).unwrap();
+        assert!(level.leak.is_none());
+        assert_eq!(level.objects.len(), 4);
+        if let Some(why) = crate::testutil::object_seen_from_an_unlinked_cell(&level) {
+            panic!("{why}");
+        }
+        // The slab is seen from all three corridors: in front of its west face in each.
+        let links = ObjectLinks::new(&level);
+        let slab = level
+            .objects
+            .iter()
+            .position(|o| {
+                o.bounds.max.x - o.bounds.min.x < 17.0 && o.bounds.max.y - o.bounds.min.y > 200.0
+            })
+            .unwrap();
+        for y in [40.0, 128.0, 216.0] {
+            let cell = level.locate(Vec3::new(198.0, y, 48.0)).unwrap();
+            assert!(
+                links.cells_of[slab].contains(&cell),
+                "y {y}: cell {cell} not in {:?}",
+                links.cells_of[slab]
+            );
+        }
+    }
 }

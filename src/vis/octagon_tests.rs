@@ -198,6 +198,7 @@ fn octagons_hold_every_point_seen_on_the_id_maps() {
     eprintln!("{total} points checked on {} maps", names.len());
 }
 
+/// And every object of them is linked where it is seen (the invariant of `vis::objects`).
 #[test]
 fn octagons_hold_every_point_seen_on_generated_levels() {
     for seed in [1, 2, 3] {
@@ -207,6 +208,9 @@ fn octagons_hold_every_point_seen_on_generated_levels() {
             ..Default::default()
         };
         let (level, _) = crate::compile::compile_map_text(&text, &options).unwrap();
+        if let Some(why) = crate::testutil::object_seen_from_an_unlinked_cell(&level) {
+            panic!("generated {seed}: {why}");
+        }
         let r = check_octagons(&level, 80, seed);
         assert!(
             r.failure.is_none(),
