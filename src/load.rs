@@ -5,6 +5,8 @@
 pub(crate) mod cache;
 pub mod search;
 
+pub use crate::import::q1::palette_from_bytes;
+
 use std::path::{Path, PathBuf};
 
 use crate::compile::CompileError;

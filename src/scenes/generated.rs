@@ -104,7 +104,7 @@ pub fn write_level(dir: &std::path::Path, seed: u64, options: &GenOptions) -> st
         }
     }
     let path = dir.join(format!("generated-{seed}.map"));
-    crate::files::write_atomically(&path, generate(seed, options).as_bytes())
-        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&path, generate(seed, options))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     path
 }

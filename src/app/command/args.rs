@@ -200,7 +200,7 @@ impl SpawnArgs {
 fn read_palette_arg(path: &Path) -> anyhow::Result<[u8; 768]> {
     let bytes = std::fs::read(path)
         .map_err(|e| anyhow::anyhow!("{}: cannot read the palette: {e}", path.display()))?;
-    crate::import::q1::palette_from_bytes(&bytes).ok_or_else(|| {
+    crate::load::palette_from_bytes(&bytes).ok_or_else(|| {
         anyhow::anyhow!(
             "{}: not a Quake palette ({} bytes; gfx/palette.lmp holds 768: 256 RGB colours)",
             path.display(),

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use super::carve::P3;
 use super::carve::{carve, Air, Box3};
-use super::map_text::{by_facing, write_map, Brush, Entity, P3};
+use super::map_text::{by_facing, write_map, Brush, Entity};
 use super::plan::{plan, Plan, Slot};
 use super::GenOptions;
 use crate::rng::XorShift as Rng;

@@ -5,7 +5,8 @@
 
 use std::collections::HashSet;
 
-use super::map_text::P3;
+/// A point in map units.
+pub(super) type P3 = [i32; 3];
 
 /// An axial box in map units, `min < max` on every axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,7 +3,8 @@
 //! through a hole in the floor above.
 
 use super::build::{hbox, hpoint, Builder, HALF, STOREY};
-use super::map_text::{Brush, Entity, P3};
+use super::carve::P3;
+use super::map_text::{Brush, Entity};
 
 /// Corridor widths and heights to pick from.
 const WIDTHS: [i32; 5] = [48, 64, 80, 96, 128];

@@ -3,10 +3,7 @@
 
 use std::fmt::Write;
 
-use super::carve::Box3;
-
-/// A point in map units.
-pub(super) type P3 = [i32; 3];
+use super::carve::{Box3, P3};
 
 struct Face {
     points: [P3; 3],
