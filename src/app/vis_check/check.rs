@@ -109,14 +109,16 @@ impl Check<'_> {
             .zip(visible_ids(&reversed, n))
             .map(|(a, b)| *a && b)
             .collect();
-        // A surface whose plane holds the eye covers no area of the view: a pixel of it is the
-        // rasterizer's rounding of a line (an eye placed on the plane of a wall), not a sight.
+        // A surface whose plane holds the eye, or that faces away from it, covers no area of
+        // the view: a pixel of it is the rasterizer's rounding of a line (an eye on a wall's
+        // plane, or a hair behind a floor far away), not a sight. Only where every view is the
+        // camera's: a mirror's view sees surfaces from another eye.
         let eye = view.camera.position;
         for (s, seen) in seen.iter_mut().enumerate() {
             let origin = self.holes.origin_of(s, &culler.links.origins);
             let surface = &self.level.surfaces[s];
-            if let Some(v) = surface.vertices.first() {
-                *seen &= surface.normal.dot(eye - v.position - origin).abs() > 0.01;
+            if let (true, Some(v)) = (self.holes.one_view(), surface.vertices.first()) {
+                *seen &= surface.normal.dot(eye - v.position - origin) > 0.01;
             }
         }
         let visible_tris = seen

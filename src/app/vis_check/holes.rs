@@ -17,6 +17,8 @@ pub(super) struct Holes {
     /// their views is seen from another eye) and no `OUTSIDE` cell (outdoor cells see each
     /// other across the sky, which no cell holds).
     on: bool,
+    /// No mirror or teleporter: every pixel is seen from the camera's eye.
+    one_view: bool,
 }
 
 /// One view of the test: the camera and where the objects stand.
@@ -36,13 +38,21 @@ impl Holes {
                 }
             }
         }
-        let on = level.bsp.root.is_some()
-            && level.portals.iter().all(|p| p.transform.is_none())
-            && !level
-                .cells
-                .iter()
-                .any(|c| c.flags & cell_flags::OUTSIDE != 0);
-        Holes { object_of, on }
+        let one_view = level.portals.iter().all(|p| p.transform.is_none());
+        let outside = level
+            .cells
+            .iter()
+            .any(|c| c.flags & cell_flags::OUTSIDE != 0);
+        Holes {
+            object_of,
+            on: level.bsp.root.is_some() && one_view && !outside,
+            one_view,
+        }
+    }
+
+    /// Whether every pixel is seen from the camera's eye (no mirror or teleporter).
+    pub(super) fn one_view(&self) -> bool {
+        self.one_view
     }
 
     /// Where surface `s` stands: its object's origin, zero for the world's.
