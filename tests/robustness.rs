@@ -766,5 +766,15 @@ fn a_bsp_alone_says_once_that_it_has_no_palette() {
     std::fs::copy(&palette, work.join("gfx/palette.lmp")).unwrap();
     let (ok, text) = info(&[]);
     assert!(ok && !text.contains(warning), "{text}");
+    // A bare name in a game's maps/ folder looks above it (../gfx/palette.lmp).
+    std::fs::create_dir_all(work.join("maps")).unwrap();
+    std::fs::copy(&bsp, work.join("maps/e1m1.bsp")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_lanthorn"))
+        .args(["info", "e1m1.bsp"])
+        .current_dir(work.join("maps"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !text.contains(warning), "{text}");
     std::fs::remove_dir_all(&work).unwrap();
 }

@@ -143,6 +143,8 @@ pub fn palette_near(path: &Path) -> Result<[u8; 768], String> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // Absolute, so a bare `e1m1.bsp` in a game's maps/ folder can look above it.
+    let start = std::fs::canonicalize(&start).unwrap_or(start);
     let mut dir = Some(start.as_path());
     for _ in 0..4 {
         let Some(d) = dir else { break };
