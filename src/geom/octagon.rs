@@ -199,7 +199,10 @@ impl Octagon {
     /// edge are kept), then the near plane.
     fn plane_distance(&self, k: usize, p: Vec4) -> f32 {
         if k == 8 {
-            return p.w - p.z;
+            // A little beyond the near plane counts as in front: a wall exactly at the near
+            // distance, square to the view, is drawn by the GPU or not by rounding (e2m2, an
+            // eye 4 units before a wall), and drawing what the GPU then clips costs nothing.
+            return p.w - p.z + 1e-3 * p.w.abs();
         }
         let i = k / 2;
         let a = [p.x, p.y, p.x + p.y, p.x - p.y][i];
