@@ -13,7 +13,7 @@ use crate::render::world::{IdFrame, IdImages, OctagonClip, SurfaceTests, WorldPa
 use crate::render::Gpu;
 use crate::vis::{CullMode, Culler, VisibleSet};
 
-use super::holes::{HoleView, Holes};
+use super::holes::{HoleView, Holes, Sight};
 
 /// The overdraw counters of a check.
 pub(super) struct Counters {
@@ -185,21 +185,22 @@ impl Check<'_> {
         let holes = if missed + differing > 0 {
             self.through_holes(view, &culler.links.origins, truth, &img, &submitted)
         } else {
-            (0, 0)
+            (0, 0, 0)
         };
         total.through_holes.0 += holes.0;
         total.through_holes.1 += holes.1;
+        total.grazes += holes.2;
         let sky_eye = culler.tracker.cell().is_some_and(|c| {
             level.cells[c as usize].flags & crate::level::cell_flags::SKY_LEAF != 0
         });
         total.add_view(
-            (missed - holes.0, differing - holes.1),
+            (missed - holes.0 - holes.2, differing - holes.1),
             (submitted_tris, truth.visible_tris),
             (*cut_wall, sky_eye),
             culler,
             visible_cells,
         );
-        let (missed, differing) = (missed - holes.0, differing - holes.1);
+        let (missed, differing) = (missed - holes.0 - holes.2, differing - holes.1);
         if missed + differing > 0 && total.worst.len() < 10 {
             total.worst.push((*view.spec, missed, differing));
             if let Some(dir) = &self.opts.dump {
@@ -220,7 +221,8 @@ impl Check<'_> {
 
 impl Check<'_> {
     /// Of this view's missed surfaces and differing pixels, those the truth shows only through
-    /// holes in the level (`holes`): (surfaces, pixels).
+    /// holes in the level (`holes`), and the missed surfaces it shows only as grazes of their
+    /// edges: (surfaces, pixels, grazed surfaces).
     fn through_holes(
         &self,
         view: &View,
@@ -228,7 +230,7 @@ impl Check<'_> {
         truth: &Truth,
         img: &IdImages,
         submitted: &[bool],
-    ) -> (u64, u64) {
+    ) -> (u64, u64, u64) {
         let hv = HoleView {
             camera: &view.camera,
             size: self.opts.size,
@@ -252,8 +254,10 @@ impl Check<'_> {
             let s = id as usize - 1;
             truth.seen.get(s).is_some_and(|&v| v) && !submitted[s]
         };
-        // A missed surface counts apart when none of its pixels is seen through open space.
-        let mut open = vec![false; submitted.len()];
+        // A missed surface counts apart when none of its pixels is a sight through open space:
+        // as a hole when none is seen through open space at all, else as a graze.
+        let (mut open, mut not_solid) =
+            (vec![false; submitted.len()], vec![false; submitted.len()]);
         for ids in [
             &truth.images.solid,
             &truth.images.liquid,
@@ -261,15 +265,21 @@ impl Check<'_> {
             &truth.reversed.liquid,
         ] {
             for (i, &id) in ids.iter().enumerate() {
-                if id != 0 && missed(id) && !open[id as usize - 1] && !through(i, id) {
-                    open[id as usize - 1] = true;
+                if id == 0 || !missed(id) || open[id as usize - 1] {
+                    continue;
                 }
+                let sight = self.holes.sight(self.level, &hv, i, id);
+                open[id as usize - 1] = sight == Sight::Open;
+                not_solid[id as usize - 1] |= sight != Sight::ThroughSolid;
             }
         }
-        let surfaces = (1..=submitted.len() as u32)
-            .filter(|&id| missed(id) && !open[id as usize - 1])
-            .count() as u64;
-        (surfaces, pixels)
+        let apart = |graze: bool| {
+            (1..=submitted.len() as u32)
+                .filter(|&id| missed(id) && !open[id as usize - 1])
+                .filter(|&id| not_solid[id as usize - 1] == graze)
+                .count() as u64
+        };
+        (apart(false), pixels, apart(true))
     }
 }
 

@@ -67,26 +67,79 @@ impl Holes {
     /// the line from the eye to where the pixel's ray meets the surface's plane (stopped a
     /// unit short of it, which has solid behind it) runs through solid.
     pub(super) fn through_solid(&self, level: &Level, view: &HoleView, i: usize, id: u32) -> bool {
+        self.sight(level, view, i, id) == Sight::ThroughSolid
+    }
+
+    /// What pixel `i` showing surface id `id` is: a sight through open space, a line through
+    /// solid, or a graze: its ray meets the surface's plane outside the surface or within
+    /// 1/64 of a pixel of its outline, so the rasterizer covered it by rounding the projected
+    /// edge (lavapipe snaps vertices to 1/256 of a pixel).
+    pub(super) fn sight(&self, level: &Level, view: &HoleView, i: usize, id: u32) -> Sight {
         let Some(s) = (id as usize)
             .checked_sub(1)
             .and_then(|s| level.surfaces.get(s))
         else {
-            return false;
+            return Sight::Open;
         };
         if !self.on || s.vertices.is_empty() {
-            return false;
+            return Sight::Open;
         }
         let origin = self.origin_of(id as usize - 1, view.origins);
         let eye = view.camera.position;
         let dir = pixel_ray(&view.camera.view_proj().inverse(), view.size, i, eye);
         let on_plane = s.vertices[0].position + origin;
-        let along = s.normal.dot(dir);
-        let t = s.normal.dot(on_plane - eye) / along;
+        let t = s.normal.dot(on_plane - eye) / s.normal.dot(dir);
         if !t.is_finite() || t <= 1.0 {
-            return false;
+            return Sight::Open;
         }
-        level.segment_crosses_solid(eye, eye + dir * (t - 1.0), crate::level::GRAZE)
+        if level.segment_crosses_solid(eye, eye + dir * (t - 1.0), crate::level::GRAZE) {
+            return Sight::ThroughSolid;
+        }
+        // Within 1/64 of a pixel of the edge, seen from here, the rasterizer's rounding decides.
+        let pixel = 2.0 / view.size.0 as f32;
+        let margin = t * pixel / 64.0 / s.normal.dot(dir).abs().max(0.05);
+        if meets_inside(s, eye + dir * t - origin, margin) {
+            Sight::Open
+        } else {
+            Sight::Graze
+        }
     }
+}
+
+/// Whether `hit` (on the surface's plane) lies in one of its triangles and `margin` or more
+/// from its outline (the edges of one triangle only).
+fn meets_inside(s: &crate::level::Surface, hit: Vec3, margin: f32) -> bool {
+    let corner = |t: &[u32], k: usize| s.vertices[t[k % 3] as usize].position;
+    let in_triangle = s.indices.chunks_exact(3).any(|t| {
+        (0..3).all(|k| {
+            let (u, v) = (corner(t, k), corner(t, k + 1));
+            (v - u).cross(s.normal).normalize_or_zero().dot(hit - u) <= 1e-4
+        })
+    });
+    let edges: Vec<(u32, u32)> = s
+        .indices
+        .chunks_exact(3)
+        .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+        .collect();
+    let outline = edges.iter().filter(|&&(a, b)| !edges.contains(&(b, a)));
+    in_triangle
+        && outline.into_iter().all(|&(a, b)| {
+            let (u, v) = (
+                s.vertices[a as usize].position,
+                s.vertices[b as usize].position,
+            );
+            let along =
+                ((hit - u).dot(v - u) / (v - u).length_squared().max(1e-12)).clamp(0.0, 1.0);
+            hit.distance(u + (v - u) * along) >= margin
+        })
+}
+
+/// What a pixel of the truth shows (`Holes::sight`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sight {
+    Open,
+    ThroughSolid,
+    Graze,
 }
 
 /// The unit direction of pixel `i`'s ray (through its centre) from `eye`.

@@ -77,6 +77,10 @@ pub struct MethodTotals {
     /// Missed surfaces and differing pixels the truth shows only through holes in the level
     /// (`holes`: along a line through solid), counted apart from the two above.
     pub through_holes: (u64, u64),
+    /// Missed surfaces the truth shows only as grazes of their edges (`holes::Sight::Graze`:
+    /// no pixel's ray meets the surface itself), counted apart from `missed_surfaces`; their
+    /// pixels stay in `differing_pixels`.
+    pub grazes: u64,
     /// `pvs` and `pvs-cells` at eyes in a sky leaf, where GLQuake marks every leaf and
     /// quakespasm draws nothing: (views, missed surfaces, differing pixels), counted apart.
     pub at_sky_eyes: (u64, u64, u64),
@@ -314,6 +318,7 @@ impl VisCheckReport {
         let mut overdraw = serde_json::Map::new();
         let mut at_cut = serde_json::Map::new();
         let mut holes = serde_json::Map::new();
+        let mut grazes = serde_json::Map::new();
         let mut sky = serde_json::Map::new();
         for m in &self.methods {
             let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
@@ -331,6 +336,7 @@ impl VisCheckReport {
             pixels.insert(m.method.into(), m.differing_pixels.into());
             at_cut.insert(m.method.into(), serde_json::json!(m.at_cut_walls));
             holes.insert(m.method.into(), serde_json::json!(m.through_holes));
+            grazes.insert(m.method.into(), m.grazes.into());
             sky.insert(m.method.into(), serde_json::json!(m.at_sky_eyes));
             cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
         }
@@ -342,6 +348,7 @@ impl VisCheckReport {
             "differing_pixels": pixels,
             "missed_at_cut_walls": at_cut,
             "through_holes": holes,
+            "grazed_surfaces": grazes,
             "at_sky_eyes": sky,
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
@@ -387,6 +394,12 @@ impl VisCheckReport {
                 println!(
                     "    not counted: seen only through holes in the level (along lines through solid): {} surfaces, {} pixels",
                     m.through_holes.0, m.through_holes.1
+                );
+            }
+            if m.grazes > 0 {
+                println!(
+                    "    not counted as missed: {} surfaces seen only as grazes of their edges (their pixels are counted)",
+                    m.grazes
                 );
             }
             if m.at_sky_eyes.0 > 0 {
