@@ -72,32 +72,45 @@ pub(crate) fn object_seen_from_an_unlinked_cell(level: &crate::level::Level) -> 
             links.place(level, i as u32, origin);
             for &s in &o.surfaces {
                 let surf = &level.surfaces[s as usize];
-                for tri in surf.indices.chunks_exact(3) {
-                    let [a, b, c] =
-                        [0, 1, 2].map(|k| surf.vertices[tri[k] as usize].position + origin);
-                    let n = (b - a).cross(c - a).normalize_or_zero();
-                    let centre = (a + b + c) / 3.0;
-                    for q in [
-                        centre,
-                        centre.lerp(a, 0.9),
-                        centre.lerp(b, 0.9),
-                        centre.lerp(c, 0.9),
-                    ] {
-                        let Some(cell) = level.locate(q + n * 0.5) else {
-                            continue;
-                        };
-                        if !links.cells_of[i].contains(&cell) {
-                            return Some(format!(
-                                "object {i} ({}) at {origin}: surface {s} is seen from cell {cell} (at {}), which it is not linked to (its cells {:?})",
-                                o.name,
-                                q + n * 0.5,
-                                links.cells_of[i]
-                            ));
-                        }
+                for (q, n) in surface_samples(surf, origin, 0.9) {
+                    let Some(cell) = level.locate(q + n * 0.5) else {
+                        continue;
+                    };
+                    if !links.cells_of[i].contains(&cell) {
+                        return Some(format!(
+                            "object {i} ({}) at {origin}: surface {s} is seen from cell {cell} (at {}), which it is not linked to (its cells {:?})",
+                            o.name,
+                            q + n * 0.5,
+                            links.cells_of[i]
+                        ));
                     }
                 }
             }
         }
     }
     None
+}
+
+/// Points of a surface (moved by `origin`) with their triangle's normal: each triangle's
+/// centre and the points `toward` of the way from it to each corner.
+pub(crate) fn surface_samples(
+    s: &crate::level::Surface,
+    origin: glam::Vec3,
+    toward: f32,
+) -> Vec<(glam::Vec3, glam::Vec3)> {
+    let mut out = Vec::new();
+    for tri in s.indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| s.vertices[tri[k] as usize].position + origin);
+        let n = (b - a).cross(c - a).normalize_or_zero();
+        let centre = (a + b + c) / 3.0;
+        for q in [
+            centre,
+            centre.lerp(a, toward),
+            centre.lerp(b, toward),
+            centre.lerp(c, toward),
+        ] {
+            out.push((q, n));
+        }
+    }
+    out
 }

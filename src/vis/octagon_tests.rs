@@ -122,37 +122,28 @@ fn check_eye(
         if !listed[si] || s.normal.dot(eye - s.vertices[0].position) <= 0.0 {
             continue;
         }
-        for tri in s.indices.chunks_exact(3) {
-            let [a, b, c] = [0, 1, 2].map(|k| s.vertices[tri[k] as usize].position);
-            let centre = (a + b + c) / 3.0;
-            for x in [
-                centre,
-                centre.lerp(a, 0.95),
-                centre.lerp(b, 0.95),
-                centre.lerp(c, 0.95),
-            ] {
-                let Some(ndc) = on_screen(&vp, x) else {
-                    continue;
-                };
-                // A hair in front of the surface: the point itself lies on solid's boundary.
-                let toward = (eye - x).normalize_or_zero() * 0.1;
-                // Any solid at all: a point just past a corner is hidden by it.
-                if level.segment_crosses_solid(eye, x + toward, 0.0) {
-                    continue;
-                }
-                *points += 1;
-                let o = union[si];
-                let grown = Octagon {
-                    min: o.min.map(|m| m - 1e-3),
-                    max: o.max.map(|m| m + 1e-3),
-                };
-                if !grown.contains(ndc) {
-                    let reached = !o.is_empty();
-                    return Some(format!(
+        for (x, _) in crate::testutil::surface_samples(s, Vec3::ZERO, 0.95) {
+            let Some(ndc) = on_screen(&vp, x) else {
+                continue;
+            };
+            // A hair in front of the surface: the point itself lies on solid's boundary.
+            let toward = (eye - x).normalize_or_zero() * 0.1;
+            // Any solid at all: a point just past a corner is hidden by it.
+            if level.segment_crosses_solid(eye, x + toward, 0.0) {
+                continue;
+            }
+            *points += 1;
+            let o = union[si];
+            let grown = Octagon {
+                min: o.min.map(|m| m - 1e-3),
+                max: o.max.map(|m| m + 1e-3),
+            };
+            if !grown.contains(ndc) {
+                let reached = !o.is_empty();
+                return Some(format!(
                         "surface {si} at {x} (screen {ndc}) is seen through open space but {} (its octagon {o:?})",
                         if reached { "falls outside the octagons of the reached cells listing it" } else { "no reached cell lists it" }
                     ));
-                }
             }
         }
     }
