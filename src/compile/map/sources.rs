@@ -22,21 +22,27 @@ pub(super) fn load_palette(path: &Path, options: &CompileOptions) -> Option<Vec<
     })
 }
 
+/// The map's folder (`.` for a bare file name, whose parent is empty).
+fn map_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 fn palette_dirs(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
     let mut dirs = options.wad_dirs.clone();
-    if let Some(dir) = path.parent() {
-        dirs.push(dir.to_path_buf());
-        dirs.push(dir.join(".."));
-    }
+    let dir = map_dir(path);
+    dirs.extend([dir.clone(), dir.join("gfx"), dir.join("..")]);
     dirs
 }
 
+/// Beside the map, in `gfx/` beside it (where id's maps' `"wad" "gfx/base.wad"` points, as
+/// ericw-tools reads it) and in `../wads`.
 fn wad_dirs(path: &Path, options: &CompileOptions) -> Vec<PathBuf> {
     let mut dirs = options.wad_dirs.clone();
-    if let Some(dir) = path.parent() {
-        dirs.push(dir.to_path_buf());
-        dirs.push(dir.join("../wads"));
-    }
+    let dir = map_dir(path);
+    dirs.extend([dir.clone(), dir.join("gfx"), dir.join("../wads")]);
     dirs
 }
 
