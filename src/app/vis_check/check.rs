@@ -113,13 +113,13 @@ impl Check<'_> {
         // the view: a pixel of it is the rasterizer's rounding of a line (an eye on a wall's
         // plane, or a hair behind a floor far away), not a sight. Only where every view is the
         // camera's: a mirror's view sees surfaces from another eye.
-        let eye = view.camera.position;
+        let hv = HoleView {
+            camera: &view.camera,
+            size: self.opts.size,
+            origins: &culler.links.origins,
+        };
         for (s, seen) in seen.iter_mut().enumerate() {
-            let origin = self.holes.origin_of(s, &culler.links.origins);
-            let surface = &self.level.surfaces[s];
-            if let (true, Some(v)) = (self.holes.one_view(), surface.vertices.first()) {
-                *seen &= surface.normal.dot(eye - v.position - origin) > 0.01;
-            }
+            *seen &= self.holes.faces_eye(self.level, &hv, s as u32 + 1);
         }
         let visible_tris = seen
             .iter()
@@ -221,8 +221,9 @@ impl Check<'_> {
 
 impl Check<'_> {
     /// Of this view's missed surfaces and differing pixels, those the truth shows only through
-    /// holes in the level (`holes`), and the missed surfaces it shows only as grazes of their
-    /// edges: (surfaces, pixels, grazed surfaces).
+    /// holes in the level (`holes`; pixels of surfaces edge-on or facing away too), and the
+    /// missed surfaces it shows only as grazes of their edges: (surfaces, pixels, grazed
+    /// surfaces).
     fn through_holes(
         &self,
         view: &View,
@@ -245,7 +246,8 @@ impl Check<'_> {
         for (culled, a, b) in layers {
             for i in 0..culled.len() {
                 let id = if a[i] != 0 { a[i] } else { b[i] };
-                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && through(i, id) {
+                let apart = |id| through(i, id) || !self.holes.faces_eye(self.level, &hv, id);
+                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && apart(id) {
                     pixels += 1;
                 }
             }

@@ -50,17 +50,26 @@ impl Holes {
         }
     }
 
-    /// Whether every pixel is seen from the camera's eye (no mirror or teleporter).
-    pub(super) fn one_view(&self) -> bool {
-        self.one_view
-    }
-
     /// Where surface `s` stands: its object's origin, zero for the world's.
     pub(super) fn origin_of(&self, s: usize, origins: &[Vec3]) -> Vec3 {
         match self.object_of.get(s).copied().unwrap_or(u32::MAX) {
             u32::MAX => Vec3::ZERO,
             o => origins.get(o as usize).copied().unwrap_or(Vec3::ZERO),
         }
+    }
+
+    /// Whether surface id `id` (surface + 1) faces the eye by more than 0.01 units: one whose
+    /// plane holds the eye, or that faces away, covers no area of the view, and a pixel of it
+    /// is the rasterizer's rounding of a line (an eye on a floor's plane draws it as a row),
+    /// not a sight. Always true where a mirror's view sees surfaces from another eye.
+    pub(super) fn faces_eye(&self, level: &Level, view: &HoleView, id: u32) -> bool {
+        let s = id as usize - 1;
+        let Some(v) = level.surfaces.get(s).and_then(|x| x.vertices.first()) else {
+            return true;
+        };
+        let origin = self.origin_of(s, view.origins);
+        let n = level.surfaces[s].normal;
+        !self.one_view || n.dot(view.camera.position - v.position - origin) > 0.01
     }
 
     /// Whether pixel `i` of the view shows surface id `id` (surface + 1) only through solid:
