@@ -13,10 +13,8 @@ use super::{VisibleCell, VisibleSet};
 use crate::geom::{Camera, Octagon, Plane};
 use crate::level::{portal_flags, Level};
 
-/// Portal octagons grow by this much (NDC, a quarter of a pixel at 480 wide) so rounding never
-/// makes them too tight: a ray that passes a corner where portals meet a few thousandths of a
-/// unit away, seen from 25 units, fell 2e-4 outside with 1e-4 (a generated level by qbsp).
-pub const OCTAGON_MARGIN: f32 = 1e-3;
+/// Portal octagons grow by this much (NDC) so rounding never makes them too tight.
+pub const OCTAGON_MARGIN: f32 = 1e-4;
 
 /// What one traversal did.
 #[derive(Clone, Copy, Debug, Default)]
