@@ -47,8 +47,10 @@ views = sum(r["report"]["views"] for r in ok)
 miss = sum(r["report"]["missed_surfaces"]["portal"] for r in ok)
 px = sum(r["report"]["differing_pixels"]["portal"] for r in ok)
 holes = [r["report"].get("through_holes", {}).get("portal", [0, 0]) for r in ok]
+grazes = sum(r["report"].get("grazed_surfaces", {}).get("portal", 0) for r in ok)
 print(f"total: {len(set(r['level'] for r in rows))} levels, {views} views, portal missed surfaces {miss}, differing pixels {px} ({px * 300 / max(views, 1):.2f} per 300 views)")
 print(f"  seen only through holes (not counted): {sum(h[0] for h in holes)} surfaces, {sum(h[1] for h in holes)} pixels")
+print(f"  surfaces seen only as grazes of their edges (not counted as missed): {grazes}")
 print(f"  runs that failed: {len(rows) - len(ok)}")
 for r in ok:
     if r["views_kind"] == "random":
