@@ -35,6 +35,8 @@ pub struct ObjectLinks {
     /// The level's switchable light styles that start off (`level::styles::switched_off`), for
     /// lighting the moving objects; looked up once.
     pub styles_off: u32,
+    /// BSP descent scratch.
+    stack: Vec<BspChild>,
 }
 /// True when the box reaches into the convex cell (the box is not wholly outside any plane).
 fn box_touches_cell(level: &Level, cell: u32, b: &Aabb) -> bool {
@@ -48,14 +50,16 @@ fn box_touches_cell(level: &Level, cell: u32, b: &Aabb) -> bool {
     })
 }
 
-/// Cells whose space the box overlaps, found by descending the BSP with the box.
-pub fn cells_touching(level: &Level, b: &Aabb, out: &mut Vec<u32>) {
+/// Cells whose space the box overlaps, found by descending the BSP with the box (`stack`: the
+/// caller's scratch, so relinking a moving object every frame allocates nothing).
+pub fn cells_touching(level: &Level, b: &Aabb, stack: &mut Vec<BspChild>, out: &mut Vec<u32>) {
     out.clear();
     let Some(root) = level.bsp.root else {
         out.extend((0..level.cells.len() as u32).filter(|&c| box_touches_cell(level, c, b)));
         return;
     };
-    let mut stack = vec![root];
+    stack.clear();
+    stack.push(root);
     let mut guard = 0usize;
     while let Some(child) = stack.pop() {
         guard += 1;
@@ -105,6 +109,7 @@ impl ObjectLinks {
                 .filter(|&i| level.objects[i as usize].motion.is_some())
                 .collect(),
             styles_off: crate::level::styles::switched_off(&level.entities),
+            stack: Vec::new(),
         };
         for (i, o) in level.objects.iter().enumerate() {
             links.place(level, i as u32, o.origin);
@@ -133,7 +138,7 @@ impl ObjectLinks {
         let mut cells = std::mem::take(&mut self.cells_of[iu]);
         cells.clear();
         if !b.is_empty() {
-            cells_touching(level, &link_box(&b), &mut cells);
+            cells_touching(level, &link_box(&b), &mut self.stack, &mut cells);
             add_door_sides(level, iu, &mut cells);
         }
         for &c in &cells {

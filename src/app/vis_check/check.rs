@@ -113,11 +113,7 @@ impl Check<'_> {
         // the view: a pixel of it is the rasterizer's rounding of a line (an eye on a wall's
         // plane, or a hair behind a floor far away), not a sight. Only where every view is the
         // camera's: a mirror's view sees surfaces from another eye.
-        let hv = HoleView {
-            camera: &view.camera,
-            size: self.opts.size,
-            origins: &culler.links.origins,
-        };
+        let hv = HoleView::new(&view.camera, self.opts.size, &culler.links.origins);
         for (s, seen) in seen.iter_mut().enumerate() {
             *seen &= self.holes.faces_eye(self.level, &hv, s as u32 + 1);
         }
@@ -193,14 +189,14 @@ impl Check<'_> {
         let sky_eye = culler.tracker.cell().is_some_and(|c| {
             level.cells[c as usize].flags & crate::level::cell_flags::SKY_LEAF != 0
         });
+        let (missed, differing) = (missed - holes.0 - holes.2, differing - holes.1);
         total.add_view(
-            (missed - holes.0 - holes.2, differing - holes.1),
+            (missed, differing),
             (submitted_tris, truth.visible_tris),
             (*cut_wall, sky_eye),
             culler,
             visible_cells,
         );
-        let (missed, differing) = (missed - holes.0 - holes.2, differing - holes.1);
         if missed + differing > 0 && total.worst.len() < 10 {
             total.worst.push((*view.spec, missed, differing));
             if let Some(dir) = &self.opts.dump {
@@ -232,11 +228,7 @@ impl Check<'_> {
         img: &IdImages,
         submitted: &[bool],
     ) -> (u64, u64, u64) {
-        let hv = HoleView {
-            camera: &view.camera,
-            size: self.opts.size,
-            origins,
-        };
+        let hv = HoleView::new(&view.camera, self.opts.size, origins);
         let through = |i: usize, id: u32| self.holes.through_solid(self.level, &hv, i, id);
         let layers = [
             (&img.solid, &truth.images.solid, &truth.reversed.solid),

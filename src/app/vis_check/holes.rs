@@ -21,11 +21,24 @@ pub(super) struct Holes {
     one_view: bool,
 }
 
-/// One view of the test: the camera and where the objects stand.
+/// One view of the test: the eye, the camera's inverse view-projection (inverted once, not
+/// per pixel), the image size and where the objects stand.
 pub(super) struct HoleView<'a> {
-    pub(super) camera: &'a Camera,
-    pub(super) size: (u32, u32),
-    pub(super) origins: &'a [Vec3],
+    eye: Vec3,
+    inverse_view_proj: Mat4,
+    size: (u32, u32),
+    origins: &'a [Vec3],
+}
+
+impl HoleView<'_> {
+    pub(super) fn new<'a>(camera: &Camera, size: (u32, u32), origins: &'a [Vec3]) -> HoleView<'a> {
+        HoleView {
+            eye: camera.position,
+            inverse_view_proj: camera.view_proj().inverse(),
+            size,
+            origins,
+        }
+    }
 }
 
 impl Holes {
@@ -69,7 +82,7 @@ impl Holes {
         };
         let origin = self.origin_of(s, view.origins);
         let n = level.surfaces[s].normal;
-        !self.one_view || n.dot(view.camera.position - v.position - origin) > 0.01
+        !self.one_view || n.dot(view.eye - v.position - origin) > 0.01
     }
 
     /// Whether pixel `i` of the view shows surface id `id` (surface + 1) only through solid:
@@ -94,8 +107,8 @@ impl Holes {
             return Sight::Open;
         }
         let origin = self.origin_of(id as usize - 1, view.origins);
-        let eye = view.camera.position;
-        let dir = pixel_ray(&view.camera.view_proj().inverse(), view.size, i, eye);
+        let eye = view.eye;
+        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, eye);
         let on_plane = s.vertices[0].position + origin;
         let t = s.normal.dot(on_plane - eye) / s.normal.dot(dir);
         if !t.is_finite() || t <= 1.0 {

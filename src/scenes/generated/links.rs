@@ -46,26 +46,18 @@ impl Builder {
             self.light(hpoint(axis, um + w / 2, (vl + vh) / 2, z + h - 16), 200);
             self.note("bend");
         }
-        let mouth_a = Mouth {
-            axis,
-            u: ua,
-            depth: da,
-            v: v1,
-            w,
-            h,
-            z,
-        };
-        self.mouth(mouth_a, theme, a);
-        let mouth_b = Mouth {
-            axis,
-            u: u1,
-            depth: db,
-            v: v2,
-            w,
-            h,
-            z,
-        };
-        self.mouth(mouth_b, theme, b);
+        for (u, depth, v, room) in [(ua, da, v1, a), (u1, db, v2, b)] {
+            let m = Mouth {
+                axis,
+                u,
+                depth,
+                v,
+                w,
+                h,
+                z,
+            };
+            self.mouth(m, theme, room);
+        }
     }
 
     /// A doorway `depth` long from `u` on: narrower and lower than its corridor at times,
