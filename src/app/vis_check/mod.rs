@@ -289,6 +289,10 @@ pub fn run(gpu: &Gpu, level: &Level, opts: &VisCheckOptions) -> anyhow::Result<V
             camera: Camera::new(*spec, aspect),
             settings: FrameSettings {
                 time: opts.time,
+                // The cache draws the surfaces it holds first, whatever the cell order, and
+                // which it holds changes from one prepare to the next: depth ties would then
+                // go one way in the truth and the other in a method's frame.
+                surface_cache: false,
                 ..Default::default()
             },
         };
