@@ -8,13 +8,13 @@
 #![warn(unreachable_pub)]
 
 pub mod compile;
-pub mod files;
-pub mod geom;
+pub use lanthorn_level::files;
+pub use lanthorn_geom as geom;
 pub mod import;
-pub mod level;
+pub use lanthorn_level as level;
 pub mod light;
 pub mod load;
-pub mod rng;
+pub use lanthorn_geom::rng;
 pub mod scenes;
 pub mod terrain;
 pub mod vis;

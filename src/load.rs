@@ -4,6 +4,8 @@
 
 pub(crate) mod cache;
 pub mod search;
+#[cfg(test)]
+mod solid_segment_tests;
 
 pub use crate::import::q1::palette_from_bytes;
 

@@ -36,19 +36,6 @@ pub struct Session<'l> {
     pub renderdoc: Option<RenderDoc>,
 }
 
-/// A headless command lends the session its level; the demo gives it one.
-impl<'l> From<&'l Level> for Cow<'l, Level> {
-    fn from(level: &'l Level) -> Self {
-        Cow::Borrowed(level)
-    }
-}
-
-impl From<Level> for Cow<'_, Level> {
-    fn from(level: Level) -> Self {
-        Cow::Owned(level)
-    }
-}
-
 impl<'l> Session<'l> {
     /// `level` (with `terrain` drawn under it) on a renderer of `size`, culled by `cull`.
     pub fn new(

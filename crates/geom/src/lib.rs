@@ -1,5 +1,10 @@
 //! Geometry shared by the compiler, the traverser and the renderer: planes, convex polygons,
-//! boxes, the camera and the screen-space octagon. Pure CPU code, no GPU types.
+//! boxes, the camera and the screen-space octagon; and `rng`, the small seeded generator the
+//! level generator and the samplers of views share. Pure CPU code, no GPU types.
+
+#![warn(unreachable_pub)]
+
+pub mod rng;
 
 pub mod aabb;
 pub mod camera;

@@ -4,8 +4,8 @@
 use glam::{Vec2, Vec3};
 
 use super::LvlError;
-use crate::geom::{Aabb, Plane};
-use crate::level::BspChild;
+use lanthorn_geom::{Aabb, Plane};
+use crate::BspChild;
 
 pub(super) struct W(pub(super) Vec<u8>);
 
@@ -25,7 +25,7 @@ impl W {
     /// `v` as a half (`geom::half`: the nearest, ties to even).
     pub(super) fn f16(&mut self, v: f32) {
         self.0
-            .extend_from_slice(&crate::geom::half::from_f32(v).to_le_bytes());
+            .extend_from_slice(&lanthorn_geom::half::from_f32(v).to_le_bytes());
     }
     pub(super) fn len(&mut self, n: usize) {
         self.u32(u32::try_from(n).expect("level section longer than u32::MAX"));
@@ -121,7 +121,7 @@ impl<'a> R<'a> {
     }
     pub(super) fn f16(&mut self, what: &'static str) -> Res<f32> {
         let h = u16::from_le_bytes(self.take(2, what)?.try_into().unwrap());
-        Ok(crate::geom::half::to_f32(h))
+        Ok(lanthorn_geom::half::to_f32(h))
     }
     /// A count of elements that take at least `min_size` bytes each: checked against the bytes
     /// left before anything is allocated.

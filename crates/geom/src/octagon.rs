@@ -219,7 +219,7 @@ impl Octagon {
 pub const MAX_CLIPPED: usize = 72;
 
 /// Sutherland–Hodgman: the part of `poly` where `dist ≥ 0`, written to `out`; its length.
-pub(crate) fn clip_polygon(
+pub fn clip_polygon(
     poly: &[Vec4],
     out: &mut [Vec4; MAX_CLIPPED],
     dist: impl Fn(Vec4) -> f32,

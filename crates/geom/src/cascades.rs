@@ -175,7 +175,7 @@ pub fn fit_cascades(camera: &Camera, light_dir: Vec3, cfg: &CascadeConfig) -> [C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geom::CameraSpec;
+    use crate::CameraSpec;
 
     fn camera(p: Vec3, yaw: f32, pitch: f32) -> Camera {
         Camera::new(

@@ -2,8 +2,8 @@
 
 use super::codec::{Res, R, W};
 use super::LvlError;
-use crate::geom::sh::Sh9;
-use crate::level::{
+use lanthorn_geom::sh::Sh9;
+use crate::{
     Bsp, BspLeaf, BspNode, Cell, Entity, GridSun, LeakPath, LightGrid, LightStyles, LightmapRect,
     Lightmaps, Material, Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
 };
@@ -376,10 +376,10 @@ pub(super) fn read_motion(r: &mut R) -> Res<Option<Motion>> {
         return Ok(None);
     }
     let n = r.count(12, "object motion points")?;
-    if n > crate::level::motion::MAX_PATH_POINTS {
+    if n > crate::motion::MAX_PATH_POINTS {
         return Err(LvlError::Invalid(format!(
             "object motion: {n} points (at most {})",
-            crate::level::motion::MAX_PATH_POINTS
+            crate::motion::MAX_PATH_POINTS
         )));
     }
     let mut points = Vec::with_capacity(n);

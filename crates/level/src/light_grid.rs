@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::styles::{LightStyles, NO_STYLE};
-use crate::geom::sh::Sh9;
+use lanthorn_geom::sh::Sh9;
 
 /// Most points a grid may have (the baker coarsens its spacing to stay under it; the `.lvl`
 /// reader refuses more).

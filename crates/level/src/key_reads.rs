@@ -6,14 +6,14 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 /// A (classname, key) pair read.
-pub(crate) type Read = (String, String);
+pub type Read = (String, String);
 
 thread_local! {
     static READS: RefCell<Option<BTreeSet<Read>>> = const { RefCell::new(None) };
 }
 
 /// Notes that `key` was looked up on the entity with these pairs (while recording).
-pub(crate) fn note(pairs: &[(String, String)], key: &str) {
+pub fn note(pairs: &[(String, String)], key: &str) {
     READS.with(|r| {
         if let Some(set) = r.borrow_mut().as_mut() {
             let class = pairs
@@ -26,7 +26,7 @@ pub(crate) fn note(pairs: &[(String, String)], key: &str) {
 }
 
 /// Runs `f`, returning what it returned and every key it read.
-pub(crate) fn recorded<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<Read>) {
+pub fn recorded<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<Read>) {
     READS.with(|r| *r.borrow_mut() = Some(BTreeSet::new()));
     let out = f();
     let reads = READS.with(|r| r.borrow_mut().take()).unwrap_or_default();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use glam::{DVec3, Vec2, Vec3};
 
 use super::{Surface, Vertex};
-use crate::geom::{fix_tjunctions, triangulate};
+use lanthorn_geom::{fix_tjunctions, triangulate};
 
 /// Boundary edges of a triangulated surface: those used by exactly one triangle.
 fn boundary_edges(s: &Surface) -> Vec<(u32, u32)> {
@@ -95,7 +95,7 @@ pub fn repair_tjunctions(surfaces: &mut [Surface], ids: &[u32]) -> usize {
 
 /// A surface's outline: its vertices that lie on a boundary edge, in vertex order (a fan
 /// centre, appended after the outline, lies on none).
-pub(crate) fn outline(s: &Surface) -> Vec<Vertex> {
+pub fn outline(s: &Surface) -> Vec<Vertex> {
     let mut on_boundary = vec![false; s.vertices.len()];
     for (a, b) in boundary_edges(s) {
         on_boundary[a as usize] = true;

@@ -2,8 +2,8 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
-use crate::geom::{Aabb, Plane};
-use crate::level::*;
+use lanthorn_geom::{Aabb, Plane};
+use crate::*;
 use glam::{Vec2, Vec3};
 
 /// A small level with every field and option filled, and indices that hold together.
@@ -186,9 +186,9 @@ pub(crate) fn sample() -> Level {
 
 /// Two points: one lit by style 0 and daylight's style 12, one in solid.
 fn sample_grid() -> LightGrid {
-    let mut lit = crate::geom::sh::Sh9::ZERO;
+    let mut lit = lanthorn_geom::sh::Sh9::ZERO;
     lit.add_light(Vec3::Z, Vec3::new(100.0, 90.0, 80.0), 0.5);
-    let mut day = crate::geom::sh::Sh9::ZERO;
+    let mut day = lanthorn_geom::sh::Sh9::ZERO;
     day.add_uniform(Vec3::splat(12.5));
     let styles = vec![
         LightStyles([0, 12, styles::NO_STYLE, styles::NO_STYLE]),

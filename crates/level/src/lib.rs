@@ -1,9 +1,14 @@
 //! The `Level`: the one in-memory world model every producer (compiler, Quake importer, light
-//! baker) writes and every consumer (vis, light, render) reads. See DESIGN.md, "The Level model".
+//! baker) writes and every consumer (vis, light, render) reads, and its `.lvl` file; `files`
+//! writes any output whole or not at all. See docs/ARCHITECTURE.md.
+
+#![warn(unreachable_pub)]
+
+pub mod files;
 
 pub mod file;
-#[cfg(test)]
-pub(crate) mod key_reads;
+#[cfg(any(test, feature = "key-reads"))]
+pub mod key_reads;
 pub mod light_grid;
 pub mod motion;
 mod solid_segment;
@@ -15,7 +20,7 @@ pub mod validate;
 
 use glam::{Vec2, Vec3};
 
-use crate::geom::{Aabb, Plane};
+use lanthorn_geom::{Aabb, Plane};
 
 pub use file::{load_lvl, save, LvlError};
 pub use light_grid::{GridLight, GridSun, LightGrid};
@@ -261,7 +266,7 @@ impl Entity {
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        #[cfg(test)]
+        #[cfg(any(test, feature = "key-reads"))]
         key_reads::note(&self.pairs, key);
         self.pairs
             .iter()
@@ -444,7 +449,7 @@ impl Level {
 
     /// The player start (`info_player_start`, else a deathmatch or coop start) as a camera:
     /// the eye 22 units above the entity origin, looking along its `angle`.
-    pub fn player_start(&self) -> Option<crate::geom::CameraSpec> {
+    pub fn player_start(&self) -> Option<lanthorn_geom::CameraSpec> {
         let e = [
             "info_player_start",
             "info_player_deathmatch",
@@ -457,7 +462,7 @@ impl Level {
             .get("angle")
             .and_then(|a| a.trim().parse::<f32>().ok())
             .unwrap_or(0.0);
-        Some(crate::geom::CameraSpec {
+        Some(lanthorn_geom::CameraSpec {
             position: o + Vec3::Z * 22.0,
             yaw,
             pitch: 0.0,
@@ -466,5 +471,19 @@ impl Level {
 
     pub fn triangle_count(&self) -> usize {
         self.surfaces.iter().map(|s| s.indices.len() / 3).sum()
+    }
+}
+
+/// A holder of a level can borrow it or own it (a headless command lends the app its level;
+/// the demo gives it one).
+impl<'l> From<&'l Level> for std::borrow::Cow<'l, Level> {
+    fn from(level: &'l Level) -> Self {
+        std::borrow::Cow::Borrowed(level)
+    }
+}
+
+impl From<Level> for std::borrow::Cow<'_, Level> {
+    fn from(level: Level) -> Self {
+        std::borrow::Cow::Owned(level)
     }
 }
