@@ -7,33 +7,24 @@
 
 #![warn(unreachable_pub)]
 
-pub mod compile;
+pub use lanthorn_compile as compile;
 pub use lanthorn_level::files;
 pub use lanthorn_geom as geom;
-pub mod import;
+pub use lanthorn_import as import;
 pub use lanthorn_level as level;
-pub mod light;
-pub mod load;
+pub use lanthorn_light as light;
+pub use lanthorn_load as load;
 pub use lanthorn_geom::rng;
-pub mod scenes;
-pub mod terrain;
-pub mod vis;
+pub use lanthorn_compile::scenes;
+pub use lanthorn_terrain as terrain;
+pub use lanthorn_vis as vis;
 
 pub mod app;
 pub mod render;
 
 #[cfg(test)]
 mod layering;
-#[cfg(test)]
-mod testutil;
 
-/// Where the shared real data lives (../shared/realdata relative to the crate), overridable
-/// with `LANTHORN_REALDATA`: the tests' data, never a user's (their files come from their
-/// arguments and a game's search path).
+/// Where the shared real data lives (see `lanthorn_testdata::realdata_dir`).
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn realdata_dir() -> std::path::PathBuf {
-    if let Ok(p) = std::env::var("LANTHORN_REALDATA") {
-        return p.into();
-    }
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata")
-}
+pub use lanthorn_testdata::realdata_dir;

@@ -240,7 +240,7 @@ mod tests {
         // screen to this (1,920 pixels in vis-check).
         let map = crate::realdata_dir().join("quake/maps/dm5.map");
         if !map.exists() {
-            crate::testutil::missing_realdata(&map);
+            lanthorn_testdata::missing_realdata(&map);
             return;
         }
         let options = crate::compile::CompileOptions {

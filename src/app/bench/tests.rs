@@ -17,7 +17,7 @@ fn quantiles_by_nearest_rank() {
 fn the_walk_stays_in_cells_of_real_levels() {
     let q = crate::realdata_dir().join("quake");
     if !q.join("bsp/e1m1.bsp").exists() {
-        crate::testutil::missing_realdata(&q);
+        lanthorn_testdata::missing_realdata(&q);
         return;
     }
     let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/paths/e1m1.json");

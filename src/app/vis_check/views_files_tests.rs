@@ -6,7 +6,7 @@
 fn committed_views_are_inside_their_maps() {
     let quake = crate::realdata_dir().join("quake");
     if !quake.join("bsp/e1m1.bsp").exists() {
-        crate::testutil::missing_realdata(&quake);
+        lanthorn_testdata::missing_realdata(&quake);
         return;
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");

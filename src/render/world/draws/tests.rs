@@ -375,7 +375,7 @@ fn surfaces_outside_the_view_or_facing_away_are_not_drawn() {
 fn glquake_surface_counts_match_quakespasm() {
     let path = crate::realdata_dir().join("quake/bsp/e1m1.bsp");
     if !path.exists() {
-        crate::testutil::missing_realdata(&path);
+        lanthorn_testdata::missing_realdata(&path);
         return;
     }
     let level = crate::load::load(&path).unwrap();

@@ -1,0 +1,128 @@
+//! What the tests of every Lanthorn crate share: where the real data is, a loud skip when it
+//! is missing, and oracles over levels (triangulations, objects linked where they are seen).
+//! A development dependency only: nothing that ships depends on it.
+
+/// Where the shared real data lives (../shared/realdata relative to the workspace), overridable
+/// with `LANTHORN_REALDATA`: the tests' data, never a user's (their files come from their
+/// arguments and a game's search path).
+pub fn realdata_dir() -> std::path::PathBuf {
+    if let Ok(p) = std::env::var("LANTHORN_REALDATA") {
+        return p.into();
+    }
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realdata")
+}
+
+/// Real data is missing: skip loudly, or fail when the environment says it must be there.
+pub fn missing_realdata(path: &std::path::Path) {
+    let required = std::env::var("CI").is_ok_and(|v| v == "true")
+        || std::env::var("LANTHORN_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    if required {
+        panic!(
+            "real data missing at {} (required because CI=true or LANTHORN_REQUIRE_GPU=1)",
+            path.display()
+        );
+    }
+    eprintln!(
+        "\n*** SKIPPED: real data missing at {} ***\n",
+        path.display()
+    );
+}
+
+/// Why a surface's triangles are not a clean triangulation of its outline: a flat triangle
+/// (under 0.001 units high: ten times the float error of a Quake coordinate, so the three
+/// points are really collinear), one that winds against the surface's normal (it overlaps its
+/// neighbours), or triangles whose area, projected on the surface's plane, is not the
+/// outline's (a gap). `None` when clean.
+pub fn bad_triangulation(s: &lanthorn_level::Surface) -> Option<String> {
+    use lanthorn_geom::triangulate::triangle_height;
+    let p = |i: u32| s.vertices[i as usize].position.as_dvec3();
+    let normal = s.normal.as_dvec3().normalize_or_zero();
+    let mut area = 0.0;
+    for t in s.indices.chunks(3) {
+        let h = triangle_height(p(t[0]), p(t[1]), p(t[2]));
+        if !(h >= 1e-3) {
+            return Some(format!("triangle {t:?} has height {h:.2e}"));
+        }
+        let signed = (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).dot(normal) * 0.5;
+        if signed <= 0.0 {
+            return Some(format!("triangle {t:?} winds against the surface"));
+        }
+        area += signed;
+    }
+    // The outline: the boundary vertices in order (a fan centre lies on no boundary edge).
+    let outline: Vec<glam::DVec3> = lanthorn_level::tjunctions::outline(s)
+        .iter()
+        .map(|v| v.position.as_dvec3())
+        .collect();
+    let polygon = lanthorn_geom::DPolygon::new(outline)
+        .area_vector()
+        .dot(normal);
+    if (area - polygon).abs() > 1e-3 * polygon.abs().max(1.0) {
+        return Some(format!(
+            "triangles cover {area:.3}, the outline {polygon:.3}"
+        ));
+    }
+    None
+}
+
+/// The first object surface that faces open space but is linked to no cell holding a point in
+/// front of it, at spawn and at eight moments of its motion: `None` when every object is
+/// linked where it can be seen. The oracle is point location (`Level::locate`), independent
+/// of how `vis::objects` links: points 0.5 units in front of each triangle's centre and of
+/// points near its corners, each in an open cell, must be in a cell the object is linked to.
+pub fn object_seen_from_an_unlinked_cell(level: &lanthorn_level::Level) -> Option<String> {
+    use lanthorn_vis::objects::ObjectLinks;
+    use glam::Vec3;
+    let mut links = ObjectLinks::new(level);
+    for (i, o) in level.objects.iter().enumerate() {
+        let times: Vec<f64> = match &o.motion {
+            Some(m) => (0..8).map(|k| m.period() as f64 * k as f64 / 8.0).collect(),
+            None => vec![0.0],
+        };
+        for t in times {
+            let origin = o.origin + o.motion.as_ref().map_or(Vec3::ZERO, |m| m.offset(t));
+            links.place(level, i as u32, origin);
+            for &s in &o.surfaces {
+                let surf = &level.surfaces[s as usize];
+                for (q, n) in surface_samples(surf, origin, 0.9) {
+                    let Some(cell) = level.locate(q + n * 0.5) else {
+                        continue;
+                    };
+                    if !links.cells_of[i].contains(&cell) {
+                        return Some(format!(
+                            "object {i} ({}) at {origin}: surface {s} is seen from cell {cell} (at {}), which it is not linked to (its cells {:?})",
+                            o.name,
+                            q + n * 0.5,
+                            links.cells_of[i]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Points of a surface (moved by `origin`) with their triangle's normal: each triangle's
+/// centre and the points `toward` of the way from it to each corner.
+pub fn surface_samples(
+    s: &lanthorn_level::Surface,
+    origin: glam::Vec3,
+    toward: f32,
+) -> Vec<(glam::Vec3, glam::Vec3)> {
+    let mut out = Vec::new();
+    for tri in s.indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| s.vertices[tri[k] as usize].position + origin);
+        let n = (b - a).cross(c - a).normalize_or_zero();
+        let centre = (a + b + c) / 3.0;
+        for q in [
+            centre,
+            centre.lerp(a, toward),
+            centre.lerp(b, toward),
+            centre.lerp(c, toward),
+        ] {
+            out.push((q, n));
+        }
+    }
+    out
+}

@@ -1,0 +1,358 @@
+//! One interface over the culling methods the CLI offers: `--cull portal|pvs|frustum|none`.
+
+use std::time::Instant;
+
+use glam::Vec3;
+
+use super::objects::ObjectLinks;
+use super::portal_views::frustum_planes;
+use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
+use lanthorn_geom::{Aabb, Camera, Octagon, Plane};
+use lanthorn_level::{cell_flags, Level};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CullMode {
+    /// Thief's portal flow with per-cell octagons.
+    #[default]
+    Portal,
+    /// GLQuake's: the leaves in the eye leaf's precomputed PVS (imported BSPs) whose boxes
+    /// meet the frustum; their surfaces drawn once each, facing the eye.
+    Pvs,
+    /// The same leaves, every surface of each drawn (the whole-cell PVS baseline).
+    PvsCells,
+    /// Cell boxes against the frustum.
+    Frustum,
+    /// Everything.
+    None,
+}
+
+impl std::str::FromStr for CullMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "portal" => CullMode::Portal,
+            "pvs" => CullMode::Pvs,
+            "pvs-cells" => CullMode::PvsCells,
+            "frustum" => CullMode::Frustum,
+            "none" => CullMode::None,
+            _ => {
+                return Err(format!(
+                    "unknown culling method {s:?}: use portal, pvs, pvs-cells, frustum or none"
+                ))
+            }
+        })
+    }
+}
+
+impl CullMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CullMode::Portal => "portal",
+            CullMode::Pvs => "pvs",
+            CullMode::PvsCells => "pvs-cells",
+            CullMode::Frustum => "frustum",
+            CullMode::None => "none",
+        }
+    }
+}
+
+/// True when the box is at least partly inside all the planes.
+pub fn box_in_frustum(planes: &[Plane], b: &Aabb) -> bool {
+    planes.iter().all(|p| {
+        let corner = Vec3::select(p.normal.cmpge(Vec3::ZERO), b.max, b.min);
+        p.distance(corner) >= 0.0
+    })
+}
+
+/// Per-view culling state: the eye tracker and the flow's reusable buffers.
+pub struct Culler {
+    pub mode: CullMode,
+    pub tracker: EyeTracker,
+    pub flow: PortalFlow,
+    pub links: ObjectLinks,
+    object_stamp: Vec<u32>,
+    frame: u32,
+    /// Microseconds spent in the last `cull` call.
+    pub micros: f64,
+    /// Of which: locating the eye, the method's cells (the flow), and the objects.
+    pub stage_micros: CullStages,
+    /// The level has mirrors or teleporters (looked at once, not every frame).
+    portal_views: bool,
+    /// Per cell, its entry in the camera's view of the visible set (reused buffer).
+    index: Vec<u32>,
+    /// Where the near plane cut a wall this frame (`Octagon::EMPTY`: nowhere).
+    pub cut: Octagon,
+    /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
+    marked: Vec<bool>,
+    near: Vec<u32>,
+    /// The rule GLQuake marked the last frame's cells by.
+    pub pvs_rule: super::pvs::PvsRule,
+}
+
+/// Microseconds per culling stage of the last `cull` call.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CullStages {
+    pub locate: f64,
+    pub cells: f64,
+    pub objects: f64,
+}
+
+impl Culler {
+    /// The views through mirrors and teleporters for a method without the flow, each view's
+    /// cells picked by the method's own rule from beyond the portal.
+    fn add_portal_views(&self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let mode = self.mode;
+        let mut pick = |level: &Level, beyond: u32, planes: &[Plane; 5], cells: &mut Vec<u32>| {
+            for (i, c) in level.cells.iter().enumerate() {
+                let in_pvs = match (&level.pvs, mode) {
+                    (Some(pvs), CullMode::Pvs | CullMode::PvsCells) => {
+                        beyond as usize == i || pvs.visible(beyond, i as u32)
+                    }
+                    _ => true,
+                };
+                if in_pvs && (mode == CullMode::None || box_in_frustum(planes, &c.aabb)) {
+                    cells.push(i as u32);
+                }
+            }
+        };
+        super::portal_views::add_portal_views(level, camera, out, &mut pick);
+    }
+
+    pub fn new(level: &Level, mode: CullMode) -> Culler {
+        Culler {
+            mode,
+            tracker: EyeTracker::new(),
+            flow: PortalFlow::new(level),
+            links: ObjectLinks::new(level),
+            object_stamp: Vec::new(),
+            frame: 0,
+            micros: 0.0,
+            stage_micros: CullStages::default(),
+            portal_views: level.portals.iter().any(|p| p.transform.is_some()),
+            index: Vec::new(),
+            cut: Octagon::EMPTY,
+            marked: Vec::new(),
+            near: Vec::new(),
+            pvs_rule: super::pvs::PvsRule::Everything,
+        }
+    }
+
+    /// Puts the moving objects where they are at `time` and shuts the portals of the doors
+    /// at rest (`vis::movers`); a level where nothing moves costs nothing.
+    pub fn animate(&mut self, level: &Level, time: f64) {
+        if !self.links.moving.is_empty() {
+            super::movers::animate(level, &mut self.links, &mut self.flow.shut, time);
+        }
+    }
+
+    /// The objects whose box `keep` passes against a view's frustum, in the camera's view and
+    /// every view through a mirror or teleporter (with that view's octagon): the methods
+    /// without a flow.
+    fn objects_in_views(
+        &self,
+        camera: &Camera,
+        out: &mut VisibleSet,
+        keep: impl Fn(&[Plane], &Aabb) -> bool,
+    ) {
+        out.objects.clear();
+        for view in 0..=out.views.len() as u32 {
+            let (planes, octagon) = match view {
+                0 => (camera.frustum_planes(), Octagon::FULL),
+                v => {
+                    let cells = out.cells.iter().filter(|c| c.view == v);
+                    let octagon = cells.fold(Octagon::EMPTY, |o, c| o.union(&c.octagon));
+                    (
+                        frustum_planes(&out.views[v as usize - 1].view_proj),
+                        octagon,
+                    )
+                }
+            };
+            for (i, b) in self.links.bounds.iter().enumerate() {
+                if !b.is_empty() && keep(&planes, b) {
+                    out.objects.push(VisibleObject {
+                        object: i as u32,
+                        view,
+                        octagon,
+                        origin: self.links.origins[i],
+                        light: self.links.lights[i],
+                        ambient: self.links.ambient[i],
+                    });
+                }
+            }
+        }
+    }
+
+    pub fn cull(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let t = Instant::now();
+        out.cells.clear();
+        out.objects.clear();
+        out.views.clear();
+        out.flow_depth.clear();
+        let planes = camera.frustum_planes();
+        match self.mode {
+            CullMode::None => {
+                *out = VisibleSet::everything(level);
+            }
+            CullMode::Frustum => {
+                for (i, c) in level.cells.iter().enumerate() {
+                    if box_in_frustum(&planes, &c.aabb) {
+                        out.cells.push(VisibleCell {
+                            cell: i as u32,
+                            octagon: Octagon::FULL,
+                            view: 0,
+                        });
+                    }
+                }
+            }
+            CullMode::Pvs | CullMode::PvsCells => {
+                self.locate(level, camera);
+                let (marked, near) = (&mut self.marked, &mut self.near);
+                self.pvs_rule = super::pvs::mark(level, camera.position, marked, near);
+                // As quakespasm: leaf boxes against the four side planes (its frustum has no
+                // near plane), and a sky leaf's surfaces are never marked.
+                for (i, c) in level.cells.iter().enumerate() {
+                    let sky = c.flags & cell_flags::SKY_LEAF != 0;
+                    if self.marked[i] && !sky && box_in_frustum(&planes[1..], &c.aabb) {
+                        out.cells.push(VisibleCell {
+                            cell: i as u32,
+                            octagon: Octagon::FULL,
+                            view: 0,
+                        });
+                    }
+                }
+            }
+            CullMode::Portal => {
+                let eye = self.locate(level, camera);
+                self.cut = Octagon::EMPTY;
+                self.flow.run(level, camera, eye, out);
+                if eye.is_some() {
+                    self.add_cells_past_cut_walls(level, camera, out);
+                }
+            }
+        }
+        if matches!(self.mode, CullMode::None | CullMode::Frustum) {
+            self.locate(level, camera);
+        }
+        if self.mode != CullMode::Portal && self.portal_views {
+            self.add_portal_views(level, camera, out);
+        }
+        let cells_done = std::time::Instant::now();
+        let eye_in_open_space = self.tracker.cell().is_some();
+        out.eye_outside = !eye_in_open_space && !level.cells.is_empty();
+        match self.mode {
+            CullMode::Portal if eye_in_open_space => {
+                // Objects through the cells they are linked to, clipped to those cells' octagons.
+                self.frame = self.frame.wrapping_add(1).max(1);
+                self.links.cull(
+                    camera,
+                    (&out.cells, &out.views),
+                    &mut self.object_stamp,
+                    self.frame,
+                    &mut out.objects,
+                );
+                self.add_objects_past_cut_walls(camera, out);
+            }
+            CullMode::Portal => {}
+            // No culling: every object in every view.
+            CullMode::None => self.objects_in_views(camera, out, |_, _| true),
+            _ => self.objects_in_views(camera, out, box_in_frustum),
+        }
+        self.micros = t.elapsed().as_secs_f64() * 1e6;
+        self.stage_micros.objects = cells_done.elapsed().as_secs_f64() * 1e6;
+        self.stage_micros.cells =
+            self.micros - self.stage_micros.objects - self.stage_micros.locate;
+    }
+
+    /// Where the near plane cuts a wall (the eye within ~6 units of it), the screen shows what
+    /// lies beyond through solid: every cell in that part of the frustum is added (or its
+    /// octagon widened) with the cut region as its octagon.
+    fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
+        let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
+        let reach = super::near_plane::near_reach(camera);
+        // Only an object that shuts portals hides cells the flow cannot reach: past any other
+        // object the flow sees through portals anyway (objects do not occlude in it).
+        let objects = (self.links.bounds.iter().zip(&self.links.origins))
+            .zip(&level.objects)
+            .filter(|(_, o)| !o.closes.is_empty())
+            .filter(|((b, _), _)| !b.is_empty() && b.distance_to(camera.position) <= reach)
+            .map(|((_, origin), o)| (o.surfaces.as_slice(), *origin));
+        let cut = super::near_plane::cut_wall_octagon(level, camera, seen, objects);
+        self.cut = cut;
+        if cut.is_empty() {
+            return;
+        }
+        self.index.clear();
+        self.index.resize(level.cells.len(), u32::MAX);
+        for (i, c) in out.cells.iter().enumerate().filter(|(_, c)| c.view == 0) {
+            self.index[c.cell as usize] = i as u32;
+        }
+        let (min, max) = (
+            glam::Vec2::new(cut.min[0], cut.min[1]),
+            glam::Vec2::new(cut.max[0], cut.max[1]),
+        );
+        let planes = camera.screen_frustum_planes(min, max);
+        let has_depth = out.flow_depth.len() == out.cells.len();
+        for (i, c) in level.cells.iter().enumerate() {
+            if !box_in_frustum(&planes, &c.aabb) {
+                continue;
+            }
+            match self.index[i] {
+                u32::MAX => {
+                    out.cells.push(VisibleCell {
+                        cell: i as u32,
+                        octagon: cut,
+                        view: 0,
+                    });
+                    if has_depth {
+                        out.flow_depth.push(1);
+                    }
+                }
+                k => {
+                    let o = &mut out.cells[k as usize].octagon;
+                    *o = o.union(&cut);
+                }
+            }
+        }
+    }
+
+    /// The objects in the part of the frustum where the near plane cuts a wall (one hidden in
+    /// solid shows there too), with the cut region as their octagon.
+    fn add_objects_past_cut_walls(&self, camera: &Camera, out: &mut VisibleSet) {
+        let cut = self.cut;
+        if cut.is_empty() {
+            return;
+        }
+        let planes = camera.screen_frustum_planes(
+            glam::Vec2::new(cut.min[0], cut.min[1]),
+            glam::Vec2::new(cut.max[0], cut.max[1]),
+        );
+        for (i, b) in self.links.bounds.iter().enumerate() {
+            if b.is_empty() || !box_in_frustum(&planes, b) {
+                continue;
+            }
+            let seen = out
+                .objects
+                .iter_mut()
+                .find(|o| o.view == 0 && o.object == i as u32);
+            match seen {
+                Some(o) => o.octagon = o.octagon.union(&cut),
+                None => out.objects.push(VisibleObject {
+                    object: i as u32,
+                    view: 0,
+                    octagon: cut,
+                    origin: self.links.origins[i],
+                    light: self.links.lights[i],
+                    ambient: self.links.ambient[i],
+                }),
+            }
+        }
+    }
+
+    /// Locates the eye (timed as the `locate` stage).
+    fn locate(&mut self, level: &Level, camera: &Camera) -> Option<u32> {
+        let t = Instant::now();
+        let eye = self.tracker.update(level, camera.position);
+        self.stage_micros.locate = t.elapsed().as_secs_f64() * 1e6;
+        eye
+    }
+}

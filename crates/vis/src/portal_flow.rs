@@ -1,0 +1,669 @@
+//! Thief's portal flow (seed 000): breadth-first from the eye's cell through portals, each
+//! portal bounded on screen by an octagon and intersected with the octagon of the cell it leads
+//! from; the result is unioned into the cell behind it, which is visited again when its octagon
+//! grew. Per-frame buffers are reused: no allocation once warm.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use super::{VisibleCell, VisibleSet};
+use lanthorn_geom::{Camera, Octagon, Plane};
+use lanthorn_level::{portal_flags, Level};
+
+/// Portal octagons grow by this much (NDC) so rounding never makes them too tight: a sight
+/// that grazes a portal's corner far away was seen to land 2e-4 outside its exact octagon (an
+/// eye at the far end of a long corridor of qbsp's, where the corner's vertices are rounded).
+pub const OCTAGON_MARGIN: f32 = 1e-3;
+
+/// What one traversal did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowStats {
+    pub cells_reached: u32,
+    pub portals_tested: u32,
+    /// Tested portals the flow went through (or opened a view through).
+    pub portals_passed: u32,
+    /// Cells processed again because their octagon grew.
+    pub revisits: u32,
+    /// Cells whose re-visit bound was hit (octagon widened to the full screen).
+    pub fallbacks: u32,
+    pub micros: f64,
+}
+
+/// Why the flow stopped at a portal, or that it went through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortalOutcome {
+    /// The flow went through (for a mirror or teleporter: a view was opened).
+    Passed,
+    /// The eye is on the portal's far side.
+    BackFacing,
+    /// Its screen octagon does not meet the octagon of the cell it leads from.
+    OutsideOctagon,
+    /// Nothing of it is in front of the near plane.
+    BeyondNear,
+    /// A mirror or teleporter the flow's view limits (`MAX_VIEWS`, `MAX_VIEW_DEPTH`) left shut.
+    ViewLimit,
+    /// Closed: a shut door, or flagged `CLOSED` in the level.
+    Closed,
+}
+
+/// One portal test of a traced flow (`PortalFlow::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortalTest {
+    pub portal: u32,
+    /// The view it was tested in (0: the camera).
+    pub view: u32,
+    /// The cell it leads to.
+    pub target: u32,
+    pub outcome: PortalOutcome,
+}
+
+/// A portal as the flow reads it: packed, with its vertices in one shared array.
+#[derive(Clone, Copy, Debug)]
+struct FlowPortal {
+    plane: Plane,
+    front: u32,
+    back: u32,
+    first: u32,
+    count: u32,
+    /// Index into `transforms` for mirror/teleporter portals.
+    transform: Option<u32>,
+}
+
+/// A view to run after the current one: through a transformed portal.
+#[derive(Clone, Copy, Debug)]
+struct PendingView {
+    view_proj: Mat4,
+    eye: Vec3,
+    cell: u32,
+    octagon: Octagon,
+    clip_plane: Vec4,
+    mirrored: bool,
+    depth: u32,
+    /// The view it is seen in and the portal it is seen through.
+    parent: u32,
+    portal: u32,
+    /// A water surface's reflection.
+    reflection: bool,
+}
+
+/// Where a view through a mirror or teleporter starts: the cell beyond, seen through
+/// `octagon`, across `portal` of the view `parent`.
+struct Beyond {
+    cell: u32,
+    octagon: Octagon,
+    portal: u32,
+    parent: u32,
+}
+
+impl PendingView {
+    /// The view through the portal on `plane` with transform `m`, seen from this one; it
+    /// keeps what lies beyond the portal plane as seen from the eye.
+    fn through(&self, plane: &Plane, m: Mat4, beyond: Beyond) -> PendingView {
+        let d = plane.distance(self.eye);
+        let s = if d > 0.0 { -1.0 } else { 1.0 };
+        let plane = Vec4::new(plane.normal.x, plane.normal.y, plane.normal.z, -plane.dist) * s;
+        PendingView {
+            view_proj: self.view_proj * m,
+            eye: m.inverse().transform_point3(self.eye),
+            cell: beyond.cell,
+            octagon: beyond.octagon,
+            clip_plane: m.transpose() * plane,
+            mirrored: self.mirrored ^ (m.determinant() < 0.0),
+            depth: self.depth + 1,
+            parent: beyond.parent,
+            portal: beyond.portal,
+            reflection: false,
+        }
+    }
+}
+
+/// The reflection across `plane` (points `p` to `p − 2·distance(p)·n`).
+fn reflection_across(plane: &Plane) -> Mat4 {
+    let n = plane.normal;
+    let linear = glam::Mat3::IDENTITY - 2.0 * glam::Mat3::from_cols(n * n.x, n * n.y, n * n.z);
+    let mut m = Mat4::from_mat3(linear);
+    m.w_axis = (2.0 * plane.dist * n).extend(1.0);
+    m
+}
+
+/// Views through mirrors and teleporters per frame, nested at most this deep.
+pub const MAX_VIEWS: usize = 8;
+pub const MAX_VIEW_DEPTH: u32 = 2;
+
+pub struct PortalFlow {
+    portals: Vec<FlowPortal>,
+    transforms: Vec<Mat4>,
+    vertices: Vec<Vec3>,
+    /// Portals of cell `c`: `cell_portals[cell_first[c]..cell_first[c + 1]]`.
+    cell_first: Vec<u32>,
+    cell_portals: Vec<u32>,
+    octagon: Vec<Octagon>,
+    /// Frame stamp per cell: the octagon is valid when it equals `frame`.
+    stamp: Vec<u32>,
+    visits: Vec<u16>,
+    queued: Vec<bool>,
+    frame: u32,
+    /// Cells to process, nearest first: a cell is expanded after the nearer cells that feed it,
+    /// so its octagon is mostly complete and re-visits are rare.
+    queue: BinaryHeap<(Reverse<u32>, u32)>,
+    order: Vec<u32>,
+    clip_in: Vec<Vec4>,
+    clip_out: Vec<Vec4>,
+    /// Visits of one cell before its octagon is widened to the full screen.
+    pub max_visits: u16,
+    pub stats: FlowStats,
+    /// Portals crossed from the eye to reach each cell (valid where `stamp` is this frame).
+    depth: Vec<u16>,
+    /// When `Some`, every portal test of the last run, for the overlays (off by default: the
+    /// flow then records nothing).
+    pub trace: Option<Vec<PortalTest>>,
+    /// Portals passed this run (into `stats`).
+    passed: u32,
+    /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
+    /// itself marks `CLOSED`; empty when nothing moves.
+    pub shut: Vec<bool>,
+    /// Water reflects (`FrameSettings::reflections`): a horizontal water surface the camera
+    /// sees from the air opens a view of the air mirrored in its plane, one view per plane,
+    /// and the flow does not go under it (the water is opaque: what it shows is its own
+    /// colour blended with the reflection, not what lies below).
+    pub reflect_water: bool,
+    /// Where each water reflection of this frame starts: (its index in the pending views, an
+    /// air cell over the water, the octagon of its water surface). The reflected eye lies
+    /// under the water, so its view enters the air through every water surface at once.
+    water_seeds: Vec<(usize, u32, Octagon)>,
+    /// The seeds of the view being run besides its own cell.
+    view_seeds: Vec<(u32, Octagon)>,
+}
+
+impl PortalFlow {
+    /// Packs the level's portals for the flow; make one per level.
+    pub fn new(level: &Level) -> PortalFlow {
+        let n = level.cells.len();
+        let mut vertices = Vec::new();
+        let mut transforms = Vec::new();
+        let portals = level
+            .portals
+            .iter()
+            .map(|p| {
+                let first = vertices.len() as u32;
+                vertices.extend_from_slice(&p.polygon);
+                let transform = p.transform.map(|m| {
+                    transforms.push(Mat4::from_cols_array(&m));
+                    transforms.len() as u32 - 1
+                });
+                FlowPortal {
+                    transform,
+                    plane: p.plane,
+                    front: p.front,
+                    back: p.back,
+                    first,
+                    count: p.polygon.len() as u32,
+                }
+            })
+            .collect();
+        let mut cell_first = Vec::with_capacity(n + 1);
+        let mut cell_portals = Vec::new();
+        for c in &level.cells {
+            cell_first.push(cell_portals.len() as u32);
+            cell_portals.extend_from_slice(&c.portals);
+        }
+        cell_first.push(cell_portals.len() as u32);
+        PortalFlow {
+            portals,
+            transforms,
+            vertices,
+            cell_first,
+            cell_portals,
+            octagon: vec![Octagon::EMPTY; n],
+            stamp: vec![0; n],
+            visits: vec![0; n],
+            queued: vec![false; n],
+            frame: 0,
+            queue: BinaryHeap::new(),
+            order: Vec::new(),
+            clip_in: Vec::with_capacity(16),
+            clip_out: Vec::with_capacity(16),
+            max_visits: 8,
+            stats: FlowStats::default(),
+            depth: vec![0; n],
+            trace: None,
+            passed: 0,
+            shut: Vec::new(),
+            reflect_water: false,
+            water_seeds: Vec::new(),
+            view_seeds: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, portal: u32, view: u32, target: u32, outcome: PortalOutcome) {
+        if outcome == PortalOutcome::Passed {
+            self.passed += 1;
+        }
+        if let Some(t) = &mut self.trace {
+            t.push(PortalTest {
+                portal,
+                view,
+                target,
+                outcome,
+            });
+        }
+    }
+
+    /// Fills `out.cells` with the cells seen from `camera` (eye in `eye_cell`), in the order they
+    /// were first reached (front to back along the portal graph), each with its octagon.
+    /// With no eye cell (eye in solid), every cell whose box meets the frustum is drawn.
+    pub fn run(
+        &mut self,
+        level: &Level,
+        camera: &Camera,
+        eye_cell: Option<u32>,
+        out: &mut VisibleSet,
+    ) {
+        let t = Instant::now();
+        if self.octagon.len() != level.cells.len() {
+            *self = PortalFlow {
+                max_visits: self.max_visits,
+                trace: self.trace.take(),
+                reflect_water: self.reflect_water,
+                ..PortalFlow::new(level)
+            };
+        }
+        if let Some(t) = &mut self.trace {
+            t.clear();
+        }
+        self.passed = 0;
+        out.cells.clear();
+        out.flow_depth.clear();
+        let mut stats = FlowStats::default();
+        let Some(eye_cell) = eye_cell.filter(|c| (*c as usize) < level.cells.len()) else {
+            let planes = camera.frustum_planes();
+            for (i, c) in level.cells.iter().enumerate() {
+                let visible = planes.iter().all(|p| {
+                    let corner = Vec3::select(p.normal.cmpge(Vec3::ZERO), c.aabb.max, c.aabb.min);
+                    p.distance(corner) >= 0.0
+                });
+                if visible {
+                    out.cells.push(VisibleCell {
+                        cell: i as u32,
+                        octagon: Octagon::FULL,
+                        view: 0,
+                    });
+                }
+            }
+            stats.cells_reached = out.cells.len() as u32;
+            stats.micros = t.elapsed().as_secs_f64() * 1e6;
+            self.stats = stats;
+            return;
+        };
+
+        out.views.clear();
+        self.water_seeds.clear();
+        self.view_seeds.clear();
+        let mut pending: Vec<PendingView> = Vec::new();
+        let main = PendingView {
+            view_proj: camera.view_proj(),
+            eye: camera.position,
+            cell: eye_cell,
+            octagon: Octagon::FULL,
+            clip_plane: Vec4::W,
+            mirrored: false,
+            depth: 0,
+            parent: 0,
+            portal: u32::MAX,
+            reflection: false,
+        };
+        let near_zone = camera.near * 2.0;
+        self.run_view(level, &main, (0, near_zone), &mut stats, &mut pending, out);
+        // Views through mirrors and teleporters, breadth-first, up to MAX_VIEWS.
+        let mut next = 0;
+        while next < pending.len() && out.views.len() + 1 < MAX_VIEWS {
+            let v = pending[next];
+            next += 1;
+            // A water reflection starts at every air cell over its water too.
+            let seeds = self.water_seeds.iter().filter(|s| s.0 == next - 1);
+            self.view_seeds.clear();
+            self.view_seeds.extend(seeds.map(|&(_, c, o)| (c, o)));
+            out.views.push(super::View {
+                view_proj: v.view_proj,
+                eye: v.eye,
+                clip_plane: v.clip_plane,
+                mirrored: v.mirrored,
+                parent: v.parent,
+                portal: v.portal,
+                reflection: v.reflection,
+            });
+            let index = out.views.len() as u32;
+            self.run_view(level, &v, (index, near_zone), &mut stats, &mut pending, out);
+        }
+        stats.micros = t.elapsed().as_secs_f64() * 1e6;
+        stats.portals_passed = self.passed;
+        self.stats = stats;
+    }
+
+    /// One view's breadth-first flow (nearest first), appending its cells to `out` and the
+    /// transformed portals it sees to `pending`.
+    fn run_view(
+        &mut self,
+        level: &Level,
+        view: &PendingView,
+        (index, near_zone): (u32, f32),
+        stats: &mut FlowStats,
+        pending: &mut Vec<PendingView>,
+        out: &mut VisibleSet,
+    ) {
+        self.start_view(view);
+        let view_proj = view.view_proj;
+        let eye = view.eye;
+
+        while let Some((_, cell)) = self.queue.pop() {
+            let ci = cell as usize;
+            self.queued[ci] = false;
+            self.visits[ci] += 1;
+            if self.visits[ci] > 1 {
+                stats.revisits += 1;
+            }
+            let parent = self.octagon[ci];
+            let (a, b) = (
+                self.cell_first[ci] as usize,
+                self.cell_first[ci + 1] as usize,
+            );
+            for k in a..b {
+                let portal = self.portals[self.cell_portals[k] as usize];
+                // Closed (a shut door): read every frame, so doors open and close live.
+                let pid = self.cell_portals[k] as usize;
+                let flags = level.portals.get(pid).map_or(0, |p| p.flags);
+                let shut = self.shut.get(pid).copied().unwrap_or(false);
+                if portal.count == 0 {
+                    continue;
+                }
+                let target = if portal.front == cell {
+                    portal.back
+                } else {
+                    portal.front
+                };
+                if flags & portal_flags::CLOSED != 0 || shut {
+                    // Traced where it faces the eye, so the portals overlay shows the door.
+                    let d = portal.plane.distance(eye);
+                    if (portal.front == cell) == (d > 0.0) {
+                        self.record(pid as u32, index, target, PortalOutcome::Closed);
+                    }
+                    continue;
+                }
+                if target == cell && portal.transform.is_none() {
+                    continue;
+                }
+                stats.portals_tested += 1;
+                let d = portal.plane.distance(eye);
+                let tested = (self.cell_portals[k], cell, target, index);
+                let Some(octagon) =
+                    self.seen_through(&portal, tested, (d, near_zone), parent, &view_proj)
+                else {
+                    continue;
+                };
+                let pi = self.cell_portals[k];
+                if octagon.is_empty() {
+                    self.record(pi, index, target, PortalOutcome::OutsideOctagon);
+                    continue;
+                }
+                if let Some(ti) = portal.transform {
+                    // A mirror or teleporter: the space beyond is seen in a new view.
+                    let opens = view.depth < MAX_VIEW_DEPTH && d.abs() >= near_zone;
+                    let outcome = if opens {
+                        PortalOutcome::Passed
+                    } else {
+                        PortalOutcome::ViewLimit
+                    };
+                    self.record(pi, index, target, outcome);
+                    if opens {
+                        let m = self.transforms[ti as usize];
+                        let beyond = Beyond {
+                            cell: target,
+                            octagon,
+                            portal: pid as u32,
+                            parent: index,
+                        };
+                        pending.push(view.through(&portal.plane, m, beyond));
+                    }
+                    continue;
+                }
+                self.record(pi, index, target, PortalOutcome::Passed);
+                let beyond = Beyond {
+                    cell,
+                    octagon,
+                    portal: pid as u32,
+                    parent: index,
+                };
+                let level_surface = portal.plane.normal.z.abs() > 0.99;
+                let clear = d.abs() >= near_zone;
+                if level_surface && self.reflects(level, (cell, target), flags, view, clear) {
+                    self.open_reflection(view, &portal.plane, beyond, pending);
+                    continue;
+                }
+                self.flow_into(target, octagon, (cell, d), stats);
+            }
+        }
+        out.cells.extend(self.order.iter().map(|&c| VisibleCell {
+            cell: c,
+            octagon: self.octagon[c as usize],
+            view: index,
+        }));
+        out.flow_depth
+            .extend(self.order.iter().map(|&c| self.depth[c as usize]));
+        stats.cells_reached += self.order.len() as u32;
+    }
+
+    /// The screen octagon through which the view sees `portal` from `cell` (`tested`: the
+    /// portal, `cell`, the cell beyond, the view), `d` from the eye, in `cell`'s octagon
+    /// `parent`; `None` (recorded) where it faces away or lies wholly beyond the near plane.
+    fn seen_through(
+        &mut self,
+        portal: &FlowPortal,
+        (pi, cell, target, index): (u32, u32, u32, u32),
+        (d, near_zone): (f32, f32),
+        parent: Octagon,
+        view_proj: &Mat4,
+    ) -> Option<Octagon> {
+        if d.abs() < near_zone {
+            // The eye is (almost) in the portal: it may cover the whole parent view.
+            return Some(parent);
+        }
+        // Back-face test: the eye must be on this cell's side of the portal. A mirror or
+        // teleporter is one-sided: seen from its front cell only.
+        let on_our_side = if portal.front == cell {
+            d > 0.0
+        } else {
+            d < 0.0 && portal.transform.is_none()
+        };
+        if !on_our_side {
+            self.record(pi, index, target, PortalOutcome::BackFacing);
+            return None;
+        }
+        let (f, n) = (portal.first as usize, portal.count as usize);
+        let Some(o) = self.project(view_proj, f, n) else {
+            self.record(pi, index, target, PortalOutcome::BeyondNear);
+            return None;
+        };
+        Some(o.intersect(&parent))
+    }
+
+    /// Whether the portal from `cell` into `target` (its `flags`) is a water surface the
+    /// camera's view sees from the air, clear of the near plane (`clear`), that reflects.
+    fn reflects(
+        &self,
+        level: &Level,
+        (cell, target): (u32, u32),
+        flags: u32,
+        view: &PendingView,
+        clear: bool,
+    ) -> bool {
+        let medium = |c: u32| level.cells[c as usize].medium;
+        self.reflect_water
+            && clear
+            && view.depth == 0
+            && flags & portal_flags::LIQUID_SURFACE != 0
+            && medium(cell) == lanthorn_level::Medium::Air
+            && medium(target) == lanthorn_level::Medium::Water
+    }
+
+    /// Opens the reflection of the air above the water surface on `plane` seen from `view`
+    /// (one view per plane) and seeds it with the air cell `beyond` and its water surface's
+    /// octagon.
+    fn open_reflection(
+        &mut self,
+        view: &PendingView,
+        plane: &Plane,
+        beyond: Beyond,
+        pending: &mut Vec<PendingView>,
+    ) {
+        let seed = (beyond.cell, beyond.octagon);
+        let mut reflected = view.through(plane, reflection_across(plane), beyond);
+        reflected.reflection = true;
+        let same_plane = |p: &PendingView| {
+            p.reflection
+                && p.parent == reflected.parent
+                && (p.clip_plane - reflected.clip_plane).abs().max_element() < 1e-3
+        };
+        let index = match pending.iter().position(same_plane) {
+            Some(i) => {
+                pending[i].octagon = pending[i].octagon.union(&reflected.octagon);
+                i
+            }
+            None => {
+                pending.push(reflected);
+                pending.len() - 1
+            }
+        };
+        self.water_seeds.push((index, seed.0, seed.1));
+    }
+
+    /// A new frame stamp (cells not stamped with it are unreached) and the queue holding only
+    /// the view's eye cell.
+    fn start_view(&mut self, view: &PendingView) {
+        self.frame = self.frame.wrapping_add(1);
+        if self.frame == 0 {
+            self.stamp.fill(0);
+            self.frame = 1;
+        }
+        self.queue.clear();
+        self.order.clear();
+        self.seed(view.cell, view.octagon);
+        // By index, then cleared: the buffer is kept for the next view's seeds.
+        for i in 0..self.view_seeds.len() {
+            let (cell, octagon) = self.view_seeds[i];
+            self.seed(cell, octagon);
+        }
+        self.view_seeds.clear();
+    }
+
+    /// Starts the view's flow at `cell` seen through `octagon` too (or widens it there).
+    fn seed(&mut self, cell: u32, octagon: Octagon) {
+        let i = cell as usize;
+        if self.stamp[i] == self.frame {
+            self.octagon[i] = self.octagon[i].union(&octagon);
+        } else {
+            self.reach(cell, octagon);
+        }
+        self.depth[i] = 0;
+        if !self.queued[i] {
+            self.queue.push((Reverse(0), cell));
+            self.queued[i] = true;
+        }
+    }
+
+    /// The flow passes a portal of `from` at distance `d` from the eye into `target` seen
+    /// through `octagon`: `target` is reached, or its octagon grows; either way it is queued
+    /// again unless already queued.
+    fn flow_into(
+        &mut self,
+        target: u32,
+        octagon: Octagon,
+        (from, d): (u32, f32),
+        stats: &mut FlowStats,
+    ) {
+        let ti = target as usize;
+        let grew = if self.stamp[ti] != self.frame {
+            self.reach(target, octagon);
+            self.depth[ti] = self.depth[from as usize].saturating_add(1);
+            true
+        } else {
+            let old = self.octagon[ti];
+            let new = old.union(&octagon);
+            if new != old {
+                self.octagon[ti] = new;
+                true
+            } else {
+                false
+            }
+        };
+        if grew && !self.queued[ti] {
+            if self.visits[ti] >= self.max_visits && self.octagon[ti] != Octagon::FULL {
+                // Conservative: stop refining, widen to the whole screen (it cannot grow
+                // again). A cell that just grew to the whole screen by a union is expanded
+                // once more too, or what lies past it is cut short.
+                stats.fallbacks += 1;
+                self.octagon[ti] = Octagon::FULL;
+            }
+            self.queued[ti] = true;
+            // Key: the portal's distance from the eye (non-negative floats order like their
+            // bit patterns).
+            self.queue.push((Reverse(d.abs().to_bits()), target));
+        }
+    }
+
+    fn reach(&mut self, cell: u32, octagon: Octagon) {
+        let i = cell as usize;
+        self.stamp[i] = self.frame;
+        self.octagon[i] = octagon;
+        self.visits[i] = 0;
+        self.queued[i] = false;
+        self.order.push(cell);
+    }
+
+    /// The screen octagon of a world polygon, clipped to the near plane; `None` when nothing is
+    /// in front of the eye.
+    fn project(&mut self, view_proj: &Mat4, first: usize, count: usize) -> Option<Octagon> {
+        let polygon = &self.vertices[first..first + count];
+        portal_octagon(view_proj, polygon, (&mut self.clip_in, &mut self.clip_out))
+    }
+}
+
+/// The screen octagon of a world polygon clipped to the near plane, grown by
+/// `OCTAGON_MARGIN`; `None` when nothing is in front of the eye. `scratch` keeps the clip
+/// buffers between calls (no allocation once warm).
+pub fn portal_octagon(
+    view_proj: &Mat4,
+    polygon: &[Vec3],
+    (clip_in, clip_out): (&mut Vec<Vec4>, &mut Vec<Vec4>),
+) -> Option<Octagon> {
+    clip_in.clear();
+    clip_in.extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
+    // Reverse-Z: in front of the near plane where w − z >= 0.
+    let inside = |c: &Vec4| c.w - c.z;
+    if clip_in.iter().any(|c| inside(c) < 0.0) {
+        clip_out.clear();
+        let n = clip_in.len();
+        for i in 0..n {
+            let (a, b) = (clip_in[i], clip_in[(i + 1) % n]);
+            let (da, db) = (inside(&a), inside(&b));
+            if da >= 0.0 {
+                clip_out.push(a);
+            }
+            if (da >= 0.0) != (db >= 0.0) {
+                clip_out.push(a + (b - a) * (da / (da - db)));
+            }
+        }
+        std::mem::swap(clip_in, clip_out);
+        if clip_in.len() < 3 {
+            return None;
+        }
+    }
+    let mut o = Octagon::from_points(clip_in.iter().map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)));
+    for i in 0..4 {
+        o.min[i] -= OCTAGON_MARGIN;
+        o.max[i] += OCTAGON_MARGIN;
+    }
+    Some(o)
+}

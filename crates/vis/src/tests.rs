@@ -1,0 +1,372 @@
+//! The portal flow against an independent oracle: rays cast through the maze's own door table.
+
+use glam::{Vec2, Vec3};
+
+use super::{EyeTracker, PortalFlow, VisibleSet};
+use lanthorn_geom::{Camera, CameraSpec};
+use lanthorn_compile::scenes::synthetic::{maze, maze_doors, MazeSpec};
+
+use lanthorn_geom::rng::XorShift as Rng;
+
+/// Rooms a ray from `eye` along `dir` passes through, walking the grid and the door table.
+fn ray_rooms(spec: &MazeSpec, east: &[bool], north: &[bool], eye: Vec3, dir: Vec3) -> Vec<u32> {
+    let (nx, ny) = (spec.nx as i32, spec.ny as i32);
+    let r = spec.room;
+    let mut x = (eye.x / r).floor() as i32;
+    let mut y = (eye.y / r).floor() as i32;
+    let mut rooms = vec![(y * nx + x) as u32];
+    let mut p = eye;
+    for _ in 0..(nx + ny) * 2 {
+        let min = Vec3::new(x as f32 * r, y as f32 * r, 0.0);
+        let max = min + Vec3::new(r, r, spec.height);
+        let mut t_exit = f32::MAX;
+        let mut axis = 3;
+        for a in 0..3 {
+            if dir[a].abs() < 1e-9 {
+                continue;
+            }
+            let bound = if dir[a] > 0.0 { max[a] } else { min[a] };
+            let t = (bound - p[a]) / dir[a];
+            if t < t_exit {
+                t_exit = t;
+                axis = a;
+            }
+        }
+        if axis == 2 || axis == 3 {
+            break; // floor or ceiling
+        }
+        let hit = p + dir * t_exit;
+        // Door rectangle on that wall, centred.
+        let (along, centre) = if axis == 0 {
+            (hit.y, (y as f32 + 0.5) * r)
+        } else {
+            (hit.x, (x as f32 + 0.5) * r)
+        };
+        let in_door = (along - centre).abs() < spec.door_width / 2.0 && hit.z < spec.door_height;
+        let (nx2, ny2) = if axis == 0 {
+            (x + dir.x.signum() as i32, y)
+        } else {
+            (x, y + dir.y.signum() as i32)
+        };
+        if nx2 < 0 || ny2 < 0 || nx2 >= nx || ny2 >= ny {
+            break;
+        }
+        let open = if axis == 0 {
+            east[(y * nx + x.min(nx2)) as usize]
+        } else {
+            north[(y.min(ny2) * nx + x) as usize]
+        };
+        if !(open && in_door) {
+            break;
+        }
+        x = nx2;
+        y = ny2;
+        p = hit;
+        rooms.push((y * nx + x) as u32);
+    }
+    rooms
+}
+
+#[test]
+fn every_room_a_ray_reaches_is_visible_within_its_octagon() {
+    let spec = MazeSpec {
+        nx: 10,
+        ny: 10,
+        ..Default::default()
+    };
+    let level = maze(&spec);
+    let (east, north) = maze_doors(&spec);
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let mut rng = Rng(77);
+    let mut total_visible = 0usize;
+    for _ in 0..300 {
+        // Eyes at least 8 units from any wall, floor or ceiling.
+        let room = Vec2::new(
+            (rng.unit_f32() * 10.0).floor(),
+            (rng.unit_f32() * 10.0).floor(),
+        );
+        let local = Vec2::new(
+            8.0 + rng.unit_f32() * (spec.room - 16.0),
+            8.0 + rng.unit_f32() * (spec.room - 16.0),
+        );
+        let eye = (room * spec.room + local).extend(8.0 + rng.unit_f32() * (spec.height - 16.0));
+        let spec_cam = CameraSpec {
+            position: eye,
+            yaw: rng.unit_f32() * 360.0,
+            pitch: (rng.unit_f32() - 0.5) * 60.0,
+        };
+        let cam = Camera::new(spec_cam, 16.0 / 9.0);
+        let eye_cell = level.locate(eye);
+        flow.run(&level, &cam, eye_cell, &mut vis);
+        total_visible += vis.cells.len();
+        let tx = (cam.fov_x.to_radians() * 0.5).tan();
+        let ty = (cam.fov_y() * 0.5).tan();
+        for j in 0..36 {
+            for i in 0..64 {
+                let ndc = Vec2::new((i as f32 + 0.5) / 32.0 - 1.0, (j as f32 + 0.5) / 18.0 - 1.0);
+                let dir =
+                    (cam.forward() + cam.right() * ndc.x * tx + cam.up() * ndc.y * ty).normalize();
+                for room in ray_rooms(&spec, &east, &north, eye, dir) {
+                    let v = vis.cells.iter().find(|c| c.cell == room);
+                    let v = v.unwrap_or_else(|| {
+                        panic!("room {room} seen by a ray from {eye} is not visible")
+                    });
+                    assert!(
+                        v.octagon.contains(ndc),
+                        "room {room}: ray at {ndc} outside its octagon {:?}",
+                        v.octagon
+                    );
+                }
+            }
+        }
+    }
+    // The flow is much tighter than "everything": a maze hides most rooms.
+    assert!(total_visible < 300 * 100 / 4, "{total_visible}");
+}
+
+#[test]
+fn eye_in_solid_draws_what_the_frustum_holds() {
+    let level = maze(&MazeSpec::default());
+    let mut flow = PortalFlow::new(&level);
+    let mut vis = VisibleSet::default();
+    let cam = Camera::new(
+        CameraSpec {
+            position: Vec3::new(-100.0, 128.0, 64.0),
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    assert_eq!(level.locate(cam.position), None);
+    flow.run(&level, &cam, None, &mut vis);
+    assert!(!vis.cells.is_empty());
+    // Rooms straight ahead are in; no room behind the eye is.
+    assert!(vis.cells.iter().any(|c| c.cell == 1));
+    assert!(vis
+        .cells
+        .iter()
+        .all(|c| level.cells[c.cell as usize].aabb.max.x > cam.position.x));
+}
+
+#[test]
+fn incremental_tracking_equals_point_location_along_random_paths() {
+    let spec = MazeSpec {
+        nx: 12,
+        ny: 12,
+        extra_doors: 0.5,
+        ..Default::default()
+    };
+    let level = maze(&spec);
+    let mut rng = Rng(5);
+    let mut tracker = EyeTracker::new();
+    let mut p = Vec3::new(128.0, 128.0, 48.0);
+    let mut walked = 0;
+    for _ in 0..20000 {
+        // Small steps, sometimes a jump (teleport) that needs relocation.
+        let step = if rng.unit_f32() < 0.01 {
+            Vec3::new(rng.unit_f32() * 3072.0, rng.unit_f32() * 3072.0, 48.0) - p
+        } else {
+            Vec3::new(rng.unit_f32() - 0.5, rng.unit_f32() - 0.5, 0.0) * 64.0
+        };
+        p += step;
+        p = p.clamp(
+            Vec3::new(-50.0, -50.0, 1.0),
+            Vec3::new(3122.0, 3122.0, 127.0),
+        );
+        let got = tracker.update(&level, p);
+        let want = level.locate(p);
+        match (got, want) {
+            (Some(g), Some(w)) => {
+                // On a shared face either cell is right.
+                assert!(
+                    g == w || level.cells[g as usize].contains(p, 0.01),
+                    "{p}: {g} vs {w}"
+                );
+                walked += 1;
+            }
+            (g, w) => assert_eq!(g.is_some(), w.is_some(), "{p}: {g:?} vs {w:?}"),
+        }
+    }
+    assert!(walked > 1000);
+    // Most updates were incremental, not relocations.
+    assert!(tracker.relocations < 5000, "{}", tracker.relocations);
+}
+
+/// A door closes and opens between frames: the same flow reads the portal's `CLOSED` flag every
+/// frame, and with it closed sees exactly what a level without that portal shows.
+#[test]
+fn closing_a_portal_between_frames_hides_what_it_led_to() {
+    let mut level = maze(&MazeSpec::default());
+    let cam = Camera::new(
+        CameraSpec {
+            position: Vec3::new(128.0, 128.0, 64.0),
+            yaw: 45.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    let eye = level.locate(cam.position);
+    let mut flow = PortalFlow::new(&level);
+    let mut open = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut open);
+    // The first portal the flow went through from the eye's room.
+    let first = level.cells[eye.unwrap() as usize]
+        .portals
+        .iter()
+        .copied()
+        .find(|&p| {
+            let other = level.portals[p as usize].other(eye.unwrap());
+            open.cells.iter().any(|c| c.cell == other)
+        })
+        .expect("the eye sees through a doorway");
+    let cells = |v: &VisibleSet| {
+        let mut c: Vec<u32> = v.cells.iter().map(|c| c.cell).collect();
+        c.sort_unstable();
+        c
+    };
+    level.portals[first as usize].flags |= lanthorn_level::portal_flags::CLOSED;
+    let mut closed = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut closed);
+    // The oracle: a fresh flow over the level with that portal removed from its cells.
+    let mut without = level.clone();
+    for c in &mut without.cells {
+        c.portals.retain(|&p| p != first);
+    }
+    let mut expected = VisibleSet::default();
+    PortalFlow::new(&without).run(&without, &cam, eye, &mut expected);
+    assert_eq!(cells(&closed), cells(&expected));
+    assert!(cells(&closed).len() < cells(&open).len());
+    level.portals[first as usize].flags &= !lanthorn_level::portal_flags::CLOSED;
+    let mut reopened = VisibleSet::default();
+    flow.run(&level, &cam, eye, &mut reopened);
+    assert_eq!(cells(&reopened), cells(&open));
+}
+
+/// A room flooded to z 256, split by a pillar standing in the water (so several air cells lie
+/// over the water).
+fn flooded_room() -> lanthorn_level::Level {
+    let source = r#"Scene(
+    materials: [(name: "grey", source: Color((0.5, 0.5, 0.5))), (name: "*water", source: Color((0.1, 0.3, 0.4)))],
+    ops: [
+        (brush: Box(min: (0, 0, 0), max: (1024, 1024, 640)), medium: Air, material: Some("grey")),
+        (brush: Box(min: (448, 448, 0), max: (576, 576, 640)), medium: Solid, material: Some("grey")),
+        (brush: Box(min: (0, 0, 0), max: (1024, 1024, 256)), medium: Water, only: Some([Air]), material: Some("*water")),
+    ],
+    entities: [[("classname", "worldspawn"), ("light", "96")]],
+)"#;
+    let scene = lanthorn_compile::scene::parse(source).unwrap();
+    lanthorn_compile::scene::compile_scene(&scene, &Default::default())
+        .unwrap()
+        .0
+}
+
+/// Over the flooded room's pool (under it for `z` below 256), looking down across it.
+fn pool_camera(z: f32) -> Camera {
+    let spec = CameraSpec {
+        position: Vec3::new(200.0, 100.0, z),
+        yaw: 45.0,
+        pitch: -25.0,
+    };
+    Camera::new(spec, 16.0 / 9.0)
+}
+
+/// With water reflecting, the eye over the pool sees one view — the air mirrored in the
+/// water's plane, seeded in every air cell over the water (the level's own liquid portals are
+/// the oracle) — and the flow no longer goes under the water; off, or with the eye under the
+/// water, there is no view and the flow does.
+#[test]
+fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
+    use lanthorn_level::{portal_flags, Medium};
+    let level = flooded_room();
+    let medium = |c: u32| level.cells[c as usize].medium;
+    let mut over_water: Vec<u32> = (level.portals.iter())
+        .filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0)
+        .flat_map(|p| [p.front, p.back])
+        .filter(|&c| medium(c) == Medium::Air)
+        .collect();
+    over_water.sort_unstable();
+    over_water.dedup();
+    assert!(
+        over_water.len() > 1,
+        "the pillar splits the air: {over_water:?}"
+    );
+    let run = |z: f32, reflect: bool| {
+        let cam = pool_camera(z);
+        let mut flow = PortalFlow::new(&level);
+        flow.reflect_water = reflect;
+        let mut out = VisibleSet::default();
+        flow.run(&level, &cam, level.locate(cam.position), &mut out);
+        out
+    };
+    let water_reached = |v: &VisibleSet| {
+        v.cells
+            .iter()
+            .any(|c| c.view == 0 && medium(c.cell) == Medium::Water)
+    };
+    let off = run(400.0, false);
+    assert!(off.views.is_empty() && water_reached(&off));
+    let on = run(400.0, true);
+    assert_eq!(on.views.len(), 1, "one reflection for one plane");
+    let view = on.views[0];
+    assert!(view.reflection && view.mirrored && view.parent == 0);
+    assert!((view.eye - Vec3::new(200.0, 100.0, 112.0)).length() < 1e-3);
+    // It keeps what lies above the water.
+    assert!(
+        view.clip_plane
+            .dot(Vec3::new(300.0, 300.0, 260.0).extend(1.0))
+            > 0.0
+    );
+    assert!(
+        view.clip_plane
+            .dot(Vec3::new(300.0, 300.0, 250.0).extend(1.0))
+            < 0.0
+    );
+    assert!(!water_reached(&on));
+    // Each air cell over the water is seen in the reflection through all the camera sees of
+    // its water surface (a point on the plane is its own mirror image, so the surface's
+    // octagon is the camera's).
+    let cam = pool_camera(400.0);
+    let liquid = level
+        .portals
+        .iter()
+        .filter(|p| p.flags & portal_flags::LIQUID_SURFACE != 0);
+    let mut seen = 0;
+    for p in liquid {
+        let air = if medium(p.front) == Medium::Air {
+            p.front
+        } else {
+            p.back
+        };
+        let scratch = (&mut Vec::new(), &mut Vec::new());
+        let Some(surface) =
+            super::portal_flow::portal_octagon(&cam.view_proj(), &p.polygon, scratch)
+        else {
+            continue;
+        };
+        // What the camera sees of it: through its air cell's octagon.
+        let Some(seen_through) = on.cells.iter().find(|v| v.view == 0 && v.cell == air) else {
+            continue;
+        };
+        let surface = surface.intersect(&seen_through.octagon);
+        if surface.is_empty() {
+            continue;
+        }
+        seen += 1;
+        let in_view = on.cells.iter().find(|v| v.view == 1 && v.cell == air);
+        let octagon = in_view
+            .map(|v| v.octagon)
+            .unwrap_or(lanthorn_geom::Octagon::EMPTY);
+        assert_eq!(
+            octagon.union(&surface),
+            octagon,
+            "air cell {air}: {octagon:?} misses {surface:?}"
+        );
+    }
+    assert!(seen > 1, "the eye sees {seen} water surfaces");
+    let under = run(200.0, true);
+    assert!(
+        under.views.is_empty(),
+        "no reflection seen from under the water"
+    );
+}

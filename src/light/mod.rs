@@ -1,9 +1,0 @@
-//! Lightmap baking and atlas packing.
-
-pub mod atlas;
-mod bounce;
-mod bvh;
-pub mod entities;
-pub mod grid;
-pub mod lamps;
-pub mod point;
