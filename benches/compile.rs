@@ -53,13 +53,13 @@ fn light_e1m1(c: &mut Criterion) {
         return;
     }
     let (level, _) = lanthorn::compile::compile(&path, &Default::default()).expect("e1m1 compiles");
-    let lights = lanthorn::light::entities::level_lights(&level);
+    let lights = lanthorn::light::lights::level_lights(&level);
     let mut group = c.benchmark_group("light");
     group.sample_size(10);
     for (samples, bounces) in [(1, 0), (4, 0), (4, 1)] {
         group.bench_function(format!("e1m1 {samples}x{samples} bounces {bounces}"), |b| {
             b.iter(|| {
-                lanthorn::light::entities::bake(&level, &lights, samples, bounces)
+                lanthorn::light::bake::bake(&level, &lights, samples, bounces)
                     .2
                     .rays
             })

@@ -18,12 +18,9 @@ pub use lanthorn_geom::rng;
 pub use lanthorn_compile::scenes;
 pub use lanthorn_terrain as terrain;
 pub use lanthorn_vis as vis;
+pub use lanthorn_render as render;
 
 pub mod app;
-pub mod render;
-
-#[cfg(test)]
-mod layering;
 
 /// Where the shared real data lives (see `lanthorn_testdata::realdata_dir`).
 #[cfg(any(test, feature = "test-hooks"))]

@@ -34,7 +34,7 @@ pub fn adapter_report(gpu: &Gpu) -> serde_json::Value {
 
 pub fn level_report(level: &Level) -> serde_json::Value {
     let b = level.bounds();
-    let lights = crate::light::entities::level_lights(level);
+    let lights = crate::light::lights::level_lights(level);
     serde_json::json!({
         "brushes": 0,
         "leak": false,

@@ -176,7 +176,7 @@ fn a_pillar_on_flat_terrain_casts_its_analytic_shadow() {
     let Some(gpu) = gpu() else { return };
     let scene = lanthorn::compile::scene::parse(PILLAR_SCENE).unwrap();
     let (level, _) = lanthorn::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
-    let sun = lanthorn::light::entities::level_lights(&level)
+    let sun = lanthorn::light::lights::level_lights(&level)
         .sun
         .expect("the scene has a sun")
         .direction
@@ -321,7 +321,7 @@ fn hills_shadow_the_valleys_the_heightmap_says() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect(),
     });
-    let sun = lanthorn::light::entities::level_lights(&level)
+    let sun = lanthorn::light::lights::level_lights(&level)
         .sun
         .unwrap()
         .direction
@@ -436,7 +436,7 @@ fn a_moving_object_takes_the_pillars_shadow_per_pixel() {
     let Some(gpu) = gpu() else { return };
     let scene = lanthorn::compile::scene::parse(SLAB_SCENE).unwrap();
     let (level, _) = lanthorn::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
-    let sun = lanthorn::light::entities::level_lights(&level)
+    let sun = lanthorn::light::lights::level_lights(&level)
         .sun
         .unwrap()
         .direction

@@ -1,6 +1,6 @@
 //! The back half both front ends share: a `Draft` becomes a `Level`. Surfaces are triangulated
 //! with their T-junctions fixed, objects get their bounds, the light entities are baked through
-//! the one baker (`light::entities`), every luxel block is packed into one atlas
+//! the one baker (`light::bake`), every luxel block is packed into one atlas
 //! (`light::atlas`), and the counts are filled in.
 
 use glam::{DVec3, Vec3};
@@ -11,7 +11,7 @@ use super::surfaces::make_surface;
 use super::CompileOptions;
 use lanthorn_geom::{fix_tjunctions, Aabb};
 use lanthorn_level::{cell_flags, surface_flags, Level, Lightmaps, Object, Surface};
-use lanthorn_light::{atlas, entities};
+use lanthorn_light::{atlas, bake, lights};
 
 /// Unbaked luxels: 128 is full light once the shader applies Quake's ×2 overbright.
 const FULL_LIGHT: u8 = 128;
@@ -98,7 +98,7 @@ fn luxel_blocks(
     stats: &mut CompileStats,
 ) -> Vec<Option<Vec<u8>>> {
     let light = options.light;
-    let lights = entities::level_lights(level);
+    let lights = lights::level_lights(level);
     stats.warnings.extend(lights.warnings.iter().cloned());
     if !light || lights.is_empty() {
         if light {
@@ -114,7 +114,7 @@ fn luxel_blocks(
             .collect();
     }
     let bounces = options.bounces.unwrap_or(lights.bounces);
-    let (blocks, grid, baked) = entities::bake(level, &lights, options.light_samples, bounces);
+    let (blocks, grid, baked) = bake::bake(level, &lights, options.light_samples, bounces);
     level.light_grid = grid;
     stats.bounce_seconds = baked.bounce_seconds;
     for &(i, style) in &lights.assigned {

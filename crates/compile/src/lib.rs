@@ -51,10 +51,10 @@ pub struct CompileOptions {
     /// Write the level even when it leaks: the outside is kept (not flooded away) and the
     /// leak path is stored in the level (`Level::leak`).
     pub allow_leak: bool,
-    /// Bake direct light from the level's light entities (`light::entities`); off, or with no
+    /// Bake direct light from the level's light entities (`light::bake`); off, or with no
     /// lights in the level, every surface stays at full light.
     pub light: bool,
-    /// Light samples per luxel along each axis (`light::entities::bake`): 1 (the default, what
+    /// Light samples per luxel along each axis (`light::bake::bake`): 1 (the default, what
     /// loading a `.map` and the tests use) lights each luxel's centre as Quake's `light` does;
     /// `lanthorn compile` uses 4 (ericw-tools' `-extra4`) unless `--fast-light`.
     pub light_samples: u32,

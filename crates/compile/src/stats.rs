@@ -39,7 +39,7 @@ impl CompileStats {
     pub fn of_level(level: &Level) -> CompileStats {
         let mut stats = CompileStats {
             lights: {
-                let l = lanthorn_light::entities::level_lights(level);
+                let l = lanthorn_light::lights::level_lights(level);
                 l.sources + l.sun.is_some() as usize
             },
             ..Default::default()

@@ -29,7 +29,7 @@ pub fn level_lamps(entities: &[Entity]) -> Vec<LampLight> {
             Some(LampLight {
                 position,
                 // The colour the light bakes with.
-                color: crate::entities::color(e, "_color"),
+                color: crate::lights::color(e, "_color"),
                 radius,
             })
         })

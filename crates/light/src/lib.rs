@@ -1,11 +1,14 @@
-//! Lightmap baking and atlas packing.
+//! Light: the model a level's entities describe (`lights`, read once per level), the lightmap
+//! baker (`bake`: direct, bounce, sky, the light grid), atlas packing, lamps and the light at a
+//! point.
 
 #![warn(unreachable_pub)]
 
 pub mod atlas;
 mod bounce;
 mod bvh;
-pub mod entities;
+pub mod bake;
 pub mod grid;
 pub mod lamps;
+pub mod lights;
 pub mod point;

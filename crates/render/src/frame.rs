@@ -1,0 +1,474 @@
+//! One frame: the passes in order into the offscreen target, with CPU and GPU timings.
+
+use std::time::Instant;
+
+use super::bloom::{BloomParams, BloomPass};
+use super::gpu::Gpu;
+use super::overlay::heatmap::HeatmapPass;
+use super::overlay::{OverlayPass, OverlayVertex};
+use super::pass::{
+    run_pass, Attachment, CpuSpan, FrameInputs, Pass, PassTarget, Prepared, StageLog,
+};
+use super::profiler::GpuTimer;
+use super::settings::FrameSettings;
+use super::shadow::SunShadows;
+use super::target::{self, FrameTarget};
+use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
+use super::tonemap::ToneMapPass;
+use super::ui_cover::UiCoverPass;
+use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
+use lanthorn_geom::cascades::CascadeConfig;
+use lanthorn_geom::Camera;
+use lanthorn_level::Level;
+use lanthorn_vis::VisibleSet;
+
+/// The CPU stages of a frame besides the passes' own ("world prepare", "world record", …):
+/// every command's frames use these names (traces and tables compare across commands).
+pub mod stage {
+    /// Animating the level's movers and running the culling method (and the overlays' lines).
+    pub const CULLING: &str = "culling";
+    /// Submitting the frame and waiting for the GPU (headless commands).
+    pub const SUBMIT: &str = "submit + wait";
+    /// Reading the GPU timestamp queries back (in the demo, also the wait for the GPU).
+    pub const READBACK: &str = "readback";
+}
+
+/// What one frame cost and submitted.
+#[derive(Clone, Debug, Default)]
+pub struct FrameStats {
+    /// CPU milliseconds per stage, in order.
+    pub cpu_ms: Vec<(&'static str, f64)>,
+    /// The same stages with their start and end (the trace).
+    pub cpu_spans: Vec<CpuSpan>,
+    /// The GPU passes' begin and end on the GPU's clock (seconds), when timestamp queries are
+    /// granted.
+    pub gpu_scopes: Vec<(&'static str, f64, f64)>,
+    /// When the frame was submitted, and when its readback finished (the GPU's work lies in
+    /// between).
+    pub submitted: Option<Instant>,
+    pub read_back: Option<Instant>,
+    /// GPU milliseconds per pass (empty without timestamp queries).
+    pub gpu_ms: Vec<(&'static str, f64)>,
+    pub world: WorldStats,
+    /// The terrain pass (all zero without a terrain).
+    pub terrain: TerrainStats,
+}
+
+impl FrameStats {
+    /// Records a CPU stage that ran from `start` until now: its milliseconds and its span.
+    pub fn stage(&mut self, name: &'static str, start: Instant) {
+        let end = Instant::now();
+        self.cpu_ms.push((name, (end - start).as_secs_f64() * 1e3));
+        self.cpu_spans.push(CpuSpan { name, start, end });
+    }
+}
+
+impl StageLog for FrameStats {
+    fn stage(&mut self, name: &'static str, start: Instant) {
+        FrameStats::stage(self, name, start);
+    }
+}
+
+/// The passes of a frame, in order, into one offscreen target: the UI cover when panels cover
+/// the frame (then it clears colour and depth), the world (clears them otherwise), then the
+/// terrain (keeps both) when there is one, bloom — or with HDR on the tone map from the float
+/// scene into the frame (bloom's chain its offscreen steps) — the heatmap and the overlay
+/// lines.
+pub struct Renderer {
+    pub target: FrameTarget,
+    pub world: WorldPass,
+    timer: Option<GpuTimer>,
+    pub clear_color: wgpu::Color,
+    /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
+    pub terrain: Option<Terrain>,
+    /// Per cell: open to the terrain (`cell_flags::OUTDOOR`). A level with cells shows the
+    /// terrain only through its visible outdoor cells; a level without cells shows all of it.
+    outdoor: Vec<bool>,
+    any_outdoor: bool,
+    /// Where the level places the terrain (`TerrainRef.origin`).
+    terrain_origin: glam::Vec3,
+    /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
+    sun_direction: Option<glam::Vec3>,
+    /// The level's lamps splatted for the terrain (`terrain::lamps`).
+    lamp_map: Option<lanthorn_terrain::lamps::LampMap>,
+    /// The culling overlays' lines for the next frame (clip space), drawn over everything.
+    pub overlay_lines: Vec<OverlayVertex>,
+    /// Culling frozen at this camera (see `FrameInputs::culling`); `render` passes it on.
+    pub culling: Option<Camera>,
+    /// Made on first use.
+    overlay: Option<OverlayPass>,
+    heatmap: Option<HeatmapPass>,
+    bloom: Option<BloomPass>,
+    /// With HDR on: the tone map from the float scene into the frame.
+    tone_map: Option<ToneMapPass>,
+    /// The opaque UI panels over the next frame (pixels): the world and the terrain skip
+    /// what lies under them (`render::ui_cover`). Empty: nothing is covered.
+    pub ui_cover: Vec<crate::ui_cover::PixelRect>,
+    cover: Option<UiCoverPass>,
+}
+
+/// The frame target with its clear colour, as the passes see it.
+struct FrameAttachments<'a> {
+    target: &'a FrameTarget,
+    clear: wgpu::Color,
+}
+
+impl PassTarget for FrameAttachments<'_> {
+    fn view(&self, attachment: Attachment) -> &wgpu::TextureView {
+        match attachment {
+            Attachment::FrameDepth => &self.target.depth_view,
+            Attachment::SceneColor | Attachment::SceneColorGamma if self.target.hdr.is_some() => {
+                self.target.hdr.as_ref().expect("checked")
+            }
+            Attachment::SceneColorGamma => &self.target.color_gamma_view,
+            _ => &self.target.color_view,
+        }
+    }
+
+    /// The clear colour is linear; the raw view stores it encoded.
+    fn clear_color(&self, attachment: Attachment) -> wgpu::Color {
+        match attachment {
+            Attachment::SceneColorGamma if self.target.hdr.is_none() => {
+                target::encode_srgb(self.clear)
+            }
+            _ => self.clear,
+        }
+    }
+}
+
+impl Renderer {
+    pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
+        Renderer {
+            target: FrameTarget::create(gpu, size),
+            world: WorldPass::create(gpu, level, target::GAMMA_COLOR_FORMAT),
+            timer: GpuTimer::create(gpu),
+            clear_color: wgpu::Color {
+                r: 0.02,
+                g: 0.02,
+                b: 0.03,
+                a: 1.0,
+            },
+            terrain: None,
+            outdoor: level
+                .cells
+                .iter()
+                .map(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0)
+                .collect(),
+            any_outdoor: level
+                .cells
+                .iter()
+                .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
+            terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
+            sun_direction: lanthorn_light::lights::level_lights(level)
+                .sun
+                .map(|s| s.direction),
+            lamp_map: lanthorn_terrain::lamps::LampMap::splat(&super::terrain::lamps::level_lamps(
+                &level.entities,
+            )),
+            overlay_lines: Vec::new(),
+            culling: None,
+            overlay: None,
+            heatmap: None,
+            bloom: None,
+            tone_map: None,
+            ui_cover: Vec::new(),
+            cover: None,
+        }
+    }
+
+    /// The last frame's overdraw (fragments per covered pixel) when the overdraw overlay is on.
+    pub fn overlay_overdraw(&self) -> Option<f64> {
+        self.heatmap.as_ref().map(|h| h.overdraw)
+    }
+
+    /// What the world takes of the terrain this frame: its aerial fog, and the sun's shadow
+    /// cascades it drew last frame (for moving objects).
+    fn prepare_world_from_terrain(&mut self, gpu: &Gpu, settings: &FrameSettings) {
+        let terrain = self.terrain.as_mut();
+        self.world.fog = terrain.map_or_else(Default::default, |t| t.world_fog(settings));
+        let cascades = self.terrain.as_ref().filter(|_| settings.shadows);
+        let cascades = cascades.and_then(|t| t.cascades_for_world());
+        self.world.set_sun_shadows(gpu, cascades.as_ref());
+    }
+
+    /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
+    /// says: its origin, the level's sun and skybox.
+    pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: lanthorn_terrain::ClipmapTerrain) {
+        // The world takes the terrain's fog.
+        self.world.use_aerial_fog(gpu);
+        let placement = TerrainPlacement {
+            origin: self.terrain_origin,
+            sun_direction: self.sun_direction,
+            skybox: self
+                .world
+                .skybox_active
+                .then_some(&self.world.skybox_linear_view),
+            lamps: self.lamp_map.as_ref(),
+        };
+        self.terrain = Some(Terrain::in_level(
+            gpu,
+            clipmap,
+            target::COLOR_FORMAT,
+            &placement,
+        ));
+    }
+
+    /// The screen region the terrain shows through: the union of the octagons of the visible
+    /// outdoor cells (camera view), the full screen for a level without cells or with the eye
+    /// outside every cell of a level that has outdoor cells (flying over the terrain beyond
+    /// them), `None` when no outdoor cell is visible.
+    pub fn terrain_octagon(&self, visible: &VisibleSet) -> Option<lanthorn_geom::Octagon> {
+        if self.outdoor.is_empty() || (visible.eye_outside && self.any_outdoor) {
+            return Some(lanthorn_geom::Octagon::FULL);
+        }
+        let mut oct = lanthorn_geom::Octagon::EMPTY;
+        for c in visible.cells.iter().filter(|c| c.view == 0) {
+            if self.outdoor.get(c.cell as usize).copied().unwrap_or(false) {
+                oct = oct.union(&c.octagon);
+            }
+        }
+        (!oct.is_empty()).then_some(oct)
+    }
+
+    /// The overdraw overlay on (with its octagon clipping) or off: the world pass counts its
+    /// fragments as an offscreen pass and the heatmap draws them.
+    fn count_fragments(&mut self, gpu: &Gpu, clip: Option<OctagonClip>) {
+        let Some(mut clip) = clip else {
+            self.world.frame_count = None;
+            self.heatmap = None;
+            return;
+        };
+        if clip == OctagonClip::ClipDistances && !gpu.features.clip_distances {
+            clip = OctagonClip::Discard;
+        }
+        let size = self.target.size;
+        match &mut self.world.frame_count {
+            Some(count) if count.target.size == size && self.heatmap.is_some() => count.clip = clip,
+            slot => {
+                let target = CountTarget::create(gpu, size);
+                self.heatmap = Some(HeatmapPass::create(gpu, &target, target::COLOR_FORMAT));
+                *slot = Some(FrameCount { target, clip });
+            }
+        }
+    }
+
+    /// Shadows on (the terrain's cascades made for the level's sun on first use) or off (none
+    /// kept). A level without a sun has none to cast.
+    fn switch_shadows(&mut self, gpu: &Gpu, on: bool) {
+        let (Some(terrain), Some(sun)) = (&mut self.terrain, self.sun_direction) else {
+            return;
+        };
+        if on == terrain.shadows.is_some() {
+            return;
+        }
+        let shadows = on.then(|| {
+            SunShadows::new(
+                gpu,
+                sun,
+                CascadeConfig::default(),
+                self.world.mesh(),
+                self.world.mesh_buffers(),
+                &self.outdoor,
+            )
+        });
+        terrain.set_shadows(gpu, shadows);
+    }
+
+    /// Bloom on the LDR frame on (a pass made for the target's size) or off (none kept); with
+    /// HDR on, the tone map runs bloom's chain instead.
+    fn switch_bloom(&mut self, gpu: &Gpu, on: bool) {
+        let fits = self
+            .bloom
+            .as_ref()
+            .is_some_and(|b| b.size == self.target.size);
+        if !on || self.target.hdr.is_some() {
+            self.bloom = None;
+        } else if !fits {
+            let frame = &self.target.color_view;
+            let params = BloomParams::default();
+            self.bloom = Some(BloomPass::create(gpu, frame, self.target.size, params));
+        }
+    }
+
+    /// HDR on (the float scene, the scene passes' pipelines for it, the tone map with bloom's
+    /// chain when bloom is on) or off (the LDR frame, nothing of HDR kept).
+    fn switch_hdr(&mut self, gpu: &Gpu, on: bool, bloom: bool) {
+        self.target.use_hdr(gpu, on);
+        let formats = self.target.scene_formats();
+        self.world.set_scene_format(gpu, formats.world);
+        if let Some(terrain) = &mut self.terrain {
+            terrain.draw.set_color_format(gpu, formats.linear);
+        }
+        if self
+            .cover
+            .as_ref()
+            .is_some_and(|c| c.format != formats.world)
+        {
+            self.cover = None;
+        }
+        let Some(scene) = &self.target.hdr else {
+            self.tone_map = None;
+            return;
+        };
+        let fits = (self.tone_map.as_ref())
+            .is_some_and(|t| t.size == self.target.size && t.blooms() == bloom);
+        if !fits {
+            self.tone_map = Some(ToneMapPass::create(gpu, scene, self.target.size, bloom));
+        }
+    }
+
+    pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
+        let size = (size.0.max(1), size.1.max(1));
+        if size != self.target.size {
+            // The HDR scene is made again at the new size by the next frame's `switch_hdr`.
+            self.target = FrameTarget::create(gpu, size);
+        }
+    }
+
+    /// Prepares and records every pass into the offscreen target. The caller may add passes
+    /// (present, egui) to `enc` before submitting.
+    pub fn encode(
+        &mut self,
+        gpu: &Gpu,
+        enc: &mut wgpu::CommandEncoder,
+        camera: &Camera,
+        visible: &VisibleSet,
+        settings: &FrameSettings,
+        stats: &mut FrameStats,
+    ) {
+        self.count_fragments(gpu, settings.overdraw);
+        self.switch_hdr(gpu, settings.hdr, settings.bloom);
+        self.switch_bloom(gpu, settings.bloom);
+        self.switch_shadows(gpu, settings.shadows);
+        self.prepare_world_from_terrain(gpu, settings);
+        let inputs = FrameInputs {
+            camera,
+            visible,
+            settings,
+            terrain_octagon: self.terrain_octagon(visible),
+            culling: self.culling.as_ref(),
+        };
+        let target = FrameAttachments {
+            target: &self.target,
+            clear: self.clear_color,
+        };
+        if let Some(timer) = &mut self.timer {
+            timer.begin_frame();
+        }
+        self.world.viewport = self.target.size;
+        // The UI cover, made on first use, lent the rectangles for the frame.
+        self.world.cleared = !self.ui_cover.is_empty() && {
+            let format = self.target.scene_formats().world;
+            let cover = self
+                .cover
+                .get_or_insert_with(|| UiCoverPass::create(gpu, format));
+            cover.viewport = self.target.size;
+            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
+            let ran = run_pass(
+                gpu,
+                enc,
+                cover,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
+            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
+            ran == Prepared::Recorded
+        };
+        run_pass(
+            gpu,
+            enc,
+            &mut self.world,
+            &inputs,
+            &target,
+            self.timer.as_mut(),
+            stats,
+        );
+        stats.world = self.world.stats;
+        if let Some(terrain) = &mut self.terrain {
+            terrain.viewport = self.target.size;
+            run_pass(
+                gpu,
+                enc,
+                terrain,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
+            stats.terrain = terrain.stats;
+        }
+        // What finishes the frame: bloom on the LDR frame, or the tone map of the HDR scene;
+        // then the overdraw heatmap.
+        let finishing: [Option<&mut dyn Pass>; 3] = [
+            self.bloom.as_mut().map(|p| p as &mut dyn Pass),
+            self.tone_map.as_mut().map(|p| p as &mut dyn Pass),
+            self.heatmap.as_mut().map(|p| p as &mut dyn Pass),
+        ];
+        for pass in finishing.into_iter().flatten() {
+            run_pass(gpu, enc, pass, &inputs, &target, self.timer.as_mut(), stats);
+        }
+        if !self.overlay_lines.is_empty() {
+            let overlay = self
+                .overlay
+                .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
+            // Lent to the pass for the frame, not copied.
+            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
+            run_pass(
+                gpu,
+                enc,
+                overlay,
+                &inputs,
+                &target,
+                self.timer.as_mut(),
+                stats,
+            );
+            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
+        }
+        if let Some(timer) = &mut self.timer {
+            timer.resolve(enc);
+        }
+    }
+
+    /// Renders one frame headless, submits it and waits for the GPU; fills GPU times.
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        settings: &FrameSettings,
+    ) -> FrameStats {
+        let mut stats = FrameStats::default();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
+        self.submit(gpu, enc, &mut stats);
+        stats
+    }
+
+    /// Submits a frame `encode` recorded, waits for the GPU and reads the pass times.
+    pub fn submit(&mut self, gpu: &Gpu, enc: wgpu::CommandEncoder, stats: &mut FrameStats) {
+        let t = Instant::now();
+        gpu.queue.submit([enc.finish()]);
+        stats.submitted = Some(t);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        stats.stage(stage::SUBMIT, t);
+        self.read_timers(gpu, stats);
+    }
+
+    /// After the frame's submit: the GPU pass times (waiting for the GPU to finish them).
+    pub fn read_timers(&mut self, gpu: &Gpu, stats: &mut FrameStats) {
+        if let Some(timer) = &mut self.timer {
+            let t = Instant::now();
+            stats.gpu_scopes = timer.read(gpu);
+            stats.gpu_ms = GpuTimer::to_ms(&stats.gpu_scopes);
+            stats.stage(stage::READBACK, t);
+        }
+        stats.read_back = Some(Instant::now());
+    }
+
+    /// Reads back the last rendered frame.
+    pub fn read_color(&self, gpu: &Gpu) -> image::RgbaImage {
+        target::read_rgba(gpu, &self.target.color)
+    }
+}

@@ -1,0 +1,36 @@
+//! Everything that touches wgpu. Every pass has the shape of `pass::Pass`: created with what its
+//! level fixes, `prepare` (per-frame uploads from one `FrameInputs`), `record` (commands into a
+//! render pass begun on the attachments it declares).
+
+#![warn(unreachable_pub)]
+
+mod bindings;
+pub mod bloom;
+pub mod frame;
+pub mod gpu;
+pub mod materials;
+pub mod overdraw;
+pub mod overlay;
+pub mod pass;
+pub mod present;
+pub mod profiler;
+pub mod renderdoc;
+pub mod settings;
+#[cfg(test)]
+mod shader_layout;
+pub mod shaders;
+pub mod shadow;
+pub mod target;
+pub mod terrain;
+pub mod tonemap;
+pub mod ui_cover;
+pub mod ui_paint;
+pub mod world;
+
+pub use frame::{stage, FrameStats, Renderer};
+pub use gpu::{FeatureSet, Gpu, GpuError, GpuOptions, OptionalFeature};
+pub use target::FrameTarget;
+pub use terrain::{Terrain, TerrainOverlay, TerrainStats};
+
+/// Reverse-Z depth: cleared to 0, nearer is larger.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;

@@ -1,0 +1,383 @@
+//! Material textures in one 2D texture array (Quake textures differ in size: each is resampled
+//! to the layer size, with mipmaps), and the lightmap atlas texture.
+
+use super::gpu::Gpu;
+use lanthorn_level::{Lightmaps, Material};
+
+/// Layer edge in texels; Quake's largest wall textures are 256 wide.
+pub const LAYER_SIZE: u32 = 256;
+
+pub struct MaterialArray {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    /// [nearest (Quake's look), linear] magnification; both mipmapped.
+    pub samplers: [wgpu::Sampler; 2],
+    /// Layer of each material.
+    pub layers: Vec<u32>,
+    /// Their normal and specular maps (moving objects' lamps read them).
+    pub maps: MaterialMaps,
+}
+
+impl MaterialArray {
+    pub fn create(gpu: &Gpu, materials: &[Material]) -> MaterialArray {
+        let layers: Vec<Vec<u8>> = materials.iter().map(layer_texels).collect();
+        let texture = layer_array(gpu, "materials", &layers);
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let sampler = |mag| {
+            gpu.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("materials"),
+                address_mode_u: wgpu::AddressMode::Repeat,
+                address_mode_v: wgpu::AddressMode::Repeat,
+                mag_filter: mag,
+                // Nearest within a mip level too, as GL_NEAREST_MIPMAP_LINEAR (Quake's crisp
+                // look in GL engines); linear blends between mip levels in both modes.
+                min_filter: mag,
+                mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                ..Default::default()
+            })
+        };
+        let samplers = [
+            sampler(wgpu::FilterMode::Nearest),
+            sampler(wgpu::FilterMode::Linear),
+        ];
+        MaterialArray {
+            texture,
+            view,
+            samplers,
+            layers: (0..materials.len() as u32).collect(),
+            maps: MaterialMaps::create(gpu, materials),
+        }
+    }
+}
+
+/// The materials' normal and specular maps, layer for layer with the materials (a flat
+/// normal and no highlight where a material has none); one 1×1 layer each when no material
+/// has a map.
+pub struct MaterialMaps {
+    pub normal: wgpu::TextureView,
+    pub specular: wgpu::TextureView,
+}
+
+impl MaterialMaps {
+    fn create(gpu: &Gpu, materials: &[Material]) -> MaterialMaps {
+        let any = materials.iter().any(Material::has_maps);
+        let array = |label, map: fn(&Material) -> &Option<Vec<u8>>, none: [u8; 4]| {
+            let texture = if any {
+                let layers: Vec<Vec<u8>> = materials
+                    .iter()
+                    .map(|m| map_texels(m, map(m).as_deref(), none))
+                    .collect();
+                layer_array(gpu, label, &layers)
+            } else {
+                single_texel_array(gpu, label, none)
+            };
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            })
+        };
+        MaterialMaps {
+            normal: array("normal maps", |m| &m.normal, [128, 128, 255, 255]),
+            specular: array("specular maps", |m| &m.specular, [0, 0, 0, 0]),
+        }
+    }
+}
+
+/// A material's map resampled (nearest) to LAYER_SIZE², or `none` everywhere.
+fn map_texels(m: &Material, map: Option<&[u8]>, none: [u8; 4]) -> Vec<u8> {
+    let n = LAYER_SIZE as usize;
+    let (w, h) = (m.width as usize, m.height as usize);
+    match map.filter(|t| w > 0 && h > 0 && t.len() >= w * h * 4) {
+        Some(t) => (0..n * n)
+            .flat_map(|i| {
+                let si = (i / n) * h / n * w + (i % n) * w / n;
+                [t[si * 4], t[si * 4 + 1], t[si * 4 + 2], t[si * 4 + 3]]
+            })
+            .collect(),
+        None => none.repeat(n * n),
+    }
+}
+
+/// A LAYER_SIZE² RGBA8 array of `layers` (at least one), mipmapped by 2×2 box filtering.
+fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>]) -> wgpu::Texture {
+    square_array(gpu, label, LAYER_SIZE, layers, LAYER_SIZE.ilog2() + 1)
+}
+
+/// One 1×1 layer of `texel`.
+fn single_texel_array(gpu: &Gpu, label: &str, texel: [u8; 4]) -> wgpu::Texture {
+    square_array(gpu, label, 1, &[texel.to_vec()], 1)
+}
+
+/// An RGBA8 array of square `layers` (`side` texels, at least one layer), with `mips` levels
+/// made by 2×2 box filtering. Texels are sampled raw: gamma-encoded colour multiplies in gamma
+/// space as Quake did, and maps hold plain numbers.
+fn square_array(gpu: &Gpu, label: &str, side: u32, layers: &[Vec<u8>], mips: u32) -> wgpu::Texture {
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: side,
+            height: side,
+            depth_or_array_layers: layers.len().max(1) as u32,
+        },
+        mip_level_count: mips,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        // The texels are sRGB-encoded: a pass may let the sampler decode them (the terrain's
+        // sky) where the world's shader decodes them itself.
+        view_formats: &[wgpu::TextureFormat::Rgba8UnormSrgb],
+    });
+    for (layer, base) in layers.iter().enumerate() {
+        let mut level = base.clone();
+        let mut size = side;
+        for mip in 0..mips {
+            write_layer(gpu, &texture, (layer as u32, mip, size), &level);
+            if size > 1 {
+                level = downsample(&level, size);
+                size /= 2;
+            }
+        }
+    }
+    texture
+}
+
+/// `texels` (square, `size` a side) into `layer` at mip level `mip`.
+fn write_layer(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    (layer, mip, size): (u32, u32, u32),
+    texels: &[u8],
+) {
+    gpu.queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: mip,
+            origin: wgpu::Origin3d {
+                x: 0,
+                y: 0,
+                z: layer,
+            },
+            aspect: wgpu::TextureAspect::All,
+        },
+        texels,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(size * 4),
+            rows_per_image: Some(size),
+        },
+        wgpu::Extent3d {
+            width: size,
+            height: size,
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
+/// The material resampled (nearest) to LAYER_SIZE², RGBA8, alpha 0 where fullbright.
+pub fn layer_texels(m: &Material) -> Vec<u8> {
+    let n = LAYER_SIZE as usize;
+    let mut out = vec![0u8; n * n * 4];
+    match &m.texels {
+        Some(t) if m.width > 0 && m.height > 0 && t.len() >= (m.width * m.height * 4) as usize => {
+            let (w, h) = (m.width as usize, m.height as usize);
+            for y in 0..n {
+                let sy = y * h / n;
+                for x in 0..n {
+                    let sx = x * w / n;
+                    let si = sy * w + sx;
+                    let o = (y * n + x) * 4;
+                    out[o..o + 3].copy_from_slice(&t[si * 4..si * 4 + 3]);
+                    let fullbright = m
+                        .fullbright
+                        .as_ref()
+                        .is_some_and(|f| f.get(si).copied().unwrap_or(0) > 127);
+                    out[o + 3] = if fullbright { 0 } else { 255 };
+                }
+            }
+        }
+        _ => {
+            // No texels (a compiled scene names a material only): the flat colour with a faint
+            // 32-texel checker so surfaces and their orientation stay readable.
+            let c = m.color.map(|v| linear_to_srgb(v) * 255.0);
+            for (i, px) in out.chunks_exact_mut(4).enumerate() {
+                let (x, y) = (i % n, i / n);
+                let shade = if ((x / 32) + (y / 32)) % 2 == 0 {
+                    1.0
+                } else {
+                    0.88
+                };
+                px.copy_from_slice(&[
+                    (c[0] * shade) as u8,
+                    (c[1] * shade) as u8,
+                    (c[2] * shade) as u8,
+                    255,
+                ]);
+            }
+        }
+    }
+    out
+}
+
+fn linear_to_srgb(v: f32) -> f32 {
+    let v = v.clamp(0.0, 1.0);
+    if v <= 0.0031308 {
+        v * 12.92
+    } else {
+        1.055 * v.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// 2×2 box filter of a square RGBA8 image.
+fn downsample(src: &[u8], size: u32) -> Vec<u8> {
+    let (n, h) = (size as usize, (size / 2) as usize);
+    let mut out = vec![0u8; h * h * 4];
+    for y in 0..h {
+        for x in 0..h {
+            for c in 0..4 {
+                let s: u32 = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .iter()
+                    .map(|(dx, dy)| src[((2 * y + dy) * n + 2 * x + dx) * 4 + c] as u32)
+                    .sum();
+                out[(y * h + x) * 4 + c] = ((s + 2) / 4) as u8;
+            }
+        }
+    }
+    out
+}
+
+/// The lightmap atlas as the world shader reads it (`world::light_atlas::atlas_rgba`: RGBA8,
+/// light styles packed); 1×1 white when the level has none.
+pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps, rgba: Vec<u8>) -> wgpu::Texture {
+    let layers = 1;
+    let (w, h, rgba) = if lm.layers() == 0 || rgba.len() != (lm.width * lm.height * 4) as usize {
+        (1, 1, vec![255u8; 4])
+    } else {
+        (lm.width, lm.height, rgba)
+    };
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("lightmap atlas"),
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: layers,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    gpu.queue.write_texture(
+        texture.as_image_copy(),
+        &rgba,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(w * 4),
+            rows_per_image: Some(h),
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: layers,
+        },
+    );
+    texture
+}
+
+/// Cube faces in wgpu's layer order (+X, −X, +Y, −Y, +Z, −Z of cube space) and the file
+/// suffixes Lanthorn reads them from. Cube space is world space turned Y-up:
+/// cube = (x, z, −y), so the world's +Z (up) is the cube's +Y.
+pub const SKYBOX_SUFFIXES: [&str; 6] = ["ft", "bk", "up", "dn", "lf", "rt"];
+
+/// World direction (Z up) of texel (u, v) ∈ [0,1]² on cube layer `face` (Vulkan/WebGPU cube
+/// conventions, then cube space back to world space).
+pub fn skybox_direction(face: usize, u: f32, v: f32) -> glam::Vec3 {
+    let (s, t) = (2.0 * u - 1.0, 2.0 * v - 1.0);
+    let c = match face {
+        0 => glam::Vec3::new(1.0, -t, -s),
+        1 => glam::Vec3::new(-1.0, -t, s),
+        2 => glam::Vec3::new(s, 1.0, t),
+        3 => glam::Vec3::new(s, -1.0, -t),
+        4 => glam::Vec3::new(s, -t, 1.0),
+        _ => glam::Vec3::new(-s, -t, -1.0),
+    };
+    glam::Vec3::new(c.x, -c.z, c.y).normalize()
+}
+
+/// The procedural skybox (`procedural:dusk`): a dusk gradient with a sun, gamma-encoded RGB.
+pub fn procedural_sky(dir: glam::Vec3) -> [f32; 3] {
+    let up = dir.z.clamp(-1.0, 1.0);
+    let horizon = [0.95, 0.55, 0.3];
+    let zenith = [0.12, 0.2, 0.45];
+    let ground = [0.12, 0.1, 0.1];
+    let sun_dir = glam::Vec3::new(0.6, 0.3, 0.15).normalize();
+    let sun =
+        dir.dot(sun_dir).max(0.0).powf(400.0) * 2.0 + dir.dot(sun_dir).max(0.0).powf(8.0) * 0.25;
+    let mut c = [0.0; 3];
+    for i in 0..3 {
+        let sky = if up >= 0.0 {
+            horizon[i] + (zenith[i] - horizon[i]) * up.powf(0.5)
+        } else {
+            horizon[i] + (ground[i] - horizon[i]) * (-up).powf(0.3)
+        };
+        c[i] = (sky + sun).clamp(0.0, 1.0);
+    }
+    c
+}
+
+/// The level's cubemap skybox as a 6-layer cube texture, and whether one was found. A name
+/// `procedural:…` is generated; any other name is a path prefix for six PNGs
+/// `NAME{ft,bk,up,dn,lf,rt}.png` (ft = +X, bk = −X, up = +Z, dn = −Z, lf = +Y, rt = −Y).
+pub fn skybox_texture(gpu: &Gpu, cubemap: Option<&str>) -> (wgpu::Texture, bool) {
+    let mut faces: Option<(u32, Vec<Vec<u8>>)> = None;
+    if let Some(name) = cubemap {
+        if name.starts_with("procedural:") {
+            let n = 128u32;
+            let data = (0..6)
+                .map(|f| {
+                    let mut px = Vec::with_capacity((n * n * 4) as usize);
+                    for y in 0..n {
+                        for x in 0..n {
+                            let d = skybox_direction(
+                                f,
+                                (x as f32 + 0.5) / n as f32,
+                                (y as f32 + 0.5) / n as f32,
+                            );
+                            let c = procedural_sky(d);
+                            px.extend(c.iter().map(|v| (v * 255.0).round() as u8));
+                            px.push(255);
+                        }
+                    }
+                    px
+                })
+                .collect();
+            faces = Some((n, data));
+        } else {
+            let loaded: Result<Vec<image::RgbaImage>, String> = SKYBOX_SUFFIXES
+                .iter()
+                .map(|s| {
+                    let p = format!("{name}{s}.png");
+                    image::open(&p)
+                        .map(|i| i.to_rgba8())
+                        .map_err(|e| format!("{p}: {e}"))
+                })
+                .collect();
+            match loaded {
+                Ok(imgs) if imgs.iter().all(|i| i.width() == imgs[0].width() && i.height() == i.width()) => {
+                    faces = Some((imgs[0].width(), imgs.into_iter().map(|i| i.into_raw()).collect()));
+                }
+                Ok(_) => log::warn!("skybox {name}: the six faces must be square and the same size; using the layered sky"),
+                Err(e) => log::warn!("skybox {name} not loaded ({e}); using the layered sky"),
+            }
+        }
+    }
+    let active = faces.is_some();
+    let (n, data) = faces.unwrap_or((1, vec![vec![0, 0, 0, 255]; 6]));
+    let texture = square_array(gpu, "skybox", n, &data, 1);
+    (texture, active)
+}

@@ -1,0 +1,483 @@
+//! The draw builder: visible cells and objects into records, sub-draws and batches, keeping its
+//! working memory between frames.
+
+use super::*;
+
+/// Builds draw lists, keeping its working memory between frames so a warm frame does not
+/// allocate.
+#[derive(Default)]
+pub struct DrawBuilder {
+    items: Vec<Item>,
+    /// Camera-view liquid surfaces this frame, once each, with the union of their cells'
+    /// octagons (`liquid_stamp` marks the frame a surface was first seen in).
+    liquids: Vec<u32>,
+    liquid_stamp: Vec<u32>,
+    liquid_octagon: Vec<Octagon>,
+    frame: u32,
+    /// Camera-view surfaces listed by several visible cells (`SurfaceTests::once`).
+    shared: SharedSurfaces,
+    /// The cached batch's sub-draws while the others are built.
+    cached: Vec<DrawCommand>,
+    list: DrawList,
+}
+
+/// The camera view's cell surfaces that pass the tests, per kind (opaque, sky) in item order,
+/// and for those that pass in several visible cells the record they are drawn once with: the
+/// union of those cells' octagons (conservative, like the camera's liquids).
+#[derive(Default)]
+pub(in crate::world) struct SharedSurfaces {
+    passing: [Vec<(u32, SurfaceRange)>; 2],
+    /// Per surface: the frame it last passed in, in how many cells, their octagons' union,
+    /// its shared record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
+    stamp: Vec<u32>,
+    cells: Vec<u32>,
+    union: Vec<Octagon>,
+    record: Vec<u32>,
+    emitted: Vec<u32>,
+}
+
+impl DrawBuilder {
+    /// This frame's draws: records for the visible cells, then objects, then camera-view
+    /// liquids; sub-draws per batch (portal views test their clip plane, mirrored views wind
+    /// the other way), one per run of consecutive surfaces that pass the tests.
+    pub fn build(&mut self, mesh: &WorldMesh, inputs: &DrawInputs) -> &DrawList {
+        let liquid_base = self.collect_records(mesh, inputs.visible);
+        self.list.records.truncate(inputs.max_records);
+        let eyes = ViewEyes::of_inputs(inputs);
+        if inputs.tests.once {
+            self.share(mesh, inputs, &eyes);
+        }
+        self.build_batches(mesh, inputs, &eyes, liquid_base);
+        self.list.stats.views = 1 + inputs.visible.views.len() as u32;
+        self.list.view_links.clear();
+        let links = inputs.visible.views.iter().map(|v| ViewLink {
+            parent: v.parent,
+            portal: v.portal,
+            mirrored: v.mirrored,
+        });
+        self.list.view_links.extend(links);
+        &self.list
+    }
+
+    /// The list of the last `build`.
+    pub(in crate::world) fn list(&self) -> &DrawList {
+        &self.list
+    }
+
+    /// Records: one per visible cell, then objects, then liquid surfaces (the union of the
+    /// octagons of the visible cells that list each). Returns the index of the first liquid
+    /// record.
+    pub(in crate::world) fn collect_records(
+        &mut self,
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+    ) -> usize {
+        let records = &mut self.list.records;
+        records.clear();
+        self.items.clear();
+        for (i, c) in visible.cells.iter().enumerate() {
+            self.items.push(Item::Cell {
+                cell: c.cell,
+                view: c.view,
+            });
+            records.push(DrawRecord {
+                octagon: c.octagon,
+                view: c.view,
+                cell: c.cell,
+                depth: visible.flow_depth.get(i).copied().unwrap_or(0) as u32,
+                light: LIGHT_ONE,
+                origin: [0.0; 4],
+            });
+        }
+        for o in &visible.objects {
+            self.items.push(Item::Object {
+                object: o.object,
+                view: o.view,
+            });
+            records.push(DrawRecord {
+                octagon: o.octagon,
+                view: o.view,
+                cell: u32::MAX - o.object,
+                depth: 0,
+                light: match o.ambient {
+                    Some(_) => GRID_LIT,
+                    None => pack_light(o.light),
+                },
+                origin: o.origin.extend(0.0).to_array(),
+            });
+        }
+        self.collect_camera_liquids(mesh, visible);
+        let liquid_base = self.list.records.len();
+        for &l in &self.liquids {
+            self.list.records.push(DrawRecord {
+                octagon: self.liquid_octagon[l as usize],
+                view: 0,
+                cell: u32::MAX,
+                depth: 0,
+                light: LIGHT_ONE,
+                origin: [0.0; 4],
+            });
+        }
+        liquid_base
+    }
+
+    /// Liquids of the camera's view once each, with the union of their cells' octagons; views
+    /// through portals draw their cells' own.
+    pub(in crate::world) fn collect_camera_liquids(
+        &mut self,
+        mesh: &WorldMesh,
+        visible: &VisibleSet,
+    ) {
+        let n = mesh.liquid_ranges.len();
+        if self.liquid_stamp.len() != n {
+            self.liquid_stamp = vec![0; n];
+            self.liquid_octagon = vec![Octagon::EMPTY; n];
+        }
+        self.frame = self.frame.wrapping_add(1).max(1);
+        self.liquids.clear();
+        for c in visible.cells.iter().filter(|c| c.view == 0) {
+            for &l in &mesh.cell_liquids[c.cell as usize] {
+                let li = l as usize;
+                if self.liquid_stamp[li] != self.frame {
+                    self.liquid_stamp[li] = self.frame;
+                    self.liquid_octagon[li] = c.octagon;
+                    self.liquids.push(l);
+                } else {
+                    self.liquid_octagon[li] = self.liquid_octagon[li].union(&c.octagon);
+                }
+            }
+        }
+    }
+
+    pub(in crate::world) fn build_batches(
+        &mut self,
+        mesh: &WorldMesh,
+        inputs: &DrawInputs,
+        eyes: &ViewEyes,
+        liquid_base: usize,
+    ) {
+        let list = &mut self.list;
+        list.commands.clear();
+        let mut stats = WorldStats::default();
+        let mut out = SubDraws {
+            commands: &mut list.commands,
+            records: list.records.len(),
+            triangles: 0,
+            surfaces: 0,
+            batch_start: 0,
+            states: &[],
+            cached: &mut self.cached,
+            cached_surfaces: &mut list.cached_surfaces,
+            bake_surfaces: &mut list.bake_surfaces,
+        };
+        out.cached.clear();
+        out.cached_surfaces.clear();
+        out.bake_surfaces.clear();
+        for class in ViewClass::ALL {
+            for kind in SurfaceKind::ALL {
+                let first = out.commands.len() as u32;
+                out.batch_start = out.commands.len();
+                let shared =
+                    inputs.tests.once && class == ViewClass::Camera && kind != SurfaceKind::Liquid;
+                out.states = match (class, kind) {
+                    (ViewClass::Camera, SurfaceKind::Opaque) => inputs.cache_states,
+                    _ => &[],
+                };
+                if shared {
+                    self.shared.emit(&mut out, kind as usize, self.frame);
+                }
+                for (slot, item) in self.items.iter().enumerate() {
+                    let Some(record) = list.records.get(slot) else {
+                        break;
+                    };
+                    if shared && matches!(item, Item::Cell { view: 0, .. }) {
+                        continue;
+                    }
+                    let at = Placement {
+                        eye: eyes.of(record.view),
+                        origin: Vec4::from(record.origin).truncate(),
+                        octagon: record.octagon,
+                        tests: inputs.tests,
+                    };
+                    batch_item(
+                        &mut out,
+                        mesh,
+                        inputs.visible,
+                        (class, kind),
+                        *item,
+                        slot,
+                        &at,
+                    );
+                }
+                if kind == SurfaceKind::Liquid && class == ViewClass::Camera {
+                    for (i, &l) in self.liquids.iter().enumerate() {
+                        let slot = liquid_base + i;
+                        let Some(record) = list.records.get(slot) else {
+                            break;
+                        };
+                        let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
+                        let s = mesh.liquid_surfaces[l as usize];
+                        if at.passes(mesh, s) {
+                            out.surfaces += 1;
+                            out.push(mesh.liquid_ranges[l as usize], slot);
+                        }
+                    }
+                }
+                let count = out.commands.len() as u32 - first;
+                list.batches[class as usize * 3 + kind as usize] = (first, count);
+                stats.sub_draws += count;
+                if count > 0 {
+                    stats.draw_calls += if inputs.multi_draw { 1 } else { count };
+                }
+            }
+        }
+        let first = out.commands.len() as u32;
+        out.commands.append(out.cached);
+        let count = out.commands.len() as u32 - first;
+        list.batches[CACHED_BATCH] = (first, count);
+        stats.sub_draws += count;
+        if count > 0 {
+            stats.draw_calls += if inputs.multi_draw { 1 } else { count };
+        }
+        stats.cached = out.cached_surfaces.len() as u32;
+        stats.baking = out.bake_surfaces.len() as u32;
+        stats.triangles = out.triangles;
+        stats.surfaces = out.surfaces;
+        list.stats = stats;
+    }
+}
+
+impl DrawBuilder {
+    /// Tests the camera view's cell surfaces once, keeping those that pass and, for each that
+    /// passes in several cells, a record with the union of their octagons (while records fit;
+    /// beyond, such a surface is drawn per cell).
+    pub(in crate::world) fn share(
+        &mut self,
+        mesh: &WorldMesh,
+        inputs: &DrawInputs,
+        eyes: &ViewEyes,
+    ) {
+        let sh = &mut self.shared;
+        let n = mesh.surface_cull.len();
+        if sh.stamp.len() != n {
+            sh.stamp = vec![0; n];
+            sh.cells = vec![0; n];
+            sh.union = vec![Octagon::EMPTY; n];
+            sh.record = vec![u32::MAX; n];
+            sh.emitted = vec![0; n];
+        }
+        let frame = self.frame;
+        for k in 0..2 {
+            sh.passing[k].clear();
+        }
+        for (slot, item) in self.items.iter().enumerate() {
+            let (Item::Cell { cell, view: 0 }, Some(record)) = (item, self.list.records.get(slot))
+            else {
+                continue;
+            };
+            let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
+            for k in 0..2 {
+                for r in &mesh.cell_surfaces[k][*cell as usize] {
+                    if !at.passes(mesh, r.surface) {
+                        continue;
+                    }
+                    let s = r.surface as usize;
+                    if sh.stamp[s] != frame {
+                        (sh.stamp[s], sh.cells[s], sh.union[s]) = (frame, 0, Octagon::EMPTY);
+                        sh.record[s] = u32::MAX;
+                    }
+                    sh.cells[s] += 1;
+                    sh.union[s] = sh.union[s].union(&record.octagon);
+                    sh.passing[k].push((slot as u32, *r));
+                }
+            }
+        }
+        let records = &mut self.list.records;
+        for k in 0..2 {
+            for &(_, r) in &sh.passing[k] {
+                let s = r.surface as usize;
+                if sh.cells[s] > 1 && sh.record[s] == u32::MAX && records.len() < inputs.max_records
+                {
+                    sh.record[s] = records.len() as u32;
+                    records.push(DrawRecord {
+                        octagon: sh.union[s],
+                        view: 0,
+                        cell: u32::MAX,
+                        depth: 0,
+                        light: LIGHT_ONE,
+                        origin: [0.0; 4],
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl SharedSurfaces {
+    /// The sub-draws of kind `k`'s passing surfaces, front to back: a surface of one cell with
+    /// that cell's record, a shared one once with its own.
+    pub(in crate::world) fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {
+        for &(slot, r) in &self.passing[k] {
+            let s = r.surface as usize;
+            let record = self.record[s];
+            if self.cells[s] > 1 && record != u32::MAX {
+                if self.emitted[s] == frame {
+                    continue;
+                }
+                self.emitted[s] = frame;
+                out.push_surface(r.surface, r.indices, record as usize);
+            } else {
+                out.push_surface(r.surface, r.indices, slot as usize);
+            }
+            out.surfaces += 1;
+        }
+    }
+}
+
+/// The indexed sub-draws of this frame, as they are appended.
+pub(in crate::world) struct SubDraws<'a> {
+    commands: &'a mut Vec<DrawCommand>,
+    /// Records written this frame: slots beyond did not fit the buffer and are not drawn.
+    records: usize,
+    triangles: u64,
+    /// World surfaces drawn (cells' and the camera's liquids; objects' not counted).
+    surfaces: u32,
+    /// The first command of the batch being built: sub-draws merge only within it.
+    batch_start: usize,
+    /// The surface cache's states for this batch (empty: none are cached).
+    states: &'a [u8],
+    /// Sub-draws of the cached batch, and the surfaces that go to it or want baking.
+    cached: &'a mut Vec<DrawCommand>,
+    cached_surfaces: &'a mut Vec<u32>,
+    bake_surfaces: &'a mut Vec<u32>,
+}
+
+impl SubDraws<'_> {
+    /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty); it
+    /// extends the last one when it continues its indices with the same record.
+    pub(in crate::world) fn push(&mut self, r: IndexRange, slot: usize) {
+        if r.count == 0 || slot >= self.records {
+            return;
+        }
+        self.triangles += r.count as u64 / 3;
+        let start = self.batch_start;
+        append_run(self.commands, start, r, slot);
+    }
+
+    /// [`push`](Self::push) for `surface`'s indices: to the cached batch where the cache
+    /// holds it.
+    pub(in crate::world) fn push_surface(
+        &mut self,
+        surface: u32,
+        r: IndexRange,
+        slot: usize,
+    ) {
+        use self::cache_state as state;
+        let st = self
+            .states
+            .get(surface as usize)
+            .copied()
+            .unwrap_or(state::DIRECT);
+        if st != state::CACHED || r.count == 0 || slot >= self.records {
+            if st == state::BAKE && r.count > 0 && slot < self.records {
+                self.bake_surfaces.push(surface);
+            }
+            return self.push(r, slot);
+        }
+        self.triangles += r.count as u64 / 3;
+        self.cached_surfaces.push(surface);
+        append_run(self.cached, 0, r, slot);
+    }
+}
+
+/// Appends the sub-draw of `r` with `slot` to `commands`, extending the last one (at or after
+/// `start`) when it continues its indices with the same record.
+pub(in crate::world) fn append_run(
+    commands: &mut Vec<DrawCommand>,
+    start: usize,
+    r: IndexRange,
+    slot: usize,
+) {
+    if commands.len() > start {
+        let last = commands
+            .last_mut()
+            .expect("a command after the batch start");
+        if last.first_instance == slot as u32 && last.first_index + last.index_count == r.first {
+            last.index_count += r.count;
+            return;
+        }
+    }
+    commands.push(DrawCommand {
+        index_count: r.count,
+        instance_count: 1,
+        first_index: r.first,
+        base_vertex: 0,
+        first_instance: slot as u32,
+    });
+}
+
+/// Which pipeline class draws the items of `view` (0: the camera's own).
+pub(in crate::world) fn view_class(visible: &VisibleSet, view: u32) -> ViewClass {
+    match visible.views.get((view as usize).wrapping_sub(1)) {
+        _ if view == 0 => ViewClass::Camera,
+        Some(v) if v.mirrored => ViewClass::Mirrored,
+        _ => ViewClass::Portal,
+    }
+}
+
+/// The sub-draws of one item in batch (`class`, `kind`): its surfaces of that kind that pass
+/// the tests. Portal views draw their cells' liquids per cell; the camera's liquids come once
+/// each, after.
+pub(in crate::world) fn batch_item(
+    out: &mut SubDraws<'_>,
+    mesh: &WorldMesh,
+    visible: &VisibleSet,
+    (class, kind): (ViewClass, SurfaceKind),
+    item: Item,
+    slot: usize,
+    at: &Placement,
+) {
+    let (Item::Cell { view, .. } | Item::Object { view, .. }) = item;
+    if view_class(visible, view) != class {
+        return;
+    }
+    let k = kind as usize;
+    match item {
+        Item::Cell { cell, view } if kind == SurfaceKind::Liquid && view > 0 => {
+            for &l in &mesh.cell_liquids[cell as usize] {
+                let s = mesh.liquid_surfaces[l as usize];
+                if at.passes(mesh, s) {
+                    out.surfaces += 1;
+                    out.push(mesh.liquid_ranges[l as usize], slot);
+                }
+            }
+        }
+        Item::Cell { cell, .. } => {
+            let surfaces = &mesh.cell_surfaces[k][cell as usize];
+            out.surfaces += push_surfaces(out, mesh, surfaces, slot, at);
+        }
+        Item::Object { object, .. } => {
+            let surfaces = &mesh.object_surfaces[k][object as usize];
+            push_surfaces(out, mesh, surfaces, slot, at);
+        }
+    }
+}
+
+/// The surfaces of a range that pass the tests (consecutive ones merge into one sub-draw);
+/// returns how many.
+pub(in crate::world) fn push_surfaces(
+    out: &mut SubDraws<'_>,
+    mesh: &WorldMesh,
+    surfaces: &[SurfaceRange],
+    slot: usize,
+    at: &Placement,
+) -> u32 {
+    let mut n = 0;
+    for s in surfaces {
+        if at.passes(mesh, s.surface) {
+            out.push_surface(s.surface, s.indices, slot);
+            n += 1;
+        }
+    }
+    n
+}

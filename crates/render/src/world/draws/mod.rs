@@ -1,0 +1,213 @@
+//! What the world pass draws for a visible set, built on the CPU with no GPU: one per-draw
+//! record per visible cell or object (and per camera-view liquid surface), one indexed sub-draw
+//! per record and pipeline, grouped into batches by view class and surface kind.
+
+mod builder;
+mod surface_tests;
+
+use bytemuck::{Pod, Zeroable};
+
+use glam::{Mat4, Vec3, Vec4};
+
+use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh};
+use lanthorn_geom::octagon::MAX_CLIPPED;
+use lanthorn_geom::{Camera, Octagon};
+use lanthorn_vis::VisibleSet;
+
+pub use self::builder::DrawBuilder;
+use self::surface_tests::*;
+pub use self::surface_tests::{culled_surfaces, CullReason};
+
+/// One indexed sub-draw, laid out as an indexed indirect command (`DrawIndexedIndirectArgs`), so
+/// the list uploads as it is; the recording itself knows nothing of the GPU.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DrawCommand {
+    pub index_count: u32,
+    pub instance_count: u32,
+    pub first_index: u32,
+    pub base_vertex: i32,
+    pub first_instance: u32,
+}
+
+/// The GPU per-draw record of DESIGN.md: octagon, view, cell; plus the object's translation.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct DrawRecord {
+    pub octagon: Octagon,
+    pub view: u32,
+    /// Cell id, or `u32::MAX - object` for objects.
+    pub cell: u32,
+    /// Portals the flow crossed to reach the cell (the `depth` tint; 0 without a flow).
+    pub depth: u32,
+    /// Light multiplier of an object lit where it is: RGB bytes, `LIGHT_UNIT` is 1
+    /// (`LIGHT_ONE` for everything with its own lightmap).
+    pub light: u32,
+    pub origin: [f32; 4],
+}
+
+/// The byte that means a light multiplier of 1 in `DrawRecord::light` (room up to ×4).
+pub const LIGHT_UNIT: u32 = 64;
+/// `DrawRecord::light` of 1 in every channel.
+pub const LIGHT_ONE: u32 = LIGHT_UNIT | (LIGHT_UNIT << 8) | (LIGHT_UNIT << 16);
+
+/// `DrawRecord::light` of an object lit by the light grid: each face's light is in the object
+/// light buffer, by surface (`object_light`). No packed multiplier has this bit.
+pub const GRID_LIT: u32 = 1 << 31;
+
+/// Packs a light multiplier (linear RGB, 0..4) into `DrawRecord::light`.
+pub fn pack_light(rgb: [f32; 3]) -> u32 {
+    let byte = |v: f32| (v * LIGHT_UNIT as f32).round().clamp(0.0, 255.0) as u32;
+    byte(rgb[0]) | (byte(rgb[1]) << 8) | (byte(rgb[2]) << 16)
+}
+
+/// What the world pass submitted in one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldStats {
+    /// GPU draw commands (a multi-draw counts as one).
+    pub draw_calls: u32,
+    /// Indirect (or direct) sub-draws.
+    pub sub_draws: u32,
+    /// Views drawn (1 + mirrors and teleporters seen).
+    pub views: u32,
+    pub triangles: u64,
+    /// World surfaces drawn (every copy; objects' not counted).
+    pub surfaces: u32,
+    /// Of the camera's opaque surfaces, those drawn from the surface cache, and those drawn
+    /// directly that it wants to hold (baked for the next frames).
+    pub cached: u32,
+    pub baking: u32,
+}
+
+/// One drawable this frame: a cell (and the view it is seen in) or an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Cell { cell: u32, view: u32 },
+    Object { object: u32, view: u32 },
+}
+
+/// Which views a pipeline draws. The camera's own view has no clip plane, so its fragment
+/// shader has no plane test: without a `discard` the depth test runs before shading (on
+/// lavapipe this halves the world pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ViewClass {
+    Camera = 0,
+    /// Through a teleporter: the portal plane clips.
+    Portal = 1,
+    /// Through a mirror: the portal plane clips and triangles wind the other way.
+    Mirrored = 2,
+}
+
+impl ViewClass {
+    pub(crate) const ALL: [ViewClass; 3] =
+        [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
+}
+
+/// Batches in drawing order: view class × surface kind (`class * 3 + kind`).
+pub const BATCHES: usize = 10;
+/// The batch of the camera's opaque surfaces drawn from the surface cache (its own pipeline);
+/// batches below are [view class] × [opaque, sky, liquid].
+pub const CACHED_BATCH: usize = 9;
+/// The order the frame draws its batches in: the cached batch first (most of what the camera
+/// sees, front to back), then view class × kind, the camera's liquids last: the top of water
+/// blends over the reflection drawn under it (a mirrored view). The id pass and the fragment
+/// counters follow it too, so depth ties and overdraw come out as in the frame.
+pub(crate) const BATCH_ORDER: [usize; BATCHES] = [CACHED_BATCH, 0, 1, 3, 4, 5, 6, 7, 8, 2];
+
+/// The view class and surface kind of `batch`'s draws.
+pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {
+    if batch == CACHED_BATCH {
+        return (ViewClass::Camera, SurfaceKind::Opaque);
+    }
+    (ViewClass::ALL[batch / 3], SurfaceKind::ALL[batch % 3])
+}
+
+/// What the world pass uploads and records for one frame.
+#[derive(Clone, Debug, Default)]
+pub struct DrawList {
+    /// Per-draw records; a sub-draw's `first_instance` is its record's index.
+    pub records: Vec<DrawRecord>,
+    /// Indexed sub-draws, batch after batch.
+    pub commands: Vec<DrawCommand>,
+    /// Per batch: (first command, count) into `commands`.
+    pub batches: [(u32, u32); BATCHES],
+    /// Sub-draws, views and triangles; `draw_calls` counts one per non-empty batch with
+    /// multi-draw, one per sub-draw without.
+    pub stats: WorldStats,
+    /// The views after the camera's (view `i + 1`): where each is seen from.
+    pub view_links: Vec<ViewLink>,
+    /// The camera's opaque surfaces drawn from the surface cache, and those drawn directly
+    /// that the cache wants (`surface_cache::state`), front to back.
+    pub cached_surfaces: Vec<u32>,
+    pub bake_surfaces: Vec<u32>,
+}
+
+impl DrawList {
+    /// The sub-draws of (`class`, `kind`) in the frame's order: for the camera's opaque
+    /// surfaces the cached batch's first, then the batch's.
+    /// Batches in the frame's order with their (first command, count).
+    pub(crate) fn batches_in_order(&self) -> impl Iterator<Item = (usize, (u32, u32))> + '_ {
+        BATCH_ORDER.into_iter().map(|b| (b, self.batches[b]))
+    }
+
+    pub(crate) fn commands_of(
+        &self,
+        class: ViewClass,
+        kind: SurfaceKind,
+    ) -> impl Iterator<Item = &DrawCommand> + '_ {
+        let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
+        let batches = [CACHED_BATCH, class as usize * 3 + kind as usize];
+        batches
+            .into_iter()
+            .skip(1 - cached as usize)
+            .flat_map(move |b| {
+                let (first, count) = self.batches[b];
+                &self.commands[first as usize..(first + count) as usize]
+            })
+    }
+}
+
+/// Where a mirror's or teleporter's view is seen from (the id pass shows it only there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewLink {
+    /// The view it is seen in (0: the camera's).
+    pub parent: u32,
+    /// The portal it is seen through.
+    pub portal: u32,
+    pub mirrored: bool,
+}
+
+pub use crate::settings::SurfaceTests;
+
+/// Per surface, what the frame may do with it (`SurfaceCache::states`).
+pub mod cache_state {
+    /// Not cached: drawn directly.
+    pub const DIRECT: u8 = 0;
+    /// Cacheable but not in the cache as this frame needs it: drawn directly, then baked.
+    pub const BAKE: u8 = 1;
+    /// In the cache: drawn from it.
+    pub const CACHED: u8 = 2;
+}
+
+/// What one frame's draws are built from.
+#[derive(Clone, Copy)]
+pub struct DrawInputs<'a> {
+    pub visible: &'a VisibleSet,
+    pub camera: &'a Camera,
+    /// Records that fit the buffer: those beyond are not drawn.
+    pub max_records: usize,
+    /// One draw command per batch (multi-draw indirect), or one per sub-draw.
+    pub multi_draw: bool,
+    pub tests: SurfaceTests,
+    /// Per surface, `surface_cache::state` (empty: nothing is cached): the camera's opaque
+    /// surfaces in the cache go to [`CACHED_BATCH`].
+    pub cache_states: &'a [u8],
+}
+
+/// The draws of one frame in a fresh builder (tests, tools; the pass keeps one builder).
+pub fn build_draws(mesh: &WorldMesh, inputs: &DrawInputs) -> DrawList {
+    DrawBuilder::default().build(mesh, inputs).clone()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,803 @@
+//! The world pass: every world surface in one vertex and one index buffer, indices grouped by
+//! cell (a surface listed by several cells has its indices in each), one per-draw record per
+//! visible cell or object, one indexed indirect sub-draw per record, and one
+//! `multi_draw_indexed_indirect` per pipeline (opaque, sky, liquid).
+
+mod count_pass;
+mod draws;
+pub mod fog;
+mod id_pass;
+pub mod light_atlas;
+mod mesh;
+pub(crate) mod object_lamps;
+mod object_light;
+pub use self::object_light::{OBJECT_LIGHT_UNIT, OBJECT_LIGHT_WORDS};
+mod pipelines;
+pub mod shadows;
+pub mod surface_cache;
+
+use bytemuck::{Pod, Zeroable};
+
+use self::pipelines::{
+    create_bind_group_layout, create_bind_groups, create_color_pipelines, create_draw_buffers,
+    create_mesh_buffers, BindGroupResources,
+};
+use super::gpu::Gpu;
+use super::materials::MaterialArray;
+use super::pass::{
+    Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
+};
+use super::shaders;
+use lanthorn_geom::Camera;
+use lanthorn_level::Level;
+use lanthorn_vis::VisibleSet;
+
+pub use self::count_pass::{CountTarget, FrameCount, OctagonClip, COUNT_FORMAT};
+pub use self::draws::{
+    build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
+    DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
+    LIGHT_UNIT,
+};
+pub use self::id_pass::{IdFrame, IdImages, IdLayer};
+pub use self::mesh::{
+    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
+    VERTEX_OUTDOOR, VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
+};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct WorldFrame {
+    pub view_proj: [[f32; 4]; 4],
+    pub eye: [f32; 4],
+    /// x: seconds, y: lightmap scale, z: fullbright debug.
+    pub params: [f32; 4],
+    /// Every light style's brightness this frame (`level::styles::scales`), four a vector.
+    pub styles: [[f32; 4]; lanthorn_level::styles::MAX_STYLES / 4],
+    /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
+    pub views: [WorldView; MAX_VIEWS],
+    pub fog: fog::WorldFog,
+    /// Level coordinates → each sun shadow cascade's clip space (`shadows`; zero without).
+    pub shadow_to_light: [[[f32; 4]; 4]; shadows::CASCADES],
+    /// Texels of the cascades (x, y) and the shadows' fade (z, w).
+    pub shadow: [f32; 4],
+    /// x: 1 where the tops of water show the reflection the flow opened for them this frame
+    /// (blended over it by Schlick's Fresnel term, F0 = 0.02); y, z, w: 0.
+    pub water: [f32; 4],
+}
+
+/// One view as the shader sees it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct WorldView {
+    pub view_proj: [[f32; 4]; 4],
+    /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
+    pub clip_plane: [f32; 4],
+    /// The eye in this view's space (sky directions).
+    pub eye: [f32; 4],
+}
+
+pub const MAX_VIEWS: usize = lanthorn_vis::portal_flow::MAX_VIEWS;
+
+pub struct WorldPass {
+    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
+    pipelines: [wgpu::RenderPipeline; 9],
+    /// Id pipelines, made on first use by the vis-check.
+    id_pipelines: std::cell::OnceCell<id_pass::IdPipelines>,
+    /// The id frames' depth-stencil format (`Gpu::id_depth_format`).
+    id_depth_format: wgpu::TextureFormat,
+    /// The mirrors' and teleporters' polygons, which the id pass marks.
+    portal_triangles: id_pass::PortalTriangles,
+    /// Fragment-count pipelines (`record_fragment_count`), made on first use.
+    count_pipelines: count_pass::CountCache,
+    /// `module` clips octagons with clip distances (else by discard).
+    clip_distances: bool,
+    /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
+    aerial_fog: bool,
+    /// `module` is the `LINEAR_OUTPUT` variant: the pass draws into the HDR scene
+    /// (`set_scene_format`).
+    linear_output: bool,
+    /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
+    pub fog: fog::WorldFog,
+    /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
+    /// variant); see `set_sun_shadows`.
+    shadows: Option<shadows::WorldShadows>,
+    /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
+    /// without polygon-mode lines.
+    wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
+    /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
+    tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
+    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
+    /// go through `tint_pipeline`.
+    tinted: bool,
+    polygon_mode_line: bool,
+    color_format: wgpu::TextureFormat,
+    /// This frame draws the wireframe over the world.
+    wireframe: bool,
+    /// The device has clip distances (the fragment count can use them whatever `module` does).
+    device_clip_distances: bool,
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    frame_buffer: wgpu::Buffer,
+    records: wgpu::Buffer,
+    indirect: wgpu::Buffer,
+    /// The records with every octagon open, and the group 0 that draws with them (a fragment
+    /// count with `OctagonClip::Off`).
+    open_octagons: (wgpu::Buffer, wgpu::BindGroup),
+    /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
+    pub frame_count: Option<FrameCount>,
+    /// For the count's pipelines, made on first use while recording.
+    device: wgpu::Device,
+    /// [nearest, linear] texture filtering.
+    bind_groups: [wgpu::BindGroup; 2],
+    /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
+    linear_filtering: bool,
+    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
+    pub skybox_active: bool,
+    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
+    pub skybox_view: wgpu::TextureView,
+    /// The same cube decoding its sRGB texels as the sampler reads them (the terrain's sky).
+    pub skybox_linear_view: wgpu::TextureView,
+    /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
+    /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
+    /// faces seen from behind through cracks would only add noise).
+    back_faces_occlude: bool,
+    mesh: WorldMesh,
+    /// Switchable light styles whose lights start off (`level::styles::switched_off`).
+    styles_off: u32,
+    /// This frame's light style brightnesses.
+    style_scales: [f32; lanthorn_level::styles::MAX_STYLES],
+    /// The style the level baked its sun and sky light under (`_sun_style`; 0: with the steady
+    /// light, which night leaves as it is).
+    sun_style: u8,
+    use_indirect: bool,
+    /// Records that fit the records buffer.
+    max_records: usize,
+    /// This frame's draws (records, sub-draws per batch), built on the CPU.
+    draws: DrawBuilder,
+    pub stats: WorldStats,
+    /// Microseconds the per-surface tests and draw building took this frame (part of the
+    /// pass's prepare).
+    pub surface_culling_us: f64,
+    /// The surface cache (its atlas is made on the first frame that uses it).
+    cache: SurfaceCache,
+    /// The frame's size in pixels (how fine the cache bakes what is near).
+    pub viewport: (u32, u32),
+    /// A pass before this frame's cleared the colour and depth (the UI cover): keep them.
+    pub cleared: bool,
+    /// Moving objects' faces lit by the light grid (group 0's per-surface light).
+    object_light: object_light::ObjectLight,
+    /// Their lamps per pixel (group 0's per-object lamps), in the `OBJECT_LAMPS` variant.
+    object_lamps: object_lamps::ObjectLamps,
+    /// The world's group 0 layout and material samplers (the cache's pipelines share them).
+    layout: wgpu::BindGroupLayout,
+    samplers: [wgpu::Sampler; 2],
+}
+
+/// The surface cache's plan and its atlas on the GPU.
+struct SurfaceCache {
+    plan: surface_cache::SurfacePlan,
+    atlas: Option<surface_cache::atlas::CacheAtlas>,
+}
+
+const MAX_RECORDS_MIN: usize = 256;
+
+// The draw list's commands upload as indexed indirect commands.
+const _: () = assert!(
+    std::mem::size_of::<DrawCommand>()
+        == std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()
+);
+
+impl WorldPass {
+    pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
+        Self::create_clipped(gpu, level, color_format, gpu.features.clip_distances)
+    }
+
+    /// `create`, clipping octagons with clip distances only if `clip_distances` (and the
+    /// device has them): vis-check's id images use the exact fragment test.
+    pub fn create_clipped(
+        gpu: &Gpu,
+        level: &Level,
+        color_format: wgpu::TextureFormat,
+        clip_distances: bool,
+    ) -> WorldPass {
+        let clip_distances = clip_distances && gpu.features.clip_distances;
+        let device = &gpu.device;
+        let materials = MaterialArray::create(gpu, &level.materials);
+        let mesh = WorldMesh::build(level, &materials.layers);
+        let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
+        let frame_buffer = uniform_buffer::<WorldFrame>(device, "world frame");
+        let max_records = max_records(level, &mesh);
+        let (records, indirect) = create_draw_buffers(device, max_records);
+        let atlas = light_atlas::atlas_rgba(level);
+        let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps, atlas);
+        let (skybox_view, skybox_linear_view, skybox_active) = skybox_view(gpu, level);
+        let layout = create_bind_group_layout(device);
+        let object_light = object_light::ObjectLight::create(device, level);
+        let object_lamps = object_lamps::ObjectLamps::create(device, level);
+        let resources = BindGroupResources {
+            frame: &frame_buffer,
+            records: &records,
+            object_light: &object_light.buffer,
+            object_lamps: &object_lamps.buffer,
+            lightmap: &lightmap,
+            materials: &materials,
+            skybox: &skybox_view,
+        };
+        let bind_groups = create_bind_groups(device, &layout, &resources);
+        // A count with the octagons open draws the same frame from records of its own.
+        let (open_records, open_bind_group) =
+            pipelines::open_octagon_group(device, &layout, resources, max_records);
+        let aerial_fog = level.terrain.is_some();
+        let variant = shaders::WorldVariant {
+            aerial_fog,
+            object_lamps: object_lamps.variant,
+            material_maps: object_lamps.maps,
+            ..shaders::WorldVariant::clipped(clip_distances)
+        };
+        let module = world_module(device, variant);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("world"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
+        let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
+        WorldPass {
+            pipelines,
+            id_pipelines: std::cell::OnceCell::new(),
+            id_depth_format: gpu.id_depth_format(),
+            portal_triangles: id_pass::PortalTriangles::build(level),
+            count_pipelines: Default::default(),
+            clip_distances,
+            aerial_fog,
+            linear_output: false,
+            fog: fog::WorldFog::default(),
+            shadows: None,
+            device_clip_distances: gpu.features.clip_distances,
+            wire_pipelines: std::cell::OnceCell::new(),
+            tint_pipeline: std::cell::OnceCell::new(),
+            tinted: false,
+            polygon_mode_line: gpu.features.polygon_mode_line,
+            color_format,
+            wireframe: false,
+            pipeline_layout,
+            module,
+            vertex_buffer,
+            index_buffer,
+            frame_buffer,
+            records,
+            indirect,
+            open_octagons: (open_records, open_bind_group),
+            frame_count: None,
+            device: device.clone(),
+            bind_groups,
+            linear_filtering: false,
+            skybox_active,
+            skybox_view,
+            skybox_linear_view,
+            back_faces_occlude: level
+                .cells
+                .iter()
+                .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
+            mesh,
+            object_light,
+            object_lamps,
+            styles_off: lanthorn_level::styles::switched_off(&level.entities),
+            style_scales: [1.0; lanthorn_level::styles::MAX_STYLES],
+            sun_style: lanthorn_light::lights::level_lights(level).sun_style,
+            use_indirect: gpu.features.indirect_first_instance,
+            max_records,
+            draws: DrawBuilder::default(),
+            stats: WorldStats::default(),
+            surface_culling_us: 0.0,
+            cache: SurfaceCache {
+                plan: cache_plan,
+                atlas: None,
+            },
+            viewport: (1280, 720),
+            cleared: false,
+            layout,
+            samplers: materials.samplers.clone(),
+        }
+    }
+
+    /// Switches to the `AERIAL_FOG` variant (a terrain was added under a level that placed
+    /// none).
+    pub fn use_aerial_fog(&mut self, gpu: &Gpu) {
+        if !self.aerial_fog {
+            self.aerial_fog = true;
+            self.make_variant(gpu);
+        }
+    }
+
+    /// Draws into a scene of `format`: the LDR frame's raw gamma view (`GAMMA_COLOR_FORMAT`,
+    /// Quake's gamma-space light, clamped) or the HDR scene (linear, unclamped light: the
+    /// `LINEAR_OUTPUT` variant).
+    pub fn set_scene_format(&mut self, gpu: &Gpu, format: wgpu::TextureFormat) {
+        if format != self.color_format {
+            self.color_format = format;
+            self.linear_output = format == crate::target::HDR_FORMAT;
+            // The atlas holds colour baked for the other output's range.
+            self.cache.plan.forget();
+            self.make_variant(gpu);
+        }
+    }
+
+    /// Moving objects take last frame's shadow cascades (`None`: shadows are off, or none was
+    /// drawn yet): the `SUN_SHADOWS` variant while they do.
+    pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
+        match (cascades, &mut self.shadows) {
+            (Some(c), Some(s)) => s.update(c),
+            (Some(c), None) => {
+                let layout = &self.layout;
+                self.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));
+                self.make_variant(gpu);
+            }
+            (None, Some(_)) => {
+                self.shadows = None;
+                self.make_variant(gpu);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The layout of the colour pipelines (with the cascades' group in `SUN_SHADOWS`).
+    fn color_layout(&self) -> &wgpu::PipelineLayout {
+        self.shadows
+            .as_ref()
+            .map_or(&self.pipeline_layout, |s| &s.pipeline_layout)
+    }
+
+    /// The module and its colour pipelines made again for this variant (aerial fog, shadows);
+    /// those made on first use dropped.
+    fn make_variant(&mut self, gpu: &Gpu) {
+        let variant = shaders::WorldVariant {
+            clip_distances: self.clip_distances,
+            aerial_fog: self.aerial_fog,
+            sun_shadows: self.shadows.is_some(),
+            object_lamps: self.object_lamps.variant,
+            linear_output: self.linear_output,
+            material_maps: self.object_lamps.maps,
+        };
+        self.module = world_module(&gpu.device, variant);
+        let (layout, module) = (self.color_layout(), &self.module);
+        self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
+        self.id_pipelines = std::cell::OnceCell::new();
+        self.wire_pipelines = std::cell::OnceCell::new();
+        self.tint_pipeline = std::cell::OnceCell::new();
+        // The cache keeps what it baked (its plan knows it): only its pipelines change.
+        if let Some(atlas) = &mut self.cache.atlas {
+            let shading = surface_cache::atlas::WorldShading {
+                module: &self.module,
+                layout: &self.layout,
+                samplers: &self.samplers,
+                color_format: self.color_format,
+            };
+            atlas.use_module(&gpu.device, &shading);
+        }
+    }
+
+    /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
+    /// them).
+    pub fn mesh_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+        (&self.vertex_buffer, &self.index_buffer)
+    }
+
+    pub fn mesh(&self) -> &WorldMesh {
+        &self.mesh
+    }
+
+    /// Whether the wireframe overlay can use polygon-mode lines.
+    pub fn can_draw_wireframe(&self) -> bool {
+        self.polygon_mode_line
+    }
+
+    /// The visible cells' surfaces the per-surface tests drop for `visible` seen by `camera`
+    /// (the culled-surfaces overlay).
+    pub fn culled_surfaces(
+        &self,
+        visible: &VisibleSet,
+        camera: &Camera,
+        tests: SurfaceTests,
+    ) -> Vec<(u32, CullReason)> {
+        let inputs = DrawInputs {
+            visible,
+            camera,
+            max_records: self.max_records,
+            multi_draw: self.use_indirect,
+            tests: SurfaceTests {
+                back_faces: tests.back_faces && !self.back_faces_occlude,
+                ..tests
+            },
+            cache_states: &[],
+        };
+        culled_surfaces(&self.mesh, &inputs)
+    }
+
+    /// The surfaces the last prepared frame draws (with repeats: a surface in several
+    /// sub-draws comes once per triangle of each).
+    pub fn drawn_surfaces(&self) -> impl Iterator<Item = u32> + '_ {
+        let list = self.draws.list();
+        list.commands.iter().flat_map(move |c| {
+            let range = c.first_index as usize..(c.first_index + c.index_count) as usize;
+            self.mesh.indices[range]
+                .iter()
+                .step_by(3)
+                .map(move |&i| self.mesh.vertices[i as usize].surface)
+        })
+    }
+
+    /// Writes this frame's uniforms, and uploads the draw list `build_draws` makes for
+    /// `visible` (per-draw records and indirect commands).
+    fn prepare_frame(
+        &mut self,
+        gpu: &Gpu,
+        frame: &FrameInputs,
+        params: [f32; 4],
+        tests: SurfaceTests,
+    ) {
+        let (camera, visible) = (frame.camera, frame.visible);
+        self.write_frame_uniform(gpu, camera, visible, params);
+        let light_scale = frame.settings.light_scale;
+        (self.object_lamps).update(visible, &self.style_scales, light_scale);
+        let lights = (light_scale, self.style_scales[0]);
+        let folded = &self.object_lamps.folded;
+        (self.object_light).update(visible, lights, folded, self.shadows.is_some());
+        self.object_lamps.upload(&gpu.queue);
+        self.object_light.upload(&gpu.queue);
+        let tests = SurfaceTests {
+            // Where the id pass keeps back faces as occluders, so must every draw.
+            back_faces: tests.back_faces && !self.back_faces_occlude,
+            ..tests
+        };
+        let t = std::time::Instant::now();
+        let caching =
+            frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
+        let cache_states: &[u8] = if caching {
+            self.cache.atlas.get_or_insert_with(|| {
+                let shading = surface_cache::atlas::WorldShading {
+                    module: &self.module,
+                    layout: &self.layout,
+                    samplers: &self.samplers,
+                    color_format: self.color_format,
+                };
+                surface_cache::atlas::CacheAtlas::create(
+                    gpu,
+                    &shading,
+                    self.mesh.surface_cull.len(),
+                )
+            });
+            // Pixels per world unit at distance 1 across the frame's height.
+            let focal = camera.projection().col(1).y * self.viewport.1 as f32 * 0.5;
+            let mode = frame.settings.light_styles;
+            self.cache
+                .plan
+                .states(camera.position, focal, &self.style_scales, mode)
+        } else {
+            &[]
+        };
+        let inputs = DrawInputs {
+            visible,
+            // Frozen culling: the surfaces its camera kept.
+            camera: frame.culling.unwrap_or(camera),
+            max_records: self.max_records,
+            multi_draw: self.use_indirect,
+            tests,
+            cache_states,
+        };
+        let list = self.draws.build(&self.mesh, &inputs);
+        self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
+        if let Some(atlas) = &mut self.cache.atlas {
+            let bakes = match caching {
+                true => self
+                    .cache
+                    .plan
+                    .plan(&list.cached_surfaces, &list.bake_surfaces),
+                false => Vec::new(),
+            };
+            atlas.prepare_bake(gpu, &self.cache.plan, &bakes);
+        }
+        if !list.records.is_empty() {
+            gpu.queue
+                .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
+        }
+        if self.use_indirect && !list.commands.is_empty() {
+            gpu.queue
+                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&list.commands));
+        }
+        self.stats = list.stats;
+        if frame.culling.is_some() {
+            // Its octagons are in the frozen camera's screen: they must not clip this frame.
+            self.write_open_records(&gpu.queue, &self.records);
+        }
+    }
+
+    /// The frame uniform: the camera, `params` (w: the skybox is shown) and every view's
+    /// transform and clip plane.
+    fn write_frame_uniform(
+        &self,
+        gpu: &Gpu,
+        camera: &Camera,
+        visible: &VisibleSet,
+        params: [f32; 4],
+    ) {
+        let params = [
+            params[0],
+            params[1],
+            params[2],
+            if self.skybox_active { 1.0 } else { 0.0 },
+        ];
+        let mut views = [WorldView {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            clip_plane: [0.0, 0.0, 0.0, 1.0],
+            eye: camera.position.extend(1.0).to_array(),
+        }; MAX_VIEWS];
+        for (i, v) in visible.views.iter().take(MAX_VIEWS - 1).enumerate() {
+            views[i + 1] = WorldView {
+                view_proj: v.view_proj.to_cols_array_2d(),
+                clip_plane: v.clip_plane.to_array(),
+                eye: v.eye.extend(1.0).to_array(),
+            };
+        }
+        let s = &self.style_scales;
+        let frame = WorldFrame {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            eye: camera.position.extend(1.0).to_array(),
+            params,
+            styles: std::array::from_fn(|i| [s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]),
+            views,
+            fog: self.fog,
+            shadow_to_light: self
+                .shadows
+                .as_ref()
+                .map_or([[[0.0; 4]; 4]; 2], |s| s.to_light),
+            shadow: self.shadows.as_ref().map_or([0.0; 4], |s| s.params),
+            water: [
+                visible.views.iter().any(|v| v.reflection) as u32 as f32,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        };
+        gpu.queue
+            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+    }
+}
+
+/// The world pass clears the frame: it draws first.
+/// Draw records a frame can need: cells (in every view: with mirrors or teleporters a cell may
+/// be seen in each of MAX_VIEWS views), objects, camera liquids, and surfaces several cells
+/// list (drawn once).
+fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
+    let water = level
+        .cells
+        .iter()
+        .any(|c| c.medium == lanthorn_level::Medium::Water);
+    let views = if water || level.portals.iter().any(|p| p.transform.is_some()) {
+        MAX_VIEWS
+    } else {
+        1
+    };
+    let shared = shared_surfaces(level);
+    (level.cells.len() * views + level.objects.len() + mesh.liquid_ranges.len() + shared)
+        .max(MAX_RECORDS_MIN)
+}
+
+/// The level's cubemap skybox as a cube view of its sRGB-encoded texels and as one the
+/// sampler decodes (a placeholder where it has none), and whether it has one.
+fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, wgpu::TextureView, bool) {
+    let (skybox, active) = super::materials::skybox_texture(
+        gpu,
+        level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
+    );
+    let view = |format| {
+        skybox.create_view(&wgpu::TextureViewDescriptor {
+            format,
+            dimension: Some(wgpu::TextureViewDimension::Cube),
+            ..Default::default()
+        })
+    };
+    let linear = view(Some(wgpu::TextureFormat::Rgba8UnormSrgb));
+    (view(None), linear, active)
+}
+
+/// A uniform buffer the size of `T`.
+fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: std::mem::size_of::<T>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// The world module of a variant.
+fn world_module(device: &wgpu::Device, variant: shaders::WorldVariant) -> wgpu::ShaderModule {
+    let source = shaders::world(variant);
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("world.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
+}
+
+impl Pass for WorldPass {
+    fn scope(&self) -> Scope {
+        Scope {
+            name: "world",
+            prepare: "world prepare",
+            record: "world record",
+        }
+    }
+
+    fn attachments(&self) -> PassAttachments {
+        // After the UI cover (which cleared them) the world keeps its depth and colour.
+        let load = if self.cleared {
+            Load::Keep
+        } else {
+            Load::Clear
+        };
+        PassAttachments {
+            color: (Attachment::SceneColorGamma, load),
+            depth: Some((Attachment::FrameDepth, load)),
+        }
+    }
+
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
+        let s = inputs.settings;
+        // z: 1 fullbright, 2 tint by cell, 3 tint by flow depth (the overlays).
+        let mode = match s.tint {
+            crate::settings::OverlayTint::Cells => 2.0,
+            crate::settings::OverlayTint::Depth => 3.0,
+            crate::settings::OverlayTint::None => s.fullbright as u32 as f32,
+        };
+        let params = [s.time, s.light_scale, mode, 0.0];
+        self.linear_filtering = s.linear_filtering;
+        // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
+        self.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
+        if self.tinted {
+            self.tint_pipeline.get_or_init(|| {
+                pipelines::tinted_opaque_pipeline(
+                    &gpu.device,
+                    self.color_layout(),
+                    &self.module,
+                    self.color_format,
+                )
+            });
+        }
+        self.wireframe = s.wireframe && self.polygon_mode_line;
+        if self.wireframe {
+            self.wire_pipelines.get_or_init(|| {
+                std::array::from_fn(|i| {
+                    pipelines::wire_pipeline(
+                        &gpu.device,
+                        &self.pipeline_layout,
+                        &self.module,
+                        self.color_format,
+                        draws::ViewClass::ALL[i],
+                    )
+                })
+            });
+        }
+        self.style_scales = lanthorn_level::styles::scales(
+            s.time as f64,
+            s.light_styles,
+            self.styles_off ^ s.switched,
+        );
+        // Daylight baked under its own style dims with the terrain's at night.
+        if self.sun_style != 0 {
+            self.style_scales[self.sun_style as usize] *= s.time_of_day.daylight();
+        }
+        self.prepare_frame(gpu, inputs, params, s.surface_tests);
+        if self
+            .frame_count
+            .as_ref()
+            .is_some_and(|c| c.clip == OctagonClip::Off)
+        {
+            self.open_octagons(&gpu.queue);
+        }
+        Prepared::Recorded
+    }
+
+    /// The surface cache's bake into its atlas, before the world draws from it; then the
+    /// overdraw overlay's fragment count when it is on.
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        let mut passes = self.bake_passes();
+        if let Some(count) = &self.frame_count {
+            passes.push(count.target.offscreen());
+        }
+        passes
+    }
+
+    fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        let bakes = self.bake_passes().len();
+        if index >= bakes {
+            if let Some(count) = &self.frame_count {
+                self.record_fragment_count(pass, count.clip);
+            }
+        } else if let Some(atlas) = &self.cache.atlas {
+            atlas.record_bake(index, pass, &self.bind_groups[0]);
+        }
+    }
+
+    /// Records the prepared draws.
+    fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        if let Some(s) = &self.shadows {
+            pass.set_bind_group(2, &s.group, &[]);
+        }
+        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
+        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        let list = self.draws.list();
+        for (batch, (first, count)) in list.batches_in_order() {
+            if count == 0 {
+                continue;
+            }
+            if batch == CACHED_BATCH {
+                let Some(atlas) = &self.cache.atlas else {
+                    continue;
+                };
+                pass.set_pipeline(&atlas.pipeline);
+                pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
+                self.draw_batch(pass, first, count);
+                continue;
+            }
+            let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
+            match self.tint_pipeline.get() {
+                Some(tint) if self.tinted && camera_opaque => pass.set_pipeline(tint),
+                _ => pass.set_pipeline(&self.pipelines[batch]),
+            }
+            self.draw_batch(pass, first, count);
+        }
+        if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {
+            for (batch, (first, count)) in list.batches_in_order() {
+                if count > 0 {
+                    pass.set_pipeline(&wire[draws::batch_class_kind(batch).0 as usize]);
+                    self.draw_batch(pass, first, count);
+                }
+            }
+        }
+    }
+}
+
+impl WorldPass {
+    /// The surface cache's bake passes this frame (see `Pass::offscreen`).
+    fn bake_passes(&self) -> Vec<Offscreen<'_>> {
+        self.cache
+            .atlas
+            .as_ref()
+            .map(|a| a.bake_passes())
+            .unwrap_or_default()
+    }
+
+    /// Draws batch commands `first..first + count` with the pipeline set.
+    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
+        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+        if self.use_indirect {
+            pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
+            return;
+        }
+        let list = self.draws.list();
+        for c in &list.commands[first as usize..(first + count) as usize] {
+            pass.draw_indexed(
+                c.first_index..c.first_index + c.index_count,
+                0,
+                c.first_instance..c.first_instance + 1,
+            );
+        }
+    }
+}
+
+/// Surfaces listed by more than one cell: each may need a record of its own when drawn once.
+fn shared_surfaces(level: &Level) -> usize {
+    let mut listed = vec![0u8; level.surfaces.len()];
+    for c in &level.cells {
+        for &s in &c.surfaces {
+            if let Some(n) = listed.get_mut(s as usize) {
+                *n = n.saturating_add(1);
+            }
+        }
+    }
+    listed.iter().filter(|&&n| n > 1).count()
+}

@@ -1,0 +1,476 @@
+//! The surface cache: software Quake's idea on the GPU. A lit opaque surface seen by the camera
+//! is baked once — its material times its light, at the material's own texel grid — into a
+//! region of a mipmapped atlas; from the next frame on the camera draws it with one texture
+//! fetch instead of a material fetch, a lightmap fetch and their arithmetic (on lavapipe those
+//! were two thirds of the world pass). A surface is baked again when the styles it was baked
+//! with change, or when the eye comes so close that it needs a finer level; regions not drawn
+//! lately make room for new ones. What is not (yet) in the cache is drawn as before.
+//!
+//! This module plans: which surfaces can be drawn from the cache this frame, which to bake and
+//! where. It knows nothing of the GPU (`atlas` bakes and draws), so tests check it alone.
+
+pub(super) mod atlas;
+
+use glam::{Vec2, Vec3};
+use guillotiere::{size2, AllocId, AtlasAllocator};
+
+use super::mesh::{SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
+use lanthorn_level::styles::{StyleMode, ANIMATED, MAX_STYLES, NO_STYLE};
+use lanthorn_level::Level;
+
+/// The atlas is this many texels square.
+pub const ATLAS_SIZE: u32 = 4096;
+/// Mip levels of the atlas: Quake's own textures have four.
+pub const ATLAS_LEVELS: u32 = 4;
+/// Regions start and end on multiples of this many texels, so each mip level of a region is
+/// whole and holds only its own texels.
+pub const ALIGN: u32 = 1 << (ATLAS_LEVELS - 1);
+/// Texels baked beyond a surface's bounds on each side: a coarser level's texel at the edge
+/// averages texels up to `ALIGN - 1` outside, and they must be the surface's own.
+pub const PAD: f32 = ALIGN as f32;
+/// The coarsest bake level: one cache texel for 2^6 × 2^6 material texels.
+pub const MAX_LEVEL: u32 = 6;
+/// Atlas texels baked per frame at most; surfaces beyond wait (drawn directly meanwhile).
+pub const BAKE_BUDGET: u64 = 1 << 20;
+
+/// What the cache needs of a surface, worked out once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CacheSurface {
+    /// The surface's bounds in material texels (`uv × size`).
+    pub min: Vec2,
+    pub max: Vec2,
+    /// The material's size in texels.
+    pub size: Vec2,
+    /// World units per material texel (the geometric mean of the two axes).
+    pub texel_world: f32,
+    /// Atlas luxel coordinates at `uv`: `lm_base + uv.x · lm_du + uv.y · lm_dv`.
+    pub lm_base: Vec2,
+    pub lm_du: Vec2,
+    pub lm_dv: Vec2,
+    /// The luxels a bake may read: the surface's lightmap rect to the centres of its border.
+    pub lm_min: Vec2,
+    pub lm_max: Vec2,
+    /// World-space bounds (how close the eye is).
+    pub bounds_min: Vec3,
+    pub bounds_max: Vec3,
+    /// The surface's styles (`LightStyles::packed`), and what its vertices carry besides.
+    pub styles: u32,
+    pub layer: u32,
+    pub flags: u32,
+    pub unlit: f32,
+    pub style_tints: [u32; 4],
+}
+
+/// Where a surface's bake lies: `level` (2^level material texels per cache texel), its
+/// origin in material texels, and its place in the atlas (texels of level 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub level: u32,
+    pub origin: [i64; 2],
+    pub atlas: [u32; 2],
+    pub size: [u32; 2],
+}
+
+impl Region {
+    /// The bake of `s` at `level`: its bounds grown by [`PAD`] cache texels, out to multiples of
+    /// [`ALIGN`] cache texels in material texel space (so the cache's mips fall on the
+    /// material's own), placed at the atlas origin.
+    pub fn around(s: &CacheSurface, level: u32) -> Region {
+        let step = (1i64 << level) as f64;
+        let unit = step * ALIGN as f64;
+        let pad = step * PAD as f64;
+        let lo = |v: f32| ((v as f64 - pad) / unit).floor() as i64 * unit as i64;
+        let hi = |v: f32| ((v as f64 + pad) / unit).ceil() as i64 * unit as i64;
+        let origin = [lo(s.min.x), lo(s.min.y)];
+        let end = [hi(s.max.x), hi(s.max.y)];
+        let cells = |i: usize| ((end[i] - origin[i]) >> level).max(ALIGN as i64) as u32;
+        Region {
+            level,
+            origin,
+            atlas: [0, 0],
+            size: [cells(0), cells(1)],
+        }
+    }
+
+    /// Texels of atlas level 0.
+    pub fn texels(&self) -> u64 {
+        self.size[0] as u64 * self.size[1] as u64
+    }
+
+    /// The map from a vertex's `uv` to normalised atlas coordinates: `uv · xy + zw`.
+    pub fn uv_map(&self, s: &CacheSurface) -> [f32; 4] {
+        let step = (1u64 << self.level) as f64;
+        let a = ATLAS_SIZE as f64;
+        let scale = |i: usize| (s.size[i] as f64 / step / a) as f32;
+        let offset = |i: usize| ((self.atlas[i] as f64 - self.origin[i] as f64 / step) / a) as f32;
+        [scale(0), scale(1), offset(0), offset(1)]
+    }
+
+    /// The material texel coordinates of the region's corners: (x0, y0), (x1, y1).
+    pub fn texel_corners(&self) -> [[f64; 2]; 2] {
+        let step = (1u64 << self.level) as f64;
+        let o = [self.origin[0] as f64, self.origin[1] as f64];
+        [
+            o,
+            [
+                o[0] + self.size[0] as f64 * step,
+                o[1] + self.size[1] as f64 * step,
+            ],
+        ]
+    }
+}
+
+pub use super::draws::cache_state as state;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    alloc: AllocId,
+    region: Region,
+    /// The brightness of each slot's style it was baked with.
+    scales: [f32; 4],
+    last_used: u64,
+}
+
+/// A surface to bake this frame, at `region`, with its slots' brightnesses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bake {
+    pub surface: u32,
+    pub region: Region,
+    pub uv_map: [f32; 4],
+}
+
+/// The cache's bookkeeping: which surfaces it holds, where, and when they were last drawn.
+pub struct SurfacePlan {
+    surfaces: Vec<Option<CacheSurface>>,
+    entries: Vec<Option<Entry>>,
+    states: Vec<u8>,
+    alloc: AtlasAllocator,
+    frame: u64,
+    /// The style mode the states were set up for (animated styles are not cached).
+    mode: Option<StyleMode>,
+    /// Pixels per world unit at distance 1 (the viewport's focal length).
+    focal_px: f32,
+    eye: Vec3,
+    scales: [f32; MAX_STYLES],
+}
+
+impl SurfacePlan {
+    pub fn new(level: &Level, mesh: &WorldMesh) -> SurfacePlan {
+        let mut first = vec![usize::MAX; level.surfaces.len()];
+        for (i, v) in mesh.vertices.iter().enumerate().rev() {
+            if let Some(f) = first.get_mut(v.surface as usize) {
+                *f = i;
+            }
+        }
+        let surfaces: Vec<_> = (0..level.surfaces.len())
+            .map(|s| cache_surface(level, mesh.vertices.get(first[s]).copied(), s))
+            .collect();
+        SurfacePlan::of(surfaces)
+    }
+
+    /// A plan for these surfaces (`None`: not cacheable), holding none of them yet.
+    fn of(surfaces: Vec<Option<CacheSurface>>) -> SurfacePlan {
+        let n = surfaces.len();
+        let units = (ATLAS_SIZE / ALIGN) as i32;
+        SurfacePlan {
+            surfaces,
+            entries: vec![None; n],
+            states: vec![state::DIRECT; n],
+            alloc: AtlasAllocator::new(size2(units, units)),
+            frame: 0,
+            mode: None,
+            focal_px: 640.0,
+            eye: Vec3::ZERO,
+            scales: [1.0; MAX_STYLES],
+        }
+    }
+
+    /// Holds nothing any more (what the atlas holds was baked for another output: the LDR
+    /// frame's gamma, or the HDR scene's doubled range); every surface is baked again.
+    pub fn forget(&mut self) {
+        *self = SurfacePlan::of(std::mem::take(&mut self.surfaces));
+    }
+
+    /// Surfaces the cache can hold at all.
+    pub fn cacheable(&self) -> usize {
+        self.surfaces.iter().filter(|s| s.is_some()).count()
+    }
+
+    pub fn surface(&self, s: u32) -> Option<&CacheSurface> {
+        self.surfaces.get(s as usize).and_then(|s| s.as_ref())
+    }
+
+    /// The frame's states (see [`state`]), seen from `eye` with `focal_px` pixels per unit at
+    /// distance 1 and the styles' brightnesses `scales` (`mode` says which animate).
+    pub fn states(
+        &mut self,
+        eye: Vec3,
+        focal_px: f32,
+        scales: &[f32; MAX_STYLES],
+        mode: StyleMode,
+    ) -> &[u8] {
+        self.frame += 1;
+        (self.eye, self.focal_px, self.scales) = (eye, focal_px.max(1.0), *scales);
+        if self.mode != Some(mode) {
+            self.mode = Some(mode);
+            for (st, s) in self.states.iter_mut().zip(&self.surfaces) {
+                *st = match s {
+                    Some(s) if !animates(s.styles, mode) => state::BAKE,
+                    _ => state::DIRECT,
+                };
+            }
+        }
+        for i in 0..self.entries.len() {
+            let (Some(e), Some(s)) = (self.entries[i], self.surfaces[i]) else {
+                continue;
+            };
+            if self.states[i] == state::DIRECT {
+                continue;
+            }
+            let usable =
+                e.region.level <= self.needed_level(&s) && e.scales == self.slot_scales(&s);
+            self.states[i] = if usable { state::CACHED } else { state::BAKE };
+        }
+        &self.states
+    }
+
+    /// After the draws are built: `drawn` were drawn from the cache (they stay), `wanted` were
+    /// drawn directly and are baked now, nearest first, within [`BAKE_BUDGET`] texels (one
+    /// at least); a bake
+    /// that finds no room evicts the regions drawn longest ago, else tries a coarser level.
+    pub fn plan(&mut self, drawn: &[u32], wanted: &[u32]) -> Vec<Bake> {
+        for &s in drawn {
+            if let Some(e) = self.entries.get_mut(s as usize).and_then(|e| e.as_mut()) {
+                e.last_used = self.frame;
+            }
+        }
+        let mut bakes = Vec::new();
+        let mut budget = BAKE_BUDGET;
+        for &s in wanted {
+            let Some(surface) = self.surface(s).copied() else {
+                continue;
+            };
+            if let Some(old) = self.entries[s as usize].take() {
+                self.alloc.deallocate(old.alloc);
+            }
+            let level = self.needed_level(&surface);
+            // The first bake goes whatever its size: a surface larger than the budget waits
+            // for nothing.
+            if !bakes.is_empty() && Region::around(&surface, level).texels() > budget {
+                break;
+            }
+            let Some(region) = self.place(s as usize, &surface, level) else {
+                continue;
+            };
+            budget = budget.saturating_sub(region.texels());
+            bakes.push(Bake {
+                surface: s,
+                region,
+                uv_map: region.uv_map(&surface),
+            });
+        }
+        bakes
+    }
+
+    /// Allocates `s`'s region at `level` or coarser, evicting what was drawn longest ago.
+    fn place(&mut self, si: usize, s: &CacheSurface, level: u32) -> Option<Region> {
+        let scales = self.slot_scales(s);
+        let mut evictable: Option<Vec<(u64, usize)>> = None;
+        for level in level..=MAX_LEVEL {
+            let region = Region::around(s, level);
+            let units = |t: u32| (t / ALIGN) as i32;
+            let want = size2(units(region.size[0]), units(region.size[1]));
+            loop {
+                if let Some(a) = self.alloc.allocate(want) {
+                    let atlas = [
+                        a.rectangle.min.x as u32 * ALIGN,
+                        a.rectangle.min.y as u32 * ALIGN,
+                    ];
+                    let region = Region { atlas, ..region };
+                    self.entries[si] = Some(Entry {
+                        alloc: a.id,
+                        region,
+                        scales,
+                        last_used: self.frame,
+                    });
+                    return Some(region);
+                }
+                let list = evictable.get_or_insert_with(|| self.evictable());
+                let Some((_, victim)) = list.pop() else {
+                    break;
+                };
+                if let Some(e) = self.entries[victim].take() {
+                    self.alloc.deallocate(e.alloc);
+                    self.states[victim] = state::BAKE;
+                }
+            }
+        }
+        None
+    }
+
+    /// Entries not drawn this frame, the one drawn longest ago last.
+    fn evictable(&self) -> Vec<(u64, usize)> {
+        let mut v: Vec<(u64, usize)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                e.filter(|e| e.last_used < self.frame)
+                    .map(|e| (e.last_used, i))
+            })
+            .collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v
+    }
+
+    /// The coarsest level whose texels are still no larger than a pixel where `s` comes
+    /// closest to the eye (the GPU's level is at least as coarse everywhere on it).
+    pub fn needed_level(&self, s: &CacheSurface) -> u32 {
+        let nearest = self.eye.clamp(s.bounds_min, s.bounds_max);
+        let d = self.eye.distance(nearest).max(1e-3);
+        let lod = (d / (self.focal_px * s.texel_world)).log2();
+        if lod.is_finite() && lod > 0.0 {
+            (lod.floor() as u32).min(MAX_LEVEL)
+        } else {
+            0
+        }
+    }
+
+    /// Each slot's style brightness this frame (0 for an empty slot), as the shader sees them.
+    fn slot_scales(&self, s: &CacheSurface) -> [f32; 4] {
+        std::array::from_fn(|k| {
+            let style = (s.styles >> (8 * k)) & 255;
+            if style == NO_STYLE as u32 {
+                0.0
+            } else {
+                self.scales[(style as usize) & (MAX_STYLES - 1)]
+            }
+        })
+    }
+
+    /// The region `s` holds now, if any.
+    pub fn region(&self, s: u32) -> Option<Region> {
+        self.entries
+            .get(s as usize)
+            .copied()
+            .flatten()
+            .map(|e| e.region)
+    }
+}
+
+/// Whether one of `styles`' slots animates in `mode` (those surfaces are drawn directly: they
+/// would be baked again ten times a second).
+fn animates(styles: u32, mode: StyleMode) -> bool {
+    mode == StyleMode::Animated
+        && (0..4).any(|k| {
+            let style = ((styles >> (8 * k)) & 255) as usize;
+            style < ANIMATED.len() && ANIMATED[style].len() > 1
+        })
+}
+
+/// The cache's view of surface `s`, or `None` where it cannot hold it: not an opaque world
+/// surface with a lightmap, no material texels, or texture and lightmap coordinates that are
+/// not one affine map of each other.
+fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option<CacheSurface> {
+    let surface = &level.surfaces[s];
+    let material = level.materials.get(surface.material as usize)?;
+    let rect = surface.lightmap?;
+    if SurfaceKind::of(surface.flags) != SurfaceKind::Opaque
+        || material.texels.is_none()
+        || material.width == 0
+        || material.height == 0
+        || surface.vertices.len() < 3
+    {
+        return None;
+    }
+    let vertex = vertex?;
+    if vertex.flags & VERTEX_NO_LIGHTMAP != 0 {
+        return None;
+    }
+    let size = Vec2::new(material.width as f32, material.height as f32);
+    let base = Vec2::new(rect.x as f32, rect.y as f32);
+    let uv: Vec<Vec2> = surface.vertices.iter().map(|v| v.uv).collect();
+    let lm: Vec<Vec2> = surface
+        .vertices
+        .iter()
+        .map(|v| base + v.lightmap_uv)
+        .collect();
+    let (lm_base, lm_du, lm_dv) = affine_fit(&uv, &lm)?;
+    let texels = uv.iter().map(|&t| t * size);
+    let (min, max) = texels.fold((Vec2::MAX, Vec2::MIN), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let positions = surface.vertices.iter().map(|v| v.position);
+    let (bounds_min, bounds_max) =
+        positions.fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(p), hi.max(p)));
+    let texel_world = texel_size(surface, size)?;
+    let border = lanthorn_light::atlas::BORDER as f32 - 0.5;
+    Some(CacheSurface {
+        min,
+        max,
+        size,
+        texel_world,
+        lm_base,
+        lm_du,
+        lm_dv,
+        lm_min: base - Vec2::splat(border),
+        lm_max: base + Vec2::new(rect.width as f32, rect.height as f32) + Vec2::splat(border),
+        bounds_min,
+        bounds_max,
+        styles: vertex.styles,
+        layer: vertex.layer,
+        flags: vertex.flags,
+        unlit: vertex.unlit,
+        style_tints: vertex.style_tints,
+    })
+}
+
+/// `(base, du, dv)` with `to[i] = base + from[i].x · du + from[i].y · dv` for every point (to
+/// 1/100 luxel), from the widest triangle of `from`; `None` if `from` is degenerate or the
+/// points do not fit one affine map.
+fn affine_fit(from: &[Vec2], to: &[Vec2]) -> Option<(Vec2, Vec2, Vec2)> {
+    let n = from.len();
+    let mut best = (0.0f32, 0, 0, 0);
+    for j in 1..n {
+        for k in j + 1..n {
+            let area = (from[j] - from[0]).perp_dot(from[k] - from[0]).abs();
+            if area > best.0 {
+                best = (area, 0, j, k);
+            }
+        }
+    }
+    let (area, i, j, k) = best;
+    if area < 1e-9 {
+        return None;
+    }
+    let (e1, e2) = (from[j] - from[i], from[k] - from[i]);
+    let det = e1.perp_dot(e2);
+    let (f1, f2) = (to[j] - to[i], to[k] - to[i]);
+    // Solve [du dv] · [e1 e2] = [f1 f2].
+    let du = (f1 * e2.y - f2 * e1.y) / det;
+    let dv = (f2 * e1.x - f1 * e2.x) / det;
+    let base = to[i] - from[i].x * du - from[i].y * dv;
+    let fits = from
+        .iter()
+        .zip(to)
+        .all(|(f, t)| (base + f.x * du + f.y * dv - *t).abs().max_element() < 0.01);
+    fits.then_some((base, du, dv))
+}
+
+/// World units per material texel of `s` (its world area over its texel area, square-rooted).
+fn texel_size(s: &lanthorn_level::Surface, size: Vec2) -> Option<f32> {
+    let (mut world, mut texels) = (0.0f32, 0.0f32);
+    for t in s.indices.chunks_exact(3) {
+        let v = |i: u32| s.vertices.get(i as usize);
+        let (Some(a), Some(b), Some(c)) = (v(t[0]), v(t[1]), v(t[2])) else {
+            continue;
+        };
+        world += (b.position - a.position)
+            .cross(c.position - a.position)
+            .length();
+        texels += ((b.uv - a.uv) * size).perp_dot((c.uv - a.uv) * size).abs();
+    }
+    let r = (world / texels).sqrt();
+    (r.is_finite() && r > 0.0).then_some(r)
+}
+
+#[cfg(test)]
+mod tests;
