@@ -5,7 +5,7 @@
 //! `_sunlight_color` as in ericw-tools) and the sky dome, with their styles and which of them
 //! switch. The baker (`bake`) and the renderer read the same `LevelLights`.
 
-use glam::{Vec2, Vec3};
+use glam::Vec3;
 
 use lanthorn_level::styles;
 use lanthorn_level::{Entity, Level};

@@ -225,7 +225,7 @@ mod realdata;
 #[path = "sealing_tests.rs"]
 mod sealing;
 #[cfg(any(test, feature = "test-hooks"))]
-pub mod test_maps;
+pub(crate) mod test_maps;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

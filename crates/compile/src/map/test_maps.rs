@@ -1,7 +1,7 @@
 //! Small `.map` texts for tests, here and in the crates above (feature `test-hooks`).
 
 /// An axis-aligned box brush from `a` to `b` in standard `.map` syntax, every face `tex`.
-pub fn box_brush(a: [f64; 3], b: [f64; 3], tex: &str) -> String {
+pub(crate) fn box_brush(a: [f64; 3], b: [f64; 3], tex: &str) -> String {
     format!(
         "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {t} 0 0 0 1 1\n\
          ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {t} 0 0 0 1 1\n\

@@ -9,11 +9,14 @@ use std::time::Instant;
 
 use glam::{Vec2, Vec3};
 
-use super::bounce;
-use super::bvh::{Bvh, Triangle};
-use super::lights::{EntityLight, Falloff, LevelLights, Sun, RANGE_SCALE};
+mod emitters;
+mod progress;
+
+use crate::bounce;
+use crate::bvh::{Bvh, Triangle};
+use crate::lights::{EntityLight, Falloff, LevelLights, Sun, RANGE_SCALE};
 use lanthorn_geom::sh::Sh9;
-use lanthorn_level::styles::{self, LightStyles, MAX_SLOTS, NO_STYLE};
+use lanthorn_level::styles::{LightStyles, MAX_SLOTS, NO_STYLE};
 use lanthorn_level::{surface_flags, GridSun, Level, LightGrid, Surface};
 
 /// What a bake did.
@@ -219,7 +222,7 @@ pub fn bake(
     };
     if bounces > 0 {
         let t = Instant::now();
-        inputs.emitters = bounce_emitters(level, &inputs, (&offset, &jobs), bounces);
+        inputs.emitters = emitters::bounced(level, &inputs, (&offset, &jobs), bounces);
         stats.bounce_seconds = t.elapsed().as_secs_f64();
         stats.emitters = inputs.emitters.len();
     }
@@ -245,7 +248,7 @@ pub fn bake(
                 })
             })
             .collect();
-        show_progress(&workers, &next, jobs.len(), start);
+        progress::show(&workers, &next, jobs.len(), start);
         workers
             .into_iter()
             .flat_map(|w| w.join().unwrap())
@@ -399,7 +402,7 @@ impl<'a> SurfaceBake<'a> {
                 .filter_map(|l| Some((l, styles.slots().position(|st| st == l.style)?)))
                 .collect(),
             sun: lights.sun.filter(|sun| s.normal.dot(sun.direction) < 0.0),
-            emitters: nearby_emitters(&inputs.emitters, s, offset),
+            emitters: emitters::nearby_emitters(&inputs.emitters, s, offset),
             sun_slot: sun_slot.unwrap_or(0),
             dome: lights
                 .dome
@@ -643,132 +646,5 @@ fn grid_light(p: Vec3, inputs: &BakeInputs) -> (Vec<(u8, Sh9)>, bool) {
     (slots, sun_visible)
 }
 
-/// While `workers` bake: once the bake has run a second, on a terminal, its share done on one
-/// stderr line (`next` counts the surfaces taken of `total`).
-fn show_progress<T>(
-    workers: &[std::thread::ScopedJoinHandle<'_, T>],
-    next: &std::sync::atomic::AtomicUsize,
-    total: usize,
-    start: Instant,
-) {
-    use std::io::{IsTerminal, Write};
-    let terminal = std::io::stderr().is_terminal();
-    let mut shown = false;
-    while !workers.iter().all(|w| w.is_finished()) {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        if terminal && start.elapsed().as_secs_f64() > 1.0 {
-            let taken = next.load(std::sync::atomic::Ordering::Relaxed).min(total);
-            eprint!(
-                "\rlight: {:3} % of {total} surfaces, {:.1} s",
-                taken * 100 / total.max(1),
-                start.elapsed().as_secs_f64()
-            );
-            let _ = std::io::stderr().flush();
-            shown = true;
-        }
-    }
-    if shown {
-        eprintln!(
-            "\rlight: done, {total} surfaces in {:.1} s",
-            start.elapsed().as_secs_f64()
-        );
-    }
-}
-
-/// The emitters of `bounces` bounces: the first from each lit world surface's patches' direct
-/// light (style 0's, and daylight apart when it has its own style), each further one from the
-/// light the previous one sent the patches.
-fn bounce_emitters(
-    level: &Level,
-    inputs: &BakeInputs,
-    (offset, jobs): (&[Vec3], &[usize]),
-    bounces: u32,
-) -> Vec<bounce::Emitter> {
-    let sun_style = inputs.lights.sun_style;
-    let albedos = bounce::surface_albedos(level);
-    let mut rays = 0u64;
-    // Per surface: its patches, their points and the direct light there.
-    let mut surfaces = Vec::new();
-    for &si in jobs {
-        let s = &level.surfaces[si];
-        // Style 0, and daylight's style in slot 1 when it has one.
-        let styles = match sun_style {
-            0 => LightStyles::default(),
-            _ => LightStyles([0, sun_style, NO_STYLE, NO_STYLE]),
-        };
-        let Some(bake) = SurfaceBake::new(s, offset[si], styles, inputs) else {
-            continue;
-        };
-        let holds = |uv: Vec2| on_surface(s, offset[si], bake.frame.position(uv));
-        let patches = bounce::patches(s, holds, |uv| bake.frame.position(uv));
-        let points: Vec<Vec3> = patches
-            .blocks
-            .iter()
-            .flatten()
-            .map(|&uv| bake.point(uv))
-            .collect();
-        let direct: Vec<bounce::Parts> = patches
-            .blocks
-            .iter()
-            .flatten()
-            .zip(&points)
-            .map(|(&uv, &p)| {
-                let sums = bake.sample(uv, &mut rays).sums;
-                let sky = bake.sky(p, &mut rays);
-                match sun_style {
-                    0 => [(sums[0] + sky) * RANGE_SCALE, Vec3::ZERO],
-                    _ => [sums[0] * RANGE_SCALE, (sums[1] + sky) * RANGE_SCALE],
-                }
-            })
-            .collect();
-        surfaces.push((si, patches, points, direct));
-    }
-    let mut all: Vec<bounce::Emitter> = Vec::new();
-    let mut last: Vec<bounce::Emitter> = Vec::new();
-    for k in 0..bounces {
-        let mut this = Vec::new();
-        for (si, patches, points, light) in &mut surfaces {
-            let n = level.surfaces[*si].normal;
-            if k > 0 {
-                let near = nearby_emitters(&last, &level.surfaces[*si], offset[*si]);
-                for (l, &p) in light.iter_mut().zip(points.iter()) {
-                    *l = bounce::gather(&near, inputs.world, p, n, &mut rays);
-                }
-            }
-            bounce::emit(patches, points, light, n, albedos[*si], &mut this);
-        }
-        all.extend_from_slice(&this);
-        last = this;
-    }
-    all
-}
-
-/// The emitters that can reach `s` (placed at `offset`).
-fn nearby_emitters(
-    emitters: &[bounce::Emitter],
-    s: &Surface,
-    offset: Vec3,
-) -> Vec<bounce::Emitter> {
-    if emitters.is_empty() {
-        return Vec::new();
-    }
-    let on_plane = s
-        .vertices
-        .first()
-        .map_or(Vec3::ZERO, |v| v.position + offset);
-    bounce::near(emitters, bounds(s, offset), s.normal, on_plane)
-}
-
-/// Whether `p` lies in one of `s`'s triangles (placed at `offset`), on its plane.
-fn on_surface(s: &Surface, offset: Vec3, p: Vec3) -> bool {
-    let n = s.normal;
-    s.indices.chunks_exact(3).any(|t| {
-        let v = |k: usize| s.vertices[t[k] as usize].position + offset;
-        let e = |a: Vec3, b: Vec3| (b - a).cross(p - a).dot(n) >= -0.01;
-        e(v(0), v(1)) && e(v(1), v(2)) && e(v(2), v(0))
-    })
-}
-
 #[cfg(test)]
-#[path = "bake_tests.rs"]
 mod tests;

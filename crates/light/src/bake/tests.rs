@@ -249,7 +249,7 @@ fn agrees_with_shipped(ours: &Level, theirs: &Level) {
             o.flags == 0
                 && o.normal.dot(s.normal) > 0.999
                 && (o.normal.dot(p - o.vertices[0].position)).abs() < 0.5
-                && on_surface(o, Vec3::ZERO, p)
+                && emitters::on_surface(o, Vec3::ZERO, p)
         }) else {
             continue;
         };
