@@ -31,6 +31,7 @@
 
 pub mod clipmap;
 pub mod heightmap;
+pub mod noise;
 pub mod lamps;
 pub mod mesh;
 pub mod pyramid;
@@ -44,7 +45,8 @@ pub use clipmap::{
     ClipmapConfig, ClipmapSelector, LevelPlacement, MeshKind, SelectStats, Selection, TerrainFrame,
     TerrainInstance,
 };
-pub use heightmap::{FractalNoise, Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
+pub use heightmap::{Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
+pub use noise::FractalNoise;
 pub use mesh::{ClipmapMeshes, Mesh, MeshPart, PartRun};
 pub use pyramid::MinMaxPyramid;
 pub use shading::TerrainShading;

@@ -4,6 +4,8 @@
 //! `multi_draw_indexed_indirect` per pipeline (opaque, sky, liquid).
 
 mod count_pass;
+mod create;
+use self::create::world_module;
 mod draws;
 pub mod fog;
 mod id_pass;
@@ -181,128 +183,7 @@ struct SurfaceCache {
     atlas: Option<surface_cache::atlas::CacheAtlas>,
 }
 
-const MAX_RECORDS_MIN: usize = 256;
-
-// The draw list's commands upload as indexed indirect commands.
-const _: () = assert!(
-    std::mem::size_of::<DrawCommand>()
-        == std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()
-);
-
 impl WorldPass {
-    pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
-        Self::create_clipped(gpu, level, color_format, gpu.features.clip_distances)
-    }
-
-    /// `create`, clipping octagons with clip distances only if `clip_distances` (and the
-    /// device has them): vis-check's id images use the exact fragment test.
-    pub fn create_clipped(
-        gpu: &Gpu,
-        level: &Level,
-        color_format: wgpu::TextureFormat,
-        clip_distances: bool,
-    ) -> WorldPass {
-        let clip_distances = clip_distances && gpu.features.clip_distances;
-        let device = &gpu.device;
-        let materials = MaterialArray::create(gpu, &level.materials);
-        let mesh = WorldMesh::build(level, &materials.layers);
-        let (vertex_buffer, index_buffer) = create_mesh_buffers(device, &mesh);
-        let frame_buffer = uniform_buffer::<WorldFrame>(device, "world frame");
-        let max_records = max_records(level, &mesh);
-        let (records, indirect) = create_draw_buffers(device, max_records);
-        let atlas = light_atlas::atlas_rgba(level);
-        let lightmap = super::materials::lightmap_texture(gpu, &level.lightmaps, atlas);
-        let (skybox_view, skybox_linear_view, skybox_active) = skybox_view(gpu, level);
-        let layout = create_bind_group_layout(device);
-        let object_light = object_light::ObjectLight::create(device, level);
-        let object_lamps = object_lamps::ObjectLamps::create(device, level);
-        let resources = BindGroupResources {
-            frame: &frame_buffer,
-            records: &records,
-            object_light: &object_light.buffer,
-            object_lamps: &object_lamps.buffer,
-            lightmap: &lightmap,
-            materials: &materials,
-            skybox: &skybox_view,
-        };
-        let bind_groups = create_bind_groups(device, &layout, &resources);
-        // A count with the octagons open draws the same frame from records of its own.
-        let (open_records, open_bind_group) =
-            pipelines::open_octagon_group(device, &layout, resources, max_records);
-        let aerial_fog = level.terrain.is_some();
-        let variant = shaders::WorldVariant {
-            aerial_fog,
-            object_lamps: object_lamps.variant,
-            material_maps: object_lamps.maps,
-            ..shaders::WorldVariant::clipped(clip_distances)
-        };
-        let module = world_module(device, variant);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("world"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
-        let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
-        WorldPass {
-            pipelines,
-            id_pipelines: std::cell::OnceCell::new(),
-            id_depth_format: gpu.id_depth_format(),
-            portal_triangles: id_pass::PortalTriangles::build(level),
-            count_pipelines: Default::default(),
-            clip_distances,
-            aerial_fog,
-            linear_output: false,
-            fog: fog::WorldFog::default(),
-            shadows: None,
-            device_clip_distances: gpu.features.clip_distances,
-            wire_pipelines: std::cell::OnceCell::new(),
-            tint_pipeline: std::cell::OnceCell::new(),
-            tinted: false,
-            polygon_mode_line: gpu.features.polygon_mode_line,
-            color_format,
-            wireframe: false,
-            pipeline_layout,
-            module,
-            vertex_buffer,
-            index_buffer,
-            frame_buffer,
-            records,
-            indirect,
-            open_octagons: (open_records, open_bind_group),
-            frame_count: None,
-            device: device.clone(),
-            bind_groups,
-            linear_filtering: false,
-            skybox_active,
-            skybox_view,
-            skybox_linear_view,
-            back_faces_occlude: level
-                .cells
-                .iter()
-                .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
-            mesh,
-            object_light,
-            object_lamps,
-            styles_off: lanthorn_level::styles::switched_off(&level.entities),
-            style_scales: [1.0; lanthorn_level::styles::MAX_STYLES],
-            sun_style: lanthorn_light::lights::level_lights(level).sun_style,
-            use_indirect: gpu.features.indirect_first_instance,
-            max_records,
-            draws: DrawBuilder::default(),
-            stats: WorldStats::default(),
-            surface_culling_us: 0.0,
-            cache: SurfaceCache {
-                plan: cache_plan,
-                atlas: None,
-            },
-            viewport: (1280, 720),
-            cleared: false,
-            layout,
-            samplers: materials.samplers.clone(),
-        }
-    }
-
     /// Switches to the `AERIAL_FOG` variant (a terrain was added under a level that placed
     /// none).
     pub fn use_aerial_fog(&mut self, gpu: &Gpu) {
@@ -566,62 +447,6 @@ impl WorldPass {
     }
 }
 
-/// The world pass clears the frame: it draws first.
-/// Draw records a frame can need: cells (in every view: with mirrors or teleporters a cell may
-/// be seen in each of MAX_VIEWS views), objects, camera liquids, and surfaces several cells
-/// list (drawn once).
-fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
-    let water = level
-        .cells
-        .iter()
-        .any(|c| c.medium == lanthorn_level::Medium::Water);
-    let views = if water || level.portals.iter().any(|p| p.transform.is_some()) {
-        MAX_VIEWS
-    } else {
-        1
-    };
-    let shared = shared_surfaces(level);
-    (level.cells.len() * views + level.objects.len() + mesh.liquid_ranges.len() + shared)
-        .max(MAX_RECORDS_MIN)
-}
-
-/// The level's cubemap skybox as a cube view of its sRGB-encoded texels and as one the
-/// sampler decodes (a placeholder where it has none), and whether it has one.
-fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, wgpu::TextureView, bool) {
-    let (skybox, active) = super::materials::skybox_texture(
-        gpu,
-        level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
-    );
-    let view = |format| {
-        skybox.create_view(&wgpu::TextureViewDescriptor {
-            format,
-            dimension: Some(wgpu::TextureViewDimension::Cube),
-            ..Default::default()
-        })
-    };
-    let linear = view(Some(wgpu::TextureFormat::Rgba8UnormSrgb));
-    (view(None), linear, active)
-}
-
-/// A uniform buffer the size of `T`.
-fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: std::mem::size_of::<T>() as u64,
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
-/// The world module of a variant.
-fn world_module(device: &wgpu::Device, variant: shaders::WorldVariant) -> wgpu::ShaderModule {
-    let source = shaders::world(variant);
-    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("world.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    })
-}
-
 impl Pass for WorldPass {
     fn scope(&self) -> Scope {
         Scope {
@@ -787,17 +612,4 @@ impl WorldPass {
             );
         }
     }
-}
-
-/// Surfaces listed by more than one cell: each may need a record of its own when drawn once.
-fn shared_surfaces(level: &Level) -> usize {
-    let mut listed = vec![0u8; level.surfaces.len()];
-    for c in &level.cells {
-        for &s in &c.surfaces {
-            if let Some(n) = listed.get_mut(s as usize) {
-                *n = n.saturating_add(1);
-            }
-        }
-    }
-    listed.iter().filter(|&&n| n > 1).count()
 }
