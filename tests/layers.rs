@@ -432,3 +432,76 @@ fn the_manifest_check_catches_a_gpu_crate_in_the_core() {
     let level = "[dependencies]\nlanthorn-geom.workspace = true\nimage = { version = \"0.25\" }\n";
     assert_eq!(forbidden("level", level), ["image"]);
 }
+
+/// The workspace's crates named in the `[dependencies]` of a manifest, but those only a test
+/// feature pulls in (`optional = true`: `lanthorn-testdata` behind `test-hooks`).
+fn lanthorn_dependencies(manifest: &str) -> BTreeSet<String> {
+    let shipping: String = manifest
+        .lines()
+        .filter(|l| !l.contains("optional = true"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    dependencies(&shipping)
+        .into_iter()
+        .filter(|d| d.starts_with("lanthorn-"))
+        .collect()
+}
+
+/// Per crate of docs/ARCHITECTURE.md's crate table: its folder and the workspace crates its
+/// last column names.
+fn documented_crates(doc: &str) -> Vec<(String, String, BTreeSet<String>)> {
+    let table = doc.split("## Crates").nth(1).unwrap_or_default();
+    let table = table.split("\n## ").next().unwrap_or_default();
+    let mut out = Vec::new();
+    for row in table.lines().filter(|l| l.starts_with("| `lanthorn")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let ticked = |cell: &str| -> Vec<String> {
+            cell.split('`').skip(1).step_by(2).map(String::from).collect()
+        };
+        let head = ticked(cells[0]);
+        let (name, folder) = (head[0].clone(), head.get(1).cloned().unwrap_or_default());
+        let deps = ticked(cells.last().unwrap())
+            .into_iter()
+            .filter(|d| d.starts_with("lanthorn-"))
+            .collect();
+        out.push((name, folder, deps));
+    }
+    out
+}
+
+/// The crate table of docs/ARCHITECTURE.md lists every crate, in its folder, with the
+/// dependencies its manifest has: the map is regenerated from the manifests or this fails.
+#[test]
+fn the_architecture_map_names_each_crates_dependencies() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let documented = documented_crates(&doc);
+    let mut seen = BTreeSet::new();
+    for (name, folder, deps) in &documented {
+        let dir = if name == "lanthorn" { root.to_path_buf() } else { root.join(folder) };
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .unwrap_or_else(|e| panic!("{name}: {folder}/Cargo.toml: {e}"));
+        assert!(manifest.contains(&format!("name = \"{name}\"")), "{folder} is not {name}");
+        assert_eq!(&lanthorn_dependencies(&manifest), deps, "{name}'s dependencies");
+        seen.insert(name.clone());
+    }
+    let crates: BTreeSet<String> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| format!("lanthorn-{}", e.file_name().to_string_lossy()))
+        .chain(["lanthorn".to_string()])
+        .collect();
+    assert_eq!(seen, crates, "crates in docs/ARCHITECTURE.md against crates/");
+}
+
+/// The table reader finds a row's crate, folder and dependencies, and nothing past the table.
+#[test]
+fn the_architecture_table_reader_reads_rows() {
+    let doc = "## Crates\n\n| crate | what | deps |\n|---|---|---|\n| `lanthorn-vis` (`crates/vis`) | the `lanthorn-x` flow | `lanthorn-geom`, `lanthorn-level` (glam) |\n\n## Next\n| `lanthorn-y` (`y`) | - | `lanthorn-z` |\n";
+    let rows = documented_crates(doc);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].0, "lanthorn-vis");
+    assert_eq!(rows[0].1, "crates/vis");
+    let deps: Vec<&str> = rows[0].2.iter().map(String::as_str).collect();
+    assert_eq!(deps, ["lanthorn-geom", "lanthorn-level"]);
+}
