@@ -138,9 +138,17 @@ impl PassTarget for FrameAttachments<'_> {
 
 impl Renderer {
     pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
+        // The level's light model, read from its entities once for every pass.
+        let lights = lanthorn_light::lights::level_lights(level);
+        let clip_distances = gpu.features.clip_distances;
         Renderer {
             target: FrameTarget::create(gpu, size),
-            world: WorldPass::create(gpu, level, target::GAMMA_COLOR_FORMAT),
+            world: WorldPass::create_lit(
+                gpu,
+                (level, &lights),
+                target::GAMMA_COLOR_FORMAT,
+                clip_distances,
+            ),
             timer: GpuTimer::create(gpu),
             clear_color: wgpu::Color {
                 r: 0.02,
@@ -159,9 +167,7 @@ impl Renderer {
                 .iter()
                 .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
-            sun_direction: lanthorn_light::lights::level_lights(level)
-                .sun
-                .map(|s| s.direction),
+            sun_direction: lights.sun.map(|s| s.direction),
             lamp_map: lanthorn_terrain::lamps::LampMap::splat(&super::terrain::lamps::level_lamps(
                 &level.entities,
             )),

@@ -24,6 +24,17 @@ impl WorldPass {
         color_format: wgpu::TextureFormat,
         clip_distances: bool,
     ) -> WorldPass {
+        let lights = lanthorn_light::lights::level_lights(level);
+        Self::create_lit(gpu, (level, &lights), color_format, clip_distances)
+    }
+
+    /// `create_clipped` for a level whose light model (`light::lights`) its holder read once.
+    pub fn create_lit(
+        gpu: &Gpu,
+        (level, lights): (&Level, &lanthorn_light::lights::LevelLights),
+        color_format: wgpu::TextureFormat,
+        clip_distances: bool,
+    ) -> WorldPass {
         let clip_distances = clip_distances && gpu.features.clip_distances;
         let device = &gpu.device;
         let materials = MaterialArray::create(gpu, &level.materials);
@@ -37,7 +48,7 @@ impl WorldPass {
         let (skybox_view, skybox_linear_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
         let object_light = object_light::ObjectLight::create(device, level);
-        let object_lamps = object_lamps::ObjectLamps::create(device, level);
+        let object_lamps = object_lamps::ObjectLamps::create(device, level, lights);
         let resources = BindGroupResources {
             frame: &frame_buffer,
             records: &records,
@@ -108,7 +119,7 @@ impl WorldPass {
             object_lamps,
             styles_off: lanthorn_level::styles::switched_off(&level.entities),
             style_scales: [1.0; lanthorn_level::styles::MAX_STYLES],
-            sun_style: lanthorn_light::lights::level_lights(level).sun_style,
+            sun_style: lights.sun_style,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,
             draws: DrawBuilder::default(),

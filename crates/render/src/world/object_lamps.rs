@@ -43,9 +43,12 @@ pub(super) struct ObjectLamps {
 }
 
 impl ObjectLamps {
-    pub(super) fn create(device: &wgpu::Device, level: &Level) -> ObjectLamps {
-        let lights = lanthorn_light::lights::level_lights(level);
-        let lamps: Vec<EntityLight> = lights.lights.into_iter().filter(|l| l.lamp).collect();
+    pub(super) fn create(
+        device: &wgpu::Device,
+        level: &Level,
+        lights: &lanthorn_light::lights::LevelLights,
+    ) -> ObjectLamps {
+        let lamps: Vec<EntityLight> = lights.lights.iter().filter(|l| l.lamp).cloned().collect();
         let n = level.objects.len().max(1) * SLOTS * VECTORS;
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world object lamps"),
