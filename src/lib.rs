@@ -19,6 +19,7 @@ pub use lanthorn_compile::scenes;
 pub use lanthorn_terrain as terrain;
 pub use lanthorn_vis as vis;
 pub use lanthorn_render as render;
+pub use lanthorn_scene as scene;
 
 pub mod app;
 

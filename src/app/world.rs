@@ -112,89 +112,20 @@ pub fn cull_view(
     culler.cull(level, camera, visible);
 }
 
-/// Puts the level's moving objects where they are at the frame's time, shuts the portals of
-/// the doors at rest, and lights each moving object where it is: from the level's light grid
-/// over its box (spherical harmonics, this frame's style brightnesses), else by the lightmap
-/// straight below its centre (Quake's `R_LightPoint`; full light where no lit floor lies
-/// below, or in fullbright).
+/// Puts the level's moving objects where they are at the frame's time and lights them there
+/// (`scene::update`, with the frame's clock and switches).
 pub fn animate(
     level: &Level,
     culler: &mut crate::vis::Culler,
     settings: &crate::render::settings::FrameSettings,
 ) {
-    if culler.links.moving.is_empty() {
-        return;
-    }
-    let time = settings.time as f64;
-    culler.animate(level, time);
-    let off = culler.links.styles_off ^ settings.switched;
-    let mut scales = crate::level::styles::scales(time, settings.light_styles, off);
-    // Daylight baked under its own style dims at night, as the world's lightmaps do.
-    if let Some(g) = level.light_grid.as_ref().filter(|g| g.sun_style != 0) {
-        scales[g.sun_style as usize] *= settings.time_of_day.daylight();
-    }
-    for k in 0..culler.links.moving.len() {
-        let i = culler.links.moving[k] as usize;
-        let b = culler.links.bounds[i];
-        let centre = (b.min + b.max) * 0.5;
-        let grid = level.light_grid.as_ref().filter(|_| !settings.fullbright);
-        let ambient = grid.and_then(|g| crate::light::grid::light_over(g, b, &scales));
-        culler.links.ambient[i] = ambient;
-        culler.links.lights[i] = if settings.fullbright || ambient.is_some() {
-            [1.0; 3]
-        } else {
-            crate::light::point::light_below(level, centre, &scales, settings.light_scale)
-                .unwrap_or([1.0; 3])
-        };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use glam::Vec3;
-
-    use crate::render::settings::{FrameSettings, TimeOfDay};
-
-    /// A slab riding up and down in an open-air yard under a sun whose daylight bakes under
-    /// style 12: by night the grid's daylight slot dims as the lightmaps' does (oracle: the
-    /// lookup with style 12 scaled by night's daylight by hand), and the slab darkens.
-    #[test]
-    fn night_dims_a_moving_objects_daylight() {
-        let scene = crate::compile::scene::parse(
-            r#"Scene(
-            ops: [(brush: Box(min: (-512, -512, 0), max: (512, 512, 512)), medium: Air)],
-            outdoor: [Box(min: (-512, -512, 0), max: (512, 512, 512))],
-            objects: [(name: "slab", brushes: [(brush: Box(min: (-32, -32, 16), max: (32, 32, 24)))],
-                motion: Some(Path(points: [(0, 0, 0), (0, 0, 128)], speed: 32)))],
-            entities: [[("classname", "worldspawn"), ("_sunlight", "200"), ("_sun_mangle", "0 -60 0"),
-                ("_sun_style", "12")]],
-        )"#,
-        )
-        .unwrap();
-        let (level, _) = crate::compile::scene::compile_scene(&scene, &Default::default()).unwrap();
-        let grid = level.light_grid.as_ref().unwrap();
-        assert_eq!(grid.sun_style, 12);
-        let light = |time_of_day| {
-            let settings = FrameSettings {
-                time_of_day,
-                ..Default::default()
-            };
-            let mut culler = crate::vis::Culler::new(&level, crate::vis::CullMode::Portal);
-            super::animate(&level, &mut culler, &settings);
-            (culler.links.ambient[0].unwrap(), culler.links.bounds[0])
-        };
-        let ((day, b), (night, _)) = (light(TimeOfDay::Day), light(TimeOfDay::Night));
-        let mut scales = crate::level::styles::scales(0.0, Default::default(), 0);
-        scales[12] *= TimeOfDay::Night.daylight();
-        let want = crate::light::grid::light_over(grid, b, &scales).unwrap();
-        assert!((night.eval(Vec3::Z) - want.eval(Vec3::Z)).length() < 1e-4);
-        let (d, n) = (day.eval(Vec3::Z).x, night.eval(Vec3::Z).x);
-        assert!(d > 50.0 && n < 0.1 * d, "day {d}, night {n}");
-        // The sun is kept out of the harmonics: the open yard sees it whole, and an upward
-        // face gets Quake's `0.5 + 0.5 cos` of `_sunlight` × the range scale ½, 60° up.
-        assert_eq!(day.sun_visible, 1.0);
-        assert!(day.sh.eval(Vec3::Z).length() < 1e-3);
-        let want = 200.0 * 0.5 * (0.5 + 0.5 * 60f32.to_radians().sin());
-        assert!((d - want).abs() < 0.01 * want, "{d} vs {want}");
-    }
+    let at = crate::scene::Moment {
+        seconds: settings.time as f64,
+        styles: settings.light_styles,
+        switched: settings.switched,
+        daylight: settings.time_of_day.daylight(),
+        fullbright: settings.fullbright,
+        light_scale: settings.light_scale,
+    };
+    crate::scene::update(level, culler, &at);
 }

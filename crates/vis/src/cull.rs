@@ -145,6 +145,18 @@ impl Culler {
         }
     }
 
+    /// Lights each moving object where it now is: `light` of its box gives its light from the
+    /// level's grid (`None`: the level has none) and the light to multiply its lightmaps by.
+    pub fn light_moving_objects(
+        &mut self,
+        mut light: impl FnMut(Aabb) -> (Option<lanthorn_level::GridLight>, [f32; 3]),
+    ) {
+        for k in 0..self.links.moving.len() {
+            let i = self.links.moving[k] as usize;
+            (self.links.ambient[i], self.links.lights[i]) = light(self.links.bounds[i]);
+        }
+    }
+
     /// The objects whose box `keep` passes against a view's frustum, in the camera's view and
     /// every view through a mirror or teleporter (with that view's octagon): the methods
     /// without a flow.
