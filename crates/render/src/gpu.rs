@@ -239,31 +239,7 @@ impl Gpu {
         let disabled_list = opts.disabled()?;
         let adapter = pick_adapter(&instance, surface)?;
         let info = adapter.get_info();
-        let available = adapter.features();
-        let mut features = FeatureSet::default();
-        let mut disabled = FeatureSet::default();
-        let mut required = wgpu::Features::empty();
-        for f in OptionalFeature::ALL {
-            let wf = f.wgpu_features();
-            if available.contains(wf) {
-                if disabled_list.contains(&f) {
-                    disabled.set(f, true);
-                } else {
-                    features.set(f, true);
-                    required |= wf;
-                }
-            }
-        }
-        // The id frames' depth with a stencil: exact float depth where the adapter has it.
-        required |= available & wgpu::Features::DEPTH32FLOAT_STENCIL8;
-        // Multi-draw indirect is core in wgpu but needs indirect execution on the adapter.
-        let limits = wgpu::Limits::default().using_resolution(adapter.limits());
-        let limits = wgpu::Limits {
-            max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
-            max_buffer_size: adapter.limits().max_buffer_size,
-            max_texture_array_layers: adapter.limits().max_texture_array_layers,
-            ..limits
-        };
+        let (required, limits) = wanted(&adapter, &disabled_list);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("lanthorn"),
             required_features: required,
@@ -274,21 +250,48 @@ impl Gpu {
             adapter: info.name.clone(),
             source,
         })?;
+        let mut gpu = Gpu::from_parts(instance, adapter, device, queue);
+        for f in disabled_list {
+            gpu.disabled.set(f, gpu.adapter.features().contains(f.wgpu_features()));
+        }
         log::info!(
             "GPU: {} ({:?}), features on: {:?}",
-            info.name,
-            info.backend,
-            features.names()
+            gpu.info.name,
+            gpu.info.backend,
+            gpu.features.names()
         );
-        Ok(Gpu {
+        Ok(gpu)
+    }
+
+    /// What to ask of `adapter` when the application makes the device itself: the optional
+    /// features Lanthorn uses that it has, and limits as large as it allows for buffers and
+    /// texture arrays. A device made with less works too; Lanthorn then does without.
+    pub fn wanted(adapter: &wgpu::Adapter) -> (wgpu::Features, wgpu::Limits) {
+        wanted(adapter, &[])
+    }
+
+    /// Lanthorn on a device the application made (with [`Gpu::wanted`], or with less):
+    /// the optional features are those the device was given.
+    pub fn from_parts(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Gpu {
+        let mut features = FeatureSet::default();
+        for f in OptionalFeature::ALL {
+            features.set(f, device.features().contains(f.wgpu_features()));
+        }
+        let info = adapter.get_info();
+        Gpu {
             instance,
             adapter,
             device,
             queue,
             features,
-            disabled,
+            disabled: FeatureSet::default(),
             info,
-        })
+        }
     }
 
     /// The depth-stencil format of the id frames (vis-check): a view's surfaces show only
@@ -363,4 +366,27 @@ fn pick_adapter(
             tried: format!("Vulkan, GL{env}"),
         }
     })
+}
+
+/// The features and limits to ask of `adapter`: every optional feature it has but those in
+/// `disabled`, exact float depth with stencil for the id frames where it has it, and its own
+/// limits for buffer sizes and texture arrays.
+fn wanted(adapter: &wgpu::Adapter, disabled: &[OptionalFeature]) -> (wgpu::Features, wgpu::Limits) {
+    let available = adapter.features();
+    let mut required = wgpu::Features::empty();
+    for f in OptionalFeature::ALL {
+        if available.contains(f.wgpu_features()) && !disabled.contains(&f) {
+            required |= f.wgpu_features();
+        }
+    }
+    // The id frames' depth with a stencil: exact float depth where the adapter has it.
+    required |= available & wgpu::Features::DEPTH32FLOAT_STENCIL8;
+    let limits = wgpu::Limits::default().using_resolution(adapter.limits());
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: adapter.limits().max_storage_buffer_binding_size,
+        max_buffer_size: adapter.limits().max_buffer_size,
+        max_texture_array_layers: adapter.limits().max_texture_array_layers,
+        ..limits
+    };
+    (required, limits)
 }
