@@ -36,7 +36,15 @@ fn ensure_runtime_dir() {
 fn main() {
     app::started();
     ensure_runtime_dir();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // The libraries' warnings read like the program's own: `warning: …` on stderr.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|out, record| {
+            use std::io::Write;
+            let level = record.level().as_str().to_ascii_lowercase();
+            let level = if level == "warn" { "warning".into() } else { level };
+            writeln!(out, "{level}: {}", record.args())
+        })
+        .init();
     if let Err(e) = app::command::run(Cli::parse().command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

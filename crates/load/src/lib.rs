@@ -93,8 +93,8 @@ pub fn load_from_game(
         (None, None) => None,
     };
     if palette.is_none() {
-        eprintln!(
-            "warning: {}: no gfx/palette.lmp on the game's search path ({}), so every texture is a grey checkerboard; give --palette FILE (Quake's gfx/palette.lmp, 768 bytes)",
+        log::warn!(
+            "{}: no gfx/palette.lmp on the game's search path ({}), so every texture is a grey checkerboard; give --palette FILE (Quake's gfx/palette.lmp, 768 bytes)",
             found.origin,
             search.describe()
         );

@@ -102,12 +102,12 @@ pub(crate) fn default_palette() -> Option<&'static [u8; 768]> {
 }
 
 /// Loads a `.bsp` file with the palette found near it ([`palette_near`]); when there is none,
-/// says so once on stderr with what to give, and the textures are a grey checkerboard.
+/// warns once (`log`) with what to give, and the textures are a grey checkerboard.
 pub fn load(path: &Path) -> Result<Level, Q1Error> {
     let palette = match palette_near(path) {
         Ok(p) => Some(p),
         Err(missing) => {
-            eprintln!("warning: {missing}");
+            log::warn!("{missing}");
             None
         }
     };
@@ -198,7 +198,7 @@ pub fn from_bytes_with_palette(
 ) -> Result<Level, Q1Error> {
     let (level, warnings) = import(bytes, file, palette)?;
     for w in warnings {
-        eprintln!("warning: {file}: {w}");
+        log::warn!("{file}: {w}");
     }
     Ok(level)
 }
