@@ -86,7 +86,7 @@ pub struct EntityLight {
 }
 
 impl EntityLight {
-    /// How far the light reaches: where it falls to 0, or under [`FADE_GATE`].
+    /// How far the light reaches: where it falls to 0, or under `FADE_GATE`.
     pub fn reach(&self) -> f32 {
         let (light, wait) = (self.intensity, self.falloff);
         match self.formula {

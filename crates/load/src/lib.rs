@@ -3,6 +3,7 @@
 //! knows them all.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub(crate) mod cache;
 pub mod search;
@@ -21,31 +22,50 @@ use lanthorn_level::{Level, LvlError};
 /// the file and says each text once.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The file's type is none Lanthorn reads.
     #[error(
         "{path}: unknown level type (expected .lvl, .map, .ron, .bsp, or keep / builtin / builtin:maze / builtin:portals)"
     )]
-    UnknownType { path: PathBuf },
+    UnknownType {
+        /// The file given.
+        path: PathBuf,
+    },
+    /// A bare map name with no game to look it up in.
     #[error(
         "{path}: no such level file; a Quake map name is looked up in a game: give --basedir QUAKE_DIR (the folder that holds id1)"
     )]
-    BareName { path: PathBuf },
+    BareName {
+        /// The name given.
+        path: PathBuf,
+    },
+    /// The file could not be read.
     #[error("{path}: {error}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// A `.lvl` file's error.
     #[error(transparent)]
     Lvl(#[from] LvlError),
+    /// The compiler's error (`.map`, `.ron`, the built-in scenes).
     #[error(transparent)]
     Compile(#[from] CompileError),
+    /// The Quake importer's error (`.bsp`).
     #[error(transparent)]
     Quake(#[from] Q1Error),
+    /// The game's search path could not be read.
     #[error(transparent)]
     Search(#[from] search::SearchError),
+    /// A map name the game does not have.
     #[error("{name}: no such level file, and no {file} on the game's search path ({searched})")]
     NotInGame {
+        /// The name given.
         name: String,
+        /// The file looked for (`maps/NAME.bsp`).
         file: String,
+        /// Where it was looked for.
         searched: String,
     },
 }

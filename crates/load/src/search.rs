@@ -8,10 +8,16 @@ use std::path::{Path, PathBuf};
 
 use lanthorn_import::pak::{Pak, PakError};
 
+/// Why a game's search path could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
+    /// The game folder is not there.
     #[error("{folder}: no such game folder (--basedir names the folder that holds id1, Quake's install folder; --game a mod folder beside id1)")]
-    NoFolder { folder: PathBuf },
+    NoFolder {
+        /// The folder named.
+        folder: PathBuf,
+    },
+    /// A pak file on the path is broken.
     #[error(transparent)]
     Pak(#[from] PakError),
 }
@@ -31,7 +37,9 @@ pub struct SearchPath {
 
 /// A file found on the search path: its bytes and where they came from (`pak0.pak:NAME`).
 pub struct Found {
+    /// The file's bytes.
     pub bytes: Vec<u8>,
+    /// Where they came from, for messages.
     pub origin: String,
 }
 

@@ -2,7 +2,7 @@
 //! threshold bleeds into its surroundings. Three offscreen passes into textures of its own
 //! (the bright pass straight to an eighth of the frame, a horizontal and a vertical blur) and
 //! its own pass adding the result onto the frame. All in linear light on the LDR
-//! frame; with bloom off nothing of it runs and the frame is untouched. [`reference`] is the
+//! frame; with bloom off nothing of it runs and the frame is untouched. [`reference()`] is the
 //! same chain on the CPU, which the GPU test checks the pass against.
 
 use crate::bindings::{sampler_entry, texture_entry, uniform_entry};

@@ -294,7 +294,7 @@ pub fn lightmap_texture(gpu: &Gpu, lm: &Lightmaps, rgba: Vec<u8>) -> wgpu::Textu
 /// cube = (x, z, −y), so the world's +Z (up) is the cube's +Y.
 pub const SKYBOX_SUFFIXES: [&str; 6] = ["ft", "bk", "up", "dn", "lf", "rt"];
 
-/// World direction (Z up) of texel (u, v) ∈ [0,1]² on cube layer `face` (Vulkan/WebGPU cube
+/// World direction (Z up) of texel (u, v) ∈ \[0,1\]² on cube layer `face` (Vulkan/WebGPU cube
 /// conventions, then cube space back to world space).
 pub fn skybox_direction(face: usize, u: f32, v: f32) -> glam::Vec3 {
     let (s, t) = (2.0 * u - 1.0, 2.0 * v - 1.0);

@@ -1,12 +1,12 @@
-//! WGSL sources as the program builds them: every variant goes through [`build`], so the naga
+//! WGSL sources as the program builds them: every variant goes through `build`, so the naga
 //! test validates exactly what the GPU gets.
 //!
-//! Every file of `shaders/` is compiled in ([`SOURCES`]); nothing is read at run time. A small
+//! Every file of `shaders/` (and the terrain crate's vertex include) is compiled in (`SOURCES`); nothing is read at run time. A small
 //! preprocessor reads lines that start with `#`:
 //! - `#include NAME` is replaced by the file `shaders/NAME`, itself expanded: shared code lives
 //!   in `shaders/*.inc.wgsl`;
 //! - `#ifdef NAME` / `#ifndef NAME` … `#else` … `#endif` keep or drop lines by the defines a
-//!   variant is built with; every name tested is one of [`DEFINES`], and every define given
+//!   variant is built with; every name tested is one of `DEFINES`, and every define given
 //!   must be tested somewhere in the shader, so neither a typo nor a variant that lost its part
 //!   goes unnoticed.
 

@@ -10,6 +10,7 @@ use super::{EyeTracker, PortalFlow, VisibleCell, VisibleObject, VisibleSet};
 use lanthorn_geom::{Aabb, Camera, Octagon, Plane};
 use lanthorn_level::{cell_flags, Level};
 
+/// How a frame finds what it draws (`--cull`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CullMode {
     /// Thief's portal flow with per-cell octagons.
@@ -45,6 +46,7 @@ impl std::str::FromStr for CullMode {
 }
 
 impl CullMode {
+    /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             CullMode::Portal => "portal",
@@ -66,9 +68,13 @@ pub fn box_in_frustum(planes: &[Plane], b: &Aabb) -> bool {
 
 /// Per-view culling state: the eye tracker and the flow's reusable buffers.
 pub struct Culler {
+    /// The method this culler runs.
     pub mode: CullMode,
+    /// Which cell the eye is in, kept from frame to frame.
     pub tracker: EyeTracker,
+    /// The portal flow and its reusable buffers.
     pub flow: PortalFlow,
+    /// The objects, where they are and the cells they are linked to.
     pub links: ObjectLinks,
     object_stamp: Vec<u32>,
     frame: u32,
@@ -92,8 +98,11 @@ pub struct Culler {
 /// Microseconds per culling stage of the last `cull` call.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CullStages {
+    /// Finding the eye's cell.
     pub locate: f64,
+    /// The method's cells (the portal flow, PVS marking or frustum test).
     pub cells: f64,
+    /// The visible objects.
     pub objects: f64,
 }
 
@@ -118,6 +127,7 @@ impl Culler {
         super::portal_views::add_portal_views(level, camera, out, &mut pick);
     }
 
+    /// A culler for `level` running `mode`.
     pub fn new(level: &Level, mode: CullMode) -> Culler {
         Culler {
             mode,
@@ -194,6 +204,8 @@ impl Culler {
         }
     }
 
+    /// Fills `out` with what `camera` may see of `level` by this culler's method: cells with their
+    /// octagons, the views through mirrors and teleporters, the objects.
     pub fn cull(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let t = Instant::now();
         out.cells.clear();

@@ -2,6 +2,7 @@
 //! the world pass draws: one per-draw record per entry.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 use lanthorn_geom::Octagon;
 use lanthorn_level::Level;
@@ -9,7 +10,9 @@ use lanthorn_level::Level;
 /// A visible cell and the screen region it can be seen through.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VisibleCell {
+    /// The cell (`Level::cells` index).
     pub cell: u32,
+    /// The screen region (normalized device coordinates) the cell can be seen through.
     pub octagon: Octagon,
     /// The view it is seen in: 0 is the camera; mirrors and teleporters add views.
     pub view: u32,
@@ -29,6 +32,7 @@ pub struct View {
     /// The view this one is seen in (0: the camera's) and the portal it is seen through:
     /// what it shows lies only where that portal is the nearest thing in the parent view.
     pub parent: u32,
+    /// The portal (`Level::portals` index).
     pub portal: u32,
     /// A water surface's reflection (`PortalFlow::reflect_water`): the water is drawn over it,
     /// blended by a Fresnel term.
@@ -38,9 +42,11 @@ pub struct View {
 /// A visible object, the union of its cells' octagons, and where it is this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VisibleObject {
+    /// The object (`Level::objects` index).
     pub object: u32,
     /// The view it is seen in (0: the camera's; mirrors and teleporters show objects too).
     pub view: u32,
+    /// The union of the octagons of the visible cells it is linked to.
     pub octagon: Octagon,
     /// Its translation this frame.
     pub origin: glam::Vec3,
@@ -54,7 +60,9 @@ pub struct VisibleObject {
 /// Cells front-to-back with their octagons, and objects.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VisibleSet {
+    /// The visible cells, nearest first within each view.
     pub cells: Vec<VisibleCell>,
+    /// The visible objects.
     pub objects: Vec<VisibleObject>,
     /// Views after the camera's (index 1 onward is `views[i - 1]`).
     pub views: Vec<View>,

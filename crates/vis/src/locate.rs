@@ -11,6 +11,8 @@ const EPS: f32 = 0.01;
 /// Moves longer than this (units) are located from the BSP instead of walked.
 const MAX_WALK: f32 = 256.0;
 
+/// The cell the eye is in, found by walking from last frame's cell through the portals it
+/// crossed, and by BSP point location when the walk is long or fails.
 #[derive(Clone, Debug, Default)]
 pub struct EyeTracker {
     cell: Option<u32>,
@@ -22,10 +24,12 @@ pub struct EyeTracker {
 }
 
 impl EyeTracker {
+    /// An eye not yet located.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// The eye's cell (`None`: in solid, or not yet located).
     pub fn cell(&self) -> Option<u32> {
         self.cell
     }

@@ -15,6 +15,8 @@ use lanthorn_level::{BspChild, Level};
 /// Units an object's box grows by when it is linked to cells.
 pub const LINK_MARGIN: f32 = 1.0;
 
+/// Where the level's objects are this frame and the cells each is linked to (every cell its
+/// box overlaps, as Quake's efrags), with their light.
 #[derive(Clone, Debug, Default)]
 pub struct ObjectLinks {
     /// Cells each object overlaps.
@@ -96,6 +98,7 @@ pub fn cells_touching(level: &Level, b: &Aabb, stack: &mut Vec<BspChild>, out: &
 }
 
 impl ObjectLinks {
+    /// The objects of `level` where they spawn, linked.
     pub fn new(level: &Level) -> ObjectLinks {
         let n = level.objects.len();
         let mut links = ObjectLinks {

@@ -21,7 +21,9 @@ pub const OCTAGON_MARGIN: f32 = 1e-3;
 /// What one traversal did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowStats {
+    /// Cells the flow reached.
     pub cells_reached: u32,
+    /// Portals tested against the octagon of the cell they lead from.
     pub portals_tested: u32,
     /// Tested portals the flow went through (or opened a view through).
     pub portals_passed: u32,
@@ -29,6 +31,7 @@ pub struct FlowStats {
     pub revisits: u32,
     /// Cells whose re-visit bound was hit (octagon widened to the full screen).
     pub fallbacks: u32,
+    /// Microseconds the traversal took.
     pub micros: f64,
 }
 
@@ -52,11 +55,13 @@ pub enum PortalOutcome {
 /// One portal test of a traced flow (`PortalFlow::trace`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortalTest {
+    /// The portal tested (`Level::portals` index).
     pub portal: u32,
     /// The view it was tested in (0: the camera).
     pub view: u32,
     /// The cell it leads to.
     pub target: u32,
+    /// What the test found.
     pub outcome: PortalOutcome,
 }
 
@@ -131,8 +136,12 @@ fn reflection_across(plane: &Plane) -> Mat4 {
 
 /// Views through mirrors and teleporters per frame, nested at most this deep.
 pub const MAX_VIEWS: usize = 8;
+/// Views seen through views are nested at most this deep (a mirror in a mirror).
 pub const MAX_VIEW_DEPTH: u32 = 2;
 
+/// Thief's portal flow: from the eye's cell through the portals whose screen octagons meet
+/// the octagon of the cell they lead from, nearest first; each reached cell gets the union of
+/// the octagons it was entered through. Keeps its buffers between frames.
 pub struct PortalFlow {
     portals: Vec<FlowPortal>,
     transforms: Vec<Mat4>,
@@ -154,6 +163,7 @@ pub struct PortalFlow {
     clip_out: Vec<Vec4>,
     /// Visits of one cell before its octagon is widened to the full screen.
     pub max_visits: u16,
+    /// What the last traversal did.
     pub stats: FlowStats,
     /// Portals crossed from the eye to reach each cell (valid where `stamp` is this frame).
     depth: Vec<u16>,

@@ -10,7 +10,7 @@
 //!   liquid faces, and all faces of a map without light data, have `lightmap: None` (draw
 //!   fullbright). A normal face without light data gets one black luxel, as Quake shows it
 //!   dark.
-//! - Portals are generated from the node tree (see [`portals`]); the file's PVS is kept by
+//! - Portals are generated from the node tree (see `portals`); the file's PVS is kept by
 //!   cell in `level.pvs`.
 //! - Textures are decoded with the Quake palette: [`load`] looks for it near the file
 //!   ([`palette_near`]; a game's search path has its own: `load::load_from_game`). Without a
@@ -136,7 +136,7 @@ const PALETTE_PLACES: [&str; 5] = [
     "id1/gfx/palette.lmp",
 ];
 
-/// The Quake palette near a map file (see [`PALETTE_PLACES`]), or the warning that says where
+/// The Quake palette near a map file (see `PALETTE_PLACES`), or the warning that says where
 /// it was looked for and what to give.
 pub fn palette_near(path: &Path) -> Result<[u8; 768], String> {
     let start = match path.parent() {

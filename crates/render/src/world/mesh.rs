@@ -108,7 +108,7 @@ pub struct WorldVertex {
     /// byte, 255 ends the slots); slot `k` is lightmap atlas layer `k`.
     pub styles: u32,
     /// The light of a surface without a lightmap (`VERTEX_NO_LIGHTMAP`): shaded by its normal
-    /// so walls stay readable ([`unlit_light`]); worked out here, not per fragment.
+    /// so walls stay readable (`unlit_light`); worked out here, not per fragment.
     pub unlit: f32,
     /// Each lightmap slot's colour where the atlas keeps it grey (`light_atlas::slot_tints`).
     pub style_tints: [u32; 4],
