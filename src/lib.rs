@@ -8,18 +8,18 @@
 #![warn(unreachable_pub)]
 
 pub use lanthorn_compile as compile;
-pub use lanthorn_level::files;
+pub use lanthorn_compile::scenes;
 pub use lanthorn_geom as geom;
+pub use lanthorn_geom::rng;
 pub use lanthorn_import as import;
 pub use lanthorn_level as level;
+pub use lanthorn_level::files;
 pub use lanthorn_light as light;
 pub use lanthorn_load as load;
-pub use lanthorn_geom::rng;
-pub use lanthorn_compile::scenes;
-pub use lanthorn_terrain as terrain;
-pub use lanthorn_vis as vis;
 pub use lanthorn_render as render;
 pub use lanthorn_scene as scene;
+pub use lanthorn_terrain as terrain;
+pub use lanthorn_vis as vis;
 
 pub mod app;
 

@@ -41,7 +41,11 @@ fn main() {
         .format(|out, record| {
             use std::io::Write;
             let level = record.level().as_str().to_ascii_lowercase();
-            let level = if level == "warn" { "warning".into() } else { level };
+            let level = if level == "warn" {
+                "warning".into()
+            } else {
+                level
+            };
             writeln!(out, "{level}: {}", record.args())
         })
         .init();

@@ -415,9 +415,16 @@ fn no_crate_of_the_core_depends_on_the_gpu_or_a_window() {
     for e in std::fs::read_dir(&crates).unwrap().flatten() {
         let package = e.file_name().to_string_lossy().to_string();
         let manifest = std::fs::read_to_string(e.path().join("Cargo.toml")).unwrap();
-        assert!(!dependencies(&manifest).is_empty(), "{package}: no dependencies read");
+        assert!(
+            !dependencies(&manifest).is_empty(),
+            "{package}: no dependencies read"
+        );
         checked += 1;
-        bad.extend(forbidden(&package, &manifest).into_iter().map(|d| format!("{package}: {d}")));
+        bad.extend(
+            forbidden(&package, &manifest)
+                .into_iter()
+                .map(|d| format!("{package}: {d}")),
+        );
     }
     assert!(checked >= 10, "only {checked} crates");
     assert!(bad.is_empty(), "layering broken: {bad:?}");
@@ -456,7 +463,11 @@ fn documented_crates(doc: &str) -> Vec<(String, String, BTreeSet<String>)> {
     for row in table.lines().filter(|l| l.starts_with("| `lanthorn")) {
         let cells: Vec<&str> = row.split(" | ").collect();
         let ticked = |cell: &str| -> Vec<String> {
-            cell.split('`').skip(1).step_by(2).map(String::from).collect()
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect()
         };
         let head = ticked(cells[0]);
         let (name, folder) = (head[0].clone(), head.get(1).cloned().unwrap_or_default());
@@ -478,11 +489,22 @@ fn the_architecture_map_names_each_crates_dependencies() {
     let documented = documented_crates(&doc);
     let mut seen = BTreeSet::new();
     for (name, folder, deps) in &documented {
-        let dir = if name == "lanthorn" { root.to_path_buf() } else { root.join(folder) };
+        let dir = if name == "lanthorn" {
+            root.to_path_buf()
+        } else {
+            root.join(folder)
+        };
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
             .unwrap_or_else(|e| panic!("{name}: {folder}/Cargo.toml: {e}"));
-        assert!(manifest.contains(&format!("name = \"{name}\"")), "{folder} is not {name}");
-        assert_eq!(&lanthorn_dependencies(&manifest), deps, "{name}'s dependencies");
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{folder} is not {name}"
+        );
+        assert_eq!(
+            &lanthorn_dependencies(&manifest),
+            deps,
+            "{name}'s dependencies"
+        );
         seen.insert(name.clone());
     }
     let crates: BTreeSet<String> = std::fs::read_dir(root.join("crates"))
@@ -491,7 +513,10 @@ fn the_architecture_map_names_each_crates_dependencies() {
         .map(|e| format!("lanthorn-{}", e.file_name().to_string_lossy()))
         .chain(["lanthorn".to_string()])
         .collect();
-    assert_eq!(seen, crates, "crates in docs/ARCHITECTURE.md against crates/");
+    assert_eq!(
+        seen, crates,
+        "crates in docs/ARCHITECTURE.md against crates/"
+    );
 }
 
 /// The table reader finds a row's crate, folder and dependencies, and nothing past the table.

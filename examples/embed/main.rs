@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use lanthorn_geom::{Camera, CameraSpec};
 use lanthorn_level::Level;
-use lanthorn_render::frame::{FrameStats, Renderer};
+use lanthorn_render::frame::{Frame, FrameStats, Renderer};
 use lanthorn_render::gpu::Gpu;
 use lanthorn_render::present::PresentPass;
 use lanthorn_render::settings::FrameSettings;
@@ -87,12 +87,13 @@ impl App {
             ..Default::default()
         }))?;
         let (required_features, required_limits) = Gpu::wanted(&adapter);
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("embedding application"),
-            required_features,
-            required_limits,
-            ..Default::default()
-        }))?;
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("embedding application"),
+                required_features,
+                required_limits,
+                ..Default::default()
+            }))?;
         let size = window.inner_size();
         let config = surface
             .get_default_config(&adapter, size.width.max(1), size.height.max(1))
@@ -135,12 +136,13 @@ impl Running {
         let aspect = self.config.width as f32 / self.config.height as f32;
         let camera = Camera::new(spec, aspect);
         self.culler.cull(level, &camera, &mut self.visible);
-        let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+        let surface_texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             // A surface gone stale (resized, minimized): configured again, drawn next time.
             _ => return self.surface.configure(&self.gpu.device, &self.config),
         };
-        let view = frame.texture.create_view(&Default::default());
+        let view = surface_texture.texture.create_view(&Default::default());
         let gpu = &self.gpu;
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         let settings = FrameSettings {
@@ -148,8 +150,8 @@ impl Running {
             ..Default::default()
         };
         let mut stats = FrameStats::default();
-        self.renderer
-            .encode(gpu, &mut enc, &camera, &self.visible, &settings, &mut stats);
+        let frame = Frame::new(&camera, &self.visible, &settings);
+        self.renderer.encode(gpu, &mut enc, &frame, &mut stats);
         {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("application's blit"),
@@ -170,7 +172,7 @@ impl Running {
             self.present.record(&mut pass);
         }
         gpu.queue.submit([enc.finish()]);
-        gpu.queue.present(frame);
+        gpu.queue.present(surface_texture);
         self.drawn += 1;
     }
 

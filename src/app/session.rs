@@ -11,10 +11,13 @@ use super::overlays::Overlays;
 use super::trace::Trace;
 use crate::geom::Camera;
 use crate::level::Level;
+use crate::render::frame::Frame;
 use crate::render::overlay::lines::{culled_surface_lines, overlay_lines, wireframe_lines};
+use crate::render::overlay::OverlayVertex;
 use crate::render::overlay::OverlayView;
 use crate::render::renderdoc::RenderDoc;
 use crate::render::settings::FrameSettings;
+use crate::render::ui_cover::PixelRect;
 use crate::render::{stage, FrameStats, Gpu, Renderer};
 use crate::terrain::ClipmapTerrain;
 use crate::vis::{CullMode, Culler, VisibleSet};
@@ -30,6 +33,13 @@ pub struct Session<'l> {
     pub overlays: Overlays,
     /// What the user switched; each frame sets its time and its method's surface tests.
     pub settings: FrameSettings,
+    /// Opaque panels over every headless frame (`bench --ui-cover`; the demo hands its own
+    /// to each frame).
+    pub ui_cover: Vec<PixelRect>,
+    /// The culling overlays' lines for the frame `cull` started (clip space).
+    overlay_lines: Vec<OverlayVertex>,
+    /// Culling frozen at this camera for the frame `cull` started (`Overlays::cull_camera`).
+    culling: Option<Camera>,
     trace: Option<Trace>,
     traced: usize,
     /// RenderDoc's API when the program runs under it.
@@ -57,6 +67,9 @@ impl<'l> Session<'l> {
             visible: VisibleSet::default(),
             overlays: Overlays::default(),
             settings: FrameSettings::default(),
+            ui_cover: Vec::new(),
+            overlay_lines: Vec::new(),
+            culling: None,
             trace: None,
             traced: 0,
             renderdoc: None,
@@ -125,7 +138,7 @@ impl<'l> Session<'l> {
             settings,
             &mut self.visible,
         );
-        self.renderer.culling = self.overlays.cull_camera.is_some().then_some(culling);
+        self.culling = self.overlays.cull_camera.is_some().then_some(culling);
         self.overlay_lines(camera, &culling);
         let mut stats = FrameStats::default();
         stats.stage(stage::CULLING, start);
@@ -153,29 +166,40 @@ impl<'l> Session<'l> {
         if set.wireframe && !self.settings.wireframe {
             wireframe_lines(world.mesh(), &view, &mut lines);
         }
-        self.renderer.overlay_lines = lines;
+        self.overlay_lines = lines;
         self.settings.tint = set.tint();
         self.settings.overdraw = set.overdraw.then_some(self.overlays.overdraw_clip);
     }
 
-    /// Records the passes of the frame [`Session::cull`] started into `enc`.
+    /// Records the passes of the frame [`Session::cull`] started into `enc`, with `ui_cover`'s
+    /// panels over it (pixels; empty: none).
     pub fn encode(
         &mut self,
         gpu: &Gpu,
         enc: &mut wgpu::CommandEncoder,
-        camera: &Camera,
+        (camera, ui_cover): (&Camera, &[PixelRect]),
         stats: &mut FrameStats,
     ) {
-        let (visible, settings) = (&self.visible, &self.settings);
-        self.renderer
-            .encode(gpu, enc, camera, visible, settings, stats);
+        let frame = Frame {
+            culling: self.culling.as_ref(),
+            overlay_lines: &self.overlay_lines,
+            ui_cover,
+            ..Frame::new(camera, &self.visible, &self.settings)
+        };
+        self.renderer.encode(gpu, enc, &frame, stats);
     }
 
     /// One headless frame: culled, recorded, submitted, waited for, its GPU times read.
     pub fn frame(&mut self, gpu: &Gpu, camera: &Camera, time: f32) -> FrameStats {
         let mut stats = self.cull(camera, time);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        self.encode(gpu, &mut enc, camera, &mut stats);
+        let frame = Frame {
+            culling: self.culling.as_ref(),
+            overlay_lines: &self.overlay_lines,
+            ui_cover: &self.ui_cover,
+            ..Frame::new(camera, &self.visible, &self.settings)
+        };
+        self.renderer.encode(gpu, &mut enc, &frame, &mut stats);
         self.renderer.submit(gpu, enc, &mut stats);
         stats
     }

@@ -82,6 +82,8 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         settings: &settings,
         terrain_octagon: None,
         culling: None,
+        overlay_lines: &[],
+        ui_cover: &[],
     };
     world.prepare(gpu, &inputs);
     Some(world)

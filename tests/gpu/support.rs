@@ -130,6 +130,8 @@ pub(crate) fn solid_ids(
             settings,
             terrain_octagon: None,
             culling: None,
+            overlay_lines: &[],
+            ui_cover: &[],
         },
     );
     IdFrame::create(gpu, size).render(gpu, &world).solid

@@ -16,7 +16,7 @@ fn outside(cover: Vec<PixelRect>) -> image::RgbaImage {
     let spec = crate::support::KEEP_OUTSIDE;
     let world = crate::support::keep_world(spec);
     let mut session = Session::new(gpu, &world.level, world.terrain, SIZE, CullMode::Portal);
-    session.renderer.ui_cover = cover;
+    session.ui_cover = cover;
     let camera = Camera::new(spec, SIZE.0 as f32 / SIZE.1 as f32);
     session.settle(gpu, &camera, 0.0);
     let stats = session.frame(gpu, &camera, 0.0);

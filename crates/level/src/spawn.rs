@@ -113,8 +113,8 @@ pub fn open_offset(e: &Entity, size: Vec3) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanthorn_geom::Aabb;
     use crate::Object;
+    use lanthorn_geom::Aabb;
 
     fn entity(pairs: &[(&str, &str)]) -> Entity {
         Entity::from_pairs(pairs)

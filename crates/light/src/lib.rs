@@ -5,9 +5,9 @@
 #![warn(unreachable_pub)]
 
 pub mod atlas;
+pub mod bake;
 mod bounce;
 mod bvh;
-pub mod bake;
 pub mod grid;
 pub mod lamps;
 pub mod lights;

@@ -70,7 +70,8 @@ pub(crate) fn load_embedded(scene: &EmbeddedScene, dir: &Path) -> Result<Level, 
 
 /// Compiles an embedded scene (no cache).
 pub(crate) fn compile(scene: &EmbeddedScene) -> Result<Level, LoadError> {
-    let (level, stats) = lanthorn_compile::scenes::embedded::compile(scene.file, &CompileOptions::default())?;
+    let (level, stats) =
+        lanthorn_compile::scenes::embedded::compile(scene.file, &CompileOptions::default())?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         scene.name,

@@ -76,7 +76,10 @@ pub fn load(path: &Path) -> Result<Level, LoadError> {
 }
 
 /// Loads a level and applies Quake's spawn rules for `rules`' game (`level::spawn`).
-pub fn load_with(path: &Path, rules: lanthorn_level::spawn::SpawnRules) -> Result<Level, LoadError> {
+pub fn load_with(
+    path: &Path,
+    rules: lanthorn_level::spawn::SpawnRules,
+) -> Result<Level, LoadError> {
     load_with_palette(path, rules, None)
 }
 
@@ -119,8 +122,11 @@ pub fn load_from_game(
             search.describe()
         );
     }
-    let mut level =
-        lanthorn_import::q1::from_bytes_with_palette(&found.bytes, &found.origin, palette.as_ref())?;
+    let mut level = lanthorn_import::q1::from_bytes_with_palette(
+        &found.bytes,
+        &found.origin,
+        palette.as_ref(),
+    )?;
     lanthorn_level::spawn::apply(&mut level, rules);
     Ok((level, found.origin))
 }

@@ -91,19 +91,12 @@ pub struct Renderer {
     sun_direction: Option<glam::Vec3>,
     /// The level's lamps splatted for the terrain (`terrain::lamps`).
     lamp_map: Option<lanthorn_terrain::lamps::LampMap>,
-    /// The culling overlays' lines for the next frame (clip space), drawn over everything.
-    pub overlay_lines: Vec<OverlayVertex>,
-    /// Culling frozen at this camera (see `FrameInputs::culling`); `render` passes it on.
-    pub culling: Option<Camera>,
     /// Made on first use.
     overlay: Option<OverlayPass>,
     heatmap: Option<HeatmapPass>,
     bloom: Option<BloomPass>,
     /// With HDR on: the tone map from the float scene into the frame.
     tone_map: Option<ToneMapPass>,
-    /// The opaque UI panels over the next frame (pixels): the world and the terrain skip
-    /// what lies under them (`render::ui_cover`). Empty: nothing is covered.
-    pub ui_cover: Vec<crate::ui_cover::PixelRect>,
     cover: Option<UiCoverPass>,
 }
 
@@ -132,6 +125,38 @@ impl PassTarget for FrameAttachments<'_> {
                 target::encode_srgb(self.clear)
             }
             _ => self.clear,
+        }
+    }
+}
+
+/// Everything one frame draws: what the Renderer is handed, whole, for each frame.
+#[derive(Clone, Copy)]
+pub struct Frame<'a> {
+    /// The eye.
+    pub camera: &'a Camera,
+    /// What culling kept (cells per view with their octagons, objects, views).
+    pub visible: &'a VisibleSet,
+    /// What the user switched.
+    pub settings: &'a FrameSettings,
+    /// Culling frozen at this camera (see `FrameInputs::culling`); `None`: it ran from `camera`.
+    pub culling: Option<&'a Camera>,
+    /// The culling overlays' lines (clip space), drawn over everything.
+    pub overlay_lines: &'a [OverlayVertex],
+    /// The opaque UI panels over the frame (pixels): the world and the terrain skip what lies
+    /// under them (`render::ui_cover`).
+    pub ui_cover: &'a [crate::ui_cover::PixelRect],
+}
+
+impl<'a> Frame<'a> {
+    /// A frame of `visible` from `camera`, with no overlay lines and no panels over it.
+    pub fn new(camera: &'a Camera, visible: &'a VisibleSet, settings: &'a FrameSettings) -> Self {
+        Frame {
+            camera,
+            visible,
+            settings,
+            culling: None,
+            overlay_lines: &[],
+            ui_cover: &[],
         }
     }
 }
@@ -171,13 +196,10 @@ impl Renderer {
             lamp_map: lanthorn_terrain::lamps::LampMap::splat(&super::terrain::lamps::level_lamps(
                 &level.entities,
             )),
-            overlay_lines: Vec::new(),
-            culling: None,
             overlay: None,
             heatmap: None,
             bloom: None,
             tone_map: None,
-            ui_cover: Vec::new(),
             cover: None,
         }
     }
@@ -337,11 +359,15 @@ impl Renderer {
         &mut self,
         gpu: &Gpu,
         enc: &mut wgpu::CommandEncoder,
-        camera: &Camera,
-        visible: &VisibleSet,
-        settings: &FrameSettings,
+        frame: &Frame,
         stats: &mut FrameStats,
     ) {
+        let Frame {
+            camera,
+            visible,
+            settings,
+            ..
+        } = *frame;
         self.count_fragments(gpu, settings.overdraw);
         self.switch_hdr(gpu, settings.hdr, settings.bloom);
         self.switch_bloom(gpu, settings.bloom);
@@ -352,7 +378,9 @@ impl Renderer {
             visible,
             settings,
             terrain_octagon: self.terrain_octagon(visible),
-            culling: self.culling.as_ref(),
+            culling: frame.culling,
+            overlay_lines: frame.overlay_lines,
+            ui_cover: frame.ui_cover,
         };
         let target = FrameAttachments {
             target: &self.target,
@@ -362,14 +390,13 @@ impl Renderer {
             timer.begin_frame();
         }
         self.world.viewport = self.target.size;
-        // The UI cover, made on first use, lent the rectangles for the frame.
-        self.world.cleared = !self.ui_cover.is_empty() && {
+        // The UI cover, made on first use.
+        self.world.cleared = !frame.ui_cover.is_empty() && {
             let format = self.target.scene_formats().world;
             let cover = self
                 .cover
                 .get_or_insert_with(|| UiCoverPass::create(gpu, format));
             cover.viewport = self.target.size;
-            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
             let ran = run_pass(
                 gpu,
                 enc,
@@ -379,7 +406,6 @@ impl Renderer {
                 self.timer.as_mut(),
                 stats,
             );
-            std::mem::swap(&mut cover.rects, &mut self.ui_cover);
             ran == Prepared::Recorded
         };
         run_pass(
@@ -415,12 +441,10 @@ impl Renderer {
         for pass in finishing.into_iter().flatten() {
             run_pass(gpu, enc, pass, &inputs, &target, self.timer.as_mut(), stats);
         }
-        if !self.overlay_lines.is_empty() {
+        if !frame.overlay_lines.is_empty() {
             let overlay = self
                 .overlay
                 .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
-            // Lent to the pass for the frame, not copied.
-            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
             run_pass(
                 gpu,
                 enc,
@@ -430,7 +454,6 @@ impl Renderer {
                 self.timer.as_mut(),
                 stats,
             );
-            std::mem::swap(&mut overlay.lines, &mut self.overlay_lines);
         }
         if let Some(timer) = &mut self.timer {
             timer.resolve(enc);
@@ -447,7 +470,8 @@ impl Renderer {
     ) -> FrameStats {
         let mut stats = FrameStats::default();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        self.encode(gpu, &mut enc, camera, visible, settings, &mut stats);
+        let frame = Frame::new(camera, visible, settings);
+        self.encode(gpu, &mut enc, &frame, &mut stats);
         self.submit(gpu, enc, &mut stats);
         stats
     }

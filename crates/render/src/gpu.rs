@@ -252,7 +252,8 @@ impl Gpu {
         })?;
         let mut gpu = Gpu::from_parts(instance, adapter, device, queue);
         for f in disabled_list {
-            gpu.disabled.set(f, gpu.adapter.features().contains(f.wgpu_features()));
+            gpu.disabled
+                .set(f, gpu.adapter.features().contains(f.wgpu_features()));
         }
         log::info!(
             "GPU: {} ({:?}), features on: {:?}",

@@ -24,6 +24,11 @@ pub struct FrameInputs<'a> {
     /// from it, and its octagons, in its screen space, do not clip the frame drawn from
     /// `camera`. `None`: culling ran from `camera`.
     pub culling: Option<&'a Camera>,
+    /// The culling overlays' lines (clip space), drawn over everything; empty: none.
+    pub overlay_lines: &'a [crate::overlay::OverlayVertex],
+    /// The opaque UI panels over the frame (pixels): the world and the terrain skip what lies
+    /// under them (`render::ui_cover`). Empty: nothing is covered.
+    pub ui_cover: &'a [crate::ui_cover::PixelRect],
 }
 
 /// An attachment by what it holds; a target hands out the view for each role it owns.

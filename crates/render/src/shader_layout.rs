@@ -20,9 +20,9 @@ use super::world::{
     fog::WorldFog, DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
 };
+use egui::epaint::Vertex;
 use lanthorn_level::surface_flags;
 use lanthorn_terrain::{TerrainFrame, TerrainInstance};
-use egui::epaint::Vertex;
 
 /// One WGSL member and the Rust field (path) it is read from.
 struct Field {
@@ -153,12 +153,12 @@ fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
     vec![
         ("WorldFrame", "views", MAX_VIEWS),
         ("WorldFog", "sky", 6),
+        ("WorldFrame", "shadow_to_light", crate::shadow::CASCADES),
         (
             "WorldFrame",
-            "shadow_to_light",
-            crate::shadow::CASCADES,
+            "styles",
+            lanthorn_level::styles::MAX_STYLES / 4,
         ),
-        ("WorldFrame", "styles", lanthorn_level::styles::MAX_STYLES / 4),
     ]
 }
 
@@ -432,7 +432,11 @@ fn every_file_in_shaders_is_compiled_in_and_built() {
     let variants = all_variants();
     let includes: String = SOURCES.iter().map(|(_, s)| *s).collect();
     for (name, text) in SOURCES {
-        let dir = files.iter().find(|(n, _)| n == name).map(|(_, d)| *d).unwrap();
+        let dir = files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| *d)
+            .unwrap();
         let on_disk = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
         assert_eq!(*text, on_disk, "SOURCES[{name}] is another file's text");
         if name.ends_with(".inc.wgsl") {

@@ -14,10 +14,7 @@
 pub(crate) const SOURCES: &[(&str, &str)] = &[
     ("blit.wgsl", include_str!("../shaders/blit.wgsl")),
     ("bloom.wgsl", include_str!("../shaders/bloom.wgsl")),
-    (
-        "cache_mip.wgsl",
-        include_str!("../shaders/cache_mip.wgsl"),
-    ),
+    ("cache_mip.wgsl", include_str!("../shaders/cache_mip.wgsl")),
     ("overlay.wgsl", include_str!("../shaders/overlay.wgsl")),
     (
         "fullscreen.inc.wgsl",

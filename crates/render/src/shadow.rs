@@ -396,8 +396,8 @@ pub fn caster_depth_state() -> wgpu::DepthStencilState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanthorn_geom::CameraSpec;
     use lanthorn_geom::rng::XorShift;
+    use lanthorn_geom::CameraSpec;
 
     /// Whether the ray from `p` towards the sun (against `light_dir`) passes through `b`
     /// (slabs).

@@ -27,8 +27,6 @@ pub struct UiCoverPass {
     pipeline: wgpu::RenderPipeline,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    /// This frame's panels (the first [`MAX_RECTS`] are drawn).
-    pub rects: Vec<PixelRect>,
     /// The frame's size in pixels.
     pub viewport: (u32, u32),
     /// The scene colour format it was made for (the world's: `target::SceneFormats`).
@@ -70,7 +68,6 @@ impl UiCoverPass {
             pipeline: create_pipeline(device, &layout, format),
             uniform,
             bind_group,
-            rects: Vec::new(),
             viewport: (1, 1),
             format,
             drawn: 0,
@@ -141,15 +138,16 @@ impl Pass for UiCoverPass {
         }
     }
 
-    fn prepare(&mut self, gpu: &Gpu, _inputs: &FrameInputs) -> Prepared {
+    /// Uploads the frame's panels (`FrameInputs::ui_cover`: the first [`MAX_RECTS`]).
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
         let mut uniform = CoverUniform {
             rects: [[0.0; 4]; MAX_RECTS],
         };
-        let rects = self.rects.iter().take(MAX_RECTS);
+        let rects = inputs.ui_cover.iter().take(MAX_RECTS);
         for (slot, r) in uniform.rects.iter_mut().zip(rects) {
             *slot = ndc(*r, self.viewport);
         }
-        self.drawn = self.rects.len().min(MAX_RECTS) as u32;
+        self.drawn = inputs.ui_cover.len().min(MAX_RECTS) as u32;
         if self.drawn == 0 {
             return Prepared::Skipped;
         }

@@ -31,9 +31,9 @@
 
 pub mod clipmap;
 pub mod heightmap;
-pub mod noise;
 pub mod lamps;
 pub mod mesh;
+pub mod noise;
 pub mod pyramid;
 pub mod shading;
 pub mod sky;
@@ -46,8 +46,8 @@ pub use clipmap::{
     TerrainInstance,
 };
 pub use heightmap::{Heightmap, HeightmapOptions, HeightmapSpec, Sidecar};
-pub use noise::FractalNoise;
 pub use mesh::{ClipmapMeshes, Mesh, MeshPart, PartRun};
+pub use noise::FractalNoise;
 pub use pyramid::MinMaxPyramid;
 pub use shading::TerrainShading;
 pub use sky::ScatteringSky;

@@ -779,7 +779,8 @@ fn terrain_culling_to_a_screen_octagon_is_conservative() {
         // A doorway-sized octagon somewhere on screen.
         let c = glam::Vec2::new(r.range_f64(-0.8, 0.8) as f32, r.range_f64(-0.8, 0.8) as f32);
         let e = glam::Vec2::new(r.range_f64(0.05, 0.3) as f32, r.range_f64(0.05, 0.3) as f32);
-        let oct = lanthorn_geom::Octagon::from_points([c - e, c + e, c + glam::Vec2::new(e.x, -e.y)]);
+        let oct =
+            lanthorn_geom::Octagon::from_points([c - e, c + e, c + glam::Vec2::new(e.x, -e.y)]);
         sel.screen = oct;
         let s = sel.select(&cam, &hm, &mut pyr).clone();
         screen_drawn += s.instances.len();

@@ -71,8 +71,8 @@ pub fn bad_triangulation(s: &lanthorn_level::Surface) -> Option<String> {
 /// of how `vis::objects` links: points 0.5 units in front of each triangle's centre and of
 /// points near its corners, each in an open cell, must be in a cell the object is linked to.
 pub fn object_seen_from_an_unlinked_cell(level: &lanthorn_level::Level) -> Option<String> {
-    use lanthorn_vis::objects::ObjectLinks;
     use glam::Vec3;
+    use lanthorn_vis::objects::ObjectLinks;
     let mut links = ObjectLinks::new(level);
     for (i, o) in level.objects.iter().enumerate() {
         let times: Vec<f64> = match &o.motion {

@@ -243,8 +243,8 @@ pub fn screen_octagon(view_proj: &glam::Mat4, b: &Aabb) -> Octagon {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanthorn_level::Object;
     use lanthorn_compile::scenes::synthetic::{maze, MazeSpec};
+    use lanthorn_level::Object;
 
     /// The oracle of `place`, by a linear scan: every cell the (grown) box touches.
     fn brute_force_links(level: &Level, b: &Aabb) -> Vec<u32> {

@@ -12,9 +12,9 @@
 use glam::{Vec2, Vec3, Vec4};
 
 use super::{PortalFlow, VisibleSet};
+use lanthorn_geom::rng::XorShift;
 use lanthorn_geom::{Camera, CameraSpec, Octagon};
 use lanthorn_level::Level;
-use lanthorn_geom::rng::XorShift;
 
 /// What a run found: points tested, and the first point outside its octagons or on a surface
 /// no reached cell lists.

@@ -3,8 +3,8 @@
 use glam::{Vec2, Vec3};
 
 use super::{EyeTracker, PortalFlow, VisibleSet};
-use lanthorn_geom::{Camera, CameraSpec};
 use lanthorn_compile::scenes::synthetic::{maze, maze_doors, MazeSpec};
+use lanthorn_geom::{Camera, CameraSpec};
 
 use lanthorn_geom::rng::XorShift as Rng;
 

@@ -106,7 +106,7 @@ pub fn run_with_terrain(
     let mut session = Session::new(gpu, level, terrain, opts.size, opts.cull)
         .with(opts.settings, opts.overlays)
         .traced(opts.trace);
-    session.renderer.ui_cover = opts.ui_cover.clone();
+    session.ui_cover = opts.ui_cover.clone();
     let mut report = BenchReport {
         adapter: gpu.describe(),
         cull: opts.cull.name(),

@@ -295,8 +295,9 @@ impl Demo {
         let screenshot = self.screenshot_request.take();
         // `--screenshot` saves a frame without the panel: nothing is skipped under it.
         let saved = screenshot.or(self.opts.screenshot.as_ref().map(|_| false));
-        r.session.renderer.ui_cover = r.ui_cover(saved);
-        r.session.encode(&r.gpu, &mut enc, &camera, &mut stats);
+        let cover = r.ui_cover(saved);
+        r.session
+            .encode(&r.gpu, &mut enc, (&camera, &cover), &mut stats);
         let status = PanelStatus::new(&self.shown, self.camera, r);
         let panel = self.show_panel.then_some(&status);
         let img = r.submit(enc, &view, panel, screenshot, &mut stats);

@@ -376,5 +376,7 @@ fn frame_inputs<'a>(
         settings,
         terrain_octagon: None,
         culling: None,
+        overlay_lines: &[],
+        ui_cover: &[],
     }
 }

@@ -280,8 +280,7 @@ fn reads_of(text: &str, path: &Path) -> BTreeSet<key_reads::Read> {
     std::fs::write(path, text).unwrap();
     let ((), reads) = key_reads::recorded(|| {
         let options = super::CompileOptions::default();
-        let (level, _) =
-            crate::compile(path, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let (level, _) = crate::compile(path, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
         for skill in 0..=3 {
             for deathmatch in [false, true] {
                 let rules = lanthorn_level::spawn::SpawnRules { skill, deathmatch };
@@ -345,7 +344,13 @@ fn every_class_the_code_tests_for_is_defined() {
     let classes = definitions();
     let crates = workspace().join("crates");
     let mut named = BTreeSet::new();
-    for dir in ["compile/src/map", "compile/src", "light/src", "level/src", "load/src"] {
+    for dir in [
+        "compile/src/map",
+        "compile/src",
+        "light/src",
+        "level/src",
+        "load/src",
+    ] {
         for entry in std::fs::read_dir(crates.join(dir)).unwrap().flatten() {
             let p = entry.path();
             let name = p.file_name().unwrap().to_string_lossy().to_string();

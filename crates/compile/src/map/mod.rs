@@ -36,8 +36,8 @@ pub(super) use super::{CompileError, CompileOptions, CompileStats};
 #[cfg(test)]
 use {
     super::{compile, compile_to_file},
-    lanthorn_level::*,
     glam::{DVec3, Vec3},
+    lanthorn_level::*,
     std::path::PathBuf,
 };
 

@@ -84,7 +84,8 @@ fn room_compiles_into_cells_portals_and_surfaces() {
 
 fn cell_volume(c: &Cell) -> f64 {
     // Clip each plane's big square by the others: the cell's faces; volume by pyramids.
-    let planes: Vec<lanthorn_geom::DPlane> = c.planes.iter().map(|p| p.flipped().to_f64()).collect();
+    let planes: Vec<lanthorn_geom::DPlane> =
+        c.planes.iter().map(|p| p.flipped().to_f64()).collect();
     let centre = ((c.aabb.min + c.aabb.max) * 0.5).as_dvec3();
     let mut v = 0.0;
     for (i, p) in planes.iter().enumerate() {

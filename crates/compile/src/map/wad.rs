@@ -153,7 +153,8 @@ mod tests {
         // Every size is a multiple of 8 (mip levels down to /8 must be whole texels).
         assert!(t.sizes.values().all(|&(w, h)| w % 8 == 0 && h % 8 == 0));
         // Decoding with the real palette: every texture decodes to w×h texels.
-        let palette = std::fs::read(lanthorn_testdata::realdata_dir().join("quake/palette.lmp")).unwrap();
+        let palette =
+            std::fs::read(lanthorn_testdata::realdata_dir().join("quake/palette.lmp")).unwrap();
         for (name, &(w, h)) in &t.sizes {
             let (rgba, bright) = t.decode(name, &palette).unwrap();
             assert_eq!(rgba.len(), (w * h * 4) as usize);

@@ -204,8 +204,7 @@ fn operations(
                 "a plane is not finite (or its normal is zero)".into(),
             ));
         }
-        let Some(poly) =
-            crate::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)
+        let Some(poly) = crate::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)
         else {
             stats.warnings.push(format!(
                 "operation {index}: the brush is empty or unbounded; skipped"

@@ -303,10 +303,10 @@ pub(super) fn link_doors(scene: &Scene, level: &mut Level) -> Result<(), SceneEr
 mod tests {
     use super::super::{compile_scene, parse};
     use crate::CompileOptions;
+    use glam::Vec3;
     use lanthorn_geom::{Camera, CameraSpec};
     use lanthorn_level::{Level, Medium};
     use lanthorn_vis::{CullMode, Culler, VisibleSet};
-    use glam::Vec3;
 
     /// The door tests' scene (tests/scenes/door.ron): a corridor, a doorway, a room, a door
     /// (3 s shut, 2 s up, 3 s open, 2 s down) and a lantern patrolling the corridor.

@@ -71,7 +71,10 @@ fn example_scene_compiles() {
     crate::map::tests::check_portals_and_locate(&level);
     // T-junctions repaired over all surfaces.
     assert_eq!(
-        lanthorn_level::tjunctions::find_tjunction(&level.surfaces.iter().collect::<Vec<_>>(), 0.02),
+        lanthorn_level::tjunctions::find_tjunction(
+            &level.surfaces.iter().collect::<Vec<_>>(),
+            0.02
+        ),
         None
     );
 }

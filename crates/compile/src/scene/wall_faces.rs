@@ -28,8 +28,7 @@ impl Marker {
         {
             return None;
         }
-        let poly =
-            crate::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)?;
+        let poly = crate::polyhedron::Poly::from_planes(&mut PlanePool::default(), &planes)?;
         Some(Marker { planes, poly })
     }
 

@@ -100,8 +100,8 @@ pub fn portals_scene() -> Level {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanthorn_level::{cell_flags, material_flags, Portal, Surface};
     use glam::Mat4;
+    use lanthorn_level::{cell_flags, material_flags, Portal, Surface};
 
     /// The wall boxes' material in `BOXES`.
     const WALL: u32 = 1;

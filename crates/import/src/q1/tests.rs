@@ -267,7 +267,8 @@ fn surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects() {
             } else {
                 assert!(
                     s.flags
-                        & (lanthorn_level::surface_flags::SKY | lanthorn_level::surface_flags::LIQUID)
+                        & (lanthorn_level::surface_flags::SKY
+                            | lanthorn_level::surface_flags::LIQUID)
                         != 0,
                     "{} surface {i} unlit",
                     m.name

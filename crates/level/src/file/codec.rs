@@ -4,8 +4,8 @@
 use glam::{Vec2, Vec3};
 
 use super::LvlError;
-use lanthorn_geom::{Aabb, Plane};
 use crate::BspChild;
+use lanthorn_geom::{Aabb, Plane};
 
 pub(super) struct W(pub(super) Vec<u8>);
 

@@ -2,11 +2,11 @@
 
 use super::codec::{Res, R, W};
 use super::LvlError;
-use lanthorn_geom::sh::Sh9;
 use crate::{
     Bsp, BspLeaf, BspNode, Cell, Entity, GridSun, LeakPath, LightGrid, LightStyles, LightmapRect,
     Lightmaps, Material, Medium, Motion, Object, Portal, Pvs, Sky, Surface, TerrainRef, Vertex,
 };
+use lanthorn_geom::sh::Sh9;
 
 pub(super) fn write_cells(w: &mut W, cells: &[Cell]) {
     w.len(cells.len());

@@ -2,9 +2,9 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
-use lanthorn_geom::{Aabb, Plane};
 use crate::*;
 use glam::{Vec2, Vec3};
+use lanthorn_geom::{Aabb, Plane};
 
 /// A small level with every field and option filled, and indices that hold together.
 pub(crate) fn sample() -> Level {

@@ -473,7 +473,10 @@ fn named_lights_get_switchable_styles_and_start_off_ones_bake() {
         "{:?}",
         stats.warnings
     );
-    assert_eq!(lanthorn_level::styles::switched_off(&level.entities), 1 << 1);
+    assert_eq!(
+        lanthorn_level::styles::switched_off(&level.entities),
+        1 << 1
+    );
     // The start-off light is baked: the floor under it holds style 33.
     let floor_styles: std::collections::BTreeSet<u8> = level
         .surfaces

@@ -5,9 +5,9 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use crate::world::{CullReason, WorldMesh};
 use lanthorn_geom::{Camera, Octagon};
 use lanthorn_level::Level;
-use crate::world::{CullReason, WorldMesh};
 use lanthorn_vis::{PortalOutcome, PortalTest, VisibleSet};
 
 /// One overlay line vertex: clip-space position and colour.

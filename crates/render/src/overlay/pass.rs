@@ -11,8 +11,6 @@ pub struct OverlayPass {
     vertices: wgpu::Buffer,
     /// Vertices uploaded this frame.
     count: u32,
-    /// The lines to draw (clip space; empty: the pass is skipped).
-    pub lines: Vec<OverlayVertex>,
 }
 
 impl OverlayPass {
@@ -59,7 +57,6 @@ impl OverlayPass {
             pipeline,
             vertices: vertex_buffer(device, 4096),
             count: 0,
-            lines: Vec::new(),
         }
     }
 }
@@ -89,13 +86,14 @@ impl Pass for OverlayPass {
         }
     }
 
-    fn prepare(&mut self, gpu: &Gpu, _: &FrameInputs) -> Prepared {
-        let lines = &self.lines;
+    /// Uploads the frame's lines (`FrameInputs::overlay_lines`; none: skipped).
+    fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
+        let lines = inputs.overlay_lines;
         if lines.is_empty() {
             self.count = 0;
             return Prepared::Skipped;
         }
-        let bytes = std::mem::size_of_val(lines.as_slice()) as u64;
+        let bytes = std::mem::size_of_val(lines) as u64;
         if bytes > self.vertices.size() {
             self.vertices = vertex_buffer(&gpu.device, lines.len().next_power_of_two());
         }

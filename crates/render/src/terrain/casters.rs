@@ -4,9 +4,9 @@
 use glam::Vec3;
 
 use super::draw::CasterPiece;
+use crate::shadow::{casts_into, CASCADES};
 use lanthorn_geom::cascades::Cascade;
 use lanthorn_geom::Camera;
-use crate::shadow::{casts_into, CASCADES};
 use lanthorn_terrain::clipmap::{instance_aabb, part_aabb, ClipmapSelector};
 use lanthorn_terrain::{ClipmapConfig, ClipmapMeshes, Heightmap, MeshKind, MinMaxPyramid, PartRun};
 
@@ -58,8 +58,8 @@ mod tests {
 
     use super::*;
     use lanthorn_geom::cascades::{fit_cascades, CascadeConfig};
-    use lanthorn_geom::CameraSpec;
     use lanthorn_geom::rng::XorShift;
+    use lanthorn_geom::CameraSpec;
     use lanthorn_terrain::vertex::vertex_position;
     use lanthorn_terrain::DirectHeights;
 

@@ -11,10 +11,10 @@ use super::draws::ViewClass;
 use super::mesh::SurfaceKind;
 use super::pipelines::{world_primitive, world_vertex_state};
 use super::WorldPass;
-use lanthorn_geom::Octagon;
 use crate::gpu::Gpu;
 use crate::pass::{Attachment, Offscreen, PassTarget};
 use crate::{shaders, DEPTH_FORMAT};
+use lanthorn_geom::Octagon;
 
 pub use crate::settings::OctagonClip;
 
@@ -32,9 +32,8 @@ pub struct CountTarget {
 
 impl CountTarget {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> CountTarget {
-        let tex = |label, format, usage| {
-            crate::target::target_texture(gpu, label, size, format, usage)
-        };
+        let tex =
+            |label, format, usage| crate::target::target_texture(gpu, label, size, format, usage);
         let count = tex(
             "fragment count",
             COUNT_FORMAT,

@@ -157,7 +157,10 @@ pub(super) fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
 
 /// The level's cubemap skybox as a cube view of its sRGB-encoded texels and as one the
 /// sampler decodes (a placeholder where it has none), and whether it has one.
-pub(super) fn skybox_view(gpu: &Gpu, level: &Level) -> (wgpu::TextureView, wgpu::TextureView, bool) {
+pub(super) fn skybox_view(
+    gpu: &Gpu,
+    level: &Level,
+) -> (wgpu::TextureView, wgpu::TextureView, bool) {
     let (skybox, active) = crate::materials::skybox_texture(
         gpu,
         level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
@@ -184,7 +187,10 @@ pub(super) fn uniform_buffer<T>(device: &wgpu::Device, label: &str) -> wgpu::Buf
 }
 
 /// The world module of a variant.
-pub(super) fn world_module(device: &wgpu::Device, variant: shaders::WorldVariant) -> wgpu::ShaderModule {
+pub(super) fn world_module(
+    device: &wgpu::Device,
+    variant: shaders::WorldVariant,
+) -> wgpu::ShaderModule {
     let source = shaders::world(variant);
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("world.wgsl"),

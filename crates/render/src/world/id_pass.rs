@@ -6,12 +6,12 @@ use super::draws::{ViewClass, ViewLink};
 use super::mesh::SurfaceKind;
 use super::pipelines::{make_pipeline, stencil, stencil_equal, PipelineOutput};
 use super::WorldPass;
-use lanthorn_level::Level;
 use crate::gpu::Gpu;
 use crate::pass::{
     begin, Attachment, FrameInputs, Load, Pass, PassAttachments, PassTarget, Prepared, Scope,
 };
 use crate::target::read_ids;
+use lanthorn_level::Level;
 
 /// The id targets of one frame: solid ids, liquid ids and the depth both test against.
 pub struct IdFrame {
@@ -31,9 +31,8 @@ pub struct IdImages {
 
 impl IdFrame {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> IdFrame {
-        let tex = |label, format, usage| {
-            crate::target::target_texture(gpu, label, size, format, usage)
-        };
+        let tex =
+            |label, format, usage| crate::target::target_texture(gpu, label, size, format, usage);
         let ids = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let solid = tex("ids solid", wgpu::TextureFormat::R32Uint, ids);
         let liquid = tex("ids liquid", wgpu::TextureFormat::R32Uint, ids);

@@ -60,7 +60,11 @@ impl ObjectLamps {
         ObjectLamps {
             buffer,
             variant,
-            maps: variant && level.materials.iter().any(lanthorn_level::Material::has_maps),
+            maps: variant
+                && level
+                    .materials
+                    .iter()
+                    .any(lanthorn_level::Material::has_maps),
             lamps,
             bounds: level.objects.iter().map(|o| o.bounds).collect(),
             blocks: vec![[0.0; 4]; n],

@@ -413,9 +413,7 @@ fn a_bad_mirror_names_the_scene_file() {
         light: false,
         ..Default::default()
     };
-    let e = crate::compile(&path, &options)
-        .unwrap_err()
-        .to_string();
+    let e = crate::compile(&path, &options).unwrap_err().to_string();
     assert!(
         e.starts_with(&format!(
             "{}: mirrors[0]: the brush meets no wall face",

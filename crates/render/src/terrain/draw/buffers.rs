@@ -197,9 +197,7 @@ fn placeholder_of(
 }
 
 /// Until a level's skybox is set: a black cube, unused (flags.z = 0).
-pub(in crate::terrain) fn create_placeholder_sky(
-    device: &wgpu::Device,
-) -> wgpu::TextureView {
+pub(in crate::terrain) fn create_placeholder_sky(device: &wgpu::Device) -> wgpu::TextureView {
     placeholder(
         device,
         "terrain sky placeholder",
@@ -208,9 +206,7 @@ pub(in crate::terrain) fn create_placeholder_sky(
 }
 
 /// Until a level's lamps are set: one dark texel, unused (`TerrainView::light.y` = 0).
-pub(in crate::terrain) fn create_placeholder_lamps(
-    device: &wgpu::Device,
-) -> wgpu::TextureView {
+pub(in crate::terrain) fn create_placeholder_lamps(device: &wgpu::Device) -> wgpu::TextureView {
     placeholder(
         device,
         "terrain point light placeholder",
@@ -231,9 +227,7 @@ pub(in crate::terrain) fn create_placeholder_reflection(
 
 /// Until the sun's cascades are set: a 1×1 depth array of one layer, unused (the variant
 /// without shadows draws).
-pub(in crate::terrain) fn create_placeholder_shadow(
-    device: &wgpu::Device,
-) -> wgpu::TextureView {
+pub(in crate::terrain) fn create_placeholder_shadow(device: &wgpu::Device) -> wgpu::TextureView {
     placeholder_of(
         device,
         "terrain shadow placeholder",

@@ -15,11 +15,11 @@ use std::ops::Range;
 use bytemuck::Zeroable;
 use glam::Vec3;
 
-use lanthorn_geom::Camera;
 use crate::gpu::Gpu;
 use crate::shaders;
 use crate::terrain::debug::LineVertex;
 use crate::terrain::TerrainOverlay;
+use lanthorn_geom::Camera;
 use lanthorn_terrain::{
     ClipmapConfig, ClipmapFrame, ClipmapMeshes, HeightUpdates, MeshKind, PartRun, TerrainInstance,
     TerrainShading,
@@ -192,7 +192,8 @@ impl TerrainDraw {
         match self.sky_model {
             Some((at, uniform)) if at == sun => uniform,
             _ => {
-                let sky = lanthorn_terrain::ScatteringSky::new(sun, lanthorn_terrain::sky::TURBIDITY);
+                let sky =
+                    lanthorn_terrain::ScatteringSky::new(sun, lanthorn_terrain::sky::TURBIDITY);
                 self.sky_model = Some((sun, sky.uniform()));
                 sky.uniform()
             }

@@ -3,8 +3,8 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use lanthorn_geom::Camera;
 use crate::bindings::uniform_entry;
+use lanthorn_geom::Camera;
 use lanthorn_terrain::TerrainShading;
 
 /// The view/shading uniform (WGSL `TerrainView`).
@@ -138,9 +138,7 @@ fn main_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
 /// The layout of the terrain's shadow casters' group: the frame, the view, the height windows
 /// and one cascade's caster view (by dynamic offset). It holds no shadow map: the casters draw
 /// into one.
-pub(in crate::terrain) fn create_caster_layout(
-    device: &wgpu::Device,
-) -> wgpu::BindGroupLayout {
+pub(in crate::terrain) fn create_caster_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("terrain shadow casters"),
         entries: &[

@@ -366,12 +366,7 @@ impl SubDraws<'_> {
 
     /// [`push`](Self::push) for `surface`'s indices: to the cached batch where the cache
     /// holds it.
-    pub(in crate::world) fn push_surface(
-        &mut self,
-        surface: u32,
-        r: IndexRange,
-        slot: usize,
-    ) {
+    pub(in crate::world) fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
         use self::cache_state as state;
         let st = self
             .states

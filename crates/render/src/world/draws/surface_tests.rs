@@ -95,11 +95,7 @@ impl Placement {
     }
 
     /// Why the tests drop the surface (`None`: it is drawn).
-    pub(in crate::world) fn reason(
-        &self,
-        mesh: &WorldMesh,
-        surface: u32,
-    ) -> Option<CullReason> {
+    pub(in crate::world) fn reason(&self, mesh: &WorldMesh, surface: u32) -> Option<CullReason> {
         let c = &mesh.surface_cull[surface as usize];
         if self.tests.back_faces && self.faces_away(c) {
             Some(CullReason::BackFace)
