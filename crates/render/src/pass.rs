@@ -25,11 +25,24 @@ pub struct FrameInputs<'a> {
     /// `camera`. `None`: culling ran from `camera`.
     pub culling: Option<&'a Camera>,
     /// The culling overlays' lines (clip space), drawn over everything; empty: none.
-    pub overlay_lines: &'a [crate::overlay::OverlayVertex],
+    pub overlay_lines: &'a [OverlayVertex],
     /// The opaque UI panels over the frame (pixels): the world and the terrain skip what lies
     /// under them (`render::ui_cover`). Empty: nothing is covered.
-    pub ui_cover: &'a [crate::ui_cover::PixelRect],
+    pub ui_cover: &'a [PixelRect],
 }
+
+/// One overlay line vertex: clip-space position and colour (`render::overlay` draws them).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct OverlayVertex {
+    /// Clip-space position.
+    pub clip: [f32; 4],
+    /// sRGB colour and alpha.
+    pub color: [u8; 4],
+}
+
+/// A rectangle of the frame in pixels: x, y (from the top left), width, height.
+pub type PixelRect = [f32; 4];
 
 /// An attachment by what it holds; a target hands out the view for each role it owns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,8 +13,7 @@ use crate::DEPTH_FORMAT;
 /// Rectangles the shader takes at once (the demo has two panels).
 pub const MAX_RECTS: usize = 8;
 
-/// A rectangle of the frame in pixels: x, y (from the top left), width, height.
-pub type PixelRect = [f32; 4];
+pub use crate::pass::PixelRect;
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

@@ -2,7 +2,6 @@
 //! portal outlines coloured by the flow's outcome, visible cells' octagons, the frozen culling
 //! camera's frustum and eye, and the outlines of surfaces the per-surface test dropped.
 
-use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::world::{CullReason, WorldMesh};
@@ -10,13 +9,7 @@ use lanthorn_geom::{Camera, Octagon};
 use lanthorn_level::Level;
 use lanthorn_vis::{PortalOutcome, PortalTest, VisibleSet};
 
-/// One overlay line vertex: clip-space position and colour.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub struct OverlayVertex {
-    pub clip: [f32; 4],
-    pub color: [u8; 4],
-}
+pub use crate::pass::OverlayVertex;
 
 impl OverlayVertex {
     /// The vertex buffer's attributes (of the WGSL `OverlayVertex`).
