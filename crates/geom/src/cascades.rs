@@ -20,8 +20,8 @@ pub struct CascadeConfig {
     /// 1 logarithmically (the near one small and sharp).
     pub split_lambda: f32,
     /// Texels a side of the cascades' maps (one size: they are layers of one array). Seed 003
-    /// has 2048²; on lavapipe a 2048² near map cost the terrain 5 ms more than 1024² in cache
-    /// misses alone (docs/terrain.md), so the default is 1024² with the split pulled nearer
+    /// has 2048²; a 2048² near map cost the terrain more than 1024² in cache misses alone
+    /// (docs/terrain.md), so the default is 1024² with the split pulled nearer
     /// (`split_lambda`) for the same near texel size.
     pub resolution: u32,
     /// How far towards the sun beyond a cascade's sphere casters are still caught (world

@@ -1,7 +1,7 @@
 //! The GPU context: instance, adapter, device and queue, headless or for a window surface.
 //! Vulkan is preferred, GL is the fallback, `WGPU_BACKEND` is honoured. The optional features
 //! the design uses are requested where present and can be switched off on purpose
-//! (`--disable …` or `LANTHORN_DISABLE=…`) so every fallback can be exercised on lavapipe.
+//! (`--disable …` or `LANTHORN_DISABLE=…`) so every fallback can be exercised on any adapter.
 
 use std::fmt;
 

@@ -5,7 +5,7 @@
 //! drawn (a count pass with additive blending: `WorldPass::record_fragment_count`) — the
 //! fragment shading of a GPU whose depth test runs before the shader, and the number vis-check
 //! and bench report as `overdraw`. `FragmentCounter` reads the pipeline-statistics query of
-//! fragment-shader invocations; on lavapipe it counts every rasterized fragment, depth-tested
+//! fragment-shader invocations; on a software rasterizer it counts every rasterized fragment, depth-tested
 //! away or not (four stacked walls count four a pixel in either order), so it is reported
 //! beside it as `fragments_rasterized`, not as overdraw.
 

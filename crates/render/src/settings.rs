@@ -91,7 +91,7 @@ impl Default for FrameSettings {
 pub enum TerrainLighting {
     /// The colour bands, the sky's and the sun's light at each vertex, interpolated (as the
     /// fog always is); the sun's shadows per pixel on the pieces a brush's shadow can fall on,
-    /// per vertex elsewhere. On lavapipe the per-pixel shading was a third of the terrain pass.
+    /// per vertex elsewhere (per-pixel shading everywhere costs: docs/performance.md).
     #[default]
     Vertex,
     /// All of it at every pixel.

@@ -102,12 +102,12 @@ pub(crate) const DEFINES: &[&str] = &[
     // The adapter clips to the octagon with hardware clip distances (else a fragment discard).
     "CLIP_DISTANCES",
     // The terrain (and the world's moving objects) sample the sun's shadow cascades (a variant,
-    // not a uniform branch: on lavapipe the branch alone cost a fifth of the terrain pass).
+    // not a uniform branch: a software rasterizer pays for a branch every fragment).
     "SUN_SHADOWS",
-    // The terrain's sea shows its reflection and foam (a variant for the same reason: 9 ms).
+    // The terrain's sea shows its reflection and foam (a variant for the same reason).
     "WATER_REFLECTIONS",
-    // The terrain samples the point light map (3 ms of the keep's outside frame as a uniform
-    // branch), and tints its levels for the overlay (2 ms).
+    // The terrain samples the point light map, and tints its levels for the overlay (variants
+    // for the same reason).
     "POINT_LIGHTS",
     "LEVEL_COLORS",
     // The world's surfaces take the terrain's aerial-perspective fog (a level under a terrain;
@@ -117,8 +117,8 @@ pub(crate) const DEFINES: &[&str] = &[
     "OBJECT_LAMPS",
     // The world writes linear, unclamped light into the HDR scene (`FrameSettings::hdr`).
     "LINEAR_OUTPUT",
-    // Moving objects' lamps read normal and specular maps (a variant: lavapipe runs a branch's
-    // texture reads and highlight loop for every fragment, 5 ms of the keep's world pass).
+    // Moving objects' lamps read normal and specular maps (a variant: a software rasterizer
+    // runs a branch's texture reads and highlight loop for every fragment).
     "MATERIAL_MAPS",
 ];
 
@@ -303,8 +303,8 @@ fn clip_defines(clip_distances: bool) -> &'static [&'static str] {
 }
 
 /// Which variant of the terrain shader a pipeline is made from: each feature of the surface's
-/// shading that a frame may switch off is a variant, not a uniform branch (lavapipe pays for a
-/// branch whether or not a fragment takes it).
+/// shading that a frame may switch off is a variant, not a uniform branch (a software
+/// rasterizer pays for a branch whether or not a fragment takes it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TerrainVariant {
     /// Octagon clipping by hardware clip distances (else a fragment discard).

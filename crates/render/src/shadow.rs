@@ -313,8 +313,8 @@ pub fn caster_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry
 }
 
 /// The cascades' maps, a layer each (one size for both: a shader samples whichever holds a
-/// point with one fetch, where two textures took a fetch of each, lavapipe running both
-/// sides of the branch between them).
+/// point with one fetch, where two textures took a fetch of each, a software rasterizer
+/// running both sides of the branch between them).
 fn create_maps(device: &wgpu::Device, resolution: u32) -> wgpu::Texture {
     device.create_texture(&wgpu::TextureDescriptor {
         label: Some("shadow cascades"),

@@ -7,7 +7,7 @@ use super::DEPTH_FORMAT;
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// The same texels seen raw: the world pass writes the gamma-encoded colour it shades (Quake
 /// lights in gamma space) without a decode in the shader and an encode at the store, which
-/// cost lavapipe more than the rest of its shading.
+/// cost a software rasterizer more than the rest of its shading.
 pub const GAMMA_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// The HDR scene (`FrameSettings::hdr`): linear light, unclamped; the tone map
 /// (`render::tonemap`) maps it into the frame's colour.

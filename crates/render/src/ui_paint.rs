@@ -1,8 +1,8 @@
 //! The demo's panels drawn from egui's output: its textures (the font atlas) as egui hands
 //! them over, its meshes in one vertex and one index buffer a frame, a draw per mesh inside its
 //! clip rectangle. shaders/ui.wgsl has no branch its fragments skip: egui-wgpu's shader keeps
-//! a software-filtering path behind a uniform, which lavapipe runs for every fragment (about
-//! 29 ms a frame under the demo's panel, 1280×720).
+//! a software-filtering path behind a uniform, which a software rasterizer runs for every
+//! fragment (docs/performance.md).
 
 use std::collections::HashMap;
 

@@ -9,7 +9,7 @@
 //! Procedural sources are unbounded: blocks are computed on demand and cached in a hash map,
 //! from the noise's analytic bound (O(octaves), no samples visited) — or exactly, from their
 //! samples via their children, up to `exact_side` samples per side (0 by default: an exact
-//! 64² block costs ~0.5 ms of noise evaluation, too slow for a camera that keeps reaching new
+//! 64² block costs thousands of noise evaluations, too slow for a camera that keeps reaching new
 //! ground). Memory and time never depend on the source size.
 
 use std::collections::HashMap;

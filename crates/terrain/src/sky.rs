@@ -4,7 +4,7 @@
 //! zenith values the paper gives as functions of turbidity and the sun's zenith angle.
 //!
 //! Why this model: it is a closed form (a few exponentials per direction: the terrain pass can
-//! afford it per sky pixel and per terrain vertex for the aerial-perspective fog on lavapipe),
+//! afford it per sky pixel and per terrain vertex for the aerial-perspective fog),
 //! it has published coefficients and zenith formulas to test against, and it needs no
 //! precomputed tables. Hosek–Wilkie fits the sky better near the horizon and at low suns but
 //! carries about a thousand coefficients per channel; Bruneton/Hillaire LUTs need compute

@@ -23,7 +23,7 @@ pub struct VisCheckArgs {
     seed: u64,
     #[arg(long, value_parser = args::parse_size, default_value = "640x360")]
     size: (u32, u32),
-    /// Compare pixels with hardware clip distances (lavapipe cracks at octagon edges);
+    /// Compare pixels with hardware clip distances (a software rasterizer cracks at octagon edges);
     /// by default the exact fragment test is used.
     #[arg(long)]
     clip_distances: bool,

@@ -95,7 +95,7 @@ impl Holes {
     /// What pixel `i` showing surface id `id` is: a sight through open space, a line through
     /// solid, or a graze: its ray meets the surface's plane outside the surface or within
     /// 1/64 of a pixel of its outline, so the rasterizer covered it by rounding the projected
-    /// edge (lavapipe snaps vertices to 1/256 of a pixel).
+    /// edge (the rasterizer snaps vertices to a fraction of a pixel).
     pub(super) fn sight(&self, level: &Level, view: &HoleView, i: usize, id: u32) -> Sight {
         let Some(s) = (id as usize)
             .checked_sub(1)

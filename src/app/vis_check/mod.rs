@@ -33,7 +33,7 @@ pub struct VisCheckOptions {
     pub views_list: Option<Vec<CameraSpec>>,
     /// Where to write the evidence of the worst views (`--dump`).
     pub dump: Option<std::path::PathBuf>,
-    /// Id images clip octagons with hardware clip distances (lavapipe cracks at octagon
+    /// Id images clip octagons with hardware clip distances (a software rasterizer cracks at octagon
     /// edges) instead of the exact fragment test.
     pub clip_distances: bool,
     /// Count fragments for `overdraw` (one more render a method and view; three for portal).
@@ -91,7 +91,7 @@ pub struct MethodTotals {
     /// distances only.
     pub overdraw: [Vec<f64>; 3],
     /// Per view, portal with clip distances: fragment-shader invocations by the pipeline
-    /// statistics ÷ covered pixels (on lavapipe every rasterized fragment).
+    /// statistics ÷ covered pixels (on a software rasterizer every rasterized fragment).
     pub rasterized: Vec<f64>,
 }
 

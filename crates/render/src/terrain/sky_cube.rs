@@ -1,7 +1,6 @@
 //! The daylight sky (`terrain::ScatteringSky`) baked into a cube for the terrain's sky and fog:
-//! it depends only on the sun, and one filtered fetch a pixel costs lavapipe far less than
-//! Perez's model (its exponentials and arc cosine per channel: 3.5 ms of the keep's outside
-//! frame). Made again when the sun moves.
+//! it depends only on the sun, and one filtered fetch a pixel costs far less than Perez's
+//! model (its exponentials and arc cosine per channel). Made again when the sun moves.
 
 use glam::Vec3;
 

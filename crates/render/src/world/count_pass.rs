@@ -1,8 +1,8 @@
 //! The world pass drawn as a fragment count: what the colour pass draws, in its order and depth
 //! state, each fragment that passes the depth test when it is drawn adding one to an R8 target
 //! (additive blending, 1/255 a fragment). That is the fragment shading an early-depth-test GPU
-//! does; lavapipe's pipeline statistics cannot show it (they count every rasterized fragment,
-//! see `render::overdraw`).
+//! does; a software rasterizer's pipeline statistics cannot show it (they count every
+//! rasterized fragment, see `render::overdraw`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

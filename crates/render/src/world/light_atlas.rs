@@ -2,7 +2,7 @@
 //! fragment, and each lit surface's slot tints (on its vertices). How a surface's texels hold
 //! its light depends on how many light styles it has ([`Packing`]); the shader turns a texel
 //! into light with one 3×4 matrix per surface (`style_rows` in world_light.inc.wgsl), so there
-//! is no second fetch and no loop, which cost lavapipe about a quarter of the world pass.
+//! is no second fetch and no loop (docs/performance.md).
 //! Where a slot is stored as one grey value (its texel's brightest channel), the slot's colour
 //! comes back from its tint: the slot's summed RGB over the surface divided by the summed grey,
 //! exact when the slot's lights on that surface share a colour (one torch, a row of torches).

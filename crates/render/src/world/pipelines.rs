@@ -210,7 +210,7 @@ pub(super) fn create_color_pipelines(
 }
 
 /// The camera's opaque surfaces through `fs_main`, which tints them for the cells and depth
-/// overlays (`fs_opaque` leaves the tint out: lavapipe would pay for it every frame).
+/// overlays (`fs_opaque` leaves the tint out: a software rasterizer would pay for it every frame).
 pub(super) fn tinted_opaque_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,

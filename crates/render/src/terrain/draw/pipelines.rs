@@ -319,7 +319,7 @@ pub(in crate::terrain) fn surface_pipeline(
 /// turned away from it), and without them a lit slope cannot shadow itself: with the
 /// receivers' offsets taken out, the hills test finds no clear pixel darkened this way and
 /// 9,931 of 10,033 with the other faces kept. The rasterizer also skips half the triangles
-/// (the far cascade 7 ms → 1.7 ms on lavapipe).
+/// (docs/performance.md).
 pub(in crate::terrain) fn create_caster_pipeline(
     device: &wgpu::Device,
     group: &wgpu::BindGroupLayout,

@@ -87,8 +87,7 @@ enum Item {
 }
 
 /// Which views a pipeline draws. The camera's own view has no clip plane, so its fragment
-/// shader has no plane test: without a `discard` the depth test runs before shading (on
-/// lavapipe this halves the world pass).
+/// shader has no plane test: without a `discard` the depth test runs before shading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ViewClass {
     Camera = 0,

@@ -1,8 +1,8 @@
 //! The surface cache: software Quake's idea on the GPU. A lit opaque surface seen by the camera
 //! is baked once — its material times its light, at the material's own texel grid — into a
 //! region of a mipmapped atlas; from the next frame on the camera draws it with one texture
-//! fetch instead of a material fetch, a lightmap fetch and their arithmetic (on lavapipe those
-//! were two thirds of the world pass). A surface is baked again when the styles it was baked
+//! fetch instead of a material fetch, a lightmap fetch and their arithmetic (most of the world
+//! pass's shading on a software rasterizer: docs/performance.md). A surface is baked again when the styles it was baked
 //! with change, or when the eye comes so close that it needs a finer level; regions not drawn
 //! lately make room for new ones. What is not (yet) in the cache is drawn as before.
 //!
