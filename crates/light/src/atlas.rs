@@ -25,25 +25,39 @@ pub const MAX_LAYERS: usize = lanthorn_level::styles::MAX_SLOTS;
 /// layer, the layers (1 to [`MAX_LAYERS`]) one after another.
 #[derive(Clone, Copy, Debug)]
 pub struct LuxelBlock<'a> {
+    /// Luxels across.
     pub width: u32,
+    /// Luxels down.
     pub height: u32,
+    /// The layers' RGB bytes, one after another.
     pub rgb: &'a [u8],
 }
 
+/// Why blocks could not be packed.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AtlasError {
+    /// A block's bytes are not whole layers of its size.
     #[error("lightmap block {index} is {width}x{height} luxels with {bytes} bytes of data (expected {expected} per layer, 1 to 4 layers)")]
     BadBlock {
+        /// The block (input order).
         index: usize,
+        /// Its luxels across.
         width: u32,
+        /// Its luxels down.
         height: u32,
+        /// The bytes it has.
         bytes: usize,
+        /// The bytes a layer of its size has.
         expected: u64,
     },
+    /// The blocks do not fit the largest atlas.
     #[error("lightmap blocks ({blocks}, {luxels} luxels) do not fit in a {max}x{max} atlas; reduce lightmap resolution")]
     TooLarge {
+        /// How many blocks.
         blocks: usize,
+        /// Their luxels together.
         luxels: u64,
+        /// The atlas's largest side.
         max: u32,
     },
 }

@@ -9,8 +9,11 @@ use lanthorn_level::Entity;
 /// A lamp: where, its colour (brightest channel 1) and how far its glow reaches (units).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LampLight {
+    /// Where it is.
     pub position: Vec3,
+    /// Its colour, the brightest channel 1.
     pub color: Vec3,
+    /// How far its glow reaches (units).
     pub radius: f32,
 }
 

@@ -3,6 +3,7 @@
 //! point.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod atlas;
 pub mod bake;

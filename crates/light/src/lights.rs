@@ -59,6 +59,7 @@ impl Falloff {
 /// A point light (optionally a spotlight).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EntityLight {
+    /// Where it is.
     pub position: Vec3,
     /// Quake's `light` value: luxel value at distance 0 (linear falloff), falling by `falloff`
     /// per unit.
@@ -159,8 +160,11 @@ impl EntityLight {
 /// Sunlight: parallel rays from `direction` (unit, pointing from the sun into the world).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sun {
+    /// Unit, from the sun into the world.
     pub direction: Vec3,
+    /// Quake's luxel value of full sunlight on a face square to it (`_sunlight`).
     pub intensity: f32,
+    /// Its colour (`_sunlight_color`), the brightest channel 1.
     pub color: Vec3,
 }
 
@@ -171,6 +175,7 @@ pub struct LevelLights {
     pub lights: Vec<EntityLight>,
     /// Light entities baked (a `_deviance` light counts once).
     pub sources: usize,
+    /// The sun (`_sunlight`, `_sun_mangle`), when the worldspawn names one.
     pub sun: Option<Sun>,
     /// Sky light (ericw-tools' `_sunlight2`, and `_sunlight3` from below): many dim suns from
     /// every direction of a hemisphere, lighting what sees the sky there.
@@ -194,6 +199,7 @@ pub struct LevelLights {
 }
 
 impl LevelLights {
+    /// No light at all: no point light, no sun, no sky dome.
     pub fn is_empty(&self) -> bool {
         self.lights.is_empty() && self.sun.is_none() && self.dome.is_empty()
     }

@@ -22,9 +22,13 @@ use lanthorn_level::{surface_flags, GridSun, Level, LightGrid, Surface};
 /// What a bake did.
 #[derive(Clone, Debug, Default)]
 pub struct BakeStats {
+    /// Lights baked (a sun counts one).
     pub lights: usize,
+    /// Luxels lit.
     pub luxels: usize,
+    /// Shadow rays cast.
     pub rays: u64,
+    /// Seconds the bake took, all of it.
     pub seconds: f64,
     /// Seconds spent finding the bounce's emitters (the luxels' gathering is in `seconds`).
     pub bounce_seconds: f64,
@@ -35,6 +39,7 @@ pub struct BakeStats {
     pub over_four_styles: usize,
     /// The light grid's points in open space, and the seconds its bake took (in `seconds`).
     pub grid_points: usize,
+    /// Seconds the light grid's bake took (within `seconds`).
     pub grid_seconds: f64,
 }
 
@@ -42,7 +47,9 @@ pub struct BakeStats {
 /// slot, one after another.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SurfaceLight {
+    /// The light styles of its slots.
     pub styles: LightStyles,
+    /// Per slot a `width · height` RGB block, one after another.
     pub layers: Vec<u8>,
 }
 
