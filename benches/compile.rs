@@ -59,9 +59,15 @@ fn light_e1m1(c: &mut Criterion) {
     for (samples, bounces) in [(1, 0), (4, 0), (4, 1)] {
         group.bench_function(format!("e1m1 {samples}x{samples} bounces {bounces}"), |b| {
             b.iter(|| {
-                lanthorn::light::bake::bake(&level, &lights, samples, bounces)
-                    .2
-                    .rays
+                lanthorn::light::bake::bake(
+                    &level,
+                    &lights,
+                    samples,
+                    bounces,
+                    &lanthorn::light::parallel::Progress::silent(),
+                )
+                .2
+                .rays
             })
         });
     }

@@ -13,6 +13,7 @@ pub mod leak_walk;
 pub mod overlays;
 pub mod path;
 pub mod plot;
+pub mod progress;
 pub mod session;
 pub mod terrain;
 pub mod trace;
@@ -60,7 +61,9 @@ pub fn load_level(path: Option<&Path>, game: &Game) -> anyhow::Result<(Level, Pa
             return Ok((level, PathBuf::from(origin)));
         }
     }
-    let level = crate::load::load_with_palette(&path, game.rules, game.palette.as_ref())?;
+    let progress = progress::terminal();
+    let level =
+        crate::load::load_with_palette(&path, game.rules, game.palette.as_ref(), &progress)?;
     Ok((level, path))
 }
 

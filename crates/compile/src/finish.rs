@@ -114,7 +114,13 @@ fn luxel_blocks(
             .collect();
     }
     let bounces = options.bounces.unwrap_or(lights.bounces);
-    let (blocks, grid, baked) = bake::bake(level, &lights, options.light_samples, bounces);
+    let (blocks, grid, baked) = bake::bake(
+        level,
+        &lights,
+        options.light_samples,
+        bounces,
+        &options.progress,
+    );
     level.light_grid = grid;
     stats.bounce_seconds = baked.bounce_seconds;
     for &(i, style) in &lights.assigned {

@@ -28,6 +28,7 @@ use lanthorn_level::Level;
 pub(crate) const MAX_COORD: f64 = 65536.0;
 
 pub use error::CompileError;
+pub use lanthorn_light::parallel::Progress;
 pub use map::compile_map_text;
 pub use map::map_file::MapError;
 pub use scene::SceneError;
@@ -61,6 +62,8 @@ pub struct CompileOptions {
     /// Diffuse bounces of the steady light (`light::bounce`); `None`: the worldspawn's
     /// `_bounce` (0 without it).
     pub bounces: Option<u32>,
+    /// Told how far the light bake is (`light::parallel::Progress`; silent by default).
+    pub progress: Progress,
 }
 
 impl Default for CompileOptions {
@@ -74,6 +77,7 @@ impl Default for CompileOptions {
             light: true,
             light_samples: 1,
             bounces: None,
+            progress: Progress::silent(),
         }
     }
 }

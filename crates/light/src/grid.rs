@@ -57,6 +57,7 @@ pub(super) fn bake(
     level: &Level,
     (minlight, sun_style, sun): (f32, u8, Option<GridSun>),
     light_point: impl Fn(Vec3) -> PointLight + Sync,
+    progress: &crate::parallel::Progress,
 ) -> Option<LightGrid> {
     let region = swept_bounds(level)?;
     let (origin, spacing, size) = layout(region);
@@ -70,30 +71,16 @@ pub(super) fn bake(
         ..Default::default()
     };
     let n = grid.point_count();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(16);
-    let chunk = n.div_ceil(threads);
-    let (grid_ref, light_point) = (&grid, &light_point);
-    let points: Vec<PointLight> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (t * chunk..((t + 1) * chunk).min(n))
-                        .map(|i| {
-                            let p = grid_ref.position(point_of(grid_ref.size, i));
-                            let solid = || (Vec::new(), false);
-                            level.locate(p).map_or_else(solid, |_| light_point(p))
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
+    let grid_ref = &grid;
+    let points: Vec<PointLight> = crate::parallel::map(
+        n,
+        |i| {
+            let p = grid_ref.position(point_of(grid_ref.size, i));
+            let solid = || (Vec::new(), false);
+            level.locate(p).map_or_else(solid, |_| light_point(p))
+        },
+        ("light grid", progress),
+    );
     for (slots, sees_sun) in points {
         if grid.sun.is_some() {
             grid.sun_visible.push(if sees_sun { 255 } else { 0 });

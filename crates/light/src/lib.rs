@@ -12,4 +12,5 @@ mod bvh;
 pub mod grid;
 pub mod lamps;
 pub mod lights;
+pub mod parallel;
 pub mod point;

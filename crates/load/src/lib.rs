@@ -12,6 +12,7 @@ mod solid_segment_tests;
 
 pub use lanthorn_import::q1::palette_from_bytes;
 
+use lanthorn_compile::Progress;
 use std::path::{Path, PathBuf};
 
 use lanthorn_compile::CompileError;
@@ -80,17 +81,19 @@ pub fn load_with(
     path: &Path,
     rules: lanthorn_level::spawn::SpawnRules,
 ) -> Result<Level, LoadError> {
-    load_with_palette(path, rules, None)
+    load_with_palette(path, rules, None, &Progress::silent())
 }
 
 /// `load_with`, a `.bsp` decoded with `palette` when one is given (`--palette`) instead of
-/// the one found near it.
+/// the one found near it; a `.map` or `.ron` compiled telling `progress` how its light bake
+/// goes.
 pub fn load_with_palette(
     path: &Path,
     rules: lanthorn_level::spawn::SpawnRules,
     palette: Option<&[u8; 768]>,
+    progress: &Progress,
 ) -> Result<Level, LoadError> {
-    let mut level = load_file(path, palette)?;
+    let mut level = load_file(path, palette, progress)?;
     lanthorn_level::spawn::apply(&mut level, rules);
     Ok(level)
 }
@@ -142,7 +145,11 @@ pub fn is_builtin(path: &Path) -> bool {
 /// The one entry point that loads any level; dispatches on the file type. `keep` is the
 /// embedded keep (compiled once, then read from the cache, see `cache`), `builtin` the
 /// built-in test scene.
-fn load_file(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, LoadError> {
+fn load_file(
+    path: &Path,
+    palette: Option<&[u8; 768]>,
+    progress: &Progress,
+) -> Result<Level, LoadError> {
     match path.to_str() {
         Some("builtin") => return Ok(lanthorn_compile::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(lanthorn_compile::scenes::builtin::load_portals()?),
@@ -164,7 +171,7 @@ fn load_file(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, LoadErro
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("lvl") => Ok(lanthorn_level::file::load_lvl(path)?),
-        Some("map") | Some("ron") => compile_cached(path),
+        Some("map") | Some("ron") => compile_cached(path, progress),
         Some("bsp") => Ok(match palette {
             Some(p) => lanthorn_import::q1::load_with_palette(path, Some(p))?,
             None => lanthorn_import::q1::load(path)?,
@@ -180,7 +187,7 @@ fn load_file(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, LoadErro
 /// (the system temp folder, keyed by the path, the size and modification time of every file
 /// the compile reads, the file version and the program's own timestamp) so a second load of an
 /// unchanged source is a plain `.lvl` read.
-fn compile_cached(path: &Path) -> Result<Level, LoadError> {
+fn compile_cached(path: &Path, progress: &Progress) -> Result<Level, LoadError> {
     use std::hash::{Hash, Hasher};
     let meta = std::fs::metadata(path).map_err(|error| LoadError::Io {
         path: path.into(),
@@ -215,7 +222,11 @@ fn compile_cached(path: &Path) -> Result<Level, LoadError> {
     if let Ok(level) = lanthorn_level::file::load_lvl(&cached) {
         return Ok(level);
     }
-    let (level, stats) = lanthorn_compile::compile(path, &Default::default())?;
+    let options = lanthorn_compile::CompileOptions {
+        progress: progress.clone(),
+        ..Default::default()
+    };
+    let (level, stats) = lanthorn_compile::compile(path, &options)?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         path.display(),

@@ -45,6 +45,7 @@ pub(super) fn run(a: CompileArgs) -> anyhow::Result<()> {
         bounces: a.bounces,
         allow_leak: a.allow_leak,
         wad_dirs: a.wad_dir,
+        progress: crate::app::progress::terminal(),
         ..Default::default()
     };
     app::compile::run(&a.input, &a.output, &opts, a.json)

@@ -10,11 +10,11 @@ use std::time::Instant;
 use glam::{Vec2, Vec3};
 
 mod emitters;
-mod progress;
 
 use crate::bounce;
 use crate::bvh::{Bvh, Triangle};
 use crate::lights::{EntityLight, Falloff, LevelLights, Sun, RANGE_SCALE};
+use crate::parallel::{self, Progress};
 use lanthorn_geom::sh::Sh9;
 use lanthorn_level::styles::{LightStyles, MAX_SLOTS, NO_STYLE};
 use lanthorn_level::{surface_flags, GridSun, Level, LightGrid, Surface};
@@ -174,6 +174,7 @@ fn sample_point(grid: Vec3, s: &Surface, offset: Vec3, centre: Vec3) -> Vec3 {
 /// `light`; 4: ericw-tools' `-extra4`), which smooths shadow edges and steps.
 ///
 /// With `bounces` > 0 the steady light is bounced that many times (see `light::bounce`).
+/// `progress` hears how many surfaces (then grid points) are done.
 ///
 /// Where objects move, the light grid over their path is baked from the same lights and
 /// bounce (`light::grid`).
@@ -182,6 +183,7 @@ pub fn bake(
     lights: &LevelLights,
     samples_per_axis: u32,
     bounces: u32,
+    progress: &Progress,
 ) -> (Vec<Option<SurfaceLight>>, Option<LightGrid>, BakeStats) {
     let start = Instant::now();
     let mut stats = BakeStats {
@@ -234,33 +236,13 @@ pub fn bake(
         stats.emitters = inputs.emitters.len();
     }
     let inputs = inputs;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(16);
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let surfaces = &level.surfaces;
-    let results: Vec<(usize, SurfaceLight, u64, bool)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&si) = jobs.get(k) else { break };
-                        let (light, rays, over_four) =
-                            bake_surface(&surfaces[si], offset[si], &inputs);
-                        done.push((si, light, rays, over_four));
-                    }
-                    done
-                })
-            })
-            .collect();
-        progress::show(&workers, &next, jobs.len(), start);
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
+    let baked = parallel::map(
+        jobs.len(),
+        |k| bake_surface(&surfaces[jobs[k]], offset[jobs[k]], &inputs),
+        ("light", progress),
+    );
+    let results = jobs.iter().zip(baked).map(|(&si, (l, r, o))| (si, l, r, o));
     // Surfaces without triangles are not baked: full light, as unbaked luxels read.
     let mut blocks: Vec<Option<SurfaceLight>> = level
         .surfaces
@@ -279,7 +261,7 @@ pub fn bake(
         stats.over_four_styles += over_four as usize;
         blocks[si] = Some(light);
     }
-    let grid = bake_grid(level, &inputs, &mut stats);
+    let grid = bake_grid(level, &inputs, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
     (blocks, grid, stats)
 }
@@ -560,16 +542,24 @@ fn drop_dark_slots(styles: LightStyles, layers: Vec<u8>, layer: usize) -> Surfac
 }
 
 /// The light grid over where the objects move (`light::grid`), timed and counted in `stats`.
-fn bake_grid(level: &Level, inputs: &BakeInputs, stats: &mut BakeStats) -> Option<LightGrid> {
+fn bake_grid(
+    level: &Level,
+    inputs: &BakeInputs,
+    progress: &Progress,
+    stats: &mut BakeStats,
+) -> Option<LightGrid> {
     let t = Instant::now();
     let lights = inputs.lights;
     let sun = lights.sun.map(|sun| GridSun {
         direction: sun.direction,
         rgb: sun.color * sun.intensity * RANGE_SCALE,
     });
-    let grid = super::grid::bake(level, (lights.minlight, lights.sun_style, sun), |p| {
-        grid_light(p, inputs)
-    });
+    let grid = super::grid::bake(
+        level,
+        (lights.minlight, lights.sun_style, sun),
+        |p| grid_light(p, inputs),
+        progress,
+    );
     stats.grid_seconds = t.elapsed().as_secs_f64();
     stats.grid_points = grid
         .as_ref()
