@@ -10,6 +10,7 @@ pub mod aabb;
 pub mod camera;
 pub mod cascades;
 pub mod half;
+pub mod lamp;
 pub mod octagon;
 pub mod plane;
 pub mod polygon;
@@ -19,6 +20,7 @@ pub mod triangulate;
 
 pub use aabb::Aabb;
 pub use camera::{Camera, CameraSpec};
+pub use lamp::Lamp;
 pub use octagon::Octagon;
 pub use plane::{DPlane, Plane};
 pub use polygon::DPolygon;

@@ -1,25 +1,14 @@
 //! Which of a level's lights are lamps: light entities marked `_lamp` "1" (torches, lanterns,
-//! lit windows), which the renderer also splats each frame into the terrain's point light map
-//! (`terrain::lamps`).
-
-use glam::Vec3;
+//! lit windows), which the renderer also splats once into the terrain's point light map
+//! (`terrain::lamps`); `LevelLights::lamps` holds them.
 
 use lanthorn_level::Entity;
 
-/// A lamp: where, its colour (brightest channel 1) and how far its glow reaches (units).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LampLight {
-    /// Where it is.
-    pub position: Vec3,
-    /// Its colour, the brightest channel 1.
-    pub color: Vec3,
-    /// How far its glow reaches (units).
-    pub radius: f32,
-}
+pub use lanthorn_geom::Lamp;
 
 /// The lamps among `entities`: light entities with `_lamp` "1"; the glow reaches as far as the
 /// light's `light` value (default 300) in units, coloured by `_color`.
-pub fn level_lamps(entities: &[Entity]) -> Vec<LampLight> {
+pub fn level_lamps(entities: &[Entity]) -> Vec<Lamp> {
     entities
         .iter()
         .filter(|e| e.classname().starts_with("light") && e.get("_lamp") == Some("1"))
@@ -29,7 +18,7 @@ pub fn level_lamps(entities: &[Entity]) -> Vec<LampLight> {
             let radius = radius
                 .filter(|r| r.is_finite() && *r > 0.0)
                 .unwrap_or(300.0);
-            Some(LampLight {
+            Some(Lamp {
                 position,
                 // The colour the light bakes with.
                 color: crate::lights::color(e, "_color"),
@@ -42,6 +31,7 @@ pub fn level_lamps(entities: &[Entity]) -> Vec<LampLight> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     fn entity(pairs: &[(&str, &str)]) -> Entity {
         Entity::from_pairs(pairs)

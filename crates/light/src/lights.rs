@@ -196,6 +196,8 @@ pub struct LevelLights {
     /// Keys that did not parse (the default was used) and lights without an origin, naming
     /// the entity.
     pub warnings: Vec<String>,
+    /// The lights marked `_lamp` as lamps (`light::lamps`): their glow is drawn apart too.
+    pub lamps: Vec<lanthorn_geom::Lamp>,
 }
 
 impl LevelLights {
@@ -261,7 +263,10 @@ fn sun_style(e: &Entity, i: usize, warnings: &mut Vec<String>) -> u8 {
 
 /// Reads the lights of a level from its entities.
 pub fn level_lights(level: &Level) -> LevelLights {
-    let mut out = LevelLights::default();
+    let mut out = LevelLights {
+        lamps: crate::lamps::level_lamps(&level.entities),
+        ..Default::default()
+    };
     let w = &mut out.warnings;
     if let Some((i, e)) = level
         .entities

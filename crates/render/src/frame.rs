@@ -193,9 +193,7 @@ impl Renderer {
                 .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
             sun_direction: lights.sun.map(|s| s.direction),
-            lamp_map: lanthorn_terrain::lamps::LampMap::splat(&super::terrain::lamps::level_lamps(
-                &level.entities,
-            )),
+            lamp_map: lanthorn_terrain::lamps::LampMap::splat(&lights.lamps),
             overlay: None,
             heatmap: None,
             bloom: None,

@@ -16,21 +16,13 @@ pub const STRENGTH: f32 = 1.5;
 /// Texels hold light / RANGE in 8 bits (the shader multiplies back).
 pub const RANGE: f32 = 2.0;
 
-/// A lamp: where, its colour (brightest channel 1) and how far its glow reaches on the ground.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lamp {
-    pub position: Vec3,
-    pub color: Vec3,
-    pub radius: f32,
-}
+pub use lanthorn_geom::Lamp;
 
-impl Lamp {
-    /// The light the lamp adds at ground point `p` (x, y): `STRENGTH · colour · (1 − d/r)²`.
-    pub fn light_at(&self, p: Vec2) -> Vec3 {
-        let d = p.distance(self.position.truncate());
-        let k = (1.0 - d / self.radius).max(0.0);
-        self.color * (STRENGTH * k * k)
-    }
+/// The light `lamp` adds at ground point `p` (x, y): `STRENGTH · colour · (1 − d/r)²`.
+pub fn glow_at(lamp: &Lamp, p: Vec2) -> Vec3 {
+    let d = p.distance(lamp.position.truncate());
+    let k = (1.0 - d / lamp.radius).max(0.0);
+    lamp.color * (STRENGTH * k * k)
 }
 
 /// The lamps' glow as an RGBA8 texture over the ground they reach.
@@ -80,7 +72,7 @@ impl LampMap {
             for y in first.y..=last.y {
                 for x in first.x..=last.x {
                     let centre = origin + (Vec2::new(x as f32, y as f32) + 0.5) * texel;
-                    light[(y * width + x) as usize] += lamp.light_at(centre);
+                    light[(y * width + x) as usize] += glow_at(lamp, centre);
                 }
             }
         }
@@ -147,7 +139,7 @@ mod tests {
                     continue;
                 }
                 let centre = map.origin + (Vec2::new(x as f32, y as f32) + 0.5) * texel;
-                let want: Vec3 = lamps.iter().map(|l| l.light_at(centre)).sum();
+                let want: Vec3 = lamps.iter().map(|l| glow_at(l, centre)).sum();
                 let want = (want / RANGE).clamp(Vec3::ZERO, Vec3::ONE) * 255.0;
                 for c in 0..3 {
                     assert!(

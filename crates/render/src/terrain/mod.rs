@@ -23,7 +23,6 @@
 mod casters;
 mod debug;
 mod draw;
-pub mod lamps;
 mod sky_cube;
 
 use std::time::Instant;
