@@ -10,7 +10,6 @@ pub mod bake;
 mod bounce;
 mod bvh;
 pub mod grid;
-pub mod lamps;
 pub mod lights;
 pub mod parallel;
 pub mod point;

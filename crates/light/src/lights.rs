@@ -5,6 +5,8 @@
 //! `_sunlight_color` as in ericw-tools) and the sky dome, with their styles and which of them
 //! switch. The baker (`bake`) and the renderer read the same `LevelLights`.
 
+pub mod lamps;
+
 use glam::Vec3;
 
 use lanthorn_level::styles;
@@ -196,7 +198,7 @@ pub struct LevelLights {
     /// Keys that did not parse (the default was used) and lights without an origin, naming
     /// the entity.
     pub warnings: Vec<String>,
-    /// The lights marked `_lamp` as lamps (`light::lamps`): their glow is drawn apart too.
+    /// The lights marked `_lamp` as lamps (`lights::lamps`): their glow is drawn apart too.
     pub lamps: Vec<lanthorn_geom::Lamp>,
 }
 
@@ -264,7 +266,7 @@ fn sun_style(e: &Entity, i: usize, warnings: &mut Vec<String>) -> u8 {
 /// Reads the lights of a level from its entities.
 pub fn level_lights(level: &Level) -> LevelLights {
     let mut out = LevelLights {
-        lamps: crate::lamps::level_lamps(&level.entities),
+        lamps: lamps::level_lamps(&level.entities),
         ..Default::default()
     };
     let w = &mut out.warnings;

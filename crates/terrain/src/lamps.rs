@@ -4,7 +4,7 @@
 //! price of one fetch per pixel, the main light of a night scene. Lamps do not move, so the map
 //! is splatted once per level, on the CPU (CoH splats sprites every frame because its lights
 //! move); a lamp still bakes into the lightmaps like any light. Which lights are lamps the
-//! renderer reads from the level (`light::lamps::level_lamps`).
+//! renderer reads from the level (`light::lights::lamps`, in `LevelLights::lamps`).
 
 use glam::{Vec2, Vec3};
 /// Texels per side of the map, at most.

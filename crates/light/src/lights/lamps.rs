@@ -21,7 +21,7 @@ pub fn level_lamps(entities: &[Entity]) -> Vec<Lamp> {
             Some(Lamp {
                 position,
                 // The colour the light bakes with.
-                color: crate::lights::color(e, "_color"),
+                color: super::color(e, "_color"),
                 radius,
             })
         })
