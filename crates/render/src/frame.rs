@@ -227,8 +227,9 @@ impl Renderer {
             sun_direction: self.sun_direction,
             skybox: self
                 .world
-                .skybox_active
-                .then_some(&self.world.skybox_linear_view),
+                .skybox
+                .active
+                .then_some(&self.world.skybox.linear_view),
             lamps: self.lamp_map.as_ref(),
         };
         self.terrain = Some(Terrain::in_level(

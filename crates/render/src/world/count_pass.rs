@@ -115,18 +115,21 @@ impl WorldPass {
         pass: &mut wgpu::RenderPass<'_>,
         clip: OctagonClip,
     ) -> Option<()> {
-        if clip == OctagonClip::ClipDistances && !self.device_clip_distances {
+        if clip == OctagonClip::ClipDistances && !self.shading.device_clip_distances {
             return None;
         }
         let device = &self.device;
-        let mut cache = self.count_pipelines.borrow_mut();
+        let mut cache = self.debug.count_pipelines.borrow_mut();
         let bind_group = match clip {
-            OctagonClip::Off => &self.open_octagons.1,
-            _ => &self.bind_groups[self.linear_filtering as usize],
+            OctagonClip::Off => &self.buffers.open_octagons.1,
+            _ => &self.shading.bind_groups[self.shading.linear_filtering as usize],
         };
         pass.set_bind_group(0, bind_group, &[]);
-        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
-        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
+        pass.set_index_buffer(
+            self.buffers.index_buffer.slice(..),
+            wgpu::IndexFormat::Uint32,
+        );
         let list = self.draws.list();
         for (batch, (first, count)) in list.batches_in_order() {
             let (class, kind) = super::draws::batch_class_kind(batch);
@@ -137,7 +140,7 @@ impl WorldPass {
                 clip_distances: match clip {
                     OctagonClip::ClipDistances => true,
                     OctagonClip::Discard => false,
-                    OctagonClip::Off => self.clip_distances,
+                    OctagonClip::Off => self.shading.clip_distances,
                 },
                 unclipped,
                 mirrored,
@@ -167,7 +170,7 @@ impl WorldPass {
     /// Uploads this frame's records with the whole screen as every octagon into the records
     /// a count with `OctagonClip::Off` draws with (the frame's own stay as prepared).
     pub fn open_octagons(&self, queue: &wgpu::Queue) {
-        self.write_open_records(queue, &self.open_octagons.0);
+        self.write_open_records(queue, &self.buffers.open_octagons.0);
     }
 
     /// Writes this frame's records into `buffer` with the whole screen as every octagon.
@@ -191,8 +194,8 @@ impl WorldPass {
             .modules
             .entry(key.clip_distances)
             .or_insert_with(|| {
-                if key.clip_distances == self.clip_distances {
-                    self.module.clone()
+                if key.clip_distances == self.shading.clip_distances {
+                    self.shading.module.clone()
                 } else {
                     device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("world.wgsl (fragment count)"),
@@ -207,7 +210,7 @@ impl WorldPass {
         cache
             .pipelines
             .entry(key)
-            .or_insert_with(|| count_pipeline(device, &self.pipeline_layout, &module, key))
+            .or_insert_with(|| count_pipeline(device, &self.shading.pipeline_layout, &module, key))
     }
 }
 

@@ -78,48 +78,46 @@ impl WorldPass {
         let pipelines = create_color_pipelines(device, &pipeline_layout, &module, color_format);
         let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
         WorldPass {
-            pipelines,
-            id_pipelines: std::cell::OnceCell::new(),
-            id_depth_format: gpu.id_depth_format(),
-            portal_triangles: id_pass::PortalTriangles::build(level),
-            count_pipelines: Default::default(),
-            clip_distances,
-            aerial_fog,
-            linear_output: false,
+            buffers: WorldBuffers {
+                vertex_buffer,
+                index_buffer,
+                frame_buffer,
+                records,
+                indirect,
+                open_octagons: (open_records, open_bind_group),
+            },
+            shading: WorldPipelines {
+                module,
+                pipeline_layout,
+                pipelines,
+                layout,
+                samplers: materials.samplers.clone(),
+                bind_groups,
+                color_format,
+                clip_distances,
+                device_clip_distances: gpu.features.clip_distances,
+                aerial_fog,
+                linear_output: false,
+                linear_filtering: false,
+            },
+            debug: DebugDraws::new(gpu, level),
+            lighting: WorldLighting {
+                styles_off: lanthorn_level::styles::switched_off(&level.entities),
+                style_scales: [1.0; lanthorn_level::styles::MAX_STYLES],
+                sun_style: lights.sun_style,
+                object_light,
+                object_lamps,
+                shadows: None,
+            },
+            skybox: Skybox {
+                active: skybox_active,
+                view: skybox_view,
+                linear_view: skybox_linear_view,
+            },
             fog: fog::WorldFog::default(),
-            shadows: None,
-            device_clip_distances: gpu.features.clip_distances,
-            wire_pipelines: std::cell::OnceCell::new(),
-            tint_pipeline: std::cell::OnceCell::new(),
-            tinted: false,
-            polygon_mode_line: gpu.features.polygon_mode_line,
-            color_format,
-            wireframe: false,
-            pipeline_layout,
-            module,
-            vertex_buffer,
-            index_buffer,
-            frame_buffer,
-            records,
-            indirect,
-            open_octagons: (open_records, open_bind_group),
             frame_count: None,
             device: device.clone(),
-            bind_groups,
-            linear_filtering: false,
-            skybox_active,
-            skybox_view,
-            skybox_linear_view,
-            back_faces_occlude: level
-                .cells
-                .iter()
-                .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
             mesh,
-            object_light,
-            object_lamps,
-            styles_off: lanthorn_level::styles::switched_off(&level.entities),
-            style_scales: [1.0; lanthorn_level::styles::MAX_STYLES],
-            sun_style: lights.sun_style,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,
             draws: DrawBuilder::default(),
@@ -131,8 +129,6 @@ impl WorldPass {
             },
             viewport: (1280, 720),
             cleared: false,
-            layout,
-            samplers: materials.samplers.clone(),
         }
     }
 }
@@ -209,4 +205,25 @@ pub(super) fn shared_surfaces(level: &Level) -> usize {
         }
     }
     listed.iter().filter(|&&n| n > 1).count()
+}
+
+impl DebugDraws {
+    /// Nothing made yet: the debug views' pipelines are made on first use.
+    fn new(gpu: &Gpu, level: &Level) -> DebugDraws {
+        DebugDraws {
+            id_pipelines: std::cell::OnceCell::new(),
+            id_depth_format: gpu.id_depth_format(),
+            portal_triangles: id_pass::PortalTriangles::build(level),
+            count_pipelines: Default::default(),
+            wire_pipelines: std::cell::OnceCell::new(),
+            tint_pipeline: std::cell::OnceCell::new(),
+            tinted: false,
+            wireframe: false,
+            polygon_mode_line: gpu.features.polygon_mode_line,
+            back_faces_occlude: level
+                .cells
+                .iter()
+                .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
+        }
+    }
 }

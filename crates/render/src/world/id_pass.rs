@@ -160,14 +160,22 @@ impl WorldPass {
         layer: IdLayer,
     ) {
         let pipes = self
+            .debug
             .id_pipelines
             .get_or_init(|| self.create_id_pipelines(device));
-        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
+        pass.set_bind_group(
+            0,
+            &self.shading.bind_groups[self.shading.linear_filtering as usize],
+            &[],
+        );
         let list = self.draws.list();
         let marks = view_marks(&list.view_links);
         for view in 0..marks.len() {
-            pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
-            pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
+            pass.set_index_buffer(
+                self.buffers.index_buffer.slice(..),
+                wgpu::IndexFormat::Uint32,
+            );
             self.record_view_ids(pass, pipes, layer, view, marks[view]);
             if layer == IdLayer::Solid {
                 self.mark_portals(pass, pipes, &marks, view);
@@ -239,13 +247,13 @@ impl WorldPass {
         pass.set_pipeline(&pipes.portal_depth);
         pass.set_stencil_reference(marks[view]);
         for (_, link) in children() {
-            let range = self.portal_triangles.vertices(link.portal);
+            let range = self.debug.portal_triangles.vertices(link.portal);
             pass.draw(range, view as u32..view as u32 + 1);
         }
         for (i, link) in children() {
             pass.set_pipeline(&pipes.portal_pending);
             pass.set_stencil_reference(marks[view] | PENDING);
-            let range = self.portal_triangles.vertices(link.portal);
+            let range = self.debug.portal_triangles.vertices(link.portal);
             pass.draw(range, view as u32..view as u32 + 1);
             pass.set_pipeline(&pipes.portal_open);
             pass.set_stencil_reference(i as u32 + 1);
@@ -254,7 +262,7 @@ impl WorldPass {
     }
 
     fn create_id_pipelines(&self, device: &wgpu::Device) -> IdPipelines {
-        let output = PipelineOutput::Ids(self.id_depth_format);
+        let output = PipelineOutput::Ids(self.debug.id_depth_format);
         let surfaces = std::array::from_fn(|i| {
             let liquid = i % 2 == 1;
             let (kind, class) = (
@@ -269,11 +277,11 @@ impl WorldPass {
                     ViewClass::Mirrored
                 },
             );
-            let back_faces = self.back_faces_occlude && !liquid;
+            let back_faces = self.debug.back_faces_occlude && !liquid;
             make_pipeline(
                 device,
-                &self.pipeline_layout,
-                &self.module,
+                &self.shading.pipeline_layout,
+                &self.shading.module,
                 kind,
                 output,
                 class,
@@ -283,16 +291,16 @@ impl WorldPass {
         });
         let marks = MarkPipelines {
             device,
-            layout: &self.pipeline_layout,
-            module: &self.module,
-            depth_format: self.id_depth_format,
+            layout: &self.shading.pipeline_layout,
+            module: &self.shading.module,
+            depth_format: self.debug.id_depth_format,
         };
         IdPipelines {
             surfaces,
             portal_depth: marks.portal_depth(),
             portal_pending: marks.portal_pending(),
             portal_open: marks.portal_open(),
-            portal_vertices: self.portal_triangles.upload(device),
+            portal_vertices: self.debug.portal_triangles.upload(device),
         }
     }
 }

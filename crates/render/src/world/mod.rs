@@ -81,78 +81,23 @@ pub struct WorldView {
 pub const MAX_VIEWS: usize = lanthorn_vis::portal_flow::MAX_VIEWS;
 
 pub struct WorldPass {
-    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
-    pipelines: [wgpu::RenderPipeline; 9],
-    /// Id pipelines, made on first use by the vis-check.
-    id_pipelines: std::cell::OnceCell<id_pass::IdPipelines>,
-    /// The id frames' depth-stencil format (`Gpu::id_depth_format`).
-    id_depth_format: wgpu::TextureFormat,
-    /// The mirrors' and teleporters' polygons, which the id pass marks.
-    portal_triangles: id_pass::PortalTriangles,
-    /// Fragment-count pipelines (`record_fragment_count`), made on first use.
-    count_pipelines: count_pass::CountCache,
-    /// `module` clips octagons with clip distances (else by discard).
-    clip_distances: bool,
-    /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
-    aerial_fog: bool,
-    /// `module` is the `LINEAR_OUTPUT` variant: the pass draws into the HDR scene
-    /// (`set_scene_format`).
-    linear_output: bool,
+    /// The mesh and the per-frame buffers the world draws from.
+    buffers: WorldBuffers,
+    /// How the world shades: its shader module and variant, pipelines and group 0.
+    shading: WorldPipelines,
+    /// What the debug views draw with: the id pass, the fragment counts, wireframe and tints.
+    debug: DebugDraws,
+    /// The level's light as the world draws it: styles, moving objects' light and lamps, their shadows.
+    lighting: WorldLighting,
+    /// The cubemap skybox (the terrain's sky uses it too).
+    pub skybox: Skybox,
     /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
     pub fog: fog::WorldFog,
-    /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
-    /// variant); see `set_sun_shadows`.
-    shadows: Option<shadows::WorldShadows>,
-    /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
-    /// without polygon-mode lines.
-    wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
-    /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
-    tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
-    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
-    /// go through `tint_pipeline`.
-    tinted: bool,
-    polygon_mode_line: bool,
-    color_format: wgpu::TextureFormat,
-    /// This frame draws the wireframe over the world.
-    wireframe: bool,
-    /// The device has clip distances (the fragment count can use them whatever `module` does).
-    device_clip_distances: bool,
-    pipeline_layout: wgpu::PipelineLayout,
-    module: wgpu::ShaderModule,
-    vertex_buffer: wgpu::Buffer,
-    index_buffer: wgpu::Buffer,
-    frame_buffer: wgpu::Buffer,
-    records: wgpu::Buffer,
-    indirect: wgpu::Buffer,
-    /// The records with every octagon open, and the group 0 that draws with them (a fragment
-    /// count with `OctagonClip::Off`).
-    open_octagons: (wgpu::Buffer, wgpu::BindGroup),
     /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
     pub frame_count: Option<FrameCount>,
     /// For the count's pipelines, made on first use while recording.
     device: wgpu::Device,
-    /// [nearest, linear] texture filtering.
-    bind_groups: [wgpu::BindGroup; 2],
-    /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
-    linear_filtering: bool,
-    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
-    pub skybox_active: bool,
-    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
-    pub skybox_view: wgpu::TextureView,
-    /// The same cube decoding its sRGB texels as the sampler reads them (the terrain's sky).
-    pub skybox_linear_view: wgpu::TextureView,
-    /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
-    /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
-    /// faces seen from behind through cracks would only add noise).
-    back_faces_occlude: bool,
     mesh: WorldMesh,
-    /// Switchable light styles whose lights start off (`level::styles::switched_off`).
-    styles_off: u32,
-    /// This frame's light style brightnesses.
-    style_scales: [f32; lanthorn_level::styles::MAX_STYLES],
-    /// The style the level baked its sun and sky light under (`_sun_style`; 0: with the steady
-    /// light, which night leaves as it is).
-    sun_style: u8,
     use_indirect: bool,
     /// Records that fit the records buffer.
     max_records: usize,
@@ -168,13 +113,98 @@ pub struct WorldPass {
     pub viewport: (u32, u32),
     /// A pass before this frame's cleared the colour and depth (the UI cover): keep them.
     pub cleared: bool,
+}
+
+/// The mesh and the per-frame buffers the world draws from.
+struct WorldBuffers {
+    vertex_buffer: wgpu::Buffer,
+    index_buffer: wgpu::Buffer,
+    frame_buffer: wgpu::Buffer,
+    records: wgpu::Buffer,
+    indirect: wgpu::Buffer,
+    /// The records with every octagon open, and the group 0 that draws with them (a fragment
+    /// count with `OctagonClip::Off`).
+    open_octagons: (wgpu::Buffer, wgpu::BindGroup),
+}
+
+/// How the world shades: its shader module and variant, pipelines and group 0.
+struct WorldPipelines {
+    module: wgpu::ShaderModule,
+    pipeline_layout: wgpu::PipelineLayout,
+    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
+    pipelines: [wgpu::RenderPipeline; 9],
+    /// The world's group 0 layout and material samplers (the cache's pipelines share them).
+    layout: wgpu::BindGroupLayout,
+    samplers: [wgpu::Sampler; 2],
+    /// [nearest, linear] texture filtering.
+    bind_groups: [wgpu::BindGroup; 2],
+    color_format: wgpu::TextureFormat,
+    /// `module` clips octagons with clip distances (else by discard).
+    clip_distances: bool,
+    /// The device has clip distances (the fragment count can use them whatever `module` does).
+    device_clip_distances: bool,
+    /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
+    aerial_fog: bool,
+    /// `module` is the `LINEAR_OUTPUT` variant: the pass draws into the HDR scene
+    /// (`set_scene_format`).
+    linear_output: bool,
+    /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
+    linear_filtering: bool,
+}
+
+/// What the debug views draw with: the id pass, the fragment counts, wireframe and tints.
+struct DebugDraws {
+    /// Id pipelines, made on first use by the vis-check.
+    id_pipelines: std::cell::OnceCell<id_pass::IdPipelines>,
+    /// The id frames' depth-stencil format (`Gpu::id_depth_format`).
+    id_depth_format: wgpu::TextureFormat,
+    /// The mirrors' and teleporters' polygons, which the id pass marks.
+    portal_triangles: id_pass::PortalTriangles,
+    /// Fragment-count pipelines (`record_fragment_count`), made on first use.
+    count_pipelines: count_pass::CountCache,
+    /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
+    /// without polygon-mode lines.
+    wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
+    /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
+    tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
+    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
+    /// go through `tint_pipeline`.
+    tinted: bool,
+    /// This frame draws the wireframe over the world.
+    wireframe: bool,
+    polygon_mode_line: bool,
+    /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
+    /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
+    /// faces seen from behind through cracks would only add noise).
+    back_faces_occlude: bool,
+}
+
+/// The level's light as the world draws it: styles, moving objects' light and lamps, their shadows.
+struct WorldLighting {
+    /// Switchable light styles whose lights start off (`level::styles::switched_off`).
+    styles_off: u32,
+    /// This frame's light style brightnesses.
+    style_scales: [f32; lanthorn_level::styles::MAX_STYLES],
+    /// The style the level baked its sun and sky light under (`_sun_style`; 0: with the steady
+    /// light, which night leaves as it is).
+    sun_style: u8,
     /// Moving objects' faces lit by the light grid (group 0's per-surface light).
     object_light: object_light::ObjectLight,
     /// Their lamps per pixel (group 0's per-object lamps), in the `OBJECT_LAMPS` variant.
     object_lamps: object_lamps::ObjectLamps,
-    /// The world's group 0 layout and material samplers (the cache's pipelines share them).
-    layout: wgpu::BindGroupLayout,
-    samplers: [wgpu::Sampler; 2],
+    /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
+    /// variant); see `set_sun_shadows`.
+    shadows: Option<shadows::WorldShadows>,
+}
+
+/// The level's cubemap skybox.
+pub struct Skybox {
+    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
+    pub active: bool,
+    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
+    pub view: wgpu::TextureView,
+    /// The same cube decoding its sRGB texels as the sampler reads them (the terrain's sky).
+    pub linear_view: wgpu::TextureView,
 }
 
 /// The surface cache's plan and its atlas on the GPU.
@@ -187,8 +217,8 @@ impl WorldPass {
     /// Switches to the `AERIAL_FOG` variant (a terrain was added under a level that placed
     /// none).
     pub fn use_aerial_fog(&mut self, gpu: &Gpu) {
-        if !self.aerial_fog {
-            self.aerial_fog = true;
+        if !self.shading.aerial_fog {
+            self.shading.aerial_fog = true;
             self.make_variant(gpu);
         }
     }
@@ -197,9 +227,9 @@ impl WorldPass {
     /// Quake's gamma-space light, clamped) or the HDR scene (linear, unclamped light: the
     /// `LINEAR_OUTPUT` variant).
     pub fn set_scene_format(&mut self, gpu: &Gpu, format: wgpu::TextureFormat) {
-        if format != self.color_format {
-            self.color_format = format;
-            self.linear_output = format == crate::target::HDR_FORMAT;
+        if format != self.shading.color_format {
+            self.shading.color_format = format;
+            self.shading.linear_output = format == crate::target::HDR_FORMAT;
             // The atlas holds colour baked for the other output's range.
             self.cache.plan.forget();
             self.make_variant(gpu);
@@ -209,15 +239,15 @@ impl WorldPass {
     /// Moving objects take last frame's shadow cascades (`None`: shadows are off, or none was
     /// drawn yet): the `SUN_SHADOWS` variant while they do.
     pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
-        match (cascades, &mut self.shadows) {
+        match (cascades, &mut self.lighting.shadows) {
             (Some(c), Some(s)) => s.update(c),
             (Some(c), None) => {
-                let layout = &self.layout;
-                self.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));
+                let layout = &self.shading.layout;
+                self.lighting.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));
                 self.make_variant(gpu);
             }
             (None, Some(_)) => {
-                self.shadows = None;
+                self.lighting.shadows = None;
                 self.make_variant(gpu);
             }
             (None, None) => {}
@@ -226,35 +256,37 @@ impl WorldPass {
 
     /// The layout of the colour pipelines (with the cascades' group in `SUN_SHADOWS`).
     fn color_layout(&self) -> &wgpu::PipelineLayout {
-        self.shadows
+        self.lighting
+            .shadows
             .as_ref()
-            .map_or(&self.pipeline_layout, |s| &s.pipeline_layout)
+            .map_or(&self.shading.pipeline_layout, |s| &s.pipeline_layout)
     }
 
     /// The module and its colour pipelines made again for this variant (aerial fog, shadows);
     /// those made on first use dropped.
     fn make_variant(&mut self, gpu: &Gpu) {
         let variant = shaders::WorldVariant {
-            clip_distances: self.clip_distances,
-            aerial_fog: self.aerial_fog,
-            sun_shadows: self.shadows.is_some(),
-            object_lamps: self.object_lamps.variant,
-            linear_output: self.linear_output,
-            material_maps: self.object_lamps.maps,
+            clip_distances: self.shading.clip_distances,
+            aerial_fog: self.shading.aerial_fog,
+            sun_shadows: self.lighting.shadows.is_some(),
+            object_lamps: self.lighting.object_lamps.variant,
+            linear_output: self.shading.linear_output,
+            material_maps: self.lighting.object_lamps.maps,
         };
-        self.module = world_module(&gpu.device, variant);
-        let (layout, module) = (self.color_layout(), &self.module);
-        self.pipelines = create_color_pipelines(&gpu.device, layout, module, self.color_format);
-        self.id_pipelines = std::cell::OnceCell::new();
-        self.wire_pipelines = std::cell::OnceCell::new();
-        self.tint_pipeline = std::cell::OnceCell::new();
+        self.shading.module = world_module(&gpu.device, variant);
+        let (layout, module) = (self.color_layout(), &self.shading.module);
+        self.shading.pipelines =
+            create_color_pipelines(&gpu.device, layout, module, self.shading.color_format);
+        self.debug.id_pipelines = std::cell::OnceCell::new();
+        self.debug.wire_pipelines = std::cell::OnceCell::new();
+        self.debug.tint_pipeline = std::cell::OnceCell::new();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.
         if let Some(atlas) = &mut self.cache.atlas {
             let shading = surface_cache::atlas::WorldShading {
-                module: &self.module,
-                layout: &self.layout,
-                samplers: &self.samplers,
-                color_format: self.color_format,
+                module: &self.shading.module,
+                layout: &self.shading.layout,
+                samplers: &self.shading.samplers,
+                color_format: self.shading.color_format,
             };
             atlas.use_module(&gpu.device, &shading);
         }
@@ -263,7 +295,7 @@ impl WorldPass {
     /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
     /// them).
     pub fn mesh_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
-        (&self.vertex_buffer, &self.index_buffer)
+        (&self.buffers.vertex_buffer, &self.buffers.index_buffer)
     }
 
     pub fn mesh(&self) -> &WorldMesh {
@@ -272,7 +304,7 @@ impl WorldPass {
 
     /// Whether the wireframe overlay can use polygon-mode lines.
     pub fn can_draw_wireframe(&self) -> bool {
-        self.polygon_mode_line
+        self.debug.polygon_mode_line
     }
 
     /// The visible cells' surfaces the per-surface tests drop for `visible` seen by `camera`
@@ -289,7 +321,7 @@ impl WorldPass {
             max_records: self.max_records,
             multi_draw: self.use_indirect,
             tests: SurfaceTests {
-                back_faces: tests.back_faces && !self.back_faces_occlude,
+                back_faces: tests.back_faces && !self.debug.back_faces_occlude,
                 ..tests
             },
             cache_states: &[],
@@ -322,27 +354,32 @@ impl WorldPass {
         let (camera, visible) = (frame.camera, frame.visible);
         self.write_frame_uniform(gpu, camera, visible, params);
         let light_scale = frame.settings.light_scale;
-        (self.object_lamps).update(visible, &self.style_scales, light_scale);
-        let lights = (light_scale, self.style_scales[0]);
-        let folded = &self.object_lamps.folded;
-        (self.object_light).update(visible, lights, folded, self.shadows.is_some());
-        self.object_lamps.upload(&gpu.queue);
-        self.object_light.upload(&gpu.queue);
+        (self.lighting.object_lamps).update(visible, &self.lighting.style_scales, light_scale);
+        let lights = (light_scale, self.lighting.style_scales[0]);
+        let folded = &self.lighting.object_lamps.folded;
+        (self.lighting.object_light).update(
+            visible,
+            lights,
+            folded,
+            self.lighting.shadows.is_some(),
+        );
+        self.lighting.object_lamps.upload(&gpu.queue);
+        self.lighting.object_light.upload(&gpu.queue);
         let tests = SurfaceTests {
             // Where the id pass keeps back faces as occluders, so must every draw.
-            back_faces: tests.back_faces && !self.back_faces_occlude,
+            back_faces: tests.back_faces && !self.debug.back_faces_occlude,
             ..tests
         };
         let t = std::time::Instant::now();
         let caching =
-            frame.settings.surface_cache && !self.tinted && self.cache.plan.cacheable() > 0;
+            frame.settings.surface_cache && !self.debug.tinted && self.cache.plan.cacheable() > 0;
         let cache_states: &[u8] = if caching {
             self.cache.atlas.get_or_insert_with(|| {
                 let shading = surface_cache::atlas::WorldShading {
-                    module: &self.module,
-                    layout: &self.layout,
-                    samplers: &self.samplers,
-                    color_format: self.color_format,
+                    module: &self.shading.module,
+                    layout: &self.shading.layout,
+                    samplers: &self.shading.samplers,
+                    color_format: self.shading.color_format,
                 };
                 surface_cache::atlas::CacheAtlas::create(
                     gpu,
@@ -355,7 +392,7 @@ impl WorldPass {
             let mode = frame.settings.light_styles;
             self.cache
                 .plan
-                .states(camera.position, focal, &self.style_scales, mode)
+                .states(camera.position, focal, &self.lighting.style_scales, mode)
         } else {
             &[]
         };
@@ -381,17 +418,23 @@ impl WorldPass {
             atlas.prepare_bake(gpu, &self.cache.plan, &bakes);
         }
         if !list.records.is_empty() {
-            gpu.queue
-                .write_buffer(&self.records, 0, bytemuck::cast_slice(&list.records));
+            gpu.queue.write_buffer(
+                &self.buffers.records,
+                0,
+                bytemuck::cast_slice(&list.records),
+            );
         }
         if self.use_indirect && !list.commands.is_empty() {
-            gpu.queue
-                .write_buffer(&self.indirect, 0, bytemuck::cast_slice(&list.commands));
+            gpu.queue.write_buffer(
+                &self.buffers.indirect,
+                0,
+                bytemuck::cast_slice(&list.commands),
+            );
         }
         self.stats = list.stats;
         if frame.culling.is_some() {
             // Its octagons are in the frozen camera's screen: they must not clip this frame.
-            self.write_open_records(&gpu.queue, &self.records);
+            self.write_open_records(&gpu.queue, &self.buffers.records);
         }
     }
 
@@ -408,7 +451,7 @@ impl WorldPass {
             params[0],
             params[1],
             params[2],
-            if self.skybox_active { 1.0 } else { 0.0 },
+            if self.skybox.active { 1.0 } else { 0.0 },
         ];
         let mut views = [WorldView {
             view_proj: camera.view_proj().to_cols_array_2d(),
@@ -422,7 +465,7 @@ impl WorldPass {
                 eye: v.eye.extend(1.0).to_array(),
             };
         }
-        let s = &self.style_scales;
+        let s = &self.lighting.style_scales;
         let frame = WorldFrame {
             view_proj: camera.view_proj().to_cols_array_2d(),
             eye: camera.position.extend(1.0).to_array(),
@@ -431,10 +474,15 @@ impl WorldPass {
             views,
             fog: self.fog,
             shadow_to_light: self
+                .lighting
                 .shadows
                 .as_ref()
                 .map_or([[[0.0; 4]; 4]; 2], |s| s.to_light),
-            shadow: self.shadows.as_ref().map_or([0.0; 4], |s| s.params),
+            shadow: self
+                .lighting
+                .shadows
+                .as_ref()
+                .map_or([0.0; 4], |s| s.params),
             water: [
                 visible.views.iter().any(|v| v.reflection) as u32 as f32,
                 0.0,
@@ -443,7 +491,7 @@ impl WorldPass {
             ],
         };
         gpu.queue
-            .write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&frame));
+            .write_buffer(&self.buffers.frame_buffer, 0, bytemuck::bytes_of(&frame));
     }
 }
 
@@ -478,41 +526,42 @@ impl Pass for WorldPass {
             crate::settings::OverlayTint::None => s.fullbright as u32 as f32,
         };
         let params = [s.time, s.light_scale, mode, 0.0];
-        self.linear_filtering = s.linear_filtering;
+        self.shading.linear_filtering = s.linear_filtering;
         // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
-        self.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
-        if self.tinted {
-            self.tint_pipeline.get_or_init(|| {
+        self.debug.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
+        if self.debug.tinted {
+            self.debug.tint_pipeline.get_or_init(|| {
                 pipelines::tinted_opaque_pipeline(
                     &gpu.device,
                     self.color_layout(),
-                    &self.module,
-                    self.color_format,
+                    &self.shading.module,
+                    self.shading.color_format,
                 )
             });
         }
-        self.wireframe = s.wireframe && self.polygon_mode_line;
-        if self.wireframe {
-            self.wire_pipelines.get_or_init(|| {
+        self.debug.wireframe = s.wireframe && self.debug.polygon_mode_line;
+        if self.debug.wireframe {
+            self.debug.wire_pipelines.get_or_init(|| {
                 std::array::from_fn(|i| {
                     pipelines::wire_pipeline(
                         &gpu.device,
-                        &self.pipeline_layout,
-                        &self.module,
-                        self.color_format,
+                        &self.shading.pipeline_layout,
+                        &self.shading.module,
+                        self.shading.color_format,
                         draws::ViewClass::ALL[i],
                     )
                 })
             });
         }
-        self.style_scales = lanthorn_level::styles::scales(
+        self.lighting.style_scales = lanthorn_level::styles::scales(
             s.time as f64,
             s.light_styles,
-            self.styles_off ^ s.switched,
+            self.lighting.styles_off ^ s.switched,
         );
         // Daylight baked under its own style dims with the terrain's at night.
-        if self.sun_style != 0 {
-            self.style_scales[self.sun_style as usize] *= s.time_of_day.daylight();
+        if self.lighting.sun_style != 0 {
+            self.lighting.style_scales[self.lighting.sun_style as usize] *=
+                s.time_of_day.daylight();
         }
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
         if self
@@ -542,18 +591,25 @@ impl Pass for WorldPass {
                 self.record_fragment_count(pass, count.clip);
             }
         } else if let Some(atlas) = &self.cache.atlas {
-            atlas.record_bake(index, pass, &self.bind_groups[0]);
+            atlas.record_bake(index, pass, &self.shading.bind_groups[0]);
         }
     }
 
     /// Records the prepared draws.
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_bind_group(0, &self.bind_groups[self.linear_filtering as usize], &[]);
-        if let Some(s) = &self.shadows {
+        pass.set_bind_group(
+            0,
+            &self.shading.bind_groups[self.shading.linear_filtering as usize],
+            &[],
+        );
+        if let Some(s) = &self.lighting.shadows {
             pass.set_bind_group(2, &s.group, &[]);
         }
-        pass.set_vertex_buffer(0, self.vertex_buffer.slice(..));
-        pass.set_index_buffer(self.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
+        pass.set_index_buffer(
+            self.buffers.index_buffer.slice(..),
+            wgpu::IndexFormat::Uint32,
+        );
         let list = self.draws.list();
         for (batch, (first, count)) in list.batches_in_order() {
             if count == 0 {
@@ -564,18 +620,22 @@ impl Pass for WorldPass {
                     continue;
                 };
                 pass.set_pipeline(&atlas.pipeline);
-                pass.set_bind_group(1, &atlas.bind_groups[self.linear_filtering as usize], &[]);
+                pass.set_bind_group(
+                    1,
+                    &atlas.bind_groups[self.shading.linear_filtering as usize],
+                    &[],
+                );
                 self.draw_batch(pass, first, count);
                 continue;
             }
             let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
-            match self.tint_pipeline.get() {
-                Some(tint) if self.tinted && camera_opaque => pass.set_pipeline(tint),
-                _ => pass.set_pipeline(&self.pipelines[batch]),
+            match self.debug.tint_pipeline.get() {
+                Some(tint) if self.debug.tinted && camera_opaque => pass.set_pipeline(tint),
+                _ => pass.set_pipeline(&self.shading.pipelines[batch]),
             }
             self.draw_batch(pass, first, count);
         }
-        if let (true, Some(wire)) = (self.wireframe, self.wire_pipelines.get()) {
+        if let (true, Some(wire)) = (self.debug.wireframe, self.debug.wire_pipelines.get()) {
             for (batch, (first, count)) in list.batches_in_order() {
                 if count > 0 {
                     pass.set_pipeline(&wire[draws::batch_class_kind(batch).0 as usize]);
@@ -600,7 +660,7 @@ impl WorldPass {
     fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
         if self.use_indirect {
-            pass.multi_draw_indexed_indirect(&self.indirect, first as u64 * stride, count);
+            pass.multi_draw_indexed_indirect(&self.buffers.indirect, first as u64 * stride, count);
             return;
         }
         let list = self.draws.list();
