@@ -87,7 +87,8 @@ impl Default for FrameSettings {
 }
 
 /// Where the terrain's surface is lit (`--terrain-lighting`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TerrainLighting {
     /// The colour bands, the sky's and the sun's light at each vertex, interpolated (as the
     /// fog always is); the sun's shadows per pixel on the pieces a brush's shadow can fall on,
@@ -100,7 +101,8 @@ pub enum TerrainLighting {
 
 /// The time of day the terrain is lit for (`--time-of-day`). The world's lightmaps are baked:
 /// only daylight baked under its own style (`_sun_style`) dims with it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TimeOfDay {
     #[default]
     Day,
@@ -119,7 +121,8 @@ impl TimeOfDay {
 }
 
 /// Where the terrain's sky and its fog's colour come from (`--sky`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SkyMode {
     /// The level's cubemap skybox, or without one the terrain's gradient from the horizon's
     /// colour to the zenith's.
