@@ -1,3 +1,5 @@
+//! The camera: where the eye is and how it projects.
+
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::Plane;
@@ -6,8 +8,11 @@ use super::Plane;
 /// (Quake units, Z up, yaw in degrees around +Z with 0 = +X, pitch in degrees, positive up).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraSpec {
+    /// Where the eye is.
     pub position: Vec3,
+    /// Degrees around +Z, 0 = +X, 90 = +Y.
     pub yaw: f32,
+    /// Degrees, positive looks up.
     pub pitch: f32,
 }
 
@@ -42,6 +47,7 @@ impl std::str::FromStr for CameraSpec {
 /// `vis` and `terrain` use exactly this math, and the shaders receive its matrices.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
+    /// Where the eye is.
     pub position: Vec3,
     /// Degrees around +Z, 0 = +X, 90 = +Y.
     pub yaw: f32,
@@ -56,9 +62,12 @@ pub struct Camera {
 }
 
 impl Camera {
+    /// The horizontal field of view a camera gets (degrees).
     pub const DEFAULT_FOV_X: f32 = 90.0;
+    /// The near plane's distance a camera gets (units).
     pub const DEFAULT_NEAR: f32 = 4.0;
 
+    /// A camera at `spec` for a frame of `aspect` (width ÷ height), with the default field of view and near plane.
     pub fn new(spec: CameraSpec, aspect: f32) -> Self {
         Self {
             position: spec.position,
@@ -70,6 +79,7 @@ impl Camera {
         }
     }
 
+    /// Where it is and where it looks.
     pub fn spec(&self) -> CameraSpec {
         CameraSpec {
             position: self.position,
@@ -78,6 +88,7 @@ impl Camera {
         }
     }
 
+    /// The unit direction it looks in.
     pub fn forward(&self) -> Vec3 {
         let (sy, cy) = self.yaw.to_radians().sin_cos();
         let (sp, cp) = self.pitch.to_radians().sin_cos();
@@ -90,6 +101,7 @@ impl Camera {
         Vec3::new(sy, -cy, 0.0)
     }
 
+    /// The unit direction up on the screen.
     pub fn up(&self) -> Vec3 {
         self.right().cross(self.forward())
     }
@@ -99,6 +111,7 @@ impl Camera {
         2.0 * ((self.fov_x.to_radians() * 0.5).tan() / self.aspect).atan()
     }
 
+    /// World → eye space.
     pub fn view(&self) -> Mat4 {
         glam::camera::rh::view::look_to_mat4(self.position, self.forward(), Vec3::Z)
     }
@@ -108,6 +121,7 @@ impl Camera {
         glam::camera::rh::view::look_to_mat4(Vec3::ZERO, self.forward(), Vec3::Z)
     }
 
+    /// Eye → clip space: reverse-Z, infinite far plane.
     pub fn projection(&self) -> Mat4 {
         // wgpu NDC: z in 0..1, y up (the "directx" convention).
         glam::camera::rh::proj::directx::perspective_infinite_reverse(
@@ -117,10 +131,12 @@ impl Camera {
         )
     }
 
+    /// World → clip space.
     pub fn view_proj(&self) -> Mat4 {
         self.projection() * self.view()
     }
 
+    /// `p` in clip space.
     pub fn world_to_clip(&self, p: Vec3) -> Vec4 {
         self.view_proj() * p.extend(1.0)
     }

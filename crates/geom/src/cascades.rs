@@ -43,11 +43,13 @@ impl Default for CascadeConfig {
 /// One cascade: the slice of the view it covers and the sun's view of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cascade {
-    /// The view distances (along the camera's forward axis) the slice spans.
+    /// The view distances (along the camera's forward axis) the slice spans: from here…
     pub near: f32,
+    /// …to here.
     pub far: f32,
-    /// The sphere around the slice, centred on whole texels (world coordinates).
+    /// The sphere around the slice, centred on whole texels (world coordinates): its centre…
     pub center: DVec3,
+    /// …and radius.
     pub radius: f64,
     /// World units per texel.
     pub texel: f64,

@@ -3,6 +3,7 @@
 //! level generator and the samplers of views share. Pure CPU code, no GPU types.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod rng;
 

@@ -1,3 +1,5 @@
+//! The screen-space bounding octagon: the region (NDC) a cell is seen through, bounded along x, y and the two diagonals.
+
 use bytemuck::{Pod, Zeroable};
 use glam::{Vec2, Vec4};
 
@@ -20,6 +22,7 @@ impl Octagon {
         min: [-1.0, -1.0, -2.0, -2.0],
         max: [1.0, 1.0, 2.0, 2.0],
     };
+    /// No region: the start of a union.
     pub const EMPTY: Octagon = Octagon {
         min: [f32::INFINITY; 4],
         max: [f32::NEG_INFINITY; 4],
@@ -29,6 +32,7 @@ impl Octagon {
         [p.x, p.y, p.x + p.y, p.x - p.y]
     }
 
+    /// The least octagon holding every point (NDC).
     pub fn from_points(points: impl IntoIterator<Item = Vec2>) -> Octagon {
         let mut o = Octagon::EMPTY;
         for p in points {
@@ -41,6 +45,7 @@ impl Octagon {
         o
     }
 
+    /// The region both hold.
     pub fn intersect(&self, o: &Octagon) -> Octagon {
         let mut r = *self;
         for i in 0..4 {
@@ -89,6 +94,7 @@ impl Octagon {
         (0..4).any(|i| !(t.min[i] <= t.max[i]))
     }
 
+    /// Whether `p` (NDC) meets all eight bounds.
     pub fn contains(&self, p: Vec2) -> bool {
         let a = Self::axes(p);
         (0..4).all(|i| a[i] >= self.min[i] && a[i] <= self.max[i])

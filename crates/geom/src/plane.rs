@@ -1,18 +1,24 @@
+//! Planes in single precision (as levels store them) and double (as the compiler works).
+
 use glam::{DVec3, Vec3};
 
 /// A plane `normal · p = dist` in f32, as stored in a `Level`. The positive half-space
 /// (`distance(p) > 0`) is the plane's front side.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Plane {
+    /// Unit normal, towards the front side.
     pub normal: Vec3,
+    /// `normal · p` of the plane's points.
     pub dist: f32,
 }
 
 impl Plane {
+    /// The plane `normal · p = dist`.
     pub fn new(normal: Vec3, dist: f32) -> Self {
         Self { normal, dist }
     }
 
+    /// The plane through `p` facing `n`.
     pub fn from_point_normal(p: Vec3, n: Vec3) -> Self {
         Self {
             normal: n,
@@ -20,10 +26,12 @@ impl Plane {
         }
     }
 
+    /// Signed distance of `p` (positive in front), in units of the normal's length.
     pub fn distance(&self, p: Vec3) -> f32 {
         self.normal.dot(p) - self.dist
     }
 
+    /// The same plane facing the other way.
     pub fn flipped(&self) -> Self {
         Self {
             normal: -self.normal,
@@ -31,6 +39,7 @@ impl Plane {
         }
     }
 
+    /// In double precision.
     pub fn to_f64(&self) -> DPlane {
         DPlane {
             normal: self.normal.as_dvec3(),
@@ -42,11 +51,14 @@ impl Plane {
 /// A plane in f64 for the compiler: CSG and clipping run in double precision (seed 000's advice).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct DPlane {
+    /// Unit normal, towards the front side.
     pub normal: DVec3,
+    /// `normal · p` of the plane's points.
     pub dist: f64,
 }
 
 impl DPlane {
+    /// The plane `normal · p = dist`.
     pub fn new(normal: DVec3, dist: f64) -> Self {
         Self { normal, dist }
     }
@@ -65,10 +77,12 @@ impl DPlane {
         })
     }
 
+    /// Signed distance of `p` (positive in front).
     pub fn distance(&self, p: DVec3) -> f64 {
         self.normal.dot(p) - self.dist
     }
 
+    /// The same plane facing the other way.
     pub fn flipped(&self) -> Self {
         Self {
             normal: -self.normal,
@@ -76,6 +90,7 @@ impl DPlane {
         }
     }
 
+    /// In single precision, as a `Level` stores it.
     pub fn to_f32(&self) -> Plane {
         Plane {
             normal: self.normal.as_vec3(),

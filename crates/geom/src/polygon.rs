@@ -1,3 +1,5 @@
+//! Convex polygons in double precision: the compiler's faces, split and clipped by planes.
+
 use glam::DVec3;
 
 use super::DPlane;
@@ -6,19 +8,25 @@ use super::DPlane;
 /// of the polygon's plane.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DPolygon {
+    /// Its corners in order.
     pub points: Vec<DVec3>,
 }
 
 /// Which side of a plane a polygon lies on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
+    /// Wholly in front.
     Front,
+    /// Wholly behind.
     Back,
+    /// In the plane.
     On,
+    /// On both sides.
     Spanning,
 }
 
 impl DPolygon {
+    /// The polygon with these corners.
     pub fn new(points: Vec<DVec3>) -> Self {
         Self { points }
     }
@@ -36,10 +44,12 @@ impl DPolygon {
         }
     }
 
+    /// Fewer than three corners: no area.
     pub fn is_empty(&self) -> bool {
         self.points.len() < 3
     }
 
+    /// Its area.
     pub fn area(&self) -> f64 {
         self.area_vector().length()
     }
@@ -57,11 +67,13 @@ impl DPolygon {
         acc * 0.5
     }
 
+    /// The mean of its corners.
     pub fn centroid(&self) -> DVec3 {
         let n = self.points.len().max(1) as f64;
         self.points.iter().copied().sum::<DVec3>() / n
     }
 
+    /// Which side of `plane` it lies on, corners within `eps` counting as on it.
     pub fn classify(&self, plane: &DPlane, eps: f64) -> Side {
         let (mut front, mut back) = (false, false);
         for &p in &self.points {
@@ -158,6 +170,7 @@ impl DPolygon {
         self.split(plane, eps).1
     }
 
+    /// The same polygon wound the other way (facing the other side).
     pub fn reversed(&self) -> DPolygon {
         let mut p = self.points.clone();
         p.reverse();

@@ -58,6 +58,7 @@ pub fn truncated_response(angle_scale: f32, t: f32) -> f32 {
 pub struct Sh9(pub [Vec3; 9]);
 
 impl Sh9 {
+    /// No light.
     pub const ZERO: Sh9 = Sh9([Vec3::ZERO; 9]);
 
     /// Adds a light arriving from the unit direction `to_light` (pointing at the light) whose
@@ -94,6 +95,7 @@ impl Sh9 {
         std::array::from_fn(|i| self.0[i / 3][i % 3])
     }
 
+    /// From 27 numbers channel-interleaved (`to_floats`'s order).
     pub fn from_floats(f: &[f32; 27]) -> Sh9 {
         Sh9(std::array::from_fn(|k| {
             Vec3::new(f[3 * k], f[3 * k + 1], f[3 * k + 2])
