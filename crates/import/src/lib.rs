@@ -1,6 +1,7 @@
 //! Importers of foreign level formats (Quake BSP29).
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod pak;
 pub mod q1;

@@ -13,31 +13,53 @@ const HEADER: u64 = 12;
 const ENTRY: u64 = 64;
 const NAME: usize = 56;
 
+/// Why an archive cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum PakError {
+    /// The file could not be read.
     #[error("{path}: {error}")]
     Io {
+        /// The archive.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// The file is no PACK archive.
     #[error("{path}: not a Quake PACK archive (it does not start with \"PACK\")")]
-    NotAPak { path: PathBuf },
+    NotAPak {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The header's directory lies outside the file or is not whole entries.
     #[error("{path}: the directory ({offset} + {length} bytes) {problem}")]
     Directory {
+        /// The archive.
         path: PathBuf,
+        /// Where the header says the directory starts.
         offset: i64,
+        /// Its length the header gives.
         length: i64,
+        /// What is wrong with it.
         problem: &'static str,
     },
+    /// The directory lists no file.
     #[error(
         "{path}: holds no files (an empty directory); a Quake game folder's paks hold its data"
     )]
-    Empty { path: PathBuf },
+    Empty {
+        /// The archive.
+        path: PathBuf,
+    },
+    /// A directory entry is broken.
     #[error("{path}: directory entry {index} ({name:?}) {problem}")]
     Entry {
+        /// The archive.
         path: PathBuf,
+        /// Which entry.
         index: usize,
+        /// Its name as stored.
         name: String,
+        /// What is wrong with it.
         problem: String,
     },
 }
@@ -47,14 +69,18 @@ pub enum PakError {
 pub struct PakEntry {
     /// As stored, `/`-separated (Quake's names are lower case; lookups ignore case).
     pub name: String,
+    /// Where its bytes start in the archive.
     pub offset: u64,
+    /// How many bytes it has.
     pub length: u64,
 }
 
 /// An opened archive: its path and directory.
 #[derive(Debug)]
 pub struct Pak {
+    /// The archive's file.
     pub path: PathBuf,
+    /// Its files, in directory order.
     pub entries: Vec<PakEntry>,
 }
 

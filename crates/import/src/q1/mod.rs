@@ -41,43 +41,80 @@ use lanthorn_level::{
 };
 use lanthorn_light::atlas::{self, AtlasError, LuxelBlock};
 
+/// Why a `.bsp` file cannot be imported; each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum Q1Error {
+    /// The file could not be read.
     #[error("{path}: cannot read the file: {error}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// Shorter than a header.
     #[error("{file}: only {len} bytes, a BSP29 header needs {need}: the file is truncated or not a Quake .bsp")]
     Truncated {
+        /// The file.
         file: String,
+        /// Its bytes.
         len: usize,
+        /// The bytes a header needs.
         need: usize,
     },
+    /// Not BSP29.
     #[error("{file}: BSP version {version}, expected 29 (Quake 1); BSP2, Quake 2 and Half-Life maps are not supported")]
-    Version { file: String, version: i32 },
+    Version {
+        /// The file.
+        file: String,
+        /// The version it has.
+        version: i32,
+    },
+    /// A lump's data is inconsistent.
     #[error("{file}: corrupt {lump} lump: {detail}. The file is damaged: recompile the map or extract it again")]
     Corrupt {
+        /// The file.
         file: String,
+        /// The lump.
         lump: &'static str,
+        /// What is wrong in it.
         detail: String,
     },
+    /// The BSP tree is no tree.
     #[error(
         "{file}: corrupt nodes lump: node {node} has child node {child}, which does not lie deeper in the tree \
          (a cycle or a shared subtree). The file is damaged: recompile the map"
     )]
-    NodeCycle { file: String, node: u32, child: u32 },
+    NodeCycle {
+        /// The file.
+        file: String,
+        /// The node.
+        node: u32,
+        /// Its child that does not lie deeper.
+        child: u32,
+    },
+    /// The entity text does not parse.
     #[error("{file}: entities lump, line {line}: {detail}. Fix the entity text (e.g. with an entity editor) or recompile")]
     Entities {
+        /// The file.
         file: String,
+        /// The line of the entity text.
         line: usize,
+        /// What is wrong there.
         detail: String,
     },
+    /// The lightmaps do not pack into an atlas.
     #[error("{file}: lightmap atlas: {error}")]
-    Atlas { file: String, error: AtlasError },
+    Atlas {
+        /// The file.
+        file: String,
+        /// Why the lightmaps did not pack.
+        error: AtlasError,
+    },
 }
 
 impl Q1Error {
+    /// A `Corrupt` error for `file`'s `lump`.
     pub fn corrupt(file: &str, lump: &'static str, detail: impl Into<String>) -> Self {
         Q1Error::Corrupt {
             file: file.into(),
