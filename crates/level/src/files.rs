@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {error}", path.display())]
 pub struct WriteError {
+    /// The file.
     pub path: PathBuf,
+    /// Why.
     pub error: std::io::Error,
 }
 

@@ -3,6 +3,7 @@
 //! writes any output whole or not at all. See docs/ARCHITECTURE.md.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod files;
 
@@ -32,20 +33,28 @@ pub use styles::LightStyles;
 #[repr(u8)]
 pub enum Medium {
     #[default]
+    /// Nothing can be there: walls and floors.
     Solid = 0,
+    /// Open air.
     Air = 1,
+    /// Open, under water.
     Water = 2,
+    /// Open, under slime.
     Slime = 3,
+    /// Open, under lava.
     Lava = 4,
 }
 
 impl Medium {
+    /// Whether it is open space (a cell can hold it).
     pub fn is_open(self) -> bool {
         self != Medium::Solid
     }
+    /// Water, slime or lava.
     pub fn is_liquid(self) -> bool {
         matches!(self, Medium::Water | Medium::Slime | Medium::Lava)
     }
+    /// From its stored byte (`None` for an unknown one).
     pub fn from_u8(v: u8) -> Option<Medium> {
         Some(match v {
             0 => Medium::Solid,
@@ -78,8 +87,11 @@ pub mod cell_flags {
 pub struct Cell {
     /// Bounding planes, facing into the cell: inside where every `distance(p) >= 0`.
     pub planes: Vec<Plane>,
+    /// Its bounding box.
     pub aabb: Aabb,
+    /// What fills it.
     pub medium: Medium,
+    /// `cell_flags`.
     pub flags: u32,
     /// Portals that touch this cell (either side).
     pub portals: Vec<u32>,
@@ -88,6 +100,7 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Whether `p` is inside every plane, `eps` outside counting as in.
     pub fn contains(&self, p: Vec3, eps: f32) -> bool {
         self.planes.iter().all(|pl| pl.distance(p) >= -eps)
     }
@@ -104,14 +117,18 @@ pub mod portal_flags {
 /// A convex polygon shared by two open cells.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Portal {
+    /// Its corners in order, on `plane`.
     pub polygon: Vec<Vec3>,
     /// `front` lies on the plane's positive side, `back` on its negative side.
     pub plane: Plane,
+    /// The cell on the plane's positive side.
     pub front: u32,
+    /// The cell on its negative side.
     pub back: u32,
     /// Mirror or teleporter: maps points seen through the portal (front side) into the view
     /// space beyond it. Column-major 4×4.
     pub transform: Option<[f32; 16]>,
+    /// `portal_flags`.
     pub flags: u32,
 }
 
@@ -128,8 +145,11 @@ impl Portal {
 
 /// Surface flags.
 pub mod surface_flags {
+    /// Drawn as sky.
     pub const SKY: u32 = 1;
+    /// The top of a liquid.
     pub const LIQUID: u32 = 2;
+    /// Drawn blended over what is behind it.
     pub const TRANSLUCENT: u32 = 4;
     /// From detail brushes: never splits cells.
     pub const DETAIL: u32 = 8;
@@ -138,6 +158,7 @@ pub mod surface_flags {
 /// One vertex of a world surface.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Vertex {
+    /// Where it is (world space; object space for an object's surface).
     pub position: Vec3,
     /// Texture coordinates in texture repeats (1.0 = one texture width).
     pub uv: Vec2,
@@ -149,37 +170,53 @@ pub struct Vertex {
 /// A planar polygon of world geometry, triangulated.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Surface {
+    /// Its vertices.
     pub vertices: Vec<Vertex>,
     /// Triangles, as indices into `vertices`, counter-clockwise seen from the front (the open side).
     pub indices: Vec<u32>,
+    /// Its plane's unit normal, towards its front (the open side).
     pub normal: Vec3,
+    /// Its material (`Level::materials` index).
     pub material: u32,
+    /// Where its lightmap lies in the atlas (`None`: unlit or fullbright).
     pub lightmap: Option<LightmapRect>,
     /// The light style of each lightmap slot (slot `k` lies in atlas layer `k` at `lightmap`).
     pub styles: LightStyles,
+    /// `surface_flags`.
     pub flags: u32,
 }
 
 /// A rectangle of luxels in the level's lightmap atlas.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LightmapRect {
+    /// Left column in the atlas.
     pub x: u32,
+    /// Top row in the atlas.
     pub y: u32,
+    /// Luxels across.
     pub width: u32,
+    /// Luxels down.
     pub height: u32,
 }
 
 /// Material flags.
 pub mod material_flags {
+    /// A sky texture.
     pub const SKY: u32 = 1;
+    /// A liquid's texture (Quake's `*` names).
     pub const LIQUID: u32 = 2;
+    /// Drawn blended over what is behind it.
     pub const TRANSLUCENT: u32 = 4;
 }
 
+/// A texture or colour surfaces are drawn with.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Material {
+    /// Its name (a Quake texture's, or a scene material's).
     pub name: String,
+    /// Texels across.
     pub width: u32,
+    /// Texels down.
     pub height: u32,
     /// RGBA8, `width * height * 4` bytes, or `None` when only the size is known.
     pub texels: Option<Vec<u8>>,
@@ -187,6 +224,7 @@ pub struct Material {
     pub fullbright: Option<Vec<u8>>,
     /// Flat colour used when there are no texels (linear RGB 0..1).
     pub color: [f32; 3],
+    /// `material_flags`.
     pub flags: u32,
     /// A tangent-space normal map at the texels' size (RGBA8: xyz as `0.5 + 0.5·n`; +x along
     /// the texture's u, +y along its v), or `None`. Moving objects' lamps light by it.
@@ -208,7 +246,9 @@ impl Material {
 /// light styles use up to four).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lightmaps {
+    /// Luxels across.
     pub width: u32,
+    /// Luxels down.
     pub height: u32,
     /// The layers one after another, each `width * height * 3` bytes.
     pub texels: Vec<u8>,
@@ -225,6 +265,7 @@ impl Lightmaps {
 /// A movable or separately drawn thing: a brush model (door, lift, button) or a prop.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Object {
+    /// Its name (the entity's `targetname` or classname, or the scene object's name).
     pub name: String,
     /// Indices into `Level::surfaces`; no cell lists them. Vertices are in object space.
     pub surfaces: Vec<u32>,
@@ -243,6 +284,7 @@ pub struct Object {
 /// Entity key/value pairs in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Entity {
+    /// Its keys and values, in file order.
     pub pairs: Vec<(String, String)>,
 }
 
@@ -265,6 +307,7 @@ impl Entity {
         }
     }
 
+    /// The value of `key`, if set.
     pub fn get(&self, key: &str) -> Option<&str> {
         #[cfg(any(test, feature = "key-reads"))]
         key_reads::note(&self.pairs, key);
@@ -273,9 +316,11 @@ impl Entity {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
+    /// Its `classname` (empty when none).
     pub fn classname(&self) -> &str {
         self.get("classname").unwrap_or("")
     }
+    /// Its `origin` as three numbers, if it has one that parses.
     pub fn origin(&self) -> Option<Vec3> {
         let v: Vec<f32> = self
             .get("origin")?
@@ -286,6 +331,7 @@ impl Entity {
     }
 }
 
+/// What the level's sky surfaces show.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sky {
     /// Material of the two-layer Quake sky, if the level uses one.
@@ -299,36 +345,47 @@ pub struct Sky {
 pub struct TerrainRef {
     /// A heightmap path or `procedural:SIZE`.
     pub heightmap: String,
+    /// Where the heightmap's sample (0, 0) lies in the level.
     pub origin: Vec3,
+    /// World units between samples.
     pub horizontal_scale: f32,
+    /// World units per unit of height.
     pub vertical_scale: f32,
 }
 
 /// A child of a BSP node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BspChild {
+    /// An inner node (`Bsp::nodes` index).
     Node(u32),
+    /// A leaf (`Bsp::leaves` index).
     Leaf(u32),
 }
 
+/// An inner node: a splitting plane and its two sides.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BspNode {
+    /// The splitting plane.
     pub plane: Plane,
     /// [front (positive side), back].
     pub children: [BspChild; 2],
+    /// The box of everything below it.
     pub aabb: Aabb,
 }
 
 /// A BSP leaf: the cells inside it (none for solid leaves).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BspLeaf {
+    /// The cells (`Level::cells` indices).
     pub cells: Vec<u32>,
 }
 
 /// BSP over cells: point location, front-to-back order, node boxes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bsp {
+    /// Its inner nodes.
     pub nodes: Vec<BspNode>,
+    /// Its leaves.
     pub leaves: Vec<BspLeaf>,
     /// The root, or `None` for an empty tree.
     pub root: Option<BspChild>,
@@ -340,7 +397,9 @@ pub struct Bsp {
 pub struct LeakPath {
     /// The entity's classname and its line in the source.
     pub entity: String,
+    /// The entity's line in the source file.
     pub line: u32,
+    /// The path, a point every 2 units.
     pub points: Vec<Vec3>,
     /// The brushes the path runs through that do not seal, each with why (empty: it leaves
     /// through a gap between brushes).
@@ -350,11 +409,14 @@ pub struct LeakPath {
 /// Precomputed potentially-visible sets from an imported BSP file: one bit row per cell.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pvs {
+    /// Bytes a cell's row holds (one bit a cell).
     pub row_bytes: usize,
+    /// Every cell's row, one after another.
     pub rows: Vec<u8>,
 }
 
 impl Pvs {
+    /// Whether cell `to` is in cell `from`'s set.
     pub fn visible(&self, from: u32, to: u32) -> bool {
         let i = from as usize * self.row_bytes + (to as usize >> 3);
         self.rows.get(i).is_some_and(|b| b & (1 << (to & 7)) != 0)
@@ -364,16 +426,27 @@ impl Pvs {
 /// The world.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Level {
+    /// The convex cells of open space.
     pub cells: Vec<Cell>,
+    /// The portals between them (and mirrors, teleporters).
     pub portals: Vec<Portal>,
+    /// Every surface: the cells' and the objects'.
     pub surfaces: Vec<Surface>,
+    /// The tree that locates points in cells.
     pub bsp: Bsp,
+    /// What surfaces are drawn with.
     pub materials: Vec<Material>,
+    /// The lightmap atlas.
     pub lightmaps: Lightmaps,
+    /// Doors, lifts, plats and props: brush models drawn apart from the cells.
     pub objects: Vec<Object>,
+    /// The entities, as the source had them.
     pub entities: Vec<Entity>,
+    /// The sky, if any surface shows it.
     pub sky: Option<Sky>,
+    /// The terrain the level places, if any.
     pub terrain: Option<TerrainRef>,
+    /// The potentially visible sets an imported Quake map came with.
     pub pvs: Option<Pvs>,
     /// The light of moving objects where they go (`None`: they are lit by the lightmap below
     /// them, as Quake's `R_LightPoint` does).
@@ -469,6 +542,7 @@ impl Level {
         })
     }
 
+    /// Triangles of every surface.
     pub fn triangle_count(&self) -> usize {
         self.surfaces.iter().map(|s| s.indices.len() / 3).sum()
     }

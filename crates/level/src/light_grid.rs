@@ -38,8 +38,11 @@ impl GridSun {
 /// points see there (0..1).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GridLight {
+    /// Everything but the sun's direct light, as harmonics.
     pub sh: Sh9,
+    /// The sun, scaled by its style's brightness now (`None`: the level has none).
     pub sun: Option<GridSun>,
+    /// How much of the sun the grid's points see here (0..1).
     pub sun_visible: f32,
 }
 
@@ -75,10 +78,12 @@ pub struct LightGrid {
     /// The level's sun (`None`: it has none), baked under `sun_style`, and per point how much
     /// of it reaches there (0 or 255: one ray; empty without a sun).
     pub sun: Option<GridSun>,
+    /// Per point, how much of the sun reaches there (0 or 255).
     pub sun_visible: Vec<u8>,
 }
 
 impl LightGrid {
+    /// Points in the box.
     pub fn point_count(&self) -> usize {
         self.size.iter().map(|&n| n as usize).product()
     }
@@ -89,6 +94,7 @@ impl LightGrid {
         (k as usize * ny + j as usize) * nx + i as usize
     }
 
+    /// Where point (i, j, k) lies.
     pub fn position(&self, [i, j, k]: [u32; 3]) -> Vec3 {
         self.origin + self.spacing * Vec3::new(i as f32, j as f32, k as f32)
     }

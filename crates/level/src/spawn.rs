@@ -19,6 +19,7 @@ const DEFAULT_LIP: f32 = 8.0;
 pub struct SpawnRules {
     /// 0 easy, 1 normal (quakespasm's default), 2 hard, 3 nightmare.
     pub skill: u8,
+    /// A deathmatch game (entities flagged not-in-deathmatch are left out).
     pub deathmatch: bool,
 }
 

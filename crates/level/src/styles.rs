@@ -57,6 +57,7 @@ impl LightStyles {
         self.0.iter().copied().take_while(|&s| s != NO_STYLE)
     }
 
+    /// How many slots are in use.
     pub fn count(&self) -> usize {
         self.slots().count()
     }

@@ -23,6 +23,7 @@ use self::sections::{
 pub use super::validate::validate;
 use super::Level;
 
+/// The first bytes of every `.lvl` file.
 pub const MAGIC: &[u8; 8] = b"LNTHLVL\0";
 /// Version 2 added the light style of each surface's lightmap slots and the atlas's layers
 /// (one per slot); version 1 files still load (every lit surface style 0, one layer). Version
@@ -32,27 +33,49 @@ pub const VERSION: u32 = 5;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 
+/// Why a `.lvl` file cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum LvlError {
+    /// The file could not be read.
     #[error("{path}: {error}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
     /// A content error of the file at `path` (what `from_bytes` found).
     #[error("{path}: {error}")]
-    InFile { path: PathBuf, error: Box<LvlError> },
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: Box<LvlError>,
+    },
+    /// It does not start with [`MAGIC`].
     #[error("not a Lanthorn level: bad magic (expected \"LNTHLVL\")")]
     BadMagic,
+    /// A version this build does not read.
     #[error("unsupported .lvl version {found} (this build reads versions 1 to {expected}); recompile the level")]
-    Version { found: u32, expected: u32 },
+    Version {
+        /// The file's version.
+        found: u32,
+        /// The newest this build reads.
+        expected: u32,
+    },
+    /// The file ends inside a section.
     #[error("truncated .lvl: {what} at byte {offset} needs {needed} bytes, only {left} left")]
     Truncated {
+        /// What was being read.
         what: &'static str,
+        /// Where.
         offset: usize,
+        /// The bytes it needs.
         needed: usize,
+        /// The bytes the file has left.
         left: usize,
     },
+    /// The bytes read do not make a valid level.
     #[error("invalid .lvl: {0}")]
     Invalid(String),
 }
