@@ -84,6 +84,8 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         culling: None,
         overlay_lines: &[],
         ui_cover: &[],
+        viewport: size,
+        fog: Default::default(),
     };
     world.prepare(gpu, &inputs);
     Some(world)

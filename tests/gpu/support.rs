@@ -132,6 +132,8 @@ pub(crate) fn solid_ids(
             culling: None,
             overlay_lines: &[],
             ui_cover: &[],
+            viewport: size,
+            fog: Default::default(),
         },
     );
     IdFrame::create(gpu, size).render(gpu, &world).solid

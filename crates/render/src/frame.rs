@@ -6,9 +6,7 @@ use super::bloom::{BloomParams, BloomPass};
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
 use super::overlay::{OverlayPass, OverlayVertex};
-use super::pass::{
-    run_pass, Attachment, CpuSpan, FrameInputs, Pass, PassTarget, Prepared, StageLog,
-};
+use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, Pass, PassTarget, StageLog};
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
 use super::shadow::SunShadows;
@@ -210,8 +208,6 @@ impl Renderer {
     /// What the world takes of the terrain this frame: its aerial fog, and the sun's shadow
     /// cascades it drew last frame (for moving objects).
     fn prepare_world_from_terrain(&mut self, gpu: &Gpu, settings: &FrameSettings) {
-        let terrain = self.terrain.as_mut();
-        self.world.fog = terrain.map_or_else(Default::default, |t| t.world_fog(settings));
         let cascades = self.terrain.as_ref().filter(|_| settings.shadows);
         let cascades = cascades.and_then(|t| t.cascades_for_world());
         self.world.set_sun_shadows(gpu, cascades.as_ref());
@@ -372,6 +368,8 @@ impl Renderer {
         self.switch_bloom(gpu, settings.bloom);
         self.switch_shadows(gpu, settings.shadows);
         self.prepare_world_from_terrain(gpu, settings);
+        // The world takes the terrain's aerial fog.
+        let fog = (self.terrain.as_mut()).map_or_else(Default::default, |t| t.world_fog(settings));
         let inputs = FrameInputs {
             camera,
             visible,
@@ -380,6 +378,8 @@ impl Renderer {
             culling: frame.culling,
             overlay_lines: frame.overlay_lines,
             ui_cover: frame.ui_cover,
+            viewport: self.target.size,
+            fog,
         };
         let target = FrameAttachments {
             target: &self.target,
@@ -388,15 +388,13 @@ impl Renderer {
         if let Some(timer) = &mut self.timer {
             timer.begin_frame();
         }
-        self.world.viewport = self.target.size;
-        // The UI cover, made on first use.
-        self.world.cleared = !frame.ui_cover.is_empty() && {
+        // The UI cover, made on first use; the world then keeps what it cleared.
+        if !frame.ui_cover.is_empty() {
             let format = self.target.scene_formats().world;
             let cover = self
                 .cover
                 .get_or_insert_with(|| UiCoverPass::create(gpu, format));
-            cover.viewport = self.target.size;
-            let ran = run_pass(
+            run_pass(
                 gpu,
                 enc,
                 cover,
@@ -405,8 +403,7 @@ impl Renderer {
                 self.timer.as_mut(),
                 stats,
             );
-            ran == Prepared::Recorded
-        };
+        }
         run_pass(
             gpu,
             enc,
@@ -418,7 +415,6 @@ impl Renderer {
         );
         stats.world = self.world.stats;
         if let Some(terrain) = &mut self.terrain {
-            terrain.viewport = self.target.size;
             run_pass(
                 gpu,
                 enc,

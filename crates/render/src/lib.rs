@@ -6,6 +6,7 @@
 
 mod bindings;
 pub mod bloom;
+pub mod fog;
 pub mod frame;
 pub mod gpu;
 pub mod materials;

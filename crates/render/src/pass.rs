@@ -29,6 +29,10 @@ pub struct FrameInputs<'a> {
     /// The opaque UI panels over the frame (pixels): the world and the terrain skip what lies
     /// under them (`render::ui_cover`). Empty: nothing is covered.
     pub ui_cover: &'a [PixelRect],
+    /// The frame's size in pixels.
+    pub viewport: (u32, u32),
+    /// The terrain's aerial fog the world's open-air surfaces take (all zero: none).
+    pub fog: crate::fog::WorldFog,
 }
 
 /// One overlay line vertex: clip-space position and colour (`render::overlay` draws them).

@@ -26,8 +26,6 @@ pub struct UiCoverPass {
     pipeline: wgpu::RenderPipeline,
     uniform: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    /// The frame's size in pixels.
-    pub viewport: (u32, u32),
     /// The scene colour format it was made for (the world's: `target::SceneFormats`).
     pub format: wgpu::TextureFormat,
     drawn: u32,
@@ -67,7 +65,6 @@ impl UiCoverPass {
             pipeline: create_pipeline(device, &layout, format),
             uniform,
             bind_group,
-            viewport: (1, 1),
             format,
             drawn: 0,
         }
@@ -144,7 +141,7 @@ impl Pass for UiCoverPass {
         };
         let rects = inputs.ui_cover.iter().take(MAX_RECTS);
         for (slot, r) in uniform.rects.iter_mut().zip(rects) {
-            *slot = ndc(*r, self.viewport);
+            *slot = ndc(*r, inputs.viewport);
         }
         self.drawn = inputs.ui_cover.len().min(MAX_RECTS) as u32;
         if self.drawn == 0 {

@@ -92,8 +92,10 @@ impl Check<'_> {
         };
         let everything = &mut self.everything;
         super::super::cull_view(self.level, culler, &view.camera, &view.settings, everything);
-        self.world
-            .prepare(gpu, &frame_inputs(&view.camera, everything, &settings));
+        self.world.prepare(
+            gpu,
+            &frame_inputs((&view.camera, self.opts.size), everything, &settings),
+        );
         let images = self.frame.render(gpu, &self.world);
         // Depth ties between different surfaces (a hidden wall meeting a visible one along a
         // shared edge, coincident faces) go to whichever is drawn last: the truth is drawn in
@@ -101,8 +103,10 @@ impl Check<'_> {
         // is right when it matches either.
         everything.cells.reverse();
         everything.objects.reverse();
-        self.world
-            .prepare(gpu, &frame_inputs(&view.camera, everything, &settings));
+        self.world.prepare(
+            gpu,
+            &frame_inputs((&view.camera, self.opts.size), everything, &settings),
+        );
         let reversed = self.frame.render(gpu, &self.world);
         let mut seen: Vec<bool> = visible_ids(&images, n)
             .iter()
@@ -155,8 +159,10 @@ impl Check<'_> {
             surface_tests: super::super::surface_tests(culler.mode),
             ..view.settings
         };
-        self.world
-            .prepare(gpu, &frame_inputs(&view.camera, vis, &settings));
+        self.world.prepare(
+            gpu,
+            &frame_inputs((&view.camera, self.opts.size), vis, &settings),
+        );
         let mut submitted = vec![false; n];
         for s in self.world.drawn_surfaces() {
             submitted[s as usize] = true;
@@ -364,9 +370,9 @@ fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
     seen
 }
 
-/// The world pass's inputs for one view: default settings, no terrain.
+/// The world pass's inputs for one view of `viewport` pixels: default settings, no terrain.
 fn frame_inputs<'a>(
-    camera: &'a Camera,
+    (camera, viewport): (&'a Camera, (u32, u32)),
     visible: &'a VisibleSet,
     settings: &'a FrameSettings,
 ) -> FrameInputs<'a> {
@@ -378,5 +384,7 @@ fn frame_inputs<'a>(
         culling: None,
         overlay_lines: &[],
         ui_cover: &[],
+        viewport,
+        fog: Default::default(),
     }
 }

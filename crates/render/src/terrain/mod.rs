@@ -36,7 +36,7 @@ use super::pass::{
 };
 use super::settings::{FrameSettings, SkyMode, TerrainLighting};
 use super::shadow::{SunShadows, CASCADES};
-use super::world::fog::{FogSky, WorldFog};
+use crate::fog::{FogSky, WorldFog};
 use lanthorn_geom::{Camera, Octagon};
 use lanthorn_terrain::clipmap::{instance_aabb, ClipmapSelector};
 use lanthorn_terrain::{
@@ -104,8 +104,6 @@ pub struct Terrain {
     /// Selects the casters: every piece, not only those in the camera's frustum (a hill behind
     /// the camera shadows the valley in front of it); each cascade keeps those in its box.
     caster_selectors: Option<[ClipmapSelector; CASCADES]>,
-    /// The frame's size in pixels (the water reflection is made for it).
-    pub viewport: (u32, u32),
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -146,7 +144,6 @@ impl Terrain {
             shadows: None,
             shadows_on: false,
             caster_selectors: None,
-            viewport: (1, 1),
         }
     }
 
@@ -469,7 +466,7 @@ impl Pass for Terrain {
         self.shadows_on = settings.shadows && self.shadows.is_some();
         let reflect = settings.reflections && self.draw.shading.flat_water;
         self.draw
-            .set_reflection(gpu, reflect.then_some(self.viewport));
+            .set_reflection(gpu, reflect.then_some(inputs.viewport));
         self.draw.reflecting = reflect;
         self.draw.water_time = settings.time;
         self.draw.shadow_receiver = match (&mut self.shadows, self.shadows_on) {

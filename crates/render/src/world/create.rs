@@ -114,7 +114,6 @@ impl WorldPass {
                 view: skybox_view,
                 linear_view: skybox_linear_view,
             },
-            fog: fog::WorldFog::default(),
             frame_count: None,
             device: device.clone(),
             mesh,
@@ -127,8 +126,7 @@ impl WorldPass {
                 plan: cache_plan,
                 atlas: None,
             },
-            viewport: (1280, 720),
-            cleared: false,
+            after_cover: false,
         }
     }
 }

@@ -7,7 +7,7 @@ mod count_pass;
 mod create;
 use self::create::world_module;
 mod draws;
-pub mod fog;
+pub use crate::fog;
 mod id_pass;
 pub mod light_atlas;
 mod mesh;
@@ -91,8 +91,6 @@ pub struct WorldPass {
     lighting: WorldLighting,
     /// The cubemap skybox (the terrain's sky uses it too).
     pub skybox: Skybox,
-    /// This frame's aerial fog (the terrain's; zero: none), set before the pass prepares.
-    pub fog: fog::WorldFog,
     /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
     pub frame_count: Option<FrameCount>,
     /// For the count's pipelines, made on first use while recording.
@@ -109,10 +107,8 @@ pub struct WorldPass {
     pub surface_culling_us: f64,
     /// The surface cache (its atlas is made on the first frame that uses it).
     cache: SurfaceCache,
-    /// The frame's size in pixels (how fine the cache bakes what is near).
-    pub viewport: (u32, u32),
-    /// A pass before this frame's cleared the colour and depth (the UI cover): keep them.
-    pub cleared: bool,
+    /// This frame the UI cover drew first and cleared the colour and depth: keep them.
+    after_cover: bool,
 }
 
 /// The mesh and the per-frame buffers the world draws from.
@@ -352,7 +348,7 @@ impl WorldPass {
         tests: SurfaceTests,
     ) {
         let (camera, visible) = (frame.camera, frame.visible);
-        self.write_frame_uniform(gpu, camera, visible, params);
+        self.write_frame_uniform(gpu, frame, params);
         let light_scale = frame.settings.light_scale;
         (self.lighting.object_lamps).update(visible, &self.lighting.style_scales, light_scale);
         let lights = (light_scale, self.lighting.style_scales[0]);
@@ -388,7 +384,7 @@ impl WorldPass {
                 )
             });
             // Pixels per world unit at distance 1 across the frame's height.
-            let focal = camera.projection().col(1).y * self.viewport.1 as f32 * 0.5;
+            let focal = camera.projection().col(1).y * frame.viewport.1 as f32 * 0.5;
             let mode = frame.settings.light_styles;
             self.cache
                 .plan
@@ -440,13 +436,8 @@ impl WorldPass {
 
     /// The frame uniform: the camera, `params` (w: the skybox is shown) and every view's
     /// transform and clip plane.
-    fn write_frame_uniform(
-        &self,
-        gpu: &Gpu,
-        camera: &Camera,
-        visible: &VisibleSet,
-        params: [f32; 4],
-    ) {
+    fn write_frame_uniform(&self, gpu: &Gpu, frame: &FrameInputs, params: [f32; 4]) {
+        let (camera, visible) = (frame.camera, frame.visible);
         let params = [
             params[0],
             params[1],
@@ -472,7 +463,7 @@ impl WorldPass {
             params,
             styles: std::array::from_fn(|i| [s[4 * i], s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]]),
             views,
-            fog: self.fog,
+            fog: frame.fog,
             shadow_to_light: self
                 .lighting
                 .shadows
@@ -506,7 +497,7 @@ impl Pass for WorldPass {
 
     fn attachments(&self) -> PassAttachments {
         // After the UI cover (which cleared them) the world keeps its depth and colour.
-        let load = if self.cleared {
+        let load = if self.after_cover {
             Load::Keep
         } else {
             Load::Clear
@@ -519,6 +510,8 @@ impl Pass for WorldPass {
 
     fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
         let s = inputs.settings;
+        // The UI cover, drawn before whenever there are panels, cleared the colour and depth.
+        self.after_cover = !inputs.ui_cover.is_empty();
         // z: 1 fullbright, 2 tint by cell, 3 tint by flow depth (the overlays).
         let mode = match s.tint {
             crate::settings::OverlayTint::Cells => 2.0,

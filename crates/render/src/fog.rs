@@ -1,5 +1,5 @@
 //! The aerial-perspective fog the world's surfaces take in a level under a terrain: the
-//! terrain's exp² fog and sky colour (`render::terrain::Terrain::world_fog`), so the keep seen
+//! terrain's exp² fog and sky colour (`render::terrain::Terrain::world_fog`, handed to the world pass in `FrameInputs::fog`), so the keep seen
 //! from the hills fades with the ground around it. The shader variant `AERIAL_FOG` applies it
 //! per vertex, as the terrain does.
 
