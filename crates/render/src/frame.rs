@@ -85,6 +85,8 @@ pub struct Renderer {
     any_outdoor: bool,
     /// Where the level places the terrain (`TerrainRef.origin`).
     terrain_origin: glam::Vec3,
+    /// The level's cubemap skybox: the world's sky surfaces and the terrain's sky show it.
+    skybox: crate::skybox::Skybox,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
     sun_direction: Option<glam::Vec3>,
     /// The level's lamps splatted for the terrain (`terrain::lamps`).
@@ -163,12 +165,13 @@ impl Renderer {
     pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
         // The level's light model, read from its entities once for every pass.
         let lights = lanthorn_light::lights::level_lights(level);
+        let skybox = crate::skybox::Skybox::load(gpu, level);
         let clip_distances = gpu.features.clip_distances;
         Renderer {
             target: FrameTarget::create(gpu, size),
             world: WorldPass::create_lit(
                 gpu,
-                (level, &lights),
+                (level, &lights, &skybox),
                 target::GAMMA_COLOR_FORMAT,
                 clip_distances,
             ),
@@ -191,6 +194,7 @@ impl Renderer {
                 .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
             sun_direction: lights.sun.map(|s| s.direction),
+            skybox,
             lamp_map: lanthorn_terrain::lamps::LampMap::splat(&lights.lamps),
             overlay: None,
             heatmap: None,
@@ -221,11 +225,7 @@ impl Renderer {
         let placement = TerrainPlacement {
             origin: self.terrain_origin,
             sun_direction: self.sun_direction,
-            skybox: self
-                .world
-                .skybox
-                .active
-                .then_some(&self.world.skybox.linear_view),
+            skybox: self.skybox.active.then_some(&self.skybox.linear_view),
             lamps: self.lamp_map.as_ref(),
         };
         self.terrain = Some(Terrain::in_level(

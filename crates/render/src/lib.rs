@@ -21,6 +21,7 @@ pub mod settings;
 mod shader_layout;
 pub mod shaders;
 pub mod shadow;
+pub mod skybox;
 pub mod target;
 pub mod terrain;
 pub mod tonemap;

@@ -25,13 +25,19 @@ impl WorldPass {
         clip_distances: bool,
     ) -> WorldPass {
         let lights = lanthorn_light::lights::level_lights(level);
-        Self::create_lit(gpu, (level, &lights), color_format, clip_distances)
+        let skybox = crate::skybox::Skybox::load(gpu, level);
+        Self::create_lit(gpu, (level, &lights, &skybox), color_format, clip_distances)
     }
 
-    /// `create_clipped` for a level whose light model (`light::lights`) its holder read once.
+    /// `create_clipped` for a level whose light model (`light::lights`) and skybox its holder
+    /// made once.
     pub fn create_lit(
         gpu: &Gpu,
-        (level, lights): (&Level, &lanthorn_light::lights::LevelLights),
+        (level, lights, skybox): (
+            &Level,
+            &lanthorn_light::lights::LevelLights,
+            &crate::skybox::Skybox,
+        ),
         color_format: wgpu::TextureFormat,
         clip_distances: bool,
     ) -> WorldPass {
@@ -45,7 +51,6 @@ impl WorldPass {
         let (records, indirect) = create_draw_buffers(device, max_records);
         let atlas = light_atlas::atlas_rgba(level);
         let lightmap = crate::materials::lightmap_texture(gpu, &level.lightmaps, atlas);
-        let (skybox_view, skybox_linear_view, skybox_active) = skybox_view(gpu, level);
         let layout = create_bind_group_layout(device);
         let object_light = object_light::ObjectLight::create(device, level);
         let object_lamps = object_lamps::ObjectLamps::create(device, level, lights);
@@ -56,7 +61,7 @@ impl WorldPass {
             object_lamps: &object_lamps.buffer,
             lightmap: &lightmap,
             materials: &materials,
-            skybox: &skybox_view,
+            skybox: &skybox.view,
         };
         let bind_groups = create_bind_groups(device, &layout, &resources);
         // A count with the octagons open draws the same frame from records of its own.
@@ -109,11 +114,7 @@ impl WorldPass {
                 object_lamps,
                 shadows: None,
             },
-            skybox: Skybox {
-                active: skybox_active,
-                view: skybox_view,
-                linear_view: skybox_linear_view,
-            },
+            skybox_active: skybox.active,
             frame_count: None,
             device: device.clone(),
             mesh,
@@ -147,27 +148,6 @@ pub(super) fn max_records(level: &Level, mesh: &WorldMesh) -> usize {
     let shared = shared_surfaces(level);
     (level.cells.len() * views + level.objects.len() + mesh.liquid_ranges.len() + shared)
         .max(MAX_RECORDS_MIN)
-}
-
-/// The level's cubemap skybox as a cube view of its sRGB-encoded texels and as one the
-/// sampler decodes (a placeholder where it has none), and whether it has one.
-pub(super) fn skybox_view(
-    gpu: &Gpu,
-    level: &Level,
-) -> (wgpu::TextureView, wgpu::TextureView, bool) {
-    let (skybox, active) = crate::materials::skybox_texture(
-        gpu,
-        level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
-    );
-    let view = |format| {
-        skybox.create_view(&wgpu::TextureViewDescriptor {
-            format,
-            dimension: Some(wgpu::TextureViewDimension::Cube),
-            ..Default::default()
-        })
-    };
-    let linear = view(Some(wgpu::TextureFormat::Rgba8UnormSrgb));
-    (view(None), linear, active)
 }
 
 /// A uniform buffer the size of `T`.

@@ -89,8 +89,8 @@ pub struct WorldPass {
     debug: DebugDraws,
     /// The level's light as the world draws it: styles, moving objects' light and lamps, their shadows.
     lighting: WorldLighting,
-    /// The cubemap skybox (the terrain's sky uses it too).
-    pub skybox: Skybox,
+    /// The level has a cubemap skybox (`render::skybox`): sky surfaces show it.
+    skybox_active: bool,
     /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
     pub frame_count: Option<FrameCount>,
     /// For the count's pipelines, made on first use while recording.
@@ -191,16 +191,6 @@ struct WorldLighting {
     /// Moving objects sample the sun's shadow cascades (`module` is the `SUN_SHADOWS`
     /// variant); see `set_sun_shadows`.
     shadows: Option<shadows::WorldShadows>,
-}
-
-/// The level's cubemap skybox.
-pub struct Skybox {
-    /// The level names a cubemap skybox and it loaded: sky surfaces show it.
-    pub active: bool,
-    /// The skybox cube (a 1×1 black placeholder when none loaded); the terrain's sky uses it too.
-    pub view: wgpu::TextureView,
-    /// The same cube decoding its sRGB texels as the sampler reads them (the terrain's sky).
-    pub linear_view: wgpu::TextureView,
 }
 
 /// The surface cache's plan and its atlas on the GPU.
@@ -442,7 +432,7 @@ impl WorldPass {
             params[0],
             params[1],
             params[2],
-            if self.skybox.active { 1.0 } else { 0.0 },
+            if self.skybox_active { 1.0 } else { 0.0 },
         ];
         let mut views = [WorldView {
             view_proj: camera.view_proj().to_cols_array_2d(),
