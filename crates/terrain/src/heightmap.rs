@@ -20,9 +20,20 @@ use super::TerrainError;
 /// whose shadows and lights have analytic answers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeightmapSpec {
+    /// A 16-bit grayscale PNG with its JSON sidecar.
     Png(PathBuf),
-    Procedural { size: u64, seed: u64 },
-    Flat { size: u64 },
+    /// Fractal noise, `size` samples a side, from `seed`.
+    Procedural {
+        /// Samples a side.
+        size: u64,
+        /// The noise's seed.
+        seed: u64,
+    },
+    /// Height 0 everywhere, `size` samples a side.
+    Flat {
+        /// Samples a side.
+        size: u64,
+    },
 }
 
 /// A `SIZE` of `procedural:` or `flat:`: a whole number of samples from 16 to 2^31.
@@ -106,9 +117,13 @@ pub struct HeightmapOptions {
 /// The JSON sidecar of a 16-bit PNG heightmap (see realdata/terrain/etopo5.json).
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct Sidecar {
+    /// The PNG's width as the sidecar states it.
     pub width: Option<u32>,
+    /// The PNG's height as the sidecar states it.
     pub height: Option<u32>,
+    /// The height in metres of sample value 0.
     pub height_min_m: f64,
+    /// The height in metres of sample value 65535.
     pub height_max_m: f64,
     /// Free text; "wraps in longitude" / "wrap" turns on wrapping in x.
     #[serde(default)]
@@ -116,11 +131,13 @@ pub struct Sidecar {
     /// Explicit wrap flag; overrides the text.
     #[serde(default)]
     pub wrap_x: Option<bool>,
+    /// Which way the rows run, in words (see `row0_is_north`).
     #[serde(default)]
     pub row_order: Option<String>,
 }
 
 impl Sidecar {
+    /// Whether the map wraps around in x (a whole globe in longitude).
     pub fn wraps_x(&self) -> bool {
         if let Some(w) = self.wrap_x {
             return w;
@@ -192,8 +209,11 @@ pub struct Heightmap {
 }
 
 impl Heightmap {
+    /// World units between samples of a PNG heightmap, by default.
     pub const DEFAULT_GRID_SPACING: f64 = 64.0;
+    /// World units between samples of a procedural heightmap, by default.
     pub const DEFAULT_PROCEDURAL_SPACING: f64 = 32.0;
+    /// World units per metre of a PNG heightmap's heights, by default.
     pub const DEFAULT_PNG_VERTICAL: f32 = 0.1;
 
     /// Open what the command line names.
@@ -247,6 +267,7 @@ impl Heightmap {
         best.map(|(_, p)| p)
     }
 
+    /// Reads and checks the sidecar at `path`.
     pub fn read_sidecar(path: &Path) -> Result<Sidecar, TerrainError> {
         let text = std::fs::read_to_string(path).map_err(|e| TerrainError::Io {
             path: path.to_path_buf(),
@@ -384,6 +405,7 @@ impl Heightmap {
         Self::from_noise(size, FractalNoise::for_size(size, seed))
     }
 
+    /// `noise` as a heightmap of `size` samples a side.
     pub fn from_noise(size: u64, noise: FractalNoise) -> Self {
         Self {
             source: Source::Procedural { size, noise },
@@ -405,6 +427,8 @@ impl Heightmap {
         }
     }
 
+    /// The same heights with `horizontal` world units between samples and `vertical` world
+    /// units per unit of height.
     pub fn with_scales(mut self, horizontal: f64, vertical: f32) -> Self {
         self.horizontal_scale = horizontal;
         self.vertical_scale = vertical;

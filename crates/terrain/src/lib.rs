@@ -61,23 +61,63 @@ use std::path::PathBuf;
 /// setting and what is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum TerrainError {
+    /// A file could not be read.
     #[error("{}: {error}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// The heightmap file is not there.
     #[error("{}: no such heightmap file (a terrain is a 16-bit grayscale PNG with a JSON sidecar, or procedural:SIZE)", path.display())]
-    Missing { path: PathBuf },
+    Missing {
+        /// The file named.
+        path: PathBuf,
+    },
+    /// The image does not decode as a heightmap.
     #[error("{}: cannot read the heightmap image: {why}", path.display())]
-    Image { path: PathBuf, why: String },
+    Image {
+        /// The image.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// A PNG heightmap without its JSON sidecar.
     #[error("{}: no JSON sidecar found (looked for {} and a .json whose name starts the PNG's name); it must give height_min_m and height_max_m", path.display(), looked_for.display())]
-    NoSidecar { path: PathBuf, looked_for: PathBuf },
+    NoSidecar {
+        /// The PNG.
+        path: PathBuf,
+        /// The sidecar looked for first.
+        looked_for: PathBuf,
+    },
+    /// The sidecar does not parse or gives bad values.
     #[error("{}: bad heightmap sidecar: {why}", path.display())]
-    Sidecar { path: PathBuf, why: String },
+    Sidecar {
+        /// The sidecar.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// A heightmap spelling (`procedural:SIZE`, …) that does not parse.
     #[error("bad heightmap {spec:?}: {why}")]
-    BadSpec { spec: String, why: String },
+    BadSpec {
+        /// What was given.
+        spec: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A raw grid whose samples do not fill its size.
     #[error("raw heightmap {width}×{height} needs {} samples (at least 2×2), got {len}", *width as usize * *height as usize)]
-    BadRaw { width: u32, height: u32, len: usize },
+    BadRaw {
+        /// Samples across.
+        width: u32,
+        /// Samples down.
+        height: u32,
+        /// The samples given.
+        len: usize,
+    },
+    /// Clipmap settings that cannot work (levels, grid, spacing).
     #[error("bad clipmap configuration: {0}")]
     BadConfig(String),
 }
