@@ -49,6 +49,7 @@ fn parse_size(size_s: &str, bad: impl Fn(String) -> TerrainError) -> Result<u64,
 }
 
 impl HeightmapSpec {
+    /// Reads `path.png`, `procedural:SIZE[:SEED]` or `flat:SIZE`.
     pub fn parse(s: &str) -> Result<Self, TerrainError> {
         let bad = |why: String| TerrainError::BadSpec {
             spec: s.to_string(),

@@ -30,8 +30,11 @@ pub fn glow_at(lamp: &Lamp, p: Vec2) -> Vec3 {
 pub struct LampMap {
     /// The world (x, y) of texel (0, 0)'s outer corner, and the map's size in world units.
     pub origin: Vec2,
+    /// The map's size in world units.
     pub size: Vec2,
+    /// Texels across.
     pub width: u32,
+    /// Texels down.
     pub height: u32,
     /// Row-major, row 0 at `origin.y`; each texel the light at its centre / RANGE.
     pub texels: Vec<[u8; 4]>,

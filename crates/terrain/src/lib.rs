@@ -28,6 +28,7 @@
 //! `g` (integers, "level units") sits at world `g · spacing`, i.e. base-grid point `g << l`.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod clipmap;
 pub mod heightmap;

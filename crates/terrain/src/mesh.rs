@@ -25,9 +25,12 @@ use std::collections::HashMap;
 
 use super::clipmap::{ClipmapConfig, MeshKind};
 
+/// One static mesh of the clipmap: integer grid vertices, triangles in parts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mesh {
+    /// Which piece it is.
     pub kind: MeshKind,
+    /// Its vertices in level-grid units (rotation 0).
     pub vertices: Vec<[i32; 2]>,
     /// Triangles part by part, in the parts' order.
     pub indices: Vec<u32>,
@@ -40,15 +43,20 @@ pub struct Mesh {
 pub struct MeshPart {
     /// Index of its first triangle.
     pub first_triangle: u32,
+    /// How many triangles.
     pub triangles: u32,
+    /// The rectangle's least corner.
     pub min: [i32; 2],
+    /// Its greatest corner.
     pub max: [i32; 2],
 }
 
 /// Parts `first`, `first + 1`, … (`count` of them, wrapping around past the last) of a mesh.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct PartRun {
+    /// The first part.
     pub first: u8,
+    /// How many parts.
     pub count: u8,
 }
 
@@ -90,6 +98,7 @@ impl PartRun {
 }
 
 impl Mesh {
+    /// Triangles in all its parts.
     pub fn triangle_count(&self) -> u32 {
         (self.indices.len() / 3) as u32
     }
@@ -209,10 +218,12 @@ impl Builder {
 /// The static meshes for one configuration, indexed by [`MeshKind`].
 #[derive(Clone, Debug)]
 pub struct ClipmapMeshes {
+    /// One mesh per kind.
     pub meshes: [Mesh; 5],
 }
 
 impl ClipmapMeshes {
+    /// The meshes for `cfg`'s tile size.
     pub fn new(cfg: &ClipmapConfig) -> Self {
         let t = cfg.tile_quads();
         let h = 2 * t + 1; // half side of the level square
@@ -293,6 +304,7 @@ impl ClipmapMeshes {
         }
     }
 
+    /// The mesh of `kind`.
     pub fn get(&self, kind: MeshKind) -> &Mesh {
         &self.meshes[kind as usize]
     }

@@ -6,10 +6,13 @@
 /// coordinate (i64), no storage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FractalNoise {
+    /// What every lattice value is hashed from.
     pub seed: u64,
     /// log2 of the first octave's wavelength in samples.
     pub base_log2: u32,
+    /// Layers summed.
     pub octaves: u32,
+    /// Each octave's amplitude over the one before.
     pub gain: f32,
     /// Height (world units before vertical scale) of the first octave.
     pub amplitude: f32,

@@ -20,6 +20,7 @@ use super::Heightmap;
 /// Samples per side of a level-0 block.
 pub const LEAF: i64 = 16;
 
+/// A quick hasher for the pyramid's block keys (small integers: no need for SipHash).
 #[derive(Default, Clone, Copy)]
 pub struct FastHasher(u64);
 
@@ -68,11 +69,16 @@ enum Store {
 /// Pyramid statistics, for the overlay and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PyramidStats {
+    /// Blocks held.
     pub cached_blocks: usize,
+    /// Blocks computed from their samples.
     pub exact_blocks_computed: u64,
+    /// Blocks bounded from the noise's analytic bound.
     pub analytic_blocks_computed: u64,
 }
 
+/// The heights' least and greatest over blocks of every size, computed lazily and kept:
+/// what culling and shadow tests bound terrain pieces with.
 pub struct MinMaxPyramid {
     store: Store,
     /// Source size in samples, and whether x wraps (dense stores only).
@@ -145,6 +151,7 @@ impl MinMaxPyramid {
         }
     }
 
+    /// What it holds and has computed.
     pub fn stats(&self) -> PyramidStats {
         let mut s = self.stats;
         s.cached_blocks = match &self.store {

@@ -28,9 +28,11 @@ pub struct TerrainShading {
     pub flat_water: bool,
     /// Towards the sun.
     pub sun: Vec3,
+    /// The sky's light on the ground, where the sun does not reach (a fraction of full).
     pub ambient: f32,
     /// Linear RGB.
     pub sky_zenith: [f32; 3],
+    /// Linear RGB at the horizon.
     pub sky_horizon: [f32; 3],
 }
 

@@ -14,17 +14,24 @@ use lanthorn_geom::{Camera, CameraSpec};
 /// the `selection.instances` into the instance buffer and `selection.frame` into the uniform,
 /// then draw each [`super::MeshKind`] with its instance range.
 pub struct ClipmapTerrain {
+    /// The height source.
     pub heightmap: Heightmap,
+    /// Its height bounds over blocks.
     pub pyramid: MinMaxPyramid,
+    /// What each frame draws.
     pub selector: ClipmapSelector,
+    /// The height windows kept up with the camera.
     pub streamer: HeightStreamer,
+    /// The static meshes.
     pub meshes: ClipmapMeshes,
     updates: HeightUpdates,
 }
 
 /// What one frame produced.
 pub struct ClipmapFrame<'a> {
+    /// What to draw.
     pub selection: &'a Selection,
+    /// The height writes to upload first.
     pub updates: &'a HeightUpdates,
 }
 
@@ -112,6 +119,7 @@ pub fn level_detail(hm: &Heightmap, level: u32) -> f64 {
 }
 
 impl ClipmapTerrain {
+    /// A terrain over `heightmap` with `cfg` (checked).
     pub fn new(heightmap: Heightmap, cfg: ClipmapConfig) -> Result<Self, TerrainError> {
         cfg.validate()?;
         Ok(Self {
@@ -124,6 +132,7 @@ impl ClipmapTerrain {
         })
     }
 
+    /// Its configuration.
     pub fn config(&self) -> &ClipmapConfig {
         &self.selector.cfg
     }
@@ -195,14 +204,21 @@ pub fn fixed_flight(hm: &Heightmap, frames: usize) -> Vec<CameraSpec> {
 /// CPU figures of a flight (what `lanthorn bench --terrain --json` reports for the terrain).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct TerrainBenchStats {
+    /// Frames flown.
     pub frames: usize,
+    /// Microseconds a selection took, the median…
     pub clipmap_select_us_median: f64,
+    /// …and the most.
     pub clipmap_select_us_max: f64,
+    /// Triangles drawn, the median.
     pub terrain_triangles_median: u64,
+    /// Draws, the most in a frame.
     pub terrain_draw_calls_max: usize,
     /// Frame 0 (the initial fill) excluded.
     pub upload_bytes_per_frame_median: usize,
+    /// Bytes uploaded, the most in a frame.
     pub upload_bytes_per_frame_max: usize,
+    /// The height windows' size on the GPU.
     pub window_bytes: usize,
 }
 

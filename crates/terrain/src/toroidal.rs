@@ -15,10 +15,15 @@ use super::{ClipmapConfig, Heightmap};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct UpdateRect {
+    /// The level's layer.
     pub layer: u32,
+    /// First texel column.
     pub x: u32,
+    /// First texel row.
     pub y: u32,
+    /// Texels across.
     pub width: u32,
+    /// Texels down.
     pub height: u32,
     /// In f32 elements into `data`.
     pub offset: u32,
@@ -27,20 +32,25 @@ pub struct UpdateRect {
 /// All writes of one frame with their data in one staging array (an R32Float texture array).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeightUpdates {
+    /// The writes.
     pub rects: Vec<UpdateRect>,
+    /// Their heights, one after another.
     pub data: Vec<f32>,
 }
 
 impl HeightUpdates {
+    /// Empties it, keeping its memory.
     pub fn clear(&mut self) {
         self.rects.clear();
         self.data.clear();
     }
 
+    /// The bytes to upload.
     pub fn bytes(&self) -> usize {
         self.data.len() * 4
     }
 
+    /// The heights of write `r`.
     pub fn rect_data(&self, r: &UpdateRect) -> &[f32] {
         &self.data[r.offset as usize..(r.offset + r.width * r.height) as usize]
     }
@@ -48,12 +58,14 @@ impl HeightUpdates {
 
 /// Tracks each level's current window and produces the writes that bring it to the camera.
 pub struct HeightStreamer {
+    /// The configuration it streams for.
     pub cfg: ClipmapConfig,
     origins: Vec<Option<[i64; 2]>>,
     scratch: Vec<f32>,
 }
 
 impl HeightStreamer {
+    /// A streamer with every window empty (the first frame fills them).
     pub fn new(cfg: ClipmapConfig) -> Self {
         Self {
             cfg,
@@ -183,11 +195,14 @@ fn wrap_segments(a: i64, b: i64, n: i64) -> impl Iterator<Item = (i64, i64)> {
 /// CPU model of the GPU texture array: what the uploads produce, addressed like the shader.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowTextureModel {
+    /// Texels per side of a layer.
     pub size: u32,
+    /// Per level, its texels (NaN: never written).
     pub layers: Vec<Vec<f32>>,
 }
 
 impl WindowTextureModel {
+    /// Every texel unwritten (NaN).
     pub fn new(cfg: &ClipmapConfig) -> Self {
         let n = cfg.window_size();
         Self {
@@ -196,6 +211,7 @@ impl WindowTextureModel {
         }
     }
 
+    /// Applies a frame's writes, as the upload does.
     pub fn apply(&mut self, u: &HeightUpdates) {
         let n = self.size as usize;
         for r in &u.rects {

@@ -43,6 +43,7 @@ use super::{ClipmapConfig, Heightmap, TerrainFrame, TerrainInstance, WindowTextu
 
 /// Where the shader's height fetch reads from.
 pub trait HeightFetch {
+    /// The height of grid point (gx, gy) of `level`.
     fn fetch(&self, level: u32, gx: i64, gy: i64) -> f32;
 }
 
@@ -54,7 +55,9 @@ impl HeightFetch for WindowTextureModel {
 
 /// Heights straight from the source (no windows): the oracle for the windows.
 pub struct DirectHeights<'a> {
+    /// The source.
     pub hm: &'a Heightmap,
+    /// The configuration whose grid points it reads.
     pub cfg: ClipmapConfig,
 }
 

@@ -32,15 +32,20 @@ use lanthorn_geom::{Camera, Octagon, Plane};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u32)]
 pub enum MeshKind {
+    /// The square tiles of a level's ring (all 16 on the finest level drawn).
     Tile = 0,
+    /// The cross of strips between a level's tiles.
     Filler = 1,
+    /// The L-shaped strip that fills a level's odd side.
     Trim = 2,
+    /// The ring of triangles that closes the T-junctions towards the coarser level.
     Seam = 3,
     /// The finest active level's centre cross (one instance).
     Cross = 4,
 }
 
 impl MeshKind {
+    /// Every kind, in instance-range order.
     pub const ALL: [MeshKind; 5] = [
         MeshKind::Tile,
         MeshKind::Filler,
@@ -80,6 +85,7 @@ impl Default for ClipmapConfig {
 }
 
 impl ClipmapConfig {
+    /// `levels` levels of `grid` vertices a side, `base_spacing` world units apart on the finest; checked (`validate`).
     pub fn new(levels: u32, grid: u32, base_spacing: f64) -> Result<Self, TerrainError> {
         let c = Self {
             levels,
@@ -92,6 +98,8 @@ impl ClipmapConfig {
         Ok(c)
     }
 
+    /// Whether the settings can work: 1 to 24 levels, a grid of 2^k − 1 vertices (15 to 4095),
+    /// a positive spacing.
     pub fn validate(&self) -> Result<(), TerrainError> {
         let bad = |s: String| Err(TerrainError::BadConfig(s));
         if !(1..=24).contains(&self.levels) {
@@ -143,10 +151,12 @@ impl ClipmapConfig {
         self.grid + 2
     }
 
+    /// World units between the vertices of `level`.
     pub fn spacing(&self, level: u32) -> f64 {
         self.base_spacing * (1u64 << level) as f64
     }
 
+    /// The width of the band where a level morphs into the coarser one (level units).
     pub fn morph_width_units(&self) -> f32 {
         let t = self.tile_quads() as f32;
         self.morph_width
@@ -197,6 +207,7 @@ impl ClipmapConfig {
         [o[0] - 1, o[1] - 1]
     }
 
+    /// Where `level` sits for a camera at `cam` (world x, y).
     pub fn placement(&self, cam: DVec2, level: u32) -> LevelPlacement {
         let t = self.tile_quads() as i64;
         let cell = self.cell(cam, level);
@@ -231,6 +242,7 @@ pub const TRIM_ROTATION: [u32; 4] = [0, 1, 3, 2];
 /// Where one level sits this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LevelPlacement {
+    /// The level (0: the finest).
     pub level: u32,
     /// World units between this level's vertices.
     pub spacing: f64,
@@ -263,6 +275,7 @@ impl LevelPlacement {
 pub struct TerrainInstance {
     /// Level-grid coordinates of the mesh's local origin.
     pub offset: [i32; 2],
+    /// The level it draws (0: the finest).
     pub level: u32,
     /// Quarter turns counter-clockwise: 0: (x, y), 1: (−y, x), 2: (−x, −y), 3: (y, −x).
     pub rotation: u32,
@@ -306,18 +319,23 @@ pub struct TerrainFrame {
     pub anchor: [i32; 2],
     /// Texels per side of each height window layer (toroidal modulus).
     pub window_size: u32,
+    /// Levels drawn.
     pub levels: u32,
     /// `camera − anchor · base_spacing` (xyz, computed in f64), w = 0.
     pub camera_offset: [f32; 4],
+    /// World units between the finest level's vertices.
     pub base_spacing: f32,
     /// Morph alpha = clamp((d − morph_start) / morph_width, 0, 1), d = Chebyshev distance to
     /// the camera in level units; the coarsest level never morphs.
     pub morph_start: f32,
+    /// Level units over which a vertex morphs (see `morph_start`).
     pub morph_width: f32,
+    /// Quads along a tile's side.
     pub tile_quads: u32,
 }
 
 impl TerrainFrame {
+    /// The frame uniform for a camera at `camera` (the terrain's own frame).
     pub fn new(cfg: &ClipmapConfig, camera: DVec3) -> Self {
         let b = cfg.base_spacing;
         let anchor = [(camera.x / b).floor() as i64, (camera.y / b).floor() as i64];
@@ -338,10 +356,15 @@ impl TerrainFrame {
 /// Counters of one selection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SelectStats {
+    /// Levels drawn.
     pub levels: u32,
+    /// Pieces (tiles, fillers, trims, seams, the cross) considered.
     pub pieces_total: u32,
+    /// Pieces culled (frustum, octagon, fog).
     pub pieces_culled: u32,
+    /// Tiles considered.
     pub tiles_total: u32,
+    /// Tiles culled.
     pub tiles_culled: u32,
     /// Pieces whose box needed a pyramid look-up (the global height range was not enough).
     pub pyramid_queries: u32,
@@ -362,15 +385,20 @@ pub const MAX_DRAWS: usize = 1 + 4 * 16;
 /// upload `instances` as-is and draw each of [`Selection::draws`].
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
+    /// The frame uniform.
     pub frame: TerrainFrame,
     /// The finest level drawn this frame (see `ClipmapConfig::active_height_factor`); it draws
     /// all 16 tiles and the centre cross. Windows of finer levels need no streaming.
     pub first_level: u32,
+    /// Where each level sits.
     pub levels: Vec<LevelPlacement>,
+    /// The instances drawn, grouped by kind.
     pub instances: Vec<TerrainInstance>,
+    /// Each kind's slice of `instances` (`MeshKind` order).
     pub ranges: [Range<u32>; 5],
     /// Each kind's instances by the parts drawn of them: sub-ranges of `ranges[kind]`, in order.
     pub runs: Vec<(MeshKind, PartRun, Range<u32>)>,
+    /// What the selection counted.
     pub stats: SelectStats,
     /// Culled instances (for the "culled tiles" overlay), grouped the same way.
     pub culled: Vec<(MeshKind, TerrainInstance)>,
@@ -383,6 +411,7 @@ impl Default for TerrainFrame {
 }
 
 impl Selection {
+    /// The instances of `kind`.
     pub fn of_kind(&self, kind: MeshKind) -> &[TerrainInstance] {
         let r = &self.ranges[kind as usize];
         &self.instances[r.start as usize..r.end as usize]

@@ -5,6 +5,7 @@ use super::*;
 
 /// Frame-to-frame selector; owns its output buffers so nothing is reallocated per frame.
 pub struct ClipmapSelector {
+    /// The configuration it selects for.
     pub cfg: ClipmapConfig,
     /// Frustum culling on (default) or off (debug overlays, tests).
     pub cull: bool,
@@ -28,6 +29,7 @@ pub struct ClipmapSelector {
 }
 
 impl ClipmapSelector {
+    /// A selector for `cfg` (checked).
     pub fn new(cfg: ClipmapConfig) -> Result<Self, TerrainError> {
         cfg.validate()?;
         let meshes = crate::ClipmapMeshes::new(&cfg);
