@@ -18,24 +18,53 @@ fn pointfile_text(pointfile: Option<&std::path::Path>) -> String {
     }
 }
 
+/// Why a source did not compile; each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
+    /// A file could not be read or written.
     #[error("{path}: {error}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why.
         error: std::io::Error,
     },
+    /// The `.map` file is wrong at a line.
     #[error("{path}:{}: {}", .error.line, .error.msg)]
-    Map { path: PathBuf, error: MapError },
+    Map {
+        /// The map.
+        path: PathBuf,
+        /// The line and what is wrong there.
+        error: MapError,
+    },
+    /// The scene file is wrong.
     #[error("{path}: {error}")]
-    Scene { path: PathBuf, error: SceneError },
+    Scene {
+        /// The scene.
+        path: PathBuf,
+        /// Where and what.
+        error: SceneError,
+    },
     /// A source with nothing to build: no entity, no world brush, or no open space enclosed.
     #[error("{path}: {why}, so no level was written")]
-    Empty { path: PathBuf, why: &'static str },
+    Empty {
+        /// The source.
+        path: PathBuf,
+        /// What it lacks.
+        why: &'static str,
+    },
+    /// The output would overwrite the source.
     #[error("{path}: the output is the source itself; give the level another name (-o LEVEL.lvl)")]
-    OutputIsInput { path: PathBuf },
+    OutputIsInput {
+        /// The path given for both.
+        path: PathBuf,
+    },
+    /// Not a source the compiler reads.
     #[error("{path}: unsupported source type (expected .map or .ron)")]
-    Unsupported { path: PathBuf },
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+    },
     /// An entity reaches the void (`line`: the entity's in the `.map`, for the editor's
     /// select-by-line).
     #[error(
@@ -45,14 +74,21 @@ pub enum CompileError {
         position[0], position[1], position[2], pointfile_text(pointfile.as_deref())
     )]
     Leak {
+        /// The map.
         path: PathBuf,
+        /// The entity's line in it.
         line: u32,
+        /// The entity's index.
         entity: u32,
+        /// Its classname.
         classname: String,
+        /// Where it is.
         position: [f32; 3],
+        /// The point file written for the editor, if any.
         pointfile: Option<PathBuf>,
         /// The brushes on the path that do not seal, and why (or that none does).
         crossings: Box<str>,
+        /// What the compile did up to the leak.
         stats: Box<CompileStats>,
     },
     /// Writing the level.

@@ -4,6 +4,7 @@
 //! triangulates, bakes the light and packs the lightmaps. One error type, one stage timer.
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod scenes;
 
@@ -38,6 +39,7 @@ pub use stats::{outdoor_cells, CompileStats};
 #[cfg(any(test, feature = "test-hooks"))]
 pub use map::test_maps::room_map;
 
+/// How a source is compiled: cell size, lightmap resolution, wads, leaks, light.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// Open cells longer than this along an axis are split by axial planes (units).

@@ -7,30 +7,45 @@ use lanthorn_level::{cell_flags, Level};
 /// Counts and times of one compile.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct CompileStats {
+    /// Brushes read.
     pub brushes: usize,
+    /// Brushes that built no solid, each warned about.
     pub failed_brushes: usize,
+    /// What the compiler warned about.
     pub warnings: Vec<String>,
+    /// Nodes of the point-location tree.
     pub bsp_nodes: usize,
+    /// Its leaves.
     pub bsp_leaves: usize,
+    /// Cells made.
     pub cells: usize,
+    /// Portals made.
     pub portals: usize,
+    /// Surfaces made.
     pub surfaces: usize,
+    /// Their triangles.
     pub triangles: usize,
+    /// Objects (brush entities, scene objects).
     pub objects: usize,
+    /// Materials.
     pub materials: usize,
+    /// It leaked (and `--allow-leak` let it through).
     pub leak: bool,
-    /// Lights baked (entity lights plus the sun) and shadow rays cast.
+    /// Lights baked (entity lights plus the sun)…
     pub lights: usize,
+    /// …and shadow rays cast.
     pub light_rays: u64,
-    /// Luxels lit, the light bake's seconds, and of them the seconds spent finding the
-    /// bounce's emitters.
+    /// Luxels lit.
     pub luxels: usize,
+    /// The light bake's seconds…
     pub light_seconds: f64,
+    /// …and of them the seconds spent finding the bounce's emitters.
     pub bounce_seconds: f64,
     /// Cells open to the terrain and sky (`OUTDOOR`), the `OUTSIDE` cell included.
     pub outdoor_cells: usize,
     /// (stage, seconds) in order.
     pub stages: Vec<(String, f64)>,
+    /// The whole compile's seconds.
     pub seconds: f64,
 }
 

@@ -6,10 +6,13 @@ use glam::DVec3;
 use crate::texture::TexProjection;
 use crate::MAX_COORD;
 
+/// What is wrong in a `.map` file, and the line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {msg}")]
 pub struct MapError {
+    /// The line (from 1).
     pub line: usize,
+    /// What is wrong there.
     pub msg: String,
 }
 

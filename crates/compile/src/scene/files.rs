@@ -17,7 +17,9 @@ pub enum SceneFiles {
     /// Files compiled into the program (`include_bytes!`), by path under `assets/`; `dir` is
     /// the scene file's folder in that table (`levels`).
     Embedded {
+        /// The table.
         files: &'static [EmbeddedFile],
+        /// The scene file's folder in it.
         dir: &'static str,
     },
 }

@@ -42,36 +42,59 @@ pub use self::scene_file::{
 /// What is wrong with a scene: where (line and column, or operation and field) and what.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SceneError {
+    /// The text does not parse as a scene.
     #[error("line {line}, column {column}: {msg}")]
     Parse {
+        /// The line (from 1).
         line: usize,
+        /// The column (from 1).
         column: usize,
+        /// What is wrong there.
         msg: String,
     },
+    /// An operation (`ops[index]`) that cannot be built.
     #[error("operation {index}, {field}: {msg}")]
     Operation {
+        /// Which operation.
         index: usize,
+        /// Which of its fields.
         field: &'static str,
+        /// What is wrong.
         msg: String,
     },
     /// A mirror or teleporter (`mirrors[2]`, `teleporters[0].to`) that cannot be built.
     #[error("{portal}: {msg}")]
-    Portal { portal: String, msg: String },
+    Portal {
+        /// Which one, as the scene names it.
+        portal: String,
+        /// What is wrong.
+        msg: String,
+    },
     /// An entry of `Scene::materials`.
     #[error("material {index} (\"{name}\"), {field}: {msg}")]
     Material {
+        /// Which material.
         index: usize,
+        /// Its name.
         name: String,
+        /// Which of its fields.
         field: &'static str,
+        /// What is wrong.
         msg: String,
     },
+    /// Nothing to build.
     #[error("the scene has no operations (every brush was empty or unbounded): add at least one")]
     NoOperations,
+    /// An object (`objects[index]`) that cannot be built.
     #[error("object {index} ({name}), {field}: {msg}")]
     Object {
+        /// Which object.
         index: usize,
+        /// Its name.
         name: String,
+        /// Which of its fields.
         field: String,
+        /// What is wrong.
         msg: String,
     },
 }

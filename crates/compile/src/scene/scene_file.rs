@@ -9,12 +9,18 @@ use super::SceneError;
 use lanthorn_geom::DPlane;
 use lanthorn_level::Medium;
 
+/// What an operation fills its brush with (the level's `Medium`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SceneMedium {
+    /// Walls and floors.
     Solid,
+    /// Open air.
     Air,
+    /// Water.
     Water,
+    /// Slime.
     Slime,
+    /// Lava.
     Lava,
 }
 
@@ -34,25 +40,34 @@ impl SceneMedium {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum SceneBrush {
+    /// An axis-aligned box.
     Box {
+        /// Its least corner.
         min: (f64, f64, f64),
+        /// Its greatest corner.
         max: (f64, f64, f64),
     },
     /// Outward planes `normal · p = dist`; inside where `normal · p <= dist` for all.
     Planes(Vec<ScenePlane>),
 }
 
+/// One bounding plane of a brush.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenePlane {
+    /// Outward normal.
     pub normal: (f64, f64, f64),
+    /// `normal · p` of the plane's points.
     pub dist: f64,
 }
 
+/// One ordered-CSG operation: a brush filled with a medium.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneOp {
+    /// Where.
     pub brush: SceneBrush,
+    /// What it fills the brush with.
     pub medium: SceneMedium,
     /// Only these media change ("air becomes water"); absent = everything.
     #[serde(default)]
@@ -70,8 +85,10 @@ pub struct SceneOp {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneTexture {
+    /// Quake-style texture scale along u and v (default 1, 1).
     #[serde(default = "unit_scale")]
     pub scale: (f64, f64),
+    /// Quake-style texture shift along u and v.
     #[serde(default)]
     pub offset: (f64, f64),
 }
@@ -93,7 +110,9 @@ impl Default for SceneTexture {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneMaterial {
+    /// What operations name it by.
     pub name: String,
+    /// Where its texels come from.
     pub source: MaterialSource,
     /// A tangent-space normal map (a PNG the size of the `Png` source; +x along the texture's
     /// u, +y along its v): moving objects' lamps light the material by it.
@@ -117,18 +136,25 @@ pub enum MaterialSource {
     Color((f32, f32, f32)),
 }
 
+/// The terrain a scene places.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneTerrain {
+    /// A heightmap path or `procedural:SIZE`.
     pub heightmap: String,
+    /// Where its sample (0, 0) lies in the level.
     pub origin: (f32, f32, f32),
+    /// World units between samples.
     pub horizontal_scale: f32,
+    /// World units per unit of height.
     pub vertical_scale: f32,
 }
 
+/// A scene file: ordered-CSG operations, entities, materials, objects, mirrors, teleporters.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
+    /// The operations, applied in order.
     pub ops: Vec<SceneOp>,
     /// Entities as key/value pairs (`classname`, `origin` "x y z", ...).
     #[serde(default)]
@@ -136,6 +162,7 @@ pub struct Scene {
     /// Cubemap skybox name.
     #[serde(default)]
     pub sky: Option<String>,
+    /// The terrain it places, if any.
     #[serde(default)]
     pub terrain: Option<SceneTerrain>,
     /// Boxes of open space that are outdoor (open to the terrain and sky): cells whose centre
@@ -211,7 +238,9 @@ pub enum SceneMotion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneTeleporter {
+    /// The marker brush holding the first wall face.
     pub from: SceneBrush,
+    /// The marker brush holding the second.
     pub to: SceneBrush,
 }
 

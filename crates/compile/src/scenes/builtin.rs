@@ -12,7 +12,9 @@ use super::embedded;
 use crate::{CompileError, CompileOptions};
 use lanthorn_level::Level;
 
+/// The yard's least corner.
 pub const MIN: Vec3 = Vec3::new(-512.0, -384.0, 0.0);
+/// Its greatest corner.
 pub const MAX: Vec3 = Vec3::new(512.0, 384.0, 320.0);
 
 /// Boxes standing on the floor: (min, max, material: 1 brick, 2 crate), as

@@ -8,18 +8,24 @@ use lanthorn_level::{
     Bsp, BspChild, BspLeaf, BspNode, Cell, Level, Material, Medium, Portal, Surface, Vertex,
 };
 
+/// A grid maze of rooms joined by doorways (benchmarks and tests of the flow).
 #[derive(Clone, Copy, Debug)]
 pub struct MazeSpec {
+    /// Rooms along x.
     pub nx: u32,
+    /// Rooms along y.
     pub ny: u32,
     /// Room edge in units.
     pub room: f32,
+    /// Room height in units.
     pub height: f32,
-    /// Doorway width and height.
+    /// Doorway width…
     pub door_width: f32,
+    /// …and height.
     pub door_height: f32,
     /// Fraction of the non-tree walls that also get a doorway (loops).
     pub extra_doors: f32,
+    /// Which maze (the spanning tree and the extra doors).
     pub seed: u64,
     /// Build wall/floor surfaces (benchmarks of the traverser alone can skip them).
     pub surfaces: bool,
