@@ -41,12 +41,13 @@ pub struct FrameStats {
     /// The GPU passes' begin and end on the GPU's clock (seconds), when timestamp queries are
     /// granted.
     pub gpu_scopes: Vec<(&'static str, f64, f64)>,
-    /// When the frame was submitted, and when its readback finished (the GPU's work lies in
-    /// between).
+    /// When the frame was submitted…
     pub submitted: Option<Instant>,
+    /// …and when its readback finished (the GPU's work lies in between).
     pub read_back: Option<Instant>,
     /// GPU milliseconds per pass (empty without timestamp queries).
     pub gpu_ms: Vec<(&'static str, f64)>,
+    /// The world pass: what it drew.
     pub world: WorldStats,
     /// The terrain pass (all zero without a terrain).
     pub terrain: TerrainStats,
@@ -73,9 +74,12 @@ impl StageLog for FrameStats {
 /// scene into the frame (bloom's chain its offscreen steps) — the heatmap and the overlay
 /// lines.
 pub struct Renderer {
+    /// The offscreen frame the passes draw into (`color_view` is what a window shows).
     pub target: FrameTarget,
+    /// The world pass.
     pub world: WorldPass,
     timer: Option<GpuTimer>,
+    /// What the frame is cleared to (linear).
     pub clear_color: wgpu::Color,
     /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
     pub terrain: Option<Terrain>,
@@ -162,6 +166,7 @@ impl<'a> Frame<'a> {
 }
 
 impl Renderer {
+    /// A renderer for `level` drawing frames of `size` pixels.
     pub fn new(gpu: &Gpu, level: &Level, size: (u32, u32)) -> Renderer {
         // The level's light model, read from its entities once for every pass.
         let lights = lanthorn_light::lights::level_lights(level);
@@ -340,6 +345,7 @@ impl Renderer {
         }
     }
 
+    /// Frames of `size` pixels from now on (the target is made again).
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
         let size = (size.0.max(1), size.1.max(1));
         if size != self.target.size {

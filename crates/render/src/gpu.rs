@@ -21,6 +21,7 @@ pub enum OptionalFeature {
 }
 
 impl OptionalFeature {
+    /// Every optional feature.
     pub const ALL: [OptionalFeature; 5] = [
         OptionalFeature::ClipDistances,
         OptionalFeature::IndirectFirstInstance,
@@ -29,6 +30,7 @@ impl OptionalFeature {
         OptionalFeature::PipelineStatistics,
     ];
 
+    /// Its command-line name (`--disable`).
     pub fn name(self) -> &'static str {
         match self {
             OptionalFeature::ClipDistances => "clip-distances",
@@ -39,6 +41,7 @@ impl OptionalFeature {
         }
     }
 
+    /// The wgpu features it needs.
     pub fn wgpu_features(self) -> wgpu::Features {
         match self {
             OptionalFeature::ClipDistances => wgpu::Features::CLIP_DISTANCES,
@@ -51,6 +54,7 @@ impl OptionalFeature {
         }
     }
 
+    /// From its command-line name.
     pub fn parse(name: &str) -> Result<OptionalFeature, String> {
         OptionalFeature::ALL
             .into_iter()
@@ -73,14 +77,20 @@ impl OptionalFeature {
 /// Which optional features are on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FeatureSet {
+    /// Hardware clip distances (octagon clipping without a discard).
     pub clip_distances: bool,
+    /// Indirect draws with a first instance (one multi-draw per pipeline).
     pub indirect_first_instance: bool,
+    /// GPU timestamps (pass timings).
     pub timestamp_query: bool,
+    /// Line polygon mode (the wireframe overlay).
     pub polygon_mode_line: bool,
+    /// Pipeline statistics queries (rasterized fragments).
     pub pipeline_statistics: bool,
 }
 
 impl FeatureSet {
+    /// Whether `f` is on.
     pub fn has(&self, f: OptionalFeature) -> bool {
         match f {
             OptionalFeature::ClipDistances => self.clip_distances,
@@ -101,6 +111,7 @@ impl FeatureSet {
         }
     }
 
+    /// The names of those on.
     pub fn names(&self) -> Vec<&'static str> {
         OptionalFeature::ALL
             .iter()
@@ -133,35 +144,50 @@ impl GpuOptions {
 }
 
 #[derive(Debug, thiserror::Error)]
+/// Why no GPU context could be made; each says what to do.
 pub enum GpuError {
+    /// No adapter at all (no driver).
     #[error(
         "no GPU adapter found (tried: {tried}).\n\
          On headless Linux install Mesa's CPU Vulkan driver: `apt-get install -y mesa-vulkan-drivers` \
          (lavapipe). If VK_ICD_FILENAMES is set to an empty value, unset it. WGPU_BACKEND=vulkan|gl \
          picks a backend."
     )]
-    NoAdapter { tried: String },
+    NoAdapter {
+        /// The backends tried.
+        tried: String,
+    },
+    /// The adapter would not make a device.
     #[error("the GPU adapter {adapter} refused to create a device: {source}")]
     Device {
+        /// The adapter's name.
         adapter: String,
+        /// wgpu's reason.
         source: wgpu::RequestDeviceError,
     },
+    /// The window's surface could not be made or configured.
     #[error("cannot create a window surface: {0}")]
     Surface(String),
+    /// `--disable` or `LANTHORN_DISABLE` named no optional feature.
     #[error("{0}")]
     BadDisable(String),
 }
 
 /// The device and what it can do.
 pub struct Gpu {
+    /// The wgpu instance.
     pub instance: wgpu::Instance,
+    /// The adapter it runs on.
     pub adapter: wgpu::Adapter,
+    /// The device.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
     /// Optional features that are on (granted and not disabled).
     pub features: FeatureSet,
     /// Optional features the adapter has but were switched off on purpose.
     pub disabled: FeatureSet,
+    /// The adapter's name, backend and driver.
     pub info: wgpu::AdapterInfo,
 }
 

@@ -12,6 +12,7 @@ use lanthorn_vis::VisibleSet;
 /// What one frame hands every pass.
 #[derive(Clone, Copy)]
 pub struct FrameInputs<'a> {
+    /// The eye.
     pub camera: &'a Camera,
     /// Cells (per view) and objects with their octagons; `views` are mirrors and teleporters.
     pub visible: &'a VisibleSet,
@@ -62,8 +63,9 @@ pub enum Attachment {
     SceneColorGamma,
     /// The frame's reverse-Z depth.
     FrameDepth,
-    /// Surface ids (R32Uint) of the solid surfaces, and of the liquids.
+    /// Surface ids (R32Uint) of the solid surfaces…
     SolidIds,
+    /// …and of the liquids.
     LiquidIds,
     /// The depth the id passes test against.
     IdDepth,
@@ -73,14 +75,18 @@ pub enum Attachment {
 /// what the passes before it left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Load {
+    /// Start afresh.
     Clear,
+    /// Draw over what is there.
     Keep,
 }
 
 /// The colour and depth attachments a pass draws into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PassAttachments {
+    /// The colour attachment and how it starts.
     pub color: (Attachment, Load),
+    /// The depth attachment and how it starts (`None`: none).
     pub depth: Option<(Attachment, Load)>,
 }
 
@@ -90,6 +96,7 @@ pub struct PassAttachments {
 pub enum Prepared {
     /// Nothing to draw this frame (the pass is not recorded).
     Skipped,
+    /// It draws: record it.
     Recorded,
 }
 
@@ -97,13 +104,18 @@ pub enum Prepared {
 /// trace and capture markers) and its two CPU stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scope {
+    /// The GPU scope's name.
     pub name: &'static str,
+    /// The CPU stage of its prepare.
     pub prepare: &'static str,
+    /// The CPU stage of its record.
     pub record: &'static str,
 }
 
 pub trait Pass {
+    /// Its names: GPU scope and CPU stages.
     fn scope(&self) -> Scope;
+    /// The attachments it draws into, each cleared or kept.
     fn attachments(&self) -> PassAttachments;
     /// Per-frame uploads (uniforms, draw records, indirect commands, streamed data).
     fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared;
@@ -123,6 +135,7 @@ pub trait Pass {
 
 /// A render pass into a texture its pass owns: the colour view drawn into, and a depth.
 pub struct Offscreen<'a> {
+    /// The render pass's label (and GPU scope).
     pub label: &'static str,
     /// `None`: a depth-only pass (the sun's shadow cascades).
     pub color: Option<&'a wgpu::TextureView>,
@@ -134,7 +147,9 @@ pub struct Offscreen<'a> {
 
 /// Where passes draw: the views of the attachments a target owns, and their clear values.
 pub trait PassTarget {
+    /// The view of `attachment`.
     fn view(&self, attachment: Attachment) -> &wgpu::TextureView;
+    /// The colour `attachment` clears to.
     fn clear_color(&self, attachment: Attachment) -> wgpu::Color;
     /// Whether this depth attachment has a stencil (cleared to 0 and kept like the depth).
     fn has_stencil(&self, _attachment: Attachment) -> bool {
@@ -145,8 +160,11 @@ pub trait PassTarget {
 /// One CPU stage of a frame as it ran: its name and when it started and ended (the trace).
 #[derive(Clone, Copy, Debug)]
 pub struct CpuSpan {
+    /// The stage.
     pub name: &'static str,
+    /// When it started…
     pub start: std::time::Instant,
+    /// …and ended.
     pub end: std::time::Instant,
 }
 

@@ -4,6 +4,7 @@ use super::bindings::{sampler_entry, texture_entry};
 use super::gpu::Gpu;
 use super::shaders;
 
+/// The blit of the renderer's offscreen frame onto a window's surface.
 pub struct PresentPass {
     pipeline: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
@@ -12,6 +13,7 @@ pub struct PresentPass {
 }
 
 impl PresentPass {
+    /// A blit into surfaces of `surface_format` (sRGB or linear: it encodes where needed).
     pub fn create(gpu: &Gpu, surface_format: wgpu::TextureFormat) -> PresentPass {
         let device = &gpu.device;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -76,6 +78,7 @@ impl PresentPass {
         }));
     }
 
+    /// The blit, into a render pass on the surface's view (after `prepare`).
     pub fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
         if let Some(bg) = &self.bind_group {
             pass.set_pipeline(&self.pipeline);

@@ -10,6 +10,7 @@ pub struct FrameSettings {
     pub time: f32,
     /// Lightmap scale: 2 is Quake's overbright.
     pub light_scale: f32,
+    /// Every surface at full light (no lightmaps).
     pub fullbright: bool,
     /// How light styles animate (with `time`): Quake's strings, or all held at "m".
     pub light_styles: StyleMode,
@@ -104,6 +105,7 @@ pub enum TerrainLighting {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TimeOfDay {
+    /// Full daylight.
     #[default]
     Day,
     /// The sun, the sky light and the sky at 4 % (moonlight): lamps are the main light.
@@ -135,6 +137,7 @@ pub enum SkyMode {
 /// How the world shader tints surfaces for the cells and depth overlays.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OverlayTint {
+    /// No tint.
     #[default]
     None,
     /// A colour per cell id.
@@ -184,6 +187,7 @@ impl SurfaceTests {
         once: false,
         boxes: false,
     };
+    /// Every test.
     pub const ALL: SurfaceTests = SurfaceTests {
         octagon: true,
         back_faces: true,
@@ -213,12 +217,14 @@ pub enum OctagonClip {
 }
 
 impl OctagonClip {
+    /// Every mode.
     pub const ALL: [OctagonClip; 3] = [
         OctagonClip::ClipDistances,
         OctagonClip::Discard,
         OctagonClip::Off,
     ];
 
+    /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
             OctagonClip::ClipDistances => "clip-distances",

@@ -6,6 +6,7 @@ use crate::gpu::Gpu;
 use crate::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 use crate::shaders;
 
+/// The culling overlays' lines over the frame.
 pub struct OverlayPass {
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
@@ -14,6 +15,7 @@ pub struct OverlayPass {
 }
 
 impl OverlayPass {
+    /// A line pass into frames of `color_format`.
     pub fn create(gpu: &Gpu, color_format: wgpu::TextureFormat) -> OverlayPass {
         let device = &gpu.device;
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
