@@ -1,4 +1,4 @@
-//! The world's aerial-perspective fog (`render::world::fog`): the pillar of the shadow tests,
+//! The world's aerial-perspective fog (`render::fog`): the pillar of the shadow tests,
 //! about 1,500 units off over flat terrain, drawn with the terrain's fog and with its strength set to
 //! 0. Oracle: every pillar pixel with the fog is the one without it moved towards the fog's
 //! colour — the terrain's sky gradient in the pixel's direction, sRGB-encoded — by the terrain's

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use naga::{AddressSpace, ArraySize, Binding, Module, StructMember, TypeInner};
 
 use super::bloom::BloomUniform;
+use super::fog::WorldFog;
 use super::shaders::{all_variants, SOURCES};
 use super::shadow::CasterView;
 #[cfg(feature = "test-hooks")]
@@ -17,7 +18,7 @@ use super::tonemap::ToneMapUniform;
 use super::ui_cover::CoverUniform;
 use super::ui_paint::{UiScreen, VERTEX_ATTRIBUTES as UI_VERTEX_ATTRIBUTES};
 use super::world::{
-    fog::WorldFog, DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
+    DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
 };
 use egui::epaint::Vertex;

@@ -185,7 +185,7 @@ impl Terrain {
         })
     }
 
-    /// The aerial fog the world's surfaces take this frame (`render::world::fog`): this
+    /// The aerial fog the world's surfaces take this frame (`render::fog`): this
     /// terrain's fog distance and strength, and the sky its fog shows — the daylight model
     /// under `--sky scattering`, else the level's skybox or the gradient — dimmed at night.
     pub fn world_fog(&mut self, settings: &FrameSettings) -> WorldFog {

@@ -7,7 +7,7 @@ mod count_pass;
 mod create;
 use self::create::world_module;
 mod draws;
-pub use crate::fog;
+use crate::fog;
 mod id_pass;
 pub mod light_atlas;
 mod mesh;
