@@ -70,6 +70,8 @@ struct Running {
     culler: Culler,
     visible: VisibleSet,
     start: std::time::Instant,
+    /// Where the camera stands: the level's player start, else its middle.
+    eye: CameraSpec,
     drawn: u64,
 }
 
@@ -114,6 +116,11 @@ impl App {
             renderer,
             present,
             start: std::time::Instant::now(),
+            eye: self.level.player_start().unwrap_or(CameraSpec {
+                position: self.level.bounds().center(),
+                yaw: 0.0,
+                pitch: 0.0,
+            }),
             drawn: 0,
         })
     }
@@ -124,14 +131,9 @@ impl Running {
     /// drawn by Lanthorn, blitted to the window.
     fn draw(&mut self, level: &Level) {
         let t = self.start.elapsed().as_secs_f32();
-        let start = level.player_start().unwrap_or(CameraSpec {
-            position: level.bounds().center(),
-            yaw: 0.0,
-            pitch: 0.0,
-        });
         let spec = CameraSpec {
-            yaw: start.yaw + 20.0 * t,
-            ..start
+            yaw: self.eye.yaw + 20.0 * t,
+            ..self.eye
         };
         let aspect = self.config.width as f32 / self.config.height as f32;
         let camera = Camera::new(spec, aspect);
