@@ -76,17 +76,7 @@ fn stacked_walls(order: &[f32], octagon: Octagon) -> Option<WorldPass> {
         surface_tests: SurfaceTests::NONE, // the cell's order as listed
         ..Default::default()
     };
-    let inputs = FrameInputs {
-        camera: &camera,
-        visible: &visible,
-        settings: &settings,
-        terrain_octagon: None,
-        culling: None,
-        overlay_lines: &[],
-        ui_cover: &[],
-        viewport: size,
-        fog: Default::default(),
-    };
+    let inputs = FrameInputs::view((&camera, size), &visible, &settings);
     world.prepare(gpu, &inputs);
     Some(world)
 }

@@ -122,19 +122,6 @@ pub(crate) fn solid_ids(
     use lanthorn::render::world::{IdFrame, WorldPass};
     let format = lanthorn::render::target::GAMMA_COLOR_FORMAT;
     let mut world = WorldPass::create_clipped(gpu, level, format, false);
-    world.prepare(
-        gpu,
-        &FrameInputs {
-            camera,
-            visible,
-            settings,
-            terrain_octagon: None,
-            culling: None,
-            overlay_lines: &[],
-            ui_cover: &[],
-            viewport: size,
-            fog: Default::default(),
-        },
-    );
+    world.prepare(gpu, &FrameInputs::view((camera, size), visible, settings));
     IdFrame::create(gpu, size).render(gpu, &world).solid
 }

@@ -91,15 +91,15 @@ fn terrain_gpu_displacement_and_morph_match_cpu_reference() {
         // then look from a point 500 units away.
         let mut eye = *cam;
         let overlay = TerrainOverlay::default();
-        terrain.select_and_upload(gpu, cam, &overlay, Octagon::FULL);
+        terrain.select_and_upload(gpu, (cam, Octagon::FULL), &overlay, None);
         if ci == cams.len() - 1 {
             let frozen = TerrainOverlay {
                 freeze_culling: true,
                 ..Default::default()
             };
-            terrain.select_and_upload(gpu, cam, &frozen, Octagon::FULL);
+            terrain.select_and_upload(gpu, (cam, Octagon::FULL), &frozen, None);
             eye.position += Vec3::new(500.0, -250.0, 120.0);
-            terrain.select_and_upload(gpu, &eye, &frozen, Octagon::FULL);
+            terrain.select_and_upload(gpu, (&eye, Octagon::FULL), &frozen, None);
         }
         let sel = terrain.clipmap.selector.selection().clone();
         let rb = terrain.draw.read_vertex_positions(gpu);
@@ -195,7 +195,8 @@ fn terrain_gpu_toroidal_windows_equal_fresh_upload_after_random_flight() {
             -20.0,
             1.5,
         );
-        let s = terrain.select_and_upload(gpu, &cam, &TerrainOverlay::default(), Octagon::FULL);
+        let s =
+            terrain.select_and_upload(gpu, (&cam, Octagon::FULL), &TerrainOverlay::default(), None);
         first_levels.insert(s.first_level);
         if i > 0 && s.upload_bytes > 0 {
             frames_with_updates += 1;

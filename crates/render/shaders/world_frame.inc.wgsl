@@ -34,8 +34,8 @@ struct WorldFrame {
     styles: array<vec4<f32>, 16>,
     views: array<WorldView, 8>,
     fog: WorldFog,
-    // Level coordinates → each sun shadow cascade's clip space (last frame's fit, whose maps
-    // the world samples: render::world::shadows)
+    // Level coordinates → each sun shadow cascade's clip space (this frame's fit, whose maps
+    // were drawn before the world: render::world::shadows)
     shadow_to_light: array<mat4x4<f32>, 2>,
     // x, y: world units per texel of cascade 0 / 1; z, w: the view distance where the shadows
     // start fading out / are gone (the SUN_SHADOWS variant reads them)

@@ -9,7 +9,8 @@ use super::overlay::{OverlayPass, OverlayVertex};
 use super::pass::{run_pass, Attachment, CpuSpan, FrameInputs, Pass, PassTarget, StageLog};
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
-use super::shadow::SunShadows;
+use super::shadow::{SunCaster, SunShadows};
+use super::sun_cascades::SunCascadesPass;
 use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
 use super::tonemap::ToneMapPass;
@@ -93,6 +94,9 @@ pub struct Renderer {
     skybox: crate::skybox::Skybox,
     /// The level's sun (`_sunlight`, `_sun_mangle`): the terrain is lit from the same side.
     sun_direction: Option<glam::Vec3>,
+    /// The sun's shadow cascades while shadows are on in a level with a sun: fitted and drawn
+    /// first each frame, sampled by the world's moving objects and the terrain.
+    sun_shadows: Option<SunShadows>,
     /// The level's lamps splatted for the terrain (`terrain::lamps`).
     lamp_map: Option<lanthorn_terrain::lamps::LampMap>,
     /// Made on first use.
@@ -199,6 +203,7 @@ impl Renderer {
                 .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
             terrain_origin: level.terrain.as_ref().map(|t| t.origin).unwrap_or_default(),
             sun_direction: lights.sun.map(|s| s.direction),
+            sun_shadows: None,
             skybox,
             lamp_map: lanthorn_terrain::lamps::LampMap::splat(&lights.lamps),
             overlay: None,
@@ -214,14 +219,6 @@ impl Renderer {
         self.heatmap.as_ref().map(|h| h.overdraw)
     }
 
-    /// What the world takes of the terrain this frame: its aerial fog, and the sun's shadow
-    /// cascades it drew last frame (for moving objects).
-    fn prepare_world_from_terrain(&mut self, gpu: &Gpu, settings: &FrameSettings) {
-        let cascades = self.terrain.as_ref().filter(|_| settings.shadows);
-        let cascades = cascades.and_then(|t| t.cascades_for_world());
-        self.world.set_sun_shadows(gpu, cascades.as_ref());
-    }
-
     /// Adds (or replaces) the clipmap terrain drawn with the world, placed as the level
     /// says: its origin, the level's sun and skybox.
     pub fn set_terrain(&mut self, gpu: &Gpu, clipmap: lanthorn_terrain::ClipmapTerrain) {
@@ -233,12 +230,9 @@ impl Renderer {
             skybox: self.skybox.active.then_some(&self.skybox.linear_view),
             lamps: self.lamp_map.as_ref(),
         };
-        self.terrain = Some(Terrain::in_level(
-            gpu,
-            clipmap,
-            target::COLOR_FORMAT,
-            &placement,
-        ));
+        let mut terrain = Terrain::in_level(gpu, clipmap, target::COLOR_FORMAT, &placement);
+        terrain.use_sun_shadows(gpu, self.sun_shadows.as_mut());
+        self.terrain = Some(terrain);
     }
 
     /// The screen region the terrain shows through: the union of the octagons of the visible
@@ -280,26 +274,38 @@ impl Renderer {
         }
     }
 
-    /// Shadows on (the terrain's cascades made for the level's sun on first use) or off (none
-    /// kept). A level without a sun has none to cast.
+    /// Shadows on (the cascades made for the level's sun on first use, the terrain casting
+    /// into them when there is one) or off (none kept). A level without a sun has none.
     fn switch_shadows(&mut self, gpu: &Gpu, on: bool) {
-        let (Some(terrain), Some(sun)) = (&mut self.terrain, self.sun_direction) else {
+        let Some(sun) = self.sun_direction.filter(|_| on) else {
+            if self.sun_shadows.take().is_some() {
+                if let Some(terrain) = &mut self.terrain {
+                    terrain.use_sun_shadows(gpu, None);
+                }
+            }
             return;
         };
-        if on == terrain.shadows.is_some() {
+        if self.sun_shadows.is_some() {
             return;
         }
-        let shadows = on.then(|| {
-            SunShadows::new(
-                gpu,
-                sun,
-                CascadeConfig::default(),
-                self.world.mesh(),
-                self.world.mesh_buffers(),
-                &self.outdoor,
-            )
-        });
-        terrain.set_shadows(gpu, shadows);
+        let casters = self.world.sun_casters(&self.casting_cells());
+        let config = CascadeConfig::default();
+        let mut shadows = SunShadows::new(gpu, sun, config, casters);
+        if let Some(terrain) = &mut self.terrain {
+            terrain.use_sun_shadows(gpu, Some(&mut shadows));
+        }
+        self.sun_shadows = Some(shadows);
+    }
+
+    /// The cells whose walls may shadow what the sun reaches: the outdoor ones, or every cell
+    /// of a level that marks none outdoor (a sunlit Quake map: its open-air leaves are not
+    /// marked).
+    fn casting_cells(&self) -> Vec<bool> {
+        if self.any_outdoor {
+            self.outdoor.clone()
+        } else {
+            vec![true; self.outdoor.len()]
+        }
     }
 
     /// Bloom on the LDR frame on (a pass made for the target's size) or off (none kept); with
@@ -363,29 +369,31 @@ impl Renderer {
         frame: &Frame,
         stats: &mut FrameStats,
     ) {
-        let Frame {
-            camera,
-            visible,
-            settings,
-            ..
-        } = *frame;
+        let settings = frame.settings;
         self.count_fragments(gpu, settings.overdraw);
         self.switch_hdr(gpu, settings.hdr, settings.bloom);
         self.switch_bloom(gpu, settings.bloom);
         self.switch_shadows(gpu, settings.shadows);
-        self.prepare_world_from_terrain(gpu, settings);
-        // The world takes the terrain's aerial fog.
-        let fog = (self.terrain.as_mut()).map_or_else(Default::default, |t| t.world_fog(settings));
-        let inputs = FrameInputs {
-            camera,
-            visible,
+        if !frame.ui_cover.is_empty() {
+            let format = self.target.scene_formats().world;
+            self.cover
+                .get_or_insert_with(|| UiCoverPass::create(gpu, format));
+        }
+        if !frame.overlay_lines.is_empty() {
+            self.overlay
+                .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
+        }
+        let mut inputs = FrameInputs {
+            camera: frame.camera,
+            visible: frame.visible,
             settings,
-            terrain_octagon: self.terrain_octagon(visible),
+            terrain_octagon: self.terrain_octagon(frame.visible),
             culling: frame.culling,
             overlay_lines: frame.overlay_lines,
             ui_cover: frame.ui_cover,
             viewport: self.target.size,
-            fog,
+            fog: self.world_fog(settings),
+            sun: None,
         };
         let target = FrameAttachments {
             target: &self.target,
@@ -394,70 +402,54 @@ impl Renderer {
         if let Some(timer) = &mut self.timer {
             timer.begin_frame();
         }
-        // The UI cover, made on first use; the world then keeps what it cleared.
-        if !frame.ui_cover.is_empty() {
-            let format = self.target.scene_formats().world;
-            let cover = self
-                .cover
-                .get_or_insert_with(|| UiCoverPass::create(gpu, format));
-            run_pass(
-                gpu,
-                enc,
-                cover,
-                &inputs,
-                &target,
-                self.timer.as_mut(),
-                stats,
-            );
+        let timer = &mut self.timer;
+        let mut run = |pass: &mut dyn Pass, inputs: &FrameInputs| {
+            run_pass(gpu, enc, pass, inputs, &target, timer.as_mut(), stats);
+        };
+        // The sun's cascades first: the world and the terrain sample this frame's.
+        if let Some(sun) = &mut self.sun_shadows {
+            let terrain = self.terrain.as_mut().map(|t| t as &mut dyn SunCaster);
+            run(&mut SunCascadesPass { sun, terrain }, &inputs);
         }
-        run_pass(
-            gpu,
-            enc,
-            &mut self.world,
-            &inputs,
-            &target,
-            self.timer.as_mut(),
-            stats,
-        );
-        stats.world = self.world.stats;
-        if let Some(terrain) = &mut self.terrain {
-            run_pass(
-                gpu,
-                enc,
-                terrain,
-                &inputs,
-                &target,
-                self.timer.as_mut(),
-                stats,
-            );
-            stats.terrain = terrain.stats;
-        }
-        // What finishes the frame: bloom on the LDR frame, or the tone map of the HDR scene;
-        // then the overdraw heatmap.
-        let finishing: [Option<&mut dyn Pass>; 3] = [
+        inputs.sun = self.sun_shadows.as_ref();
+        // The UI cover (when panels cover the frame; the world then keeps what it cleared),
+        // the world, the terrain; what finishes the frame: bloom on the LDR frame, or the tone
+        // map of the HDR scene; then the overdraw heatmap and the overlay lines.
+        let cover = self.cover.as_mut().filter(|_| !frame.ui_cover.is_empty());
+        let overlay = self
+            .overlay
+            .as_mut()
+            .filter(|_| !frame.overlay_lines.is_empty());
+        let passes: [Option<&mut dyn Pass>; 7] = [
+            cover.map(|p| p as &mut dyn Pass),
+            Some(&mut self.world),
+            self.terrain.as_mut().map(|p| p as &mut dyn Pass),
             self.bloom.as_mut().map(|p| p as &mut dyn Pass),
             self.tone_map.as_mut().map(|p| p as &mut dyn Pass),
             self.heatmap.as_mut().map(|p| p as &mut dyn Pass),
+            overlay.map(|p| p as &mut dyn Pass),
         ];
-        for pass in finishing.into_iter().flatten() {
-            run_pass(gpu, enc, pass, &inputs, &target, self.timer.as_mut(), stats);
+        for pass in passes.into_iter().flatten() {
+            run(pass, &inputs);
         }
-        if !frame.overlay_lines.is_empty() {
-            let overlay = self
-                .overlay
-                .get_or_insert_with(|| OverlayPass::create(gpu, target::COLOR_FORMAT));
-            run_pass(
-                gpu,
-                enc,
-                overlay,
-                &inputs,
-                &target,
-                self.timer.as_mut(),
-                stats,
-            );
-        }
+        stats.world = self.world.stats;
+        stats.terrain = self.terrain.as_ref().map(|t| t.stats).unwrap_or_default();
         if let Some(timer) = &mut self.timer {
             timer.resolve(enc);
+        }
+    }
+
+    /// The fog the world takes this frame: the terrain's aerial fog; without a terrain, only
+    /// the sun's side (the cascades' lookup leans towards it).
+    fn world_fog(&mut self, settings: &FrameSettings) -> crate::fog::WorldFog {
+        match &mut self.terrain {
+            Some(terrain) => terrain.world_fog(settings),
+            None => crate::fog::WorldFog {
+                sun: (-self.sun_direction.unwrap_or_default().normalize_or_zero())
+                    .extend(0.0)
+                    .to_array(),
+                ..Default::default()
+            },
         }
     }
 

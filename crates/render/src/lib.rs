@@ -22,6 +22,7 @@ mod shader_layout;
 pub mod shaders;
 pub mod shadow;
 pub mod skybox;
+pub mod sun_cascades;
 pub mod target;
 pub mod terrain;
 pub mod tonemap;

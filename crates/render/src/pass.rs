@@ -34,6 +34,32 @@ pub struct FrameInputs<'a> {
     pub viewport: (u32, u32),
     /// The terrain's aerial fog the world's open-air surfaces take (all zero: none).
     pub fog: crate::fog::WorldFog,
+    /// The sun's shadow cascades fitted to this frame's camera and drawn before the scene
+    /// passes (`render::sun_cascades`); `None`: shadows are off or the level has no sun.
+    pub sun: Option<&'a crate::shadow::SunShadows>,
+}
+
+impl<'a> FrameInputs<'a> {
+    /// The inputs of one view of `viewport` pixels drawn alone: no terrain, no frozen
+    /// culling, overlays, panels, fog or sun (a world pass prepared by hand, the checks').
+    pub fn view(
+        (camera, viewport): (&'a Camera, (u32, u32)),
+        visible: &'a VisibleSet,
+        settings: &'a FrameSettings,
+    ) -> Self {
+        FrameInputs {
+            camera,
+            visible,
+            settings,
+            terrain_octagon: None,
+            culling: None,
+            overlay_lines: &[],
+            ui_cover: &[],
+            viewport,
+            fog: Default::default(),
+            sun: None,
+        }
+    }
 }
 
 /// One overlay line vertex: clip-space position and colour (`render::overlay` draws them).
@@ -98,6 +124,9 @@ pub enum Prepared {
     Skipped,
     /// It draws: record it.
     Recorded,
+    /// Only its offscreen passes draw (the sun's cascades): it has no pass on the frame's
+    /// attachments.
+    OffscreenOnly,
 }
 
 /// A pass's names: its GPU scope (GPU timings in the panel, `gpu_NAME_ms` in the bench JSON,
@@ -201,6 +230,10 @@ pub fn run_pass(
             .and_then(|t| t.pass(offscreen.label, enc));
         let mut render_pass = begin_offscreen(enc, offscreen, timestamp_writes);
         pass.record_offscreen(index, &mut render_pass);
+    }
+    if stats == Prepared::OffscreenOnly {
+        cpu.stage(scope.record, t);
+        return stats;
     }
     let timestamp_writes = timer.and_then(|t| t.pass(scope.name, enc));
     let mut render_pass = begin(

@@ -3,29 +3,32 @@
 //! fragment stage, the rasterizer's fast path the seed's anchor missed — and sampled by the
 //! terrain with hardware 2×2 PCF (a comparison sampler with linear filtering).
 //!
-//! The casters are the terrain (its own pipeline, `TerrainDraw::record_casters`) and the
-//! world's opaque surfaces of the outdoor cells: an indoor cell's walls cannot shadow the
-//! terrain, so a level does not cast its whole self. Each cascade keeps the outdoor cells whose
+//! The casters are the world's opaque surfaces of the outdoor cells (of every cell in a level
+//! that marks none outdoor): an indoor cell's walls cannot shadow what the sun reaches, so a
+//! level does not cast its whole self; and the terrain when there is one (its own pipeline,
+//! `TerrainDraw::record_casters`, through [`SunCaster`]). Each cascade keeps the cells whose
 //! surfaces' bounds fall in its box from the sun. The world's baked lightmaps keep their own sun
-//! shadows; the cascades shade only what has no lightmap.
+//! shadows; the cascades shade only what has no lightmap: the terrain and moving objects.
 //!
-//! The maps are the terrain pass's offscreen passes (`shadow cascade 0`, `shadow cascade 1`),
-//! recorded before it in the frame's encoder, each timed under its label.
+//! The Renderer owns them (a level with a sun has them, with or without a terrain) and fits
+//! them at the start of a frame; `render::sun_cascades` draws them before the scene passes,
+//! which sample this frame's maps (`FrameInputs::sun`).
 
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec3, Vec3};
 
+use std::ops::Range;
+
 use super::gpu::Gpu;
+use super::settings::FrameSettings;
 use super::shaders;
-use super::world::{IndexRange, WorldMesh, WorldVertex};
 use lanthorn_geom::cascades::{fit_cascades, Cascade, CascadeConfig};
 use lanthorn_geom::{Aabb, Camera};
 
 /// The cascades' depth format (reverse-Z like the frame's).
 pub const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// The cascades: a near one and a far one.
 pub const CASCADES: usize = 2;
-// The world's moving objects sample as many (`render::world::shadows`).
-const _: () = assert!(CASCADES == super::world::shadows::CASCADES);
 /// The caster views' stride in their uniform buffer (the dynamic offset alignment).
 const CASTER_STRIDE: u64 = 256;
 
@@ -50,39 +53,32 @@ pub struct ShadowReceiver {
     pub fade: [f32; 2],
 }
 
-/// The world's surfaces that may shadow the terrain: the opaque ranges of the outdoor cells.
-struct WorldCasters {
-    vertices: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    /// Per outdoor cell with opaque surfaces: its index range and its vertices' bounds.
-    cells: Vec<(IndexRange, Aabb)>,
-    /// Per cell, the part of its bounds above the ground under it (`set_ground`; `None`: all
-    /// of it underground): what can shadow the ground.
-    above_ground: Vec<Option<Aabb>>,
+/// The world's surfaces that may shadow what the sun reaches (`WorldPass::sun_casters`):
+/// opaque ranges of the world's own buffers, a range per casting cell.
+pub struct WorldCasters {
+    /// The world's vertices (the position first in each).
+    pub vertices: wgpu::Buffer,
+    /// The world's indices (u32).
+    pub indices: wgpu::Buffer,
+    /// Bytes a vertex.
+    pub stride: u64,
+    /// Per casting cell with opaque surfaces: its index range and its vertices' bounds.
+    pub cells: Vec<(Range<u32>, Aabb)>,
 }
 
-impl WorldCasters {
-    fn new(mesh: &WorldMesh, buffers: (&wgpu::Buffer, &wgpu::Buffer), outdoor: &[bool]) -> Self {
-        let opaque = &mesh.cell_ranges[super::world::SurfaceKind::Opaque as usize];
-        let cells: Vec<(IndexRange, Aabb)> = opaque
-            .iter()
-            .enumerate()
-            .filter(|&(c, r)| r.count > 0 && outdoor.get(c).copied().unwrap_or(false))
-            .map(|(_, r)| {
-                let range = r.first as usize..(r.first + r.count) as usize;
-                let points = mesh.indices[range]
-                    .iter()
-                    .map(|&i| Vec3::from(mesh.vertices[i as usize].position));
-                (*r, Aabb::from_points(points))
-            })
-            .collect();
-        WorldCasters {
-            vertices: buffers.0.clone(),
-            indices: buffers.1.clone(),
-            above_ground: cells.iter().map(|(_, b)| Some(*b)).collect(),
-            cells,
-        }
-    }
+/// What casts into the cascades besides the world (the terrain): picked for this frame's fit
+/// before the cascades are drawn, then drawn into each.
+pub trait SunCaster {
+    /// Picks and uploads what casts into `sun`'s cascades as fitted for `camera`.
+    fn pick_casters(
+        &mut self,
+        gpu: &Gpu,
+        sun: &SunShadows,
+        camera: &Camera,
+        settings: &FrameSettings,
+    );
+    /// Draws them into cascade `index` (a depth-only pass on its map).
+    fn record_casters(&self, index: usize, pass: &mut wgpu::RenderPass<'_>);
 }
 
 /// Whether a box can cast into `cascade`: across the sun's view it overlaps where the view
@@ -116,6 +112,7 @@ fn may_shadow(caster: &(DVec3, DVec3), receiver: &(DVec3, DVec3)) -> bool {
 
 /// The cascades' maps, the casters drawn into them and this frame's fit.
 pub struct SunShadows {
+    /// Resolution, reach and split of the cascades.
     pub config: CascadeConfig,
     /// Which way the sunlight travels (level coordinates).
     light_dir: Vec3,
@@ -124,29 +121,31 @@ pub struct SunShadows {
     pub maps: wgpu::TextureView,
     /// Each cascade's layer: the depth attachment its casters draw into.
     layers: [wgpu::TextureView; CASCADES],
+    /// How receivers sample the maps (2×2 PCF).
     pub compare_sampler: wgpu::Sampler,
     /// `CASCADES` caster views, `CASTER_STRIDE` apart (a dynamic offset picks one).
     pub caster_buffer: wgpu::Buffer,
     caster_group: wgpu::BindGroup,
     world_pipeline: wgpu::RenderPipeline,
     world: WorldCasters,
-    /// This frame's cascades and, per cascade, the world ranges drawn into it and their
-    /// bounds from the sun.
+    /// Per casting cell, the part of its bounds above the ground under it (`set_ground`;
+    /// `None`: all of it underground): what can shadow the ground.
+    above_ground: Vec<Option<Aabb>>,
+    /// This frame's cascades (`prepare`) and what the terrain's shading reads of them; per
+    /// cascade, the world ranges drawn into it and their bounds from the sun.
     pub cascades: Option<[Cascade; CASCADES]>,
-    world_draws: [Vec<IndexRange>; CASCADES],
+    receiver: ShadowReceiver,
+    world_draws: [Vec<Range<u32>>; CASCADES],
     world_bounds: [Vec<(DVec3, DVec3)>; CASCADES],
 }
 
 impl SunShadows {
-    /// Shadow maps for the sun travelling along `light_dir`, with the world's opaque surfaces
-    /// of the `outdoor` cells (`mesh` as uploaded in `buffers`: vertices, indices) as casters.
+    /// Shadow maps for the sun travelling along `light_dir`, with `world` as casters.
     pub fn new(
         gpu: &Gpu,
         light_dir: Vec3,
         config: CascadeConfig,
-        mesh: &WorldMesh,
-        buffers: (&wgpu::Buffer, &wgpu::Buffer),
-        outdoor: &[bool],
+        world: WorldCasters,
     ) -> SunShadows {
         let device = &gpu.device;
         let texture = create_maps(device, config.resolution);
@@ -182,18 +181,19 @@ impl SunShadows {
             compare_sampler: create_compare_sampler(device),
             caster_buffer,
             caster_group,
-            world_pipeline: world_caster_pipeline(device, &layout),
-            world: WorldCasters::new(mesh, buffers, outdoor),
+            world_pipeline: world_caster_pipeline(device, &layout, world.stride),
+            above_ground: world.cells.iter().map(|(_, b)| Some(*b)).collect(),
+            world,
             cascades: None,
+            receiver: ShadowReceiver::default(),
             world_draws: Default::default(),
             world_bounds: Default::default(),
         }
     }
 
     /// Fits the cascades to `camera` (level coordinates), writes their caster views and keeps
-    /// the world's casters for each. Returns what the terrain's shading reads (eye-relative:
-    /// the terrain's frame and the level's agree about the eye).
-    pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera) -> ShadowReceiver {
+    /// the world's casters for each.
+    pub fn prepare(&mut self, gpu: &Gpu, camera: &Camera) {
         let cascades = fit_cascades(camera, self.light_dir, &self.config);
         let eye = camera.position.as_dvec3();
         let mut receiver = ShadowReceiver::default();
@@ -212,16 +212,44 @@ impl SunShadows {
             let (draws, bounds) = (&mut self.world_draws[i], &mut self.world_bounds[i]);
             draws.clear();
             bounds.clear();
-            for ((r, aabb), above) in self.world.cells.iter().zip(&self.world.above_ground) {
+            for ((r, aabb), above) in self.world.cells.iter().zip(&self.above_ground) {
                 if casts_into(c, aabb) {
-                    draws.push(*r);
+                    draws.push(r.clone());
                     bounds.extend(above.map(|b| seen_from_sun(c, &b)));
                 }
             }
         }
-        receiver.fade = [0.85 * self.config.far, self.config.far];
+        receiver.fade = self.fade();
+        self.receiver = receiver;
         self.cascades = Some(cascades);
-        receiver
+    }
+
+    /// The view distance where the shadows start fading out, and where they are gone.
+    fn fade(&self) -> [f32; 2] {
+        [0.85 * self.config.far, self.config.far]
+    }
+
+    /// What the terrain's shading reads of this frame's fit (eye-relative: the terrain's frame
+    /// and the level's agree about the eye); `None` before the first `prepare`.
+    pub fn receiver(&self) -> Option<ShadowReceiver> {
+        self.cascades.map(|_| self.receiver)
+    }
+
+    /// This frame's fit as the world's moving objects sample it: level coordinates → each
+    /// cascade's clip space, and the cascades' texels (x, y) with the fade (z, w); `None`
+    /// before the first `prepare`.
+    pub fn world_sampling(&self) -> Option<([[[f32; 4]; 4]; CASCADES], [f32; 4])> {
+        let cascades = self.cascades.as_ref()?;
+        let [near, far] = self.fade();
+        Some((
+            cascades.map(|c| c.world_to_light.as_mat4().to_cols_array_2d()),
+            [
+                cascades[0].texel as f32,
+                cascades[1].texel as f32,
+                near,
+                far,
+            ],
+        ))
     }
 
     /// Cuts each caster's bounds to what lies above `ground_min` of them (the lowest ground
@@ -229,7 +257,7 @@ impl SunShadows {
     /// the terrain shadows already (sunlight comes from above), and its box reaching down
     /// would mark far more of the terrain as under a brush's shadow.
     pub fn set_ground(&mut self, ground_min: impl Fn(&Aabb) -> f32) {
-        for ((_, b), above) in self.world.cells.iter().zip(&mut self.world.above_ground) {
+        for ((_, b), above) in self.world.cells.iter().zip(&mut self.above_ground) {
             let z = ground_min(b).max(b.min.z);
             *above = (z <= b.max.z).then(|| Aabb::new(b.min.with_z(z), b.max));
         }
@@ -269,7 +297,7 @@ impl SunShadows {
         pass.set_vertex_buffer(0, self.world.vertices.slice(..));
         pass.set_index_buffer(self.world.indices.slice(..), wgpu::IndexFormat::Uint32);
         for r in draws {
-            pass.draw_indexed(r.first..r.first + r.count, 0, 0..1);
+            pass.draw_indexed(r.clone(), 0, 0..1);
         }
     }
 
@@ -348,6 +376,7 @@ pub fn create_compare_sampler(device: &wgpu::Device) -> wgpu::Sampler {
 fn world_caster_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
+    stride: u64,
 ) -> wgpu::RenderPipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("shadow.wgsl"),
@@ -367,7 +396,7 @@ fn world_caster_pipeline(
             entry_point: Some("vs_world_caster"),
             compilation_options: Default::default(),
             buffers: &[Some(wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<WorldVertex>() as u64,
+                array_stride: stride,
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: &POSITION,
             })],

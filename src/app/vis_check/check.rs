@@ -94,7 +94,7 @@ impl Check<'_> {
         super::super::cull_view(self.level, culler, &view.camera, &view.settings, everything);
         self.world.prepare(
             gpu,
-            &frame_inputs((&view.camera, self.opts.size), everything, &settings),
+            &FrameInputs::view((&view.camera, self.opts.size), everything, &settings),
         );
         let images = self.frame.render(gpu, &self.world);
         // Depth ties between different surfaces (a hidden wall meeting a visible one along a
@@ -105,7 +105,7 @@ impl Check<'_> {
         everything.objects.reverse();
         self.world.prepare(
             gpu,
-            &frame_inputs((&view.camera, self.opts.size), everything, &settings),
+            &FrameInputs::view((&view.camera, self.opts.size), everything, &settings),
         );
         let reversed = self.frame.render(gpu, &self.world);
         let mut seen: Vec<bool> = visible_ids(&images, n)
@@ -161,7 +161,7 @@ impl Check<'_> {
         };
         self.world.prepare(
             gpu,
-            &frame_inputs((&view.camera, self.opts.size), vis, &settings),
+            &FrameInputs::view((&view.camera, self.opts.size), vis, &settings),
         );
         let mut submitted = vec![false; n];
         for s in self.world.drawn_surfaces() {
@@ -368,23 +368,4 @@ fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
         }
     }
     seen
-}
-
-/// The world pass's inputs for one view of `viewport` pixels: default settings, no terrain.
-fn frame_inputs<'a>(
-    (camera, viewport): (&'a Camera, (u32, u32)),
-    visible: &'a VisibleSet,
-    settings: &'a FrameSettings,
-) -> FrameInputs<'a> {
-    FrameInputs {
-        camera,
-        visible,
-        settings,
-        terrain_octagon: None,
-        culling: None,
-        overlay_lines: &[],
-        ui_cover: &[],
-        viewport,
-        fog: Default::default(),
-    }
 }

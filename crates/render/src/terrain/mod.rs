@@ -35,7 +35,7 @@ use super::pass::{
     Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, Prepared, Scope,
 };
 use super::settings::{FrameSettings, SkyMode, TerrainLighting};
-use super::shadow::{SunShadows, CASCADES};
+use super::shadow::{SunCaster, SunShadows, CASCADES};
 use crate::fog::{FogSky, WorldFog};
 use lanthorn_geom::{Camera, Octagon};
 use lanthorn_terrain::clipmap::{instance_aabb, ClipmapSelector};
@@ -97,13 +97,12 @@ pub struct Terrain {
     origin: Vec3,
     /// Drop the pieces the fog hides wholly (on; off only to check that nothing changes).
     pub cull_fogged: bool,
-    /// The sun's shadow cascades (`set_shadows`), drawn as this pass's offscreen passes.
-    pub shadows: Option<SunShadows>,
-    /// This frame draws and samples them.
-    shadows_on: bool,
     /// Selects the casters: every piece, not only those in the camera's frustum (a hill behind
     /// the camera shadows the valley in front of it); each cascade keeps those in its box.
     caster_selectors: Option<[ClipmapSelector; CASCADES]>,
+    /// Microseconds picking this frame's casters took (before the pass's prepare; counted in
+    /// its upload).
+    casters_us: f64,
 }
 
 /// What a level fixes about the terrain under it, given when the terrain is created.
@@ -141,9 +140,8 @@ impl Terrain {
             stats: TerrainStats::default(),
             origin: Vec3::ZERO,
             cull_fogged: true,
-            shadows: None,
-            shadows_on: false,
             caster_selectors: None,
+            casters_us: 0.0,
         }
     }
 
@@ -168,21 +166,6 @@ impl Terrain {
                 .set_lamps(gpu, map, placement.origin.truncate());
         }
         terrain
-    }
-
-    /// The cascades the last frame drew, as the world's moving objects sample them
-    /// (`render::world::shadows`); `None` when it drew none.
-    pub fn cascades_for_world(&self) -> Option<crate::world::shadows::CascadeSampling> {
-        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on)?;
-        let cascades = shadows.cascades.as_ref()?;
-        let far = shadows.config.far;
-        Some(crate::world::shadows::CascadeSampling {
-            to_light: cascades.map(|c| c.world_to_light.as_mat4().to_cols_array_2d()),
-            texel: cascades.map(|c| c.texel as f32),
-            fade: [0.85 * far, far],
-            maps: shadows.maps.clone(),
-            sampler: shadows.compare_sampler.clone(),
-        })
     }
 
     /// The aerial fog the world's surfaces take this frame (`render::fog`): this
@@ -213,74 +196,64 @@ impl Terrain {
         fog
     }
 
-    /// The sun's shadow cascades: the terrain casts into them and is shaded with them on
-    /// frames with `FrameSettings::shadows`; `None` drops them.
-    pub fn set_shadows(&mut self, gpu: &Gpu, mut shadows: Option<SunShadows>) {
-        if let Some(s) = &mut shadows {
-            self.draw.set_shadows(gpu, s);
-            let (origin, c) = (self.origin, &mut self.clipmap);
-            let pyramid = std::cell::RefCell::new(&mut c.pyramid);
-            s.set_ground(|b| {
-                let local = b.translated(-origin);
-                let parts = ground_parts(&c.heightmap, &mut pyramid.borrow_mut(), &local, 16);
-                parts.iter().map(|p| p.min.z).fold(f32::INFINITY, f32::min) + origin.z
-            });
-        }
-        self.caster_selectors = shadows.as_ref().and_then(|_| {
-            let selector = |coarsen| {
-                let mut selector = ClipmapSelector::new(*self.clipmap.config()).ok()?;
-                selector.cull = false;
-                selector.coarsen = coarsen;
-                Some(selector)
-            };
-            Some([selector(0)?, selector(FAR_CASTERS_COARSER)?])
+    /// The sun's shadow cascades (the Renderer's): the terrain casts into them and is shaded
+    /// with them on frames that hand them in (`FrameInputs::sun`); `None` drops them. The
+    /// world's casters' bounds are cut to what lies above this terrain's ground.
+    pub fn use_sun_shadows(&mut self, gpu: &Gpu, shadows: Option<&mut SunShadows>) {
+        let Some(s) = shadows else {
+            self.caster_selectors = None;
+            return;
+        };
+        self.draw.set_shadows(gpu, s);
+        let (origin, c) = (self.origin, &mut self.clipmap);
+        let pyramid = std::cell::RefCell::new(&mut c.pyramid);
+        s.set_ground(|b| {
+            let local = b.translated(-origin);
+            let parts = ground_parts(&c.heightmap, &mut pyramid.borrow_mut(), &local, 16);
+            parts.iter().map(|p| p.min.z).fold(f32::INFINITY, f32::min) + origin.z
         });
-        self.shadows = shadows;
+        let selector = |coarsen| {
+            let mut selector = ClipmapSelector::new(*self.clipmap.config()).ok()?;
+            selector.cull = false;
+            selector.coarsen = coarsen;
+            Some(selector)
+        };
+        self.caster_selectors = (|| Some([selector(0)?, selector(FAR_CASTERS_COARSER)?]))();
     }
 
-    /// The casters of this frame's cascades from `sel_cam`, uploaded (none without shadows).
-    fn upload_casters(&mut self, gpu: &Gpu, sel_cam: &Camera) {
-        let c = &mut self.clipmap;
-        let shadows = self.shadows.as_ref().filter(|_| self.shadows_on);
-        let casters = match (shadows, &mut self.caster_selectors) {
-            (Some(shadows), Some(selectors)) => casters::caster_instances(
-                shadows.cascades.as_ref(),
-                (&c.streamer.cfg, &c.heightmap, &mut c.pyramid),
-                (selectors, &c.meshes),
-                sel_cam,
-                self.origin,
-            ),
-            _ => Default::default(),
+    /// The camera the rings are selected from, in the terrain's frame: `camera`'s, or the
+    /// frozen one while the overlay freezes culling.
+    fn selection_camera(&mut self, camera: &Camera, freeze: bool) -> Camera {
+        let local = Camera {
+            position: camera.position - self.origin,
+            ..*camera
         };
-        self.draw.upload_casters(gpu, &casters);
+        if freeze {
+            *self.frozen.get_or_insert(local)
+        } else {
+            self.frozen = None;
+            local
+        }
     }
 
     /// Selects the rings for `camera` (or the frozen camera) as seen through `octagon`,
     /// streams the new height rows and columns, builds the overlay boxes and writes everything
-    /// to the GPU.
+    /// to the GPU; with `sun`, marks the pieces a brush's shadow may fall on.
     pub fn select_and_upload(
         &mut self,
         gpu: &Gpu,
-        camera: &Camera,
+        (camera, octagon): (&Camera, Octagon),
         overlay: &TerrainOverlay,
-        octagon: Octagon,
+        sun: Option<&SunShadows>,
     ) -> TerrainStats {
         // The terrain lives at `origin` in the level: select and draw in its own frame.
+        let sel_cam = self.selection_camera(camera, overlay.freeze_culling);
         let local = Camera {
             position: camera.position - self.origin,
             ..*camera
         };
         let camera = &local;
         self.draw.view_octagon = octagon;
-        if overlay.freeze_culling {
-            self.frozen.get_or_insert(*camera);
-        } else {
-            self.frozen = None;
-        }
-        let sel_cam = self.frozen.unwrap_or(*camera);
-        let t = Instant::now();
-        self.upload_casters(gpu, &sel_cam);
-        let casters_us = t.elapsed().as_secs_f64() * 1e6;
         let c = &mut self.clipmap;
         // Cull to the frustum behind the outdoor cells' octagon (a frozen camera: all of it).
         c.selector.screen = if self.frozen.is_some() {
@@ -316,9 +289,9 @@ impl Terrain {
             eye,
             &mut self.lines,
         );
-        let vertex_lit = self.shadows_on && self.draw.lighting == TerrainLighting::Vertex;
+        let vertex_lit = self.draw.lighting == TerrainLighting::Vertex;
         world_shadowed(
-            self.shadows.as_ref().filter(|_| vertex_lit),
+            sun.filter(|_| vertex_lit),
             (&cfg, &c.heightmap, &mut c.pyramid),
             selection,
             self.origin,
@@ -343,7 +316,7 @@ impl Terrain {
             world_shadowed: &self.world_shadowed,
         };
         let bytes = self.draw.upload(gpu, &upload);
-        let upload_us = casters_us + t.elapsed().as_secs_f64() * 1e6;
+        let upload_us = std::mem::take(&mut self.casters_us) + t.elapsed().as_secs_f64() * 1e6;
         self.stats = TerrainStats {
             select_us,
             stream_us,
@@ -463,17 +436,14 @@ impl Pass for Terrain {
         self.draw.point_lights = settings.point_lights;
         self.draw.daylight = settings.time_of_day.daylight();
         self.draw.lighting = settings.terrain_lighting;
-        self.shadows_on = settings.shadows && self.shadows.is_some();
         let reflect = settings.reflections && self.draw.shading.flat_water;
         self.draw
             .set_reflection(gpu, reflect.then_some(inputs.viewport));
         self.draw.reflecting = reflect;
         self.draw.water_time = settings.time;
-        self.draw.shadow_receiver = match (&mut self.shadows, self.shadows_on) {
-            (Some(shadows), true) => Some(shadows.prepare(gpu, inputs.camera)),
-            _ => None,
-        };
-        self.stats = self.select_and_upload(gpu, inputs.camera, overlay, octagon);
+        self.draw.shadow_receiver = inputs.sun.and_then(SunShadows::receiver);
+        let view = (inputs.camera, octagon);
+        self.stats = self.select_and_upload(gpu, view, overlay, inputs.sun);
         Prepared::Recorded
     }
 
@@ -481,40 +451,52 @@ impl Pass for Terrain {
         self.draw.record(pass);
     }
 
-    /// The sun's cascades, depth only, when shadows are on; then the water reflection when
-    /// the sea reflects.
+    /// The water reflection when the sea reflects.
     fn offscreen(&self) -> Vec<Offscreen<'_>> {
-        const LABELS: [&str; CASCADES] = ["shadow cascade 0", "shadow cascade 1"];
-        let mut out = Vec::new();
-        if let (Some(shadows), true) = (&self.shadows, self.shadows_on) {
-            out.extend((0..CASCADES).map(|i| Offscreen {
-                label: LABELS[i],
-                color: None,
-                depth: Some(shadows.map(i)),
-                // Reverse-Z: cleared to 0, the farthest from the sun.
-                clear: Some(wgpu::Color::BLACK),
-            }));
-        }
-        if let Some((color, depth)) = self.draw.reflection_target() {
-            out.push(Offscreen {
-                label: "water reflection",
-                color: Some(color),
-                depth: Some(depth),
-                clear: Some(wgpu::Color::BLACK),
-            });
-        }
-        out
+        let reflection = self.draw.reflection_target();
+        let reflection = reflection.map(|(color, depth)| Offscreen {
+            label: "water reflection",
+            color: Some(color),
+            depth: Some(depth),
+            clear: Some(wgpu::Color::BLACK),
+        });
+        reflection.into_iter().collect()
     }
 
-    /// Cascade `index`: the world's casters and then the terrain; past the cascades, the
-    /// water reflection.
-    fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        match &self.shadows {
-            Some(shadows) if self.shadows_on && index < CASCADES => {
-                shadows.record_world(index, pass);
-                self.draw.record_casters(index, pass);
-            }
-            _ => self.draw.record_reflection(pass),
-        }
+    fn record_offscreen(&self, _index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        self.draw.record_reflection(pass);
+    }
+}
+
+/// The terrain casts into the sun's cascades: per cascade the pieces of a selection that
+/// ignores the frustum (a hill behind the camera shadows the valley in front of it), those in
+/// the cascade's box.
+impl SunCaster for Terrain {
+    fn pick_casters(
+        &mut self,
+        gpu: &Gpu,
+        sun: &SunShadows,
+        camera: &Camera,
+        settings: &FrameSettings,
+    ) {
+        let t = Instant::now();
+        let sel_cam = self.selection_camera(camera, settings.terrain.freeze_culling);
+        let c = &mut self.clipmap;
+        let casters = match &mut self.caster_selectors {
+            Some(selectors) => casters::caster_instances(
+                sun.cascades.as_ref(),
+                (&c.streamer.cfg, &c.heightmap, &mut c.pyramid),
+                (selectors, &c.meshes),
+                &sel_cam,
+                self.origin,
+            ),
+            None => Default::default(),
+        };
+        self.draw.upload_casters(gpu, &casters);
+        self.casters_us = t.elapsed().as_secs_f64() * 1e6;
+    }
+
+    fn record_casters(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
+        self.draw.record_casters(index, pass);
     }
 }

@@ -15,7 +15,7 @@ pub(crate) mod object_lamps;
 mod object_light;
 pub use self::object_light::{OBJECT_LIGHT_UNIT, OBJECT_LIGHT_WORDS};
 mod pipelines;
-pub mod shadows;
+mod shadows;
 pub mod surface_cache;
 
 use bytemuck::{Pod, Zeroable};
@@ -59,7 +59,7 @@ pub struct WorldFrame {
     pub views: [WorldView; MAX_VIEWS],
     pub fog: fog::WorldFog,
     /// Level coordinates → each sun shadow cascade's clip space (`shadows`; zero without).
-    pub shadow_to_light: [[[f32; 4]; 4]; shadows::CASCADES],
+    pub shadow_to_light: [[[f32; 4]; 4]; crate::shadow::CASCADES],
     /// Texels of the cascades (x, y) and the shadows' fade (z, w).
     pub shadow: [f32; 4],
     /// x: 1 where the tops of water show the reflection the flow opened for them this frame
@@ -222,14 +222,16 @@ impl WorldPass {
         }
     }
 
-    /// Moving objects take last frame's shadow cascades (`None`: shadows are off, or none was
-    /// drawn yet): the `SUN_SHADOWS` variant while they do.
-    pub fn set_sun_shadows(&mut self, gpu: &Gpu, cascades: Option<&shadows::CascadeSampling>) {
-        match (cascades, &mut self.lighting.shadows) {
-            (Some(c), Some(s)) => s.update(c),
-            (Some(c), None) => {
+    /// Moving objects sample this frame's sun cascades (`None`: shadows are off, or the level
+    /// has no sun): the `SUN_SHADOWS` variant while they do. Other cascades than those the
+    /// group holds (shadows switched off and on) make the group again.
+    fn use_sun_shadows(&mut self, gpu: &Gpu, sun: Option<&crate::shadow::SunShadows>) {
+        match (sun, &mut self.lighting.shadows) {
+            (Some(sun), Some(s)) if s.samples(sun) => s.update(sun),
+            (Some(sun), _) => {
                 let layout = &self.shading.layout;
-                self.lighting.shadows = Some(shadows::WorldShadows::new(&gpu.device, layout, c));
+                let shadows = shadows::WorldShadows::new(&gpu.device, layout, sun);
+                self.lighting.shadows = Some(shadows);
                 self.make_variant(gpu);
             }
             (None, Some(_)) => {
@@ -278,10 +280,28 @@ impl WorldPass {
         }
     }
 
-    /// The mesh's vertex and index buffers as uploaded (the sun's shadow casters draw from
-    /// them).
-    pub fn mesh_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
-        (&self.buffers.vertex_buffer, &self.buffers.index_buffer)
+    /// The opaque surfaces of the `casting` cells as the sun's cascades draw them: from the
+    /// world's own buffers, a range per cell with its bounds.
+    pub fn sun_casters(&self, casting: &[bool]) -> crate::shadow::WorldCasters {
+        let opaque = &self.mesh.cell_ranges[SurfaceKind::Opaque as usize];
+        let cells = opaque
+            .iter()
+            .enumerate()
+            .filter(|&(c, r)| r.count > 0 && casting.get(c).copied().unwrap_or(false))
+            .map(|(_, r)| {
+                let range = r.first..r.first + r.count;
+                let points = self.mesh.indices[range.start as usize..range.end as usize]
+                    .iter()
+                    .map(|&i| glam::Vec3::from(self.mesh.vertices[i as usize].position));
+                (range, lanthorn_geom::Aabb::from_points(points))
+            })
+            .collect();
+        crate::shadow::WorldCasters {
+            vertices: self.buffers.vertex_buffer.clone(),
+            indices: self.buffers.index_buffer.clone(),
+            stride: std::mem::size_of::<WorldVertex>() as u64,
+            cells,
+        }
     }
 
     pub fn mesh(&self) -> &WorldMesh {
@@ -500,6 +520,7 @@ impl Pass for WorldPass {
 
     fn prepare(&mut self, gpu: &Gpu, inputs: &FrameInputs) -> Prepared {
         let s = inputs.settings;
+        self.use_sun_shadows(gpu, inputs.sun);
         // The UI cover, drawn before whenever there are panels, cleared the colour and depth.
         self.after_cover = !inputs.ui_cover.is_empty();
         // z: 1 fullbright, 2 tint by cell, 3 tint by flow depth (the overlays).
