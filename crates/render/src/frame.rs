@@ -15,7 +15,10 @@ use super::target::{self, FrameTarget};
 use super::terrain::{Terrain, TerrainPlacement, TerrainStats};
 use super::tonemap::ToneMapPass;
 use super::ui_cover::UiCoverPass;
-use super::world::{CountTarget, FrameCount, OctagonClip, WorldPass, WorldStats};
+use super::world::{
+    CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, Wireframe, WireframePass,
+    WorldPass, WorldStats,
+};
 use lanthorn_geom::cascades::CascadeConfig;
 use lanthorn_geom::Camera;
 use lanthorn_level::Level;
@@ -99,9 +102,13 @@ pub struct Renderer {
     sun_shadows: Option<SunShadows>,
     /// The level's lamps splatted for the terrain (`terrain::lamps`).
     lamp_map: Option<lanthorn_terrain::lamps::LampMap>,
+    /// The overdraw overlay's count of the world's fragments and its heatmap, while it is on.
+    fragment_count: Option<FrameCount>,
+    heatmap: Option<HeatmapPass>,
+    /// The wireframe's pipelines (made on first use).
+    wireframe: Wireframe,
     /// Made on first use.
     overlay: Option<OverlayPass>,
-    heatmap: Option<HeatmapPass>,
     bloom: Option<BloomPass>,
     /// With HDR on: the tone map from the float scene into the frame.
     tone_map: Option<ToneMapPass>,
@@ -206,8 +213,10 @@ impl Renderer {
             sun_shadows: None,
             skybox,
             lamp_map: lanthorn_terrain::lamps::LampMap::splat(&lights.lamps),
-            overlay: None,
+            fragment_count: None,
             heatmap: None,
+            wireframe: Wireframe::default(),
+            overlay: None,
             bloom: None,
             tone_map: None,
             cover: None,
@@ -256,7 +265,7 @@ impl Renderer {
     /// fragments as an offscreen pass and the heatmap draws them.
     fn count_fragments(&mut self, gpu: &Gpu, clip: Option<OctagonClip>) {
         let Some(mut clip) = clip else {
-            self.world.frame_count = None;
+            self.fragment_count = None;
             self.heatmap = None;
             return;
         };
@@ -264,12 +273,13 @@ impl Renderer {
             clip = OctagonClip::Discard;
         }
         let size = self.target.size;
-        match &mut self.world.frame_count {
+        match &mut self.fragment_count {
             Some(count) if count.target.size == size && self.heatmap.is_some() => count.clip = clip,
             slot => {
                 let target = CountTarget::create(gpu, size);
                 self.heatmap = Some(HeatmapPass::create(gpu, &target, target::COLOR_FORMAT));
-                *slot = Some(FrameCount { target, clip });
+                let draw = CountDraw::new(gpu);
+                *slot = Some(FrameCount { target, clip, draw });
             }
         }
     }
@@ -413,16 +423,25 @@ impl Renderer {
         }
         inputs.sun = self.sun_shadows.as_ref();
         // The UI cover (when panels cover the frame; the world then keeps what it cleared),
-        // the world, the terrain; what finishes the frame: bloom on the LDR frame, or the tone
-        // map of the HDR scene; then the overdraw heatmap and the overlay lines.
+        // the world; what draws it again: the overdraw overlay's count, the wireframe.
         let cover = self.cover.as_mut().filter(|_| !frame.ui_cover.is_empty());
+        if let Some(cover) = cover {
+            run(cover, &inputs);
+        }
+        run(&mut self.world, &inputs);
+        let world = &self.world;
+        if let Some(count) = &self.fragment_count {
+            run(&mut FragmentCountPass { count, world }, &inputs);
+        }
+        let wireframe = &mut self.wireframe;
+        run(&mut WireframePass { wireframe, world }, &inputs);
+        // The terrain; what finishes the frame: bloom on the LDR frame, or the tone map of
+        // the HDR scene; then the overdraw heatmap and the overlay lines.
         let overlay = self
             .overlay
             .as_mut()
             .filter(|_| !frame.overlay_lines.is_empty());
-        let passes: [Option<&mut dyn Pass>; 7] = [
-            cover.map(|p| p as &mut dyn Pass),
-            Some(&mut self.world),
+        let passes: [Option<&mut dyn Pass>; 5] = [
             self.terrain.as_mut().map(|p| p as &mut dyn Pass),
             self.bloom.as_mut().map(|p| p as &mut dyn Pass),
             self.tone_map.as_mut().map(|p| p as &mut dyn Pass),

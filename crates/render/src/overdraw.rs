@@ -2,7 +2,7 @@
 //! order and depth state.
 //!
 //! Two counters. `OverdrawCounter` counts the fragments that pass the depth test when they are
-//! drawn (a count pass with additive blending: `WorldPass::record_fragment_count`) — the
+//! drawn (a count pass with additive blending: `world::CountDraw`) — the
 //! fragment shading of a GPU whose depth test runs before the shader, and the number vis-check
 //! and bench report as `overdraw`. `FragmentCounter` reads the pipeline-statistics query of
 //! fragment-shader invocations; on a software rasterizer it counts every rasterized fragment, depth-tested
@@ -12,7 +12,7 @@
 use super::gpu::Gpu;
 use super::pass::{begin, Attachment, Load, Pass, PassAttachments, PassTarget};
 use super::target::{read_texture_layers, FrameTarget};
-use super::world::{CountTarget, OctagonClip, WorldPass};
+use super::world::{CountDraw, CountTarget, OctagonClip, WorldPass};
 
 /// Fragments counted over a frame and the pixels they covered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,15 +24,17 @@ pub struct FragmentCount {
 
 /// Counts, per pixel, the world fragments that pass the depth test when drawn (its own
 /// submit: a measurement between frames, for bench and vis-check; the overdraw overlay counts
-/// inside the frame, as an offscreen pass of the world pass).
+/// inside the frame: `world::FragmentCountPass`).
 pub struct OverdrawCounter {
     target: CountTarget,
+    draw: CountDraw,
 }
 
 impl OverdrawCounter {
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> OverdrawCounter {
         OverdrawCounter {
             target: CountTarget::create(gpu, size),
+            draw: CountDraw::new(gpu),
         }
     }
 
@@ -55,7 +57,7 @@ impl OverdrawCounter {
                 &self.target,
                 None,
             );
-            world.record_fragment_count(&mut rp, clip)
+            self.draw.record(world, &mut rp, clip)
         };
         gpu.queue.submit([enc.finish()]);
         recorded?;

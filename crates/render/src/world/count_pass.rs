@@ -12,7 +12,9 @@ use super::mesh::SurfaceKind;
 use super::pipelines::{world_primitive, world_vertex_state};
 use super::WorldPass;
 use crate::gpu::Gpu;
-use crate::pass::{Attachment, Offscreen, PassTarget};
+use crate::pass::{
+    Attachment, FrameInputs, Load, Offscreen, Pass, PassAttachments, PassTarget, Prepared, Scope,
+};
 use crate::{shaders, DEPTH_FORMAT};
 use lanthorn_geom::Octagon;
 
@@ -78,11 +80,60 @@ impl PassTarget for CountTarget {
     }
 }
 
-/// The world's fragments counted in the frame (the overdraw overlay): an offscreen pass of
-/// the world pass into `target`, with octagon clipping `clip`.
+/// The world's fragments counted in the frame (the overdraw overlay): into `target`, with
+/// octagon clipping `clip`, by [`FragmentCountPass`] after the world pass.
 pub struct FrameCount {
+    /// The count and its depth.
     pub target: CountTarget,
+    /// How the count clips to the cells' octagons.
     pub clip: OctagonClip,
+    /// Its pipelines.
+    pub draw: CountDraw,
+}
+
+/// The overdraw overlay's count of what `world` prepared this frame: an offscreen pass into
+/// the count's own target (the heatmap draws it later in the frame).
+pub struct FragmentCountPass<'a> {
+    /// The count.
+    pub count: &'a FrameCount,
+    /// The world pass, prepared this frame.
+    pub world: &'a WorldPass,
+}
+
+impl Pass for FragmentCountPass<'_> {
+    fn scope(&self) -> Scope {
+        Scope {
+            name: "world fragment count",
+            prepare: "fragment count prepare",
+            record: "fragment count record",
+        }
+    }
+
+    /// None on the frame (`Prepared::OffscreenOnly`).
+    fn attachments(&self) -> PassAttachments {
+        PassAttachments {
+            color: (Attachment::FrameColor, Load::Keep),
+            depth: None,
+        }
+    }
+
+    /// With octagons off, this frame's records with every octagon open.
+    fn prepare(&mut self, gpu: &Gpu, _: &FrameInputs) -> Prepared {
+        if self.count.clip == OctagonClip::Off {
+            self.world.open_octagons(&gpu.queue);
+        }
+        Prepared::OffscreenOnly
+    }
+
+    fn record(&self, _: &mut wgpu::RenderPass<'_>) {}
+
+    fn offscreen(&self) -> Vec<Offscreen<'_>> {
+        vec![self.count.target.offscreen()]
+    }
+
+    fn record_offscreen(&self, _: usize, pass: &mut wgpu::RenderPass<'_>) {
+        (self.count.draw).record(self.world, pass, self.count.clip);
+    }
 }
 
 /// One counting pipeline: which shader variant, which entry, and what it writes.
@@ -98,39 +149,55 @@ struct CountKey {
     count: bool,
 }
 
-/// The counting pipelines and the shader variants (by clip distances), made on first use.
-#[derive(Default)]
-pub(super) struct CountPipelines {
+/// The counting pipelines and the shader variants (by clip distances), made on first use for
+/// one world's shading (again for another's).
+struct CountPipelines {
+    stamp: u64,
     modules: HashMap<bool, wgpu::ShaderModule>,
     pipelines: HashMap<CountKey, wgpu::RenderPipeline>,
 }
 
-impl WorldPass {
-    /// Records the prepared draws as a fragment count (`COUNT_FORMAT` target, with a depth
+/// Draws what the world prepared as a fragment count; its pipelines made on first use.
+pub struct CountDraw {
+    device: wgpu::Device,
+    pipelines: RefCell<CountPipelines>,
+}
+
+impl CountDraw {
+    /// Nothing made yet.
+    pub fn new(gpu: &Gpu) -> CountDraw {
+        CountDraw {
+            device: gpu.device.clone(),
+            pipelines: RefCell::new(CountPipelines {
+                stamp: 0,
+                modules: HashMap::new(),
+                pipelines: HashMap::new(),
+            }),
+        }
+    }
+
+    /// Records what `world` prepared as a fragment count (`COUNT_FORMAT` target, with a depth
     /// attachment cleared like the colour pass's) with octagon clipping `clip`. For
-    /// `OctagonClip::Off`, call `open_octagons` first (before the submit). `ClipDistances`
-    /// needs the device's clip distances (`None` otherwise).
-    pub fn record_fragment_count(
+    /// `OctagonClip::Off`, call `WorldPass::open_octagons` first (before the submit).
+    /// `ClipDistances` needs the device's clip distances (`None` otherwise).
+    pub fn record(
         &self,
+        world: &WorldPass,
         pass: &mut wgpu::RenderPass<'_>,
         clip: OctagonClip,
     ) -> Option<()> {
-        if clip == OctagonClip::ClipDistances && !self.shading.device_clip_distances {
+        let (module_clips, device_clips) = world.clip_distances();
+        if clip == OctagonClip::ClipDistances && !device_clips {
             return None;
         }
-        let device = &self.device;
-        let mut cache = self.debug.count_pipelines.borrow_mut();
-        let bind_group = match clip {
-            OctagonClip::Off => &self.buffers.open_octagons.1,
-            _ => &self.shading.bind_groups[self.shading.linear_filtering as usize],
-        };
-        pass.set_bind_group(0, bind_group, &[]);
-        pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
-        pass.set_index_buffer(
-            self.buffers.index_buffer.slice(..),
-            wgpu::IndexFormat::Uint32,
-        );
-        let list = self.draws.list();
+        let mut cache = self.pipelines.borrow_mut();
+        if cache.stamp != world.shading_stamp() {
+            cache.stamp = world.shading_stamp();
+            cache.modules.clear();
+            cache.pipelines.clear();
+        }
+        world.bind_mesh(pass, clip == OctagonClip::Off);
+        let list = world.draw_list();
         for (batch, (first, count)) in list.batches_in_order() {
             let (class, kind) = super::draws::batch_class_kind(batch);
             let mirrored = class == ViewClass::Mirrored;
@@ -140,7 +207,7 @@ impl WorldPass {
                 clip_distances: match clip {
                     OctagonClip::ClipDistances => true,
                     OctagonClip::Discard => false,
-                    OctagonClip::Off => self.shading.clip_distances,
+                    OctagonClip::Off => module_clips,
                 },
                 unclipped,
                 mirrored,
@@ -153,12 +220,12 @@ impl WorldPass {
                 // not overlap on screen (the faces of a convex cell do not).
                 for c in commands {
                     for k in [key(true, true), key(false, false)] {
-                        pass.set_pipeline(self.count_pipeline(device, &mut cache, k));
+                        pass.set_pipeline(self.count_pipeline(world, &mut cache, k));
                         draw(pass, c);
                     }
                 }
             } else {
-                pass.set_pipeline(self.count_pipeline(device, &mut cache, key(false, true)));
+                pass.set_pipeline(self.count_pipeline(world, &mut cache, key(false, true)));
                 for c in commands {
                     draw(pass, c);
                 }
@@ -167,6 +234,39 @@ impl WorldPass {
         Some(())
     }
 
+    fn count_pipeline<'c>(
+        &self,
+        world: &WorldPass,
+        cache: &'c mut CountPipelines,
+        key: CountKey,
+    ) -> &'c wgpu::RenderPipeline {
+        let (world_module, layout) = world.shader();
+        let device = &self.device;
+        let module = cache
+            .modules
+            .entry(key.clip_distances)
+            .or_insert_with(|| {
+                if key.clip_distances == world.clip_distances().0 {
+                    world_module.clone()
+                } else {
+                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("world.wgsl (fragment count)"),
+                        source: wgpu::ShaderSource::Wgsl(
+                            shaders::world(shaders::WorldVariant::clipped(key.clip_distances))
+                                .into(),
+                        ),
+                    })
+                }
+            })
+            .clone();
+        cache
+            .pipelines
+            .entry(key)
+            .or_insert_with(|| count_pipeline(device, layout, &module, key))
+    }
+}
+
+impl WorldPass {
     /// Uploads this frame's records with the whole screen as every octagon into the records
     /// a count with `OctagonClip::Off` draws with (the frame's own stay as prepared).
     pub fn open_octagons(&self, queue: &wgpu::Queue) {
@@ -182,35 +282,6 @@ impl WorldPass {
         if !records.is_empty() {
             queue.write_buffer(buffer, 0, bytemuck::cast_slice(&records));
         }
-    }
-
-    fn count_pipeline<'c>(
-        &self,
-        device: &wgpu::Device,
-        cache: &'c mut CountPipelines,
-        key: CountKey,
-    ) -> &'c wgpu::RenderPipeline {
-        let module = cache
-            .modules
-            .entry(key.clip_distances)
-            .or_insert_with(|| {
-                if key.clip_distances == self.shading.clip_distances {
-                    self.shading.module.clone()
-                } else {
-                    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some("world.wgsl (fragment count)"),
-                        source: wgpu::ShaderSource::Wgsl(
-                            shaders::world(shaders::WorldVariant::clipped(key.clip_distances))
-                                .into(),
-                        ),
-                    })
-                }
-            })
-            .clone();
-        cache
-            .pipelines
-            .entry(key)
-            .or_insert_with(|| count_pipeline(device, &self.shading.pipeline_layout, &module, key))
     }
 }
 
@@ -272,6 +343,3 @@ fn count_pipeline(
         cache: None,
     })
 }
-
-/// Keeps `RefCell` out of the pass's public shape.
-pub(super) type CountCache = RefCell<CountPipelines>;

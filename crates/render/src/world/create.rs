@@ -104,6 +104,7 @@ impl WorldPass {
                 aerial_fog,
                 linear_output: false,
                 linear_filtering: false,
+                stamp: super::next_stamp(),
             },
             debug: DebugDraws::new(gpu, level),
             lighting: WorldLighting {
@@ -115,8 +116,6 @@ impl WorldPass {
                 shadows: None,
             },
             skybox_active: skybox.active,
-            frame_count: None,
-            device: device.clone(),
             mesh,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,
@@ -189,14 +188,9 @@ impl DebugDraws {
     /// Nothing made yet: the debug views' pipelines are made on first use.
     fn new(gpu: &Gpu, level: &Level) -> DebugDraws {
         DebugDraws {
-            id_pipelines: std::cell::OnceCell::new(),
-            id_depth_format: gpu.id_depth_format(),
             portal_triangles: id_pass::PortalTriangles::build(level),
-            count_pipelines: Default::default(),
-            wire_pipelines: std::cell::OnceCell::new(),
             tint_pipeline: std::cell::OnceCell::new(),
             tinted: false,
-            wireframe: false,
             polygon_mode_line: gpu.features.polygon_mode_line,
             back_faces_occlude: level
                 .cells

@@ -13,9 +13,13 @@ use crate::pass::{
 use crate::target::read_ids;
 use lanthorn_level::Level;
 
-/// The id targets of one frame: solid ids, liquid ids and the depth both test against.
+/// The id targets of one frame: solid ids, liquid ids and the depth both test against; and the
+/// id pass's pipelines, made on first use for the world drawn (again for another world or
+/// variant).
 pub struct IdFrame {
     pub size: (u32, u32),
+    pipelines: std::cell::RefCell<Option<(u64, std::rc::Rc<IdPipelines>)>>,
+    depth_format: wgpu::TextureFormat,
     solid: wgpu::Texture,
     liquid: wgpu::Texture,
     solid_view: wgpu::TextureView,
@@ -43,6 +47,8 @@ impl IdFrame {
         );
         IdFrame {
             size,
+            pipelines: Default::default(),
+            depth_format: gpu.id_depth_format(),
             solid_view: solid.create_view(&Default::default()),
             liquid_view: liquid.create_view(&Default::default()),
             depth_view: depth.create_view(&Default::default()),
@@ -54,12 +60,13 @@ impl IdFrame {
     /// Draws what `world` has prepared (its visible set and octagons) as ids — the solid
     /// pass, then the liquid pass — submits, and reads both images back.
     pub fn render(&self, gpu: &Gpu, world: &WorldPass) -> IdImages {
+        let pipelines = self.pipelines_for(gpu, world);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         for layer in [IdLayer::Solid, IdLayer::Liquid] {
             let pass = IdPass {
                 world,
                 layer,
-                device: &gpu.device,
+                pipelines: &pipelines,
             };
             let scope = pass.scope();
             let mut render_pass = begin(&mut enc, scope.name, &pass.attachments(), self, None);
@@ -69,6 +76,21 @@ impl IdFrame {
         IdImages {
             solid: read_ids(gpu, &self.solid),
             liquid: read_ids(gpu, &self.liquid),
+        }
+    }
+
+    /// The id pipelines for `world`'s shading, made when it is not the last one drawn.
+    fn pipelines_for(&self, gpu: &Gpu, world: &WorldPass) -> std::rc::Rc<IdPipelines> {
+        let mut cache = self.pipelines.borrow_mut();
+        let stamp = world.shading_stamp();
+        match &*cache {
+            Some((s, p)) if *s == stamp => p.clone(),
+            _ => {
+                let made =
+                    std::rc::Rc::new(IdPipelines::new(&gpu.device, world, self.depth_format));
+                *cache = Some((stamp, made.clone()));
+                made
+            }
         }
     }
 }
@@ -97,8 +119,7 @@ impl PassTarget for IdFrame {
 struct IdPass<'a> {
     world: &'a WorldPass,
     layer: IdLayer,
-    /// The id pipelines are made on first use.
-    device: &'a wgpu::Device,
+    pipelines: &'a IdPipelines,
 }
 
 impl Pass for IdPass<'_> {
@@ -136,8 +157,18 @@ impl Pass for IdPass<'_> {
         Prepared::Recorded
     }
 
+    /// The prepared draws as ids (surface id + 1 per pixel), view after view: each view's
+    /// surfaces pass the stencil only where it holds the view's mark, and the solid layer then
+    /// marks where each of the view's portals is the nearest thing.
     fn record(&self, pass: &mut wgpu::RenderPass<'_>) {
-        self.world.record_ids(self.device, pass, self.layer);
+        let marks = view_marks(&self.world.draw_list().view_links);
+        for view in 0..marks.len() {
+            self.world.bind_mesh(pass, false);
+            self.record_view_ids(pass, view, marks[view]);
+            if self.layer == IdLayer::Solid {
+                self.mark_portals(pass, &marks, view);
+            }
+        }
     }
 }
 
@@ -149,50 +180,10 @@ pub enum IdLayer {
     Liquid,
 }
 
-impl WorldPass {
-    /// Records the prepared draws into an R32Uint id target (surface id + 1 per pixel), view
-    /// after view: each view's surfaces pass the stencil only where it holds the view's mark,
-    /// and the solid layer then marks where each of the view's portals is the nearest thing.
-    pub fn record_ids(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::RenderPass<'_>,
-        layer: IdLayer,
-    ) {
-        let pipes = self
-            .debug
-            .id_pipelines
-            .get_or_init(|| self.create_id_pipelines(device));
-        pass.set_bind_group(
-            0,
-            &self.shading.bind_groups[self.shading.linear_filtering as usize],
-            &[],
-        );
-        let list = self.draws.list();
-        let marks = view_marks(&list.view_links);
-        for view in 0..marks.len() {
-            pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
-            pass.set_index_buffer(
-                self.buffers.index_buffer.slice(..),
-                wgpu::IndexFormat::Uint32,
-            );
-            self.record_view_ids(pass, pipes, layer, view, marks[view]);
-            if layer == IdLayer::Solid {
-                self.mark_portals(pass, pipes, &marks, view);
-            }
-        }
-    }
-
+impl IdPass<'_> {
     /// The surfaces of `view` of one layer, where the stencil holds `mark`.
-    fn record_view_ids(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        pipes: &IdPipelines,
-        layer: IdLayer,
-        view: usize,
-        mark: u32,
-    ) {
-        let list = self.draws.list();
+    fn record_view_ids(&self, pass: &mut wgpu::RenderPass<'_>, view: usize, mark: u32) {
+        let (list, pipes, layer) = (self.world.draw_list(), self.pipelines, self.layer);
         let class = match view.checked_sub(1).map(|i| list.view_links[i].mirrored) {
             None => ViewClass::Camera,
             Some(false) => ViewClass::Portal,
@@ -224,17 +215,13 @@ impl WorldPass {
     /// After `view`'s solid surfaces: each view seen from it gets its mark where its portal
     /// is the nearest thing, with the depth there back at the far plane and no id (the
     /// portal is a hole into that view, not a surface).
-    fn mark_portals(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        pipes: &IdPipelines,
-        marks: &[u32],
-        view: usize,
-    ) {
+    fn mark_portals(&self, pass: &mut wgpu::RenderPass<'_>, marks: &[u32], view: usize) {
+        let pipes = self.pipelines;
         let Some(vertices) = &pipes.portal_vertices else {
             return;
         };
-        let links = &self.draws.list().view_links;
+        let links = &self.world.draw_list().view_links;
+        let triangles = self.world.portal_triangles();
         // Views of `view` with a mark of their own (the flow may open one portal twice).
         let children = || {
             links
@@ -247,22 +234,26 @@ impl WorldPass {
         pass.set_pipeline(&pipes.portal_depth);
         pass.set_stencil_reference(marks[view]);
         for (_, link) in children() {
-            let range = self.debug.portal_triangles.vertices(link.portal);
+            let range = triangles.vertices(link.portal);
             pass.draw(range, view as u32..view as u32 + 1);
         }
         for (i, link) in children() {
             pass.set_pipeline(&pipes.portal_pending);
             pass.set_stencil_reference(marks[view] | PENDING);
-            let range = self.debug.portal_triangles.vertices(link.portal);
+            let range = triangles.vertices(link.portal);
             pass.draw(range, view as u32..view as u32 + 1);
             pass.set_pipeline(&pipes.portal_open);
             pass.set_stencil_reference(i as u32 + 1);
             pass.draw(0..3, 0..1);
         }
     }
+}
 
-    fn create_id_pipelines(&self, device: &wgpu::Device) -> IdPipelines {
-        let output = PipelineOutput::Ids(self.debug.id_depth_format);
+impl IdPipelines {
+    /// The id pipelines of `world`'s shading, over a depth-stencil of `depth_format`.
+    fn new(device: &wgpu::Device, world: &WorldPass, depth_format: wgpu::TextureFormat) -> Self {
+        let output = PipelineOutput::Ids(depth_format);
+        let (module, layout) = world.shader();
         let surfaces = std::array::from_fn(|i| {
             let liquid = i % 2 == 1;
             let (kind, class) = (
@@ -277,36 +268,29 @@ impl WorldPass {
                     ViewClass::Mirrored
                 },
             );
-            let back_faces = self.debug.back_faces_occlude && !liquid;
+            let back_faces = world.back_faces_occlude() && !liquid;
             make_pipeline(
-                device,
-                &self.shading.pipeline_layout,
-                &self.shading.module,
-                kind,
-                output,
-                class,
-                back_faces,
-                false,
+                device, layout, module, kind, output, class, back_faces, false,
             )
         });
         let marks = MarkPipelines {
             device,
-            layout: &self.shading.pipeline_layout,
-            module: &self.shading.module,
-            depth_format: self.debug.id_depth_format,
+            layout,
+            module,
+            depth_format,
         };
         IdPipelines {
             surfaces,
             portal_depth: marks.portal_depth(),
             portal_pending: marks.portal_pending(),
             portal_open: marks.portal_open(),
-            portal_vertices: self.debug.portal_triangles.upload(device),
+            portal_vertices: world.portal_triangles().upload(device),
         }
     }
 }
 
 /// The id pass's pipelines, made on first use.
-pub(super) struct IdPipelines {
+struct IdPipelines {
     /// [opaque + sky, liquid] × [unmirrored, mirrored].
     surfaces: [wgpu::RenderPipeline; 4],
     portal_depth: wgpu::RenderPipeline,

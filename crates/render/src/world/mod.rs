@@ -17,6 +17,7 @@ pub use self::object_light::{OBJECT_LIGHT_UNIT, OBJECT_LIGHT_WORDS};
 mod pipelines;
 mod shadows;
 pub mod surface_cache;
+mod wireframe;
 
 use bytemuck::{Pod, Zeroable};
 
@@ -34,7 +35,9 @@ use lanthorn_geom::Camera;
 use lanthorn_level::Level;
 use lanthorn_vis::VisibleSet;
 
-pub use self::count_pass::{CountTarget, FrameCount, OctagonClip, COUNT_FORMAT};
+pub use self::count_pass::{
+    CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, COUNT_FORMAT,
+};
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
     DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
@@ -45,6 +48,7 @@ pub use self::mesh::{
     IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
     VERTEX_OUTDOOR, VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
 };
+pub use self::wireframe::{Wireframe, WireframePass};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -85,16 +89,13 @@ pub struct WorldPass {
     buffers: WorldBuffers,
     /// How the world shades: its shader module and variant, pipelines and group 0.
     shading: WorldPipelines,
-    /// What the debug views draw with: the id pass, the fragment counts, wireframe and tints.
+    /// What the debug views take of the world: tints, the wireframe's means, the portals'
+    /// triangles the id pass marks.
     debug: DebugDraws,
     /// The level's light as the world draws it: styles, moving objects' light and lamps, their shadows.
     lighting: WorldLighting,
     /// The level has a cubemap skybox (`render::skybox`): sky surfaces show it.
     skybox_active: bool,
-    /// The overdraw overlay's count this frame: drawn as an offscreen pass of this one.
-    pub frame_count: Option<FrameCount>,
-    /// For the count's pipelines, made on first use while recording.
-    device: wgpu::Device,
     mesh: WorldMesh,
     use_indirect: bool,
     /// Records that fit the records buffer.
@@ -146,28 +147,20 @@ struct WorldPipelines {
     linear_output: bool,
     /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
     linear_filtering: bool,
+    /// Unique to this world and its variant (`shading_stamp`).
+    stamp: u64,
 }
 
-/// What the debug views draw with: the id pass, the fragment counts, wireframe and tints.
+/// What the debug views take of the world: the tint, the wireframe's means, the portals the id
+/// pass marks.
 struct DebugDraws {
-    /// Id pipelines, made on first use by the vis-check.
-    id_pipelines: std::cell::OnceCell<id_pass::IdPipelines>,
-    /// The id frames' depth-stencil format (`Gpu::id_depth_format`).
-    id_depth_format: wgpu::TextureFormat,
     /// The mirrors' and teleporters' polygons, which the id pass marks.
     portal_triangles: id_pass::PortalTriangles,
-    /// Fragment-count pipelines (`record_fragment_count`), made on first use.
-    count_pipelines: count_pass::CountCache,
-    /// The wireframe overlay's pipelines ([`ViewClass`] order), made on first use; `None`
-    /// without polygon-mode lines.
-    wire_pipelines: std::cell::OnceCell<[wgpu::RenderPipeline; 3]>,
     /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
     tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
     /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
     /// go through `tint_pipeline`.
     tinted: bool,
-    /// This frame draws the wireframe over the world.
-    wireframe: bool,
     polygon_mode_line: bool,
     /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
     /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
@@ -265,9 +258,8 @@ impl WorldPass {
         let (layout, module) = (self.color_layout(), &self.shading.module);
         self.shading.pipelines =
             create_color_pipelines(&gpu.device, layout, module, self.shading.color_format);
-        self.debug.id_pipelines = std::cell::OnceCell::new();
-        self.debug.wire_pipelines = std::cell::OnceCell::new();
         self.debug.tint_pipeline = std::cell::OnceCell::new();
+        self.shading.stamp = next_stamp();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.
         if let Some(atlas) = &mut self.cache.atlas {
             let shading = surface_cache::atlas::WorldShading {
@@ -543,20 +535,6 @@ impl Pass for WorldPass {
                 )
             });
         }
-        self.debug.wireframe = s.wireframe && self.debug.polygon_mode_line;
-        if self.debug.wireframe {
-            self.debug.wire_pipelines.get_or_init(|| {
-                std::array::from_fn(|i| {
-                    pipelines::wire_pipeline(
-                        &gpu.device,
-                        &self.shading.pipeline_layout,
-                        &self.shading.module,
-                        self.shading.color_format,
-                        draws::ViewClass::ALL[i],
-                    )
-                })
-            });
-        }
         self.lighting.style_scales = lanthorn_level::styles::scales(
             s.time as f64,
             s.light_styles,
@@ -568,33 +546,16 @@ impl Pass for WorldPass {
                 s.time_of_day.daylight();
         }
         self.prepare_frame(gpu, inputs, params, s.surface_tests);
-        if self
-            .frame_count
-            .as_ref()
-            .is_some_and(|c| c.clip == OctagonClip::Off)
-        {
-            self.open_octagons(&gpu.queue);
-        }
         Prepared::Recorded
     }
 
-    /// The surface cache's bake into its atlas, before the world draws from it; then the
-    /// overdraw overlay's fragment count when it is on.
+    /// The surface cache's bake into its atlas, before the world draws from it.
     fn offscreen(&self) -> Vec<Offscreen<'_>> {
-        let mut passes = self.bake_passes();
-        if let Some(count) = &self.frame_count {
-            passes.push(count.target.offscreen());
-        }
-        passes
+        self.bake_passes()
     }
 
     fn record_offscreen(&self, index: usize, pass: &mut wgpu::RenderPass<'_>) {
-        let bakes = self.bake_passes().len();
-        if index >= bakes {
-            if let Some(count) = &self.frame_count {
-                self.record_fragment_count(pass, count.clip);
-            }
-        } else if let Some(atlas) = &self.cache.atlas {
+        if let Some(atlas) = &self.cache.atlas {
             atlas.record_bake(index, pass, &self.shading.bind_groups[0]);
         }
     }
@@ -639,15 +600,71 @@ impl Pass for WorldPass {
             }
             self.draw_batch(pass, first, count);
         }
-        if let (true, Some(wire)) = (self.debug.wireframe, self.debug.wire_pipelines.get()) {
-            for (batch, (first, count)) in list.batches_in_order() {
-                if count > 0 {
-                    pass.set_pipeline(&wire[draws::batch_class_kind(batch).0 as usize]);
-                    self.draw_batch(pass, first, count);
-                }
-            }
-        }
     }
+}
+
+/// What the passes that draw the world's prepared draws again another way (ids, fragment
+/// counts, the wireframe) take of it.
+impl WorldPass {
+    /// Unique to this world and its shader variant: a pass that made pipelines from
+    /// `module()` makes them again when it changes.
+    pub(crate) fn shading_stamp(&self) -> u64 {
+        self.shading.stamp
+    }
+
+    /// The shader module of this variant and the world's pipeline layout (group 0).
+    pub(crate) fn shader(&self) -> (&wgpu::ShaderModule, &wgpu::PipelineLayout) {
+        (&self.shading.module, &self.shading.pipeline_layout)
+    }
+
+    /// The scene format the world draws into.
+    pub(crate) fn color_format(&self) -> wgpu::TextureFormat {
+        self.shading.color_format
+    }
+
+    /// Whether the module clips octagons with clip distances, and whether the device can.
+    pub(crate) fn clip_distances(&self) -> (bool, bool) {
+        (
+            self.shading.clip_distances,
+            self.shading.device_clip_distances,
+        )
+    }
+
+    /// Binds group 0 (filtered as this frame, or with every octagon open: `open_octagons`)
+    /// and the mesh.
+    pub(crate) fn bind_mesh(&self, pass: &mut wgpu::RenderPass<'_>, open_octagons: bool) {
+        let group = match open_octagons {
+            true => &self.buffers.open_octagons.1,
+            false => &self.shading.bind_groups[self.shading.linear_filtering as usize],
+        };
+        pass.set_bind_group(0, group, &[]);
+        pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
+        pass.set_index_buffer(
+            self.buffers.index_buffer.slice(..),
+            wgpu::IndexFormat::Uint32,
+        );
+    }
+
+    /// This frame's draw list.
+    pub(crate) fn draw_list(&self) -> &DrawList {
+        self.draws.list()
+    }
+
+    /// Whether back faces hide what is behind them (levels with outdoor cells).
+    pub(crate) fn back_faces_occlude(&self) -> bool {
+        self.debug.back_faces_occlude
+    }
+
+    /// The mirrors' and teleporters' polygons as triangles.
+    fn portal_triangles(&self) -> &id_pass::PortalTriangles {
+        &self.debug.portal_triangles
+    }
+}
+
+/// A stamp no world's shading has had (`WorldPass::shading_stamp`).
+fn next_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl WorldPass {
@@ -661,7 +678,7 @@ impl WorldPass {
     }
 
     /// Draws batch commands `first..first + count` with the pipeline set.
-    fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
+    pub(crate) fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
         if self.use_indirect {
             pass.multi_draw_indexed_indirect(&self.buffers.indirect, first as u64 * stride, count);
