@@ -265,10 +265,7 @@ fn sun_style(e: &Entity, i: usize, warnings: &mut Vec<String>) -> u8 {
 
 /// Reads the lights of a level from its entities.
 pub fn level_lights(level: &Level) -> LevelLights {
-    let mut out = LevelLights {
-        lamps: lamps::level_lamps(&level.entities),
-        ..Default::default()
-    };
+    let mut out = LevelLights::default();
     let w = &mut out.warnings;
     if let Some((i, e)) = level
         .entities
@@ -366,6 +363,7 @@ pub fn level_lights(level: &Level) -> LevelLights {
         out.sources += 1;
         out.lights.extend(spread(light, deviance, samples));
     }
+    out.lamps = lamps::lamps_among(&out.lights);
     out
 }
 

@@ -18,11 +18,12 @@ pub const RANGE: f32 = 2.0;
 
 pub use lanthorn_geom::Lamp;
 
-/// The light `lamp` adds at ground point `p` (x, y): `STRENGTH · colour · (1 − d/r)²`.
+/// The light `lamp` adds at ground point `p` (x, y): `STRENGTH · colour · share · (1 − d/r)²`
+/// (`r` its radius, `share` its part of its entity's light).
 pub fn glow_at(lamp: &Lamp, p: Vec2) -> Vec3 {
     let d = p.distance(lamp.position.truncate());
-    let k = (1.0 - d / lamp.radius).max(0.0);
-    lamp.color * (STRENGTH * k * k)
+    let k = (1.0 - d / lamp.radius()).max(0.0);
+    lamp.color * (STRENGTH * lamp.weight * k * k)
 }
 
 /// The lamps' glow as an RGBA8 texture over the ground they reach.
@@ -46,11 +47,11 @@ impl LampMap {
     pub fn splat(lamps: &[Lamp]) -> Option<LampMap> {
         let lo = lamps
             .iter()
-            .map(|l| l.position.truncate() - l.radius)
+            .map(|l| l.position.truncate() - l.radius())
             .reduce(Vec2::min)?;
         let hi = lamps
             .iter()
-            .map(|l| l.position.truncate() + l.radius)
+            .map(|l| l.position.truncate() + l.radius())
             .reduce(Vec2::max)?;
         let extent = (hi - lo).max_element();
         // One texel of slack under the cap, so rounding never cuts the last lamp's edge.
@@ -64,8 +65,8 @@ impl LampMap {
         let mut light = vec![Vec3::ZERO; (width * height) as usize];
         for lamp in lamps {
             let (a, b) = (
-                lamp.position.truncate() - lamp.radius,
-                lamp.position.truncate() + lamp.radius,
+                lamp.position.truncate() - lamp.radius(),
+                lamp.position.truncate() + lamp.radius(),
             );
             let first = ((a - origin) / texel).floor().max(Vec2::ONE).as_uvec2();
             let last = ((b - origin) / texel)
@@ -105,29 +106,25 @@ mod tests {
     #[test]
     fn the_map_is_the_sum_of_the_glows_at_texel_centres() {
         let lamps = [
-            Lamp {
-                position: Vec3::new(100.0, 50.0, 80.0),
-                color: Vec3::new(1.0, 0.6, 0.3),
-                radius: 300.0,
-            },
-            Lamp {
-                position: Vec3::new(350.0, 120.0, 10.0),
-                color: Vec3::ONE,
-                radius: 200.0,
-            },
-            Lamp {
-                position: Vec3::new(-4000.0, 900.0, 0.0),
-                color: Vec3::new(0.2, 0.4, 1.0),
-                radius: 500.0,
-            },
+            Lamp::new(
+                Vec3::new(100.0, 50.0, 80.0),
+                Vec3::new(1.0, 0.6, 0.3),
+                300.0,
+            ),
+            Lamp::new(Vec3::new(350.0, 120.0, 10.0), Vec3::ONE, 200.0),
+            Lamp::new(
+                Vec3::new(-4000.0, 900.0, 0.0),
+                Vec3::new(0.2, 0.4, 1.0),
+                500.0,
+            ),
         ];
         let map = LampMap::splat(&lamps).unwrap();
         let texel = map.size.x / map.width as f32;
         assert!((map.size.y / map.height as f32 - texel).abs() < 1e-3);
         for l in &lamps {
             let (a, b) = (
-                l.position.truncate() - l.radius,
-                l.position.truncate() + l.radius,
+                l.position.truncate() - l.radius(),
+                l.position.truncate() + l.radius(),
             );
             assert!(
                 a.cmpge(map.origin + texel).all() && b.cmple(map.origin + map.size - texel).all()

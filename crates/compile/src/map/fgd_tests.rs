@@ -289,7 +289,7 @@ fn reads_of(text: &str, path: &Path) -> BTreeSet<key_reads::Read> {
         }
         level.player_start();
         lanthorn_level::styles::switched_off(&level.entities);
-        lanthorn_light::lights::lamps::level_lamps(&level.entities);
+        lanthorn_light::lights::level_lights(&level);
     });
     reads
 }

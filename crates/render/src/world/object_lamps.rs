@@ -11,8 +11,9 @@
 use glam::Vec3;
 
 use lanthorn_geom::Aabb;
+use lanthorn_geom::Lamp;
 use lanthorn_level::Level;
-use lanthorn_light::lights::{EntityLight, RANGE_SCALE};
+use lanthorn_light::lights::RANGE_SCALE;
 use lanthorn_vis::VisibleSet;
 
 /// Lamps an object takes per pixel (the strongest at its box).
@@ -31,7 +32,7 @@ pub(super) struct ObjectLamps {
     pub(super) variant: bool,
     /// And its materials have normal or specular maps: the `MATERIAL_MAPS` variant too.
     pub(super) maps: bool,
-    lamps: Vec<EntityLight>,
+    lamps: Vec<Lamp>,
     /// Per level object: its object-space bounds.
     bounds: Vec<Aabb>,
     /// What the buffer holds, and whether this frame changed it.
@@ -48,7 +49,7 @@ impl ObjectLamps {
         level: &Level,
         lights: &lanthorn_light::lights::LevelLights,
     ) -> ObjectLamps {
-        let lamps: Vec<EntityLight> = lights.lights.iter().filter(|l| l.lamp).cloned().collect();
+        let lamps = lights.lamps.clone();
         let n = level.objects.len().max(1) * SLOTS * VECTORS;
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("world object lamps"),
@@ -126,8 +127,8 @@ impl ObjectLamps {
         let style = scales.get(l.style as usize).copied().unwrap_or(1.0);
         let rgb: Vec3 = l.color * (style * l.weight * RANGE_SCALE / 255.0 * light_scale);
         [
-            l.position.extend(l.intensity).to_array(),
-            rgb.extend(l.falloff).to_array(),
+            l.position.extend(l.light).to_array(),
+            rgb.extend(l.wait).to_array(),
             [l.angle_scale, 0.0, 0.0, 0.0],
         ]
     }
