@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use super::LoadError;
-use lanthorn_compile::CompileOptions;
+use lanthorn_compile::{CompileOptions, Progress};
 use lanthorn_level::Level;
 
 /// A scene compiled into the program (`scenes::embedded`): its name as the command line
@@ -59,19 +59,27 @@ fn key(name: &str, inputs: &[&[u8]]) -> u64 {
 
 /// The embedded scene's level: read from the cache in `dir`, or compiled and cached there.
 /// Its key covers every file built into the program (the scene's text and the textures it
-/// names among them). Only a scene that does not compile is an error.
-pub(crate) fn load_embedded(scene: &EmbeddedScene, dir: &Path) -> Result<Level, LoadError> {
+/// names among them). Only a scene that does not compile is an error; a compile tells
+/// `progress` how its light bake goes.
+pub(crate) fn load_embedded(
+    scene: &EmbeddedScene,
+    dir: &Path,
+    progress: &Progress,
+) -> Result<Level, LoadError> {
     let inputs: Vec<&[u8]> = lanthorn_compile::scenes::embedded::FILES
         .iter()
         .flat_map(|(name, bytes)| [name.as_bytes(), *bytes])
         .collect();
-    load_cached(scene.name, &inputs, dir, || compile(scene))
+    load_cached(scene.name, &inputs, dir, || compile(scene, progress))
 }
 
-/// Compiles an embedded scene (no cache).
-pub(crate) fn compile(scene: &EmbeddedScene) -> Result<Level, LoadError> {
-    let (level, stats) =
-        lanthorn_compile::scenes::embedded::compile(scene.file, &CompileOptions::default())?;
+/// Compiles an embedded scene (no cache), telling `progress` how its light bake goes.
+fn compile(scene: &EmbeddedScene, progress: &Progress) -> Result<Level, LoadError> {
+    let options = CompileOptions {
+        progress: progress.clone(),
+        ..Default::default()
+    };
+    let (level, stats) = lanthorn_compile::scenes::embedded::compile(scene.file, &options)?;
     log::info!(
         "compiled {}: {} cells, {} portals in {:.2} s",
         scene.name,

@@ -153,7 +153,7 @@ fn load_file(
     match path.to_str() {
         Some("builtin") => return Ok(lanthorn_compile::scenes::builtin::load()?),
         Some("builtin:portals") => return Ok(lanthorn_compile::scenes::builtin::load_portals()?),
-        Some("keep") => return cache::load_embedded(&cache::KEEP, &cache::cache_dir()),
+        Some("keep") => return cache::load_embedded(&cache::KEEP, &cache::cache_dir(), progress),
         Some("builtin:maze") => {
             return Ok(lanthorn_compile::scenes::synthetic::maze(
                 &lanthorn_compile::scenes::synthetic::MazeSpec {
