@@ -1,6 +1,6 @@
 // The sun's shadow cascades as a surface receives them (render::shadow): both maps are layers
-// of one array, so a point costs one 2×2 PCF fetch whichever cascade holds it (lavapipe runs
-// both sides of a branch: with a map each, every pixel paid two fetches).
+// of one array, so a point costs one 2×2 PCF fetch whichever cascade holds it (a software
+// rasterizer runs both sides of a branch: with a map each, every pixel paid two fetches).
 
 // How much of the sun reaches a point at `near` / `far` in the cascades (texture coordinates
 // and reverse depth in each), `d` from the eye: 1 lit, 0 in shadow, from the near cascade

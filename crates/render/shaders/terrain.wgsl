@@ -113,9 +113,9 @@ struct SurfaceOut {
     @location(7) shadow_near: vec3<f32>,
     @location(8) shadow_far: vec3<f32>,
     #endif
-    // The surface lit at the vertex (`light_vertex`), as each fragment stage reads it (on
-    // lavapipe every varying a fragment stage reads costs its set-up per triangle and its
-    // interpolation per pixel: each stage reads only its own).
+    // The surface lit at the vertex (`light_vertex`), as each fragment stage reads it (on a
+    // software rasterizer every varying a fragment stage reads costs its set-up per triangle
+    // and its interpolation per pixel: each stage reads only its own).
     // Lit with the sun as it reaches the vertex, fogged: `fs_vertex_lit`; and lit as the sea
     // there would be (the coast, where the height crosses the sea level, is drawn per pixel:
     // a colour edge per vertex went jagged on ETOPO5's coasts).
@@ -279,8 +279,8 @@ fn day_sky_color(d: vec3<f32>) -> vec3<f32> {
         // The cube; below the horizon its horizon ring, so the distance fades into
         // the sky behind it. Cube space is world space turned Y-up: (x, z, -y).
         let h = vec3<f32>(d.x, d.y, max(d.z, 0.0) + 1e-3);
-        // The cube's view decodes its sRGB texels (the sampler's table: the shader's
-        // three powers per pixel were a third of the sky's cost on lavapipe).
+        // The cube's view decodes its sRGB texels (the sampler's table, cheaper than the
+        // shader's three powers per pixel).
         return textureSampleLevel(skybox, sky_sampler, vec3<f32>(h.x, h.z, -h.y), 0.0).rgb;
     }
     return mix(view.sky_horizon.rgb, view.sky_zenith.rgb, pow(max(d.z, 0.0), 0.45));
@@ -316,7 +316,8 @@ fn terrain_albedo(h: f32, up: f32) -> vec3<f32> {
     let rocky = 1.0 - smoothstep(0.62, 0.80, up);
     c = mix(c, rock, max(rocky, smoothstep(0.85, 1.0, land) * 0.6));
     let snowy = smoothstep(0.95, 1.05, land) * smoothstep(0.45, 0.70, up);
-    // One exit (an early return under water made lavapipe mask all that follows).
+    // One exit (an early return under water makes a software rasterizer mask all that
+    // follows).
     return select(mix(c, snow, snowy), water, h < sea);
 }
 
@@ -333,8 +334,8 @@ fn fog_amount(d: f32) -> f32 {
 }
 
 // The fog over a point at `rel` from the eye: the sky's colour in its direction and the fog's
-// share. Per vertex: both change slowly across a triangle, and per fragment they were 40 % of
-// the terrain's shading time on lavapipe (docs/terrain.md#what-the-terrain-pass-costs).
+// share. Per vertex: both change slowly across a triangle, and per fragment they were much of
+// the terrain's shading time (docs/terrain.md#what-the-terrain-pass-costs).
 fn fog_at(rel: vec3<f32>) -> vec4<f32> {
     let d = length(rel);
     return vec4<f32>(sky_color(rel / max(d, 1e-6)), fog_amount(d));
@@ -376,9 +377,9 @@ fn surface_light(height: f32, normal: vec3<f32>, level: u32, morph: f32) -> Surf
 }
 
 // `albedo` with the level-colour overlay's tint for `level` and `morph`. The overlay and the
-// lamps are variants, not uniform branches: lavapipe runs a branch its fragments could take
-// whether or not any does (the lamps' fetch alone cost 3 ms of the outside camera's frame, the
-// overlay's colours 2 ms).
+// lamps are variants, not uniform branches: a software rasterizer runs a branch its fragments
+// could take whether or not any does (docs/rendering.md, "Shader costs on a software
+// rasterizer").
 fn tinted(albedo: vec3<f32>, level: u32, morph: f32) -> vec3<f32> {
     #ifdef LEVEL_COLORS
     let lc = mix(level_color(level), level_color(level + 1u), morph);
@@ -434,8 +435,8 @@ fn fs_main(in: SurfaceIn) -> @location(0) vec4<f32> {
     return finished(shade(in.rel.w, in.normal.xyz, in.level, in.normal.w, in.rel.xy, sun), in);
 }
 
-// Lit per vertex (the default): the light, and the sun as it reached each vertex, interpolated.
-// On lavapipe the surface's shading per pixel was a third of the terrain pass.
+// Lit per vertex (the default): the light, and the sun as it reached each vertex, interpolated
+// (shading per pixel is the costly part of the terrain pass on a software rasterizer).
 @fragment
 fn fs_vertex_lit(in: SurfaceIn) -> @location(0) vec4<f32> {
     #ifdef WATER_REFLECTIONS
@@ -476,7 +477,7 @@ fn vertex_lit(fogged: vec3<f32>, unfogged: vec3<f32>, in: SurfaceIn) -> vec4<f32
     var c = ground + lamps * (1.0 - in.fog.a);
     #ifdef WATER_REFLECTIONS
     // The sea under the fog as `finished` shades it; the land exactly as without the
-    // reflection (both computed: lavapipe would anyway).
+    // reflection (both computed: a software rasterizer would anyway).
     let sea = water_surface(unfogged + lamps, in);
     c = select(c, mix(sea, in.fog.rgb, in.fog.a), view.flags.y != 0u && in.rel.w < view.bands.x);
     #endif
@@ -485,10 +486,9 @@ fn vertex_lit(fogged: vec3<f32>, unfogged: vec3<f32>, in: SurfaceIn) -> vec4<f32
 
 // ---- lit per vertex, lean ----
 // Without the lamps or the sea's reflection, the lit-per-vertex stages read a few of
-// SurfaceOut's outputs; these vertex stages write only those. On lavapipe a vertex stage
-// computes and stores every output it has, read or not, and the rasterizer sets up what the
-// fragment stage reads per triangle (the whole SurfaceOut cost about 1 ms of the terrain at
-// the keep's outside camera).
+// SurfaceOut's outputs; these vertex stages write only those. On a software rasterizer a
+// vertex stage computes and stores every output it has, read or not, and the rasterizer sets
+// up what the fragment stage reads per triangle.
 
 // What `fs_lit` reads: the colour lit at the vertex and fogged (rgb) with the ground's height
 // (w), and the sea's colour there.
@@ -714,8 +714,8 @@ fn vs_sky(@builtin(vertex_index) i: u32) -> SkyOut {
 }
 
 // The camera's sky: SkyOut clipped to the outdoor octagon by clip distances where the adapter
-// has them (a fragment discard in fs_sky turned off the early depth test, and every pixel the
-// terrain covered ran the sky's shading: 1–1.5 ms of the terrain pass on lavapipe).
+// has them (a fragment discard in fs_sky turns off the early depth test, and every pixel the
+// terrain covered would run the sky's shading).
 struct ClippedSkyOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) ndc: vec2<f32>,

@@ -2,9 +2,8 @@
 // bytes with premultiplied alpha, times a texture (the font atlas: white, its coverage in
 // alpha), blended over the presented frame (in gamma space where the surface has a linear
 // format, as egui means; decoded first onto an sRGB one).
-// No branch a fragment never takes: lavapipe runs every branch its fragments could take, and
-// egui-wgpu's shader keeps a software-filtering path behind a uniform that cost about 29 ms a
-// frame under the demo's panel.
+// No branch a fragment never takes: a software rasterizer runs every branch its fragments
+// could take, and egui-wgpu's shader keeps a software-filtering path behind a uniform.
 
 #include srgb.inc.wgsl
 

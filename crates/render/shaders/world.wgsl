@@ -50,8 +50,8 @@ fn fs_main(in: FragmentIn) -> @location(0) vec4<f32> {
 }
 
 // The camera's opaque surfaces: what `shade` does for them, without the sky, liquid, fullbright
-// and tint branches (lavapipe pays for every branch its fragments could take, a uniform one
-// too: the tint's alone cost 0.6 of e1m3's 6.6 ms).
+// and tint branches (a software rasterizer pays for every branch its fragments could take, a
+// uniform one too: docs/rendering.md, "Shader costs on a software rasterizer").
 @fragment
 fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
@@ -109,8 +109,8 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     let baked = style_light(in.lightmap_uv, fragment_rows(in));
     let unlit = fragment_unlit(in);
 
-    // One exit: an early return from a divergent branch makes lavapipe mask everything after
-    // it (measured on lavapipe: the built-in yard's world pass 37 → 29 ms, e1m1 109 → 89 ms).
+    // One exit: an early return from a divergent branch makes a software rasterizer mask
+    // everything after it.
     var color: vec3<f32>;
     if (in.flags & SURFACE_SKY) != 0u {
         color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);

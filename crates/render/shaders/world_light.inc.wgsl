@@ -58,7 +58,7 @@ fn style_rows(styles: u32, tints: vec4<u32>, flags: u32) -> StyleRows {
 
 // Quake's light styles: the texel's slots summed by `rows`, clamped where Quake's 8-bit
 // lightmaps saturate (the ×2 overbright comes after). One fetch (a second, or a loop over
-// slots, cost lavapipe a quarter of the world pass).
+// slots, costs a software rasterizer much of the world pass).
 fn style_light(lightmap_uv: vec2<f32>, rows: StyleRows) -> vec3<f32> {
     let uv = lightmap_uv / vec2<f32>(textureDimensions(lightmap));
     let t = textureSampleLevel(lightmap, lightmap_sampler, uv, 0.0);

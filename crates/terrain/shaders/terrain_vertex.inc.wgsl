@@ -37,7 +37,7 @@ fn terrain_rotate(r: u32, v: vec2<i32>) -> vec2<i32> {
 }
 
 // Euclidean `a mod n` (n > 0). Integer division has no SIMD form on CPUs, so software
-// rasterizers (lavapipe) run `%` lane by lane; the quotient is estimated in f32 instead (off by
+// rasterizers run `%` lane by lane; the quotient is estimated in f32 instead (off by
 // at most one for |a| < 2^24) and corrected exactly in integers: same result as `rem_euclid`.
 fn terrain_emod(a: i32, n: i32) -> i32 {
     let q = i32(floor(f32(a) / f32(n)));
