@@ -16,8 +16,11 @@ use crate::target::{target_texture, COLOR_FORMAT};
 /// Where bloom starts (linear luminance), the width of its soft knee and how strongly it adds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BloomParams {
+    /// Linear luminance where bloom starts.
     pub threshold: f32,
+    /// Width of the soft knee above the threshold, in linear luminance.
     pub knee: f32,
+    /// How strongly the blurred light is added back.
     pub intensity: f32,
 }
 
@@ -41,20 +44,25 @@ impl BloomParams {
     };
 }
 
-/// The Gaussian's standard deviation in eighth-frame texels (12 pixels of the frame), and its
-/// taps each side.
+/// The Gaussian's standard deviation in eighth-frame texels (12 pixels of the frame).
 pub const SIGMA: f32 = 1.5;
+/// The Gaussian's taps each side of the centre.
 pub const TAPS: usize = 6;
 
 /// The uniform of shaders/bloom.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BloomUniform {
+    /// x: the luminance (linear) where bloom starts, y: the width of its soft knee, z: the
+    /// composite's intensity, w: 0.
     pub params: [f32; 4],
+    /// The Gaussian's weight at offset 0 (`[0].x`), then its three bilinear samples each side
+    /// as weight and offset in texels: `[0].yz`, (`[0].w`, `[1].x`), `[1].yz`.
     pub weights: [[f32; 4]; 2],
 }
 
 impl BloomParams {
+    /// The shader's uniform for these parameters, with the blur's weights and samples.
     pub fn uniform(&self) -> BloomUniform {
         let w = gaussian_weights();
         let [(w1, o1), (w2, o2), (w3, o3)] = blur_samples();
@@ -101,6 +109,8 @@ const STEPS: [(&str, &str, usize, usize); 3] = [
 pub const TILE: u32 = 8;
 const _: () = assert!(TILE as usize >= TAPS);
 
+/// Bloom's offscreen steps (bright pass, horizontal and vertical blur) and the composite
+/// onto the frame, with the eighth-size textures they draw into.
 pub struct BloomPass {
     /// Eighth and scratch (eighth) textures' views.
     views: [wgpu::TextureView; 2],

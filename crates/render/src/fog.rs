@@ -25,7 +25,9 @@ pub struct WorldFog {
     pub params: [f32; 4],
     /// xyz: unit vector towards the sun.
     pub sun: [f32; 4],
+    /// rgb: the gradient's linear colour straight up ([`FogSky::Gradient`]); w: unused.
     pub zenith: [f32; 4],
+    /// rgb: the gradient's linear colour at the horizon and below it; w: unused.
     pub horizon: [f32; 4],
     /// The daylight model's uniform (`terrain::ScatteringSky::uniform`).
     pub sky: [[f32; 4]; 6],

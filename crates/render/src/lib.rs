@@ -3,6 +3,7 @@
 //! render pass begun on the attachments it declares).
 
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 mod bindings;
 pub mod bloom;

@@ -7,8 +7,12 @@ use lanthorn_level::{Lightmaps, Material};
 /// Layer edge in texels; Quake's largest wall textures are 256 wide.
 pub const LAYER_SIZE: u32 = 256;
 
+/// Every material as one layer of a 2D texture array, with the samplers the world draws
+/// them with and their normal and specular maps.
 pub struct MaterialArray {
+    /// The array: one mipmapped LAYER_SIZE² RGBA8 layer per material.
     pub texture: wgpu::Texture,
+    /// `texture` as a 2D array, as the shaders bind it.
     pub view: wgpu::TextureView,
     /// [nearest (Quake's look), linear] magnification; both mipmapped.
     pub samplers: [wgpu::Sampler; 2],
@@ -19,6 +23,7 @@ pub struct MaterialArray {
 }
 
 impl MaterialArray {
+    /// Uploads `materials` as layers in their order, with their normal and specular maps.
     pub fn create(gpu: &Gpu, materials: &[Material]) -> MaterialArray {
         let layers: Vec<Vec<u8>> = materials.iter().map(layer_texels).collect();
         let texture = layer_array(gpu, "materials", &layers);
@@ -57,7 +62,10 @@ impl MaterialArray {
 /// normal and no highlight where a material has none); one 1×1 layer each when no material
 /// has a map.
 pub struct MaterialMaps {
+    /// Normal maps in the face's texture frame, packed into 0–1 (flat where a material has
+    /// none).
     pub normal: wgpu::TextureView,
+    /// Specular maps: the highlight's colour in rgb, its gloss in alpha (zero: no highlight).
     pub specular: wgpu::TextureView,
 }
 

@@ -17,6 +17,7 @@ use super::world::{CountDraw, CountTarget, OctagonClip, WorldPass};
 /// Fragments counted over a frame and the pixels they covered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FragmentCount {
+    /// Fragments counted, summed over every pixel.
     pub fragments: u64,
     /// Pixels with at least one counted fragment.
     pub covered: u64,
@@ -31,6 +32,7 @@ pub struct OverdrawCounter {
 }
 
 impl OverdrawCounter {
+    /// A counter for frames of `size` pixels, with its own count target and depth.
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> OverdrawCounter {
         OverdrawCounter {
             target: CountTarget::create(gpu, size),

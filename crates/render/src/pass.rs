@@ -141,6 +141,8 @@ pub struct Scope {
     pub record: &'static str,
 }
 
+/// A pass of the frame: created with what its level fixes, prepared each frame from the
+/// frame's inputs, then recorded into a render pass on the attachments it declares.
 pub trait Pass {
     /// Its names: GPU scope and CPU stages.
     fn scope(&self) -> Scope;

@@ -9,6 +9,8 @@ use super::gpu::Gpu;
 /// Passes timed in one frame at most (later passes go untimed).
 pub const MAX_PASSES: usize = 24;
 
+/// Each render pass's GPU time in a frame, from timestamp queries read back after the
+/// frame's submit.
 pub struct GpuTimer {
     profiler: GpuProfiler,
     /// This frame's open pass queries, closed by `resolve`.

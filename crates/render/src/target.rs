@@ -4,6 +4,7 @@
 use super::gpu::Gpu;
 use super::DEPTH_FORMAT;
 
+/// The frame's colour: sRGB-encoded, so linear light written to it is encoded at the store.
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// The same texels seen raw: the world pass writes the gamma-encoded colour it shades (Quake
 /// lights in gamma space) without a decode in the shader and an encode at the store, which
@@ -13,13 +14,20 @@ pub const GAMMA_COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Un
 /// (`render::tonemap`) maps it into the frame's colour.
 pub const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
+/// The frame every view renders into: colour and reverse-Z depth, and the HDR scene when HDR
+/// is on.
 pub struct FrameTarget {
+    /// Width and height in pixels (at least 1 each).
     pub size: (u32, u32),
+    /// The frame's colour, which later passes sample and readback copies out.
     pub color: wgpu::Texture,
+    /// `color` as [`COLOR_FORMAT`]: linear light in, sRGB-encoded at the store.
     pub color_view: wgpu::TextureView,
     /// `color` as [`GAMMA_COLOR_FORMAT`].
     pub color_gamma_view: wgpu::TextureView,
+    /// The frame's reverse-Z depth ([`DEPTH_FORMAT`]).
     pub depth: wgpu::Texture,
+    /// `depth` as the scene passes attach it.
     pub depth_view: wgpu::TextureView,
     /// With HDR on, the scene's colour the scene passes draw into (both scene attachments)
     /// and the tone map reads; `None`: they draw into `color`.
@@ -28,6 +36,7 @@ pub struct FrameTarget {
 }
 
 impl FrameTarget {
+    /// A frame of `size` pixels (each side at least 1), with HDR off.
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> FrameTarget {
         let size = (size.0.max(1), size.1.max(1));
         let extent = wgpu::Extent3d {
@@ -114,11 +123,14 @@ impl FrameTarget {
 /// The colour formats the scene passes' pipelines are made for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SceneFormats {
+    /// The format of the passes that shade in linear light (the terrain).
     pub linear: wgpu::TextureFormat,
+    /// The world pass's format: raw gamma into the LDR frame, linear into the HDR scene.
     pub world: wgpu::TextureFormat,
 }
 
 impl SceneFormats {
+    /// The LDR frame's: the sRGB view for linear light, the raw view for the world's gamma.
     pub const LDR: SceneFormats = SceneFormats {
         linear: COLOR_FORMAT,
         world: GAMMA_COLOR_FORMAT,

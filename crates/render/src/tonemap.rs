@@ -21,9 +21,10 @@ use crate::pass::{
 use crate::shaders;
 use crate::target::COLOR_FORMAT;
 
-/// The operator's compression start and its desaturation (the published constants; the
-/// shader's `START_COMPRESSION` and `DESATURATION`).
+/// The operator's compression start (the published constant; the shader's
+/// `START_COMPRESSION`).
 pub const START_COMPRESSION: f32 = 0.76;
+/// The operator's desaturation (the published constant; the shader's `DESATURATION`).
 pub const DESATURATION: f32 = 0.15;
 
 /// The uniform of shaders/tonemap.wgsl.
@@ -51,6 +52,8 @@ pub fn neutral_shoulder(color: [f32; 3]) -> [f32; 3] {
     })
 }
 
+/// Maps the HDR scene into the frame's sRGB colour, adding bloom's blurred light first
+/// when bloom is on.
 pub struct ToneMapPass {
     pipeline: wgpu::RenderPipeline,
     bind_group: wgpu::BindGroup,

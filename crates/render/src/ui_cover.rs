@@ -22,6 +22,8 @@ pub(crate) struct CoverUniform {
     pub(crate) rects: [[f32; 4]; MAX_RECTS],
 }
 
+/// Writes the opaque UI panels' rectangles into the frame's depth at the nearest depth,
+/// so nothing under them is shaded.
 pub struct UiCoverPass {
     pipeline: wgpu::RenderPipeline,
     uniform: wgpu::Buffer,

@@ -37,6 +37,8 @@ struct UiTexture {
     group: wgpu::BindGroup,
 }
 
+/// Draws egui's meshes with the textures it hands over, one draw per mesh inside its clip
+/// rectangle.
 pub struct UiPainter {
     pipeline: wgpu::RenderPipeline,
     screen: wgpu::Buffer,

@@ -31,6 +31,7 @@ pub enum PortalColour {
 }
 
 impl PortalColour {
+    /// The outline's colour as RGBA8, as an overlay vertex carries it.
     pub fn rgba(self) -> [u8; 4] {
         match self {
             PortalColour::Green => [40, 230, 60, 255],
@@ -81,6 +82,7 @@ pub struct OverlayView<'a> {
     pub camera: &'a Camera,
     /// The camera culling ran from (the frozen one, or `camera`).
     pub culling: &'a Camera,
+    /// What culling found visible from `culling`: the cells and the views they are seen in.
     pub visible: &'a VisibleSet,
 }
 

@@ -63,12 +63,17 @@ pub struct TerrainStats {
     /// CPU: picking the shadow casters and writing uniforms, instances and height updates to
     /// the queue, µs.
     pub upload_us: f64,
+    /// The finest clipmap level drawn (finer levels' windows need no streaming).
     pub first_level: u32,
+    /// Clipmap levels drawn.
     pub levels_drawn: u32,
+    /// Instances drawn: tiles, fillers, trims, seams and the centre cross.
     pub instances: u32,
+    /// Pieces culled by the frustum, the octagon or the fog.
     pub pieces_culled: u32,
     /// Of those, the pieces the fog hides wholly.
     pub pieces_fogged: u32,
+    /// Triangles drawn, seams included.
     pub triangles: u64,
     /// Draw commands of the terrain itself: one per non-empty mesh kind plus the sky (≤ 6).
     pub draw_calls: u32,
@@ -76,6 +81,7 @@ pub struct TerrainStats {
     pub overlay_draw_calls: u32,
     /// Height bytes written to the texture array this frame.
     pub upload_bytes: usize,
+    /// Height window writes this frame (one `write_texture` each).
     pub upload_rects: usize,
     /// GPU memory held by the pass (height windows, meshes, instance buffer), independent of
     /// the heightmap's size.
@@ -85,13 +91,16 @@ pub struct TerrainStats {
 /// A loaded terrain: the CPU clipmap state and its GPU pass. Per frame [`Terrain::prepare`]
 /// selects, streams and uploads; [`Terrain::record`] draws.
 pub struct Terrain {
+    /// The CPU side: heightmap, min/max pyramid, selection and height windows.
     pub clipmap: ClipmapTerrain,
+    /// The GPU side: pipelines, buffers and uniforms.
     pub draw: TerrainDraw,
     updates: HeightUpdates,
     frozen: Option<Camera>,
     lines: Vec<LineVertex>,
     /// Per instance of this frame's selection: a brush's shadow may fall on it.
     world_shadowed: Vec<bool>,
+    /// What the last prepared frame cost and submitted.
     pub stats: TerrainStats,
     /// Where the terrain's origin sits in the level (a level's `TerrainRef.origin`).
     origin: Vec3,
@@ -121,6 +130,8 @@ pub struct TerrainPlacement<'a> {
 }
 
 impl Terrain {
+    /// The pass for `clipmap`, shaded as its heightmap suggests, drawing into
+    /// `color_format`.
     pub fn new(gpu: &Gpu, clipmap: ClipmapTerrain, color_format: wgpu::TextureFormat) -> Terrain {
         let shading = TerrainShading::for_heightmap(&clipmap.heightmap, clipmap.config());
         let draw = TerrainDraw::create(

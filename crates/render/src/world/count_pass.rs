@@ -26,13 +26,17 @@ pub const COUNT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Unorm;
 /// Where a fragment count draws: the count (`COUNT_FORMAT`) and a depth buffer of its own,
 /// cleared to no fragments and far.
 pub struct CountTarget {
+    /// The count per pixel, one unorm byte each (1/255 a fragment).
     pub count: wgpu::Texture,
+    /// `count` as the count pass's colour attachment.
     pub count_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
+    /// Width and height in pixels.
     pub size: (u32, u32),
 }
 
 impl CountTarget {
+    /// A count target and its depth for frames of `size` pixels.
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> CountTarget {
         let tex =
             |label, format, usage| crate::target::target_texture(gpu, label, size, format, usage);

@@ -12,6 +12,8 @@ const _: () = assert!(
 );
 
 impl WorldPass {
+    /// The world pass for `level`, drawing into `color_format`, clipping octagons with clip
+    /// distances where the device has them.
     pub fn create(gpu: &Gpu, level: &Level, color_format: wgpu::TextureFormat) -> WorldPass {
         Self::create_clipped(gpu, level, color_format, gpu.features.clip_distances)
     }

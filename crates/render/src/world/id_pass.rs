@@ -17,6 +17,7 @@ use lanthorn_level::Level;
 /// id pass's pipelines, made on first use for the world drawn (again for another world or
 /// variant).
 pub struct IdFrame {
+    /// Width and height in pixels.
     pub size: (u32, u32),
     pipelines: std::cell::RefCell<Option<(u64, std::rc::Rc<IdPipelines>)>>,
     depth_format: wgpu::TextureFormat,
@@ -29,11 +30,14 @@ pub struct IdFrame {
 
 /// The two id images of one frame, row-major, top row first.
 pub struct IdImages {
+    /// Per pixel, the id + 1 of the opaque or sky surface in front (0: nothing).
     pub solid: Vec<u32>,
+    /// Per pixel, the id + 1 of the liquid surface in front of the solid ones (0: none).
     pub liquid: Vec<u32>,
 }
 
 impl IdFrame {
+    /// Id and depth targets for frames of `size` pixels; the pipelines come on first use.
     pub fn create(gpu: &Gpu, size: (u32, u32)) -> IdFrame {
         let tex =
             |label, format, usage| crate::target::target_texture(gpu, label, size, format, usage);
@@ -176,7 +180,9 @@ impl Pass for IdPass<'_> {
 /// target of their own (depth-tested against, but never writing, the opaque depth).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdLayer {
+    /// Opaque and sky surfaces, writing the depth.
     Solid,
+    /// Liquid surfaces, tested against the solid depth without writing it.
     Liquid,
 }
 

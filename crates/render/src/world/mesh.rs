@@ -93,14 +93,20 @@ fn outdoor_surfaces(level: &Level) -> Vec<bool> {
     outdoor
 }
 
+/// A world surface's vertex as the world shader reads it (WGSL `WorldVertex`): the
+/// surface's material, lightmap and styles repeated on each.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct WorldVertex {
+    /// World position (object space for an object's surface).
     pub position: [f32; 3],
+    /// Material texture coordinates, in texture repeats.
     pub uv: [f32; 2],
     /// Atlas luxel coordinates (the shader divides by the atlas size).
     pub lightmap_uv: [f32; 2],
+    /// The material's layer in the material texture array.
     pub layer: u32,
+    /// The surface's flags (`surface_flags`) and the `VERTEX_*` flags above them.
     pub flags: u32,
     /// Index into `Level::surfaces` (the id pass writes it).
     pub surface: u32,
@@ -134,14 +140,19 @@ impl WorldVertex {
 /// Pipelines of the world pass in drawing order: translucent liquids last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SurfaceKind {
+    /// Solid surfaces, drawn first.
     Opaque = 0,
+    /// Sky surfaces, which show the sky.
     Sky = 1,
+    /// Liquid surfaces, translucent, drawn last.
     Liquid = 2,
 }
 
 impl SurfaceKind {
+    /// Every kind, in drawing order.
     pub const ALL: [SurfaceKind; 3] = [SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Liquid];
 
+    /// The kind of a surface with `flags` (`surface_flags`): sky, else liquid, else opaque.
     pub fn of(flags: u32) -> SurfaceKind {
         if flags & surface_flags::SKY != 0 {
             SurfaceKind::Sky
@@ -156,7 +167,9 @@ impl SurfaceKind {
 /// An index range in the world index buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IndexRange {
+    /// First index of the range.
     pub first: u32,
+    /// Indices in the range.
     pub count: u32,
 }
 
@@ -185,7 +198,10 @@ pub struct SurfaceCull {
 /// The world geometry as uploaded: CPU side, so tests can check it without a GPU.
 #[derive(Clone, Debug, Default)]
 pub struct WorldMesh {
+    /// Every surface's vertices, once per surface.
     pub vertices: Vec<WorldVertex>,
+    /// Triangle indices, grouped by cell or object and by kind (`cell_ranges`,
+    /// `object_ranges`).
     pub indices: Vec<u32>,
     /// `cell_ranges[kind][cell]`.
     pub cell_ranges: [Vec<IndexRange>; 3],

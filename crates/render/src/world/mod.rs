@@ -50,10 +50,14 @@ pub use self::mesh::{
 };
 pub use self::wireframe::{Wireframe, WireframePass};
 
+/// The world shader's per-frame uniform (WGSL `WorldFrame`): the camera, the styles'
+/// brightnesses, the views, the fog and the sun's shadows.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct WorldFrame {
+    /// The camera's world-to-clip transform.
     pub view_proj: [[f32; 4]; 4],
+    /// xyz: the camera's position in world units; w: 1.
     pub eye: [f32; 4],
     /// x: seconds, y: lightmap scale, z: fullbright debug.
     pub params: [f32; 4],
@@ -61,6 +65,7 @@ pub struct WorldFrame {
     pub styles: [[f32; 4]; lanthorn_level::styles::MAX_STYLES / 4],
     /// View 0 is the camera; mirrors and teleporters add views (`vis::View`).
     pub views: [WorldView; MAX_VIEWS],
+    /// The aerial fog of a level under a terrain (all zero: none).
     pub fog: fog::WorldFog,
     /// Level coordinates → each sun shadow cascade's clip space (`shadows`; zero without).
     pub shadow_to_light: [[[f32; 4]; 4]; crate::shadow::CASCADES],
@@ -75,6 +80,7 @@ pub struct WorldFrame {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct WorldView {
+    /// This view's world-to-clip transform.
     pub view_proj: [[f32; 4]; 4],
     /// Fragments with `clip_plane · (p, 1) < 0` are discarded (the near side of the portal).
     pub clip_plane: [f32; 4],
@@ -82,8 +88,12 @@ pub struct WorldView {
     pub eye: [f32; 4],
 }
 
+/// Views a frame holds at most: the camera's and those of the mirrors and teleporters it
+/// sees (the portal flow's limit).
 pub const MAX_VIEWS: usize = lanthorn_vis::portal_flow::MAX_VIEWS;
 
+/// The world pass: a per-draw record for each visible cell and object, and indexed
+/// indirect sub-draws batched by view class and surface kind.
 pub struct WorldPass {
     /// The mesh and the per-frame buffers the world draws from.
     buffers: WorldBuffers,
@@ -102,6 +112,7 @@ pub struct WorldPass {
     max_records: usize,
     /// This frame's draws (records, sub-draws per batch), built on the CPU.
     draws: DrawBuilder,
+    /// What the last prepared frame submitted.
     pub stats: WorldStats,
     /// Microseconds the per-surface tests and draw building took this frame (part of the
     /// pass's prepare).
@@ -296,6 +307,7 @@ impl WorldPass {
         }
     }
 
+    /// The world geometry as uploaded.
     pub fn mesh(&self) -> &WorldMesh {
         &self.mesh
     }

@@ -7,7 +7,7 @@ use super::WorldPass;
 use crate::gpu::Gpu;
 use crate::pass::{Attachment, FrameInputs, Load, Pass, PassAttachments, Prepared, Scope};
 
-/// The wireframe's pipelines ([`ViewClass`] order), made on first use for the world's shading
+/// The wireframe's pipelines (`ViewClass` order), made on first use for the world's shading
 /// (again when its variant changes).
 #[derive(Default)]
 pub struct Wireframe {

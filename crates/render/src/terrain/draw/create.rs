@@ -3,6 +3,8 @@
 use super::*;
 
 impl TerrainDraw {
+    /// The terrain's buffers, pipelines and placeholder textures for the clipmap `cfg` and
+    /// its `meshes`, drawing into `color_format`.
     pub fn create(
         gpu: &Gpu,
         cfg: &ClipmapConfig,

@@ -36,6 +36,8 @@ pub use self::hooks::{ReferenceVertex, VertexReadback};
 pub(crate) use self::pipelines::INSTANCE_ATTRIBUTES;
 pub use self::uniforms::TerrainView;
 
+/// The terrain's GPU side: the clipmap meshes and height windows, the pipelines, and the
+/// uniforms and instances it uploads each frame.
 pub struct TerrainDraw {
     pub(in crate::terrain) fill: wgpu::RenderPipeline,
     pub(in crate::terrain) seam: wgpu::RenderPipeline,
@@ -121,6 +123,8 @@ pub struct TerrainDraw {
     pub(in crate::terrain) levels: u32,
     pub(in crate::terrain) window: u32,
     pub(in crate::terrain) gpu_bytes: usize,
+    /// How the surface is lit and coloured, which the view uniform is made from; adjustable
+    /// after creation (the level's sun).
     pub shading: TerrainShading,
 }
 
@@ -471,6 +475,7 @@ impl TerrainDraw {
         }) + (self.line_count > 0) as u32
     }
 
+    /// GPU memory the draw holds: height windows, meshes and instance buffer.
     pub fn gpu_bytes(&self) -> usize {
         self.gpu_bytes
     }
@@ -622,7 +627,9 @@ pub struct TerrainUpload<'a> {
     pub camera: &'a Camera,
     /// Where the selection was made when that is not the eye (frozen culling).
     pub selection_camera: Option<&'a Camera>,
+    /// The clipmap selection to draw and the height updates to upload first.
     pub frame: &'a ClipmapFrame<'a>,
+    /// The debug overlays switched on (wireframe, level tints, tile boxes).
     pub overlay: &'a TerrainOverlay,
     /// Debug boxes, eye-relative.
     pub lines: &'a [LineVertex],

@@ -11,19 +11,33 @@ use lanthorn_terrain::TerrainShading;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct TerrainView {
+    /// Projection × view rotation: eye-relative position → clip.
     pub view_proj: [[f32; 4]; 4],
+    /// Its inverse, which turns the sky's screen positions into directions.
     pub inv_view_proj: [[f32; 4]; 4],
+    /// xyz: selection camera − eye, in world units (zero unless culling is frozen).
     pub eye_offset: [f32; 4],
+    /// xyz: unit vector towards the sun; w: the ambient light where the sun does not reach.
     pub sun: [f32; 4],
+    /// rgb: the sky's linear colour straight up.
     pub sky_zenith: [f32; 4],
+    /// rgb: the sky's linear colour at the horizon, also the fog's colour.
     pub sky_horizon: [f32; 4],
+    /// x: sea level, y: snow line, z: height span (tints water depth), w: beach width (a
+    /// fraction of the sea-to-snow range).
     pub bands: [f32; 4],
+    /// x: the distance where the exp² fog reaches 63 %, y, z: the distances where the edge
+    /// fade starts and is complete, w: the fog's strength.
     pub fog: [f32; 4],
+    /// x, y: the size of the test hooks' points target (1, 1 otherwise).
     pub misc: [f32; 4],
+    /// y: 1 = flat water at sea level; z: 1 = the sky and the fog from the sky cube (the
+    /// level's skybox or the baked daylight model); x, w: unused.
     pub flags: [u32; 4],
     /// Screen octagon the terrain is clipped to (the union of the visible outdoor cells'
-    /// octagons; the full screen for a terrain-only scene): min and max of x, y, x+y, x−y.
+    /// octagons; the full screen for a terrain-only scene): min of x, y, x+y, x−y in NDC.
     pub oct_min: [f32; 4],
+    /// The same octagon's max of x, y, x+y, x−y.
     pub oct_max: [f32; 4],
     /// The point light map's window: eye-relative x, y of its corner, 1 / its size in x and y.
     pub lamps: [f32; 4],

@@ -23,10 +23,15 @@ pub use self::surface_tests::{culled_surfaces, CullReason};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct DrawCommand {
+    /// Indices drawn, from `first_index`.
     pub index_count: u32,
+    /// Always 1: the one instance reads its record.
     pub instance_count: u32,
+    /// First index in the world mesh's index buffer.
     pub first_index: u32,
+    /// Added to each index; 0, as the mesh's indices are absolute.
     pub base_vertex: i32,
+    /// The draw record's index, which the shader reads as the instance index.
     pub first_instance: u32,
 }
 
@@ -34,7 +39,9 @@ pub struct DrawCommand {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct DrawRecord {
+    /// Screen octagon (NDC) the draw is clipped to: the cell's or object's in its view.
     pub octagon: Octagon,
+    /// The view it is drawn in (0: the camera's), an index into the frame's views.
     pub view: u32,
     /// Cell id, or `u32::MAX - object` for objects.
     pub cell: u32,
@@ -43,6 +50,7 @@ pub struct DrawRecord {
     /// Light multiplier of an object lit where it is: RGB bytes, `LIGHT_UNIT` is 1
     /// (`LIGHT_ONE` for everything with its own lightmap).
     pub light: u32,
+    /// xyz: the object's translation in world units (zero for cells); w: 0.
     pub origin: [f32; 4],
 }
 
@@ -70,12 +78,14 @@ pub struct WorldStats {
     pub sub_draws: u32,
     /// Views drawn (1 + mirrors and teleporters seen).
     pub views: u32,
+    /// Triangles drawn.
     pub triangles: u64,
     /// World surfaces drawn (every copy; objects' not counted).
     pub surfaces: u32,
-    /// Of the camera's opaque surfaces, those drawn from the surface cache, and those drawn
-    /// directly that it wants to hold (baked for the next frames).
+    /// Of the camera's opaque surfaces, those drawn from the surface cache.
     pub cached: u32,
+    /// Of the camera's opaque surfaces, those drawn directly that the cache wants to hold
+    /// (baked for the next frames).
     pub baking: u32,
 }
 
@@ -135,9 +145,10 @@ pub struct DrawList {
     pub stats: WorldStats,
     /// The views after the camera's (view `i + 1`): where each is seen from.
     pub view_links: Vec<ViewLink>,
-    /// The camera's opaque surfaces drawn from the surface cache, and those drawn directly
-    /// that the cache wants (`surface_cache::state`), front to back.
+    /// The camera's opaque surfaces drawn from the surface cache, front to back.
     pub cached_surfaces: Vec<u32>,
+    /// The camera's opaque surfaces drawn directly that the cache wants
+    /// (`surface_cache::state`), front to back.
     pub bake_surfaces: Vec<u32>,
 }
 
@@ -191,12 +202,15 @@ pub mod cache_state {
 /// What one frame's draws are built from.
 #[derive(Clone, Copy)]
 pub struct DrawInputs<'a> {
+    /// What culling found visible: cells, objects and the views they are seen in.
     pub visible: &'a VisibleSet,
+    /// The camera the frame is drawn from.
     pub camera: &'a Camera,
     /// Records that fit the buffer: those beyond are not drawn.
     pub max_records: usize,
     /// One draw command per batch (multi-draw indirect), or one per sub-draw.
     pub multi_draw: bool,
+    /// The tests a surface of a visible cell or object must pass to be drawn.
     pub tests: SurfaceTests,
     /// Per surface, `surface_cache::state` (empty: nothing is cached): the camera's opaque
     /// surfaces in the cache go to [`CACHED_BATCH`].

@@ -36,8 +36,9 @@ pub const BAKE_BUDGET: u64 = 1 << 20;
 /// What the cache needs of a surface, worked out once.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CacheSurface {
-    /// The surface's bounds in material texels (`uv × size`).
+    /// Lower corner of the surface's bounds in material texels (`uv × size`).
     pub min: Vec2,
+    /// Upper corner of those bounds.
     pub max: Vec2,
     /// The material's size in texels.
     pub size: Vec2,
@@ -45,19 +46,29 @@ pub struct CacheSurface {
     pub texel_world: f32,
     /// Atlas luxel coordinates at `uv`: `lm_base + uv.x · lm_du + uv.y · lm_dv`.
     pub lm_base: Vec2,
+    /// Atlas luxels per unit of `uv.x`.
     pub lm_du: Vec2,
+    /// Atlas luxels per unit of `uv.y`.
     pub lm_dv: Vec2,
-    /// The luxels a bake may read: the surface's lightmap rect to the centres of its border.
+    /// Lower corner of the luxels a bake may read: the surface's lightmap rect to the centres
+    /// of its border.
     pub lm_min: Vec2,
+    /// Upper corner of those luxels.
     pub lm_max: Vec2,
-    /// World-space bounds (how close the eye is).
+    /// Lower corner of the world-space bounds (how close the eye is).
     pub bounds_min: Vec3,
+    /// Upper corner of the world-space bounds.
     pub bounds_max: Vec3,
     /// The surface's styles (`LightStyles::packed`), and what its vertices carry besides.
     pub styles: u32,
+    /// The material's layer in the material texture array.
     pub layer: u32,
+    /// Its vertex flags (`WorldVertex::flags`).
     pub flags: u32,
+    /// Its light without a lightmap (`WorldVertex::unlit`).
     pub unlit: f32,
+    /// Each lightmap slot's colour where the atlas keeps it grey
+    /// (`WorldVertex::style_tints`).
     pub style_tints: [u32; 4],
 }
 
@@ -65,9 +76,13 @@ pub struct CacheSurface {
 /// origin in material texels, and its place in the atlas (texels of level 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {
+    /// One cache texel for 2^level × 2^level material texels.
     pub level: u32,
+    /// The corner in material texels, on a multiple of [`ALIGN`] cache texels.
     pub origin: [i64; 2],
+    /// The corner in the atlas, in texels of its level 0.
     pub atlas: [u32; 2],
+    /// Width and height in atlas texels of level 0, one per cache texel.
     pub size: [u32; 2],
 }
 
@@ -134,8 +149,12 @@ struct Entry {
 /// A surface to bake this frame, at `region`, with its slots' brightnesses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bake {
+    /// The surface to bake (an index into `Level::surfaces`).
     pub surface: u32,
+    /// Where in the atlas, and at which level.
     pub region: Region,
+    /// The map from the surface's `uv` to normalised atlas coordinates
+    /// ([`Region::uv_map`]).
     pub uv_map: [f32; 4],
 }
 
@@ -155,6 +174,8 @@ pub struct SurfacePlan {
 }
 
 impl SurfacePlan {
+    /// A plan for `level`'s surfaces, worked out from their vertices in `mesh`, holding
+    /// none of them yet.
     pub fn new(level: &Level, mesh: &WorldMesh) -> SurfacePlan {
         let mut first = vec![usize::MAX; level.surfaces.len()];
         for (i, v) in mesh.vertices.iter().enumerate().rev() {
@@ -196,6 +217,7 @@ impl SurfacePlan {
         self.surfaces.iter().filter(|s| s.is_some()).count()
     }
 
+    /// What the cache keeps of surface `s`; `None` where it cannot be cached.
     pub fn surface(&self, s: u32) -> Option<&CacheSurface> {
         self.surfaces.get(s as usize).and_then(|s| s.as_ref())
     }
