@@ -84,7 +84,15 @@ pub fn run_command(
     json: bool,
 ) -> anyhow::Result<()> {
     let v = match level {
-        Some(path) => level_report(&super::load_level(Some(path), game)?.0),
+        Some(path) => {
+            let mut v = level_report(&super::load_level(Some(path), game)?.0);
+            if let (Some(bsp), Some(obj)) = (bsp_report(path)?, v.as_object_mut()) {
+                obj.insert("format".into(), bsp.format.into());
+                obj.insert("bspx_lumps".into(), bsp.bspx_lumps.into());
+                obj.insert("light_from".into(), bsp.light.name().into());
+            }
+            v
+        }
         None => adapter_report(&gpu()?),
     };
     if json {
@@ -93,6 +101,24 @@ pub fn run_command(
         print_table(&v);
     }
     Ok(())
+}
+
+/// A `.bsp` file's layout, BSPX lumps and light (`None` for any other level).
+fn bsp_report(path: &std::path::Path) -> anyhow::Result<Option<crate::import::q1::BspReport>> {
+    let is_bsp = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("bsp"));
+    if !is_bsp || !path.is_file() {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path)?;
+    let lit = std::fs::read(path.with_extension("lit")).ok();
+    let name = path.display().to_string();
+    Ok(Some(crate::import::q1::describe(
+        &bytes,
+        &name,
+        lit.as_deref(),
+    )?))
 }
 
 /// `lanthorn info --terrain HEIGHTMAP`: the heightmap as the clipmap loads it.

@@ -113,13 +113,15 @@ pub fn outline(s: &Surface) -> Vec<Vertex> {
 /// lightmap coordinates interpolated along the edge they split.
 fn with_inserted(old: &[Vertex], points: &[DVec3], inserted: &[bool]) -> Vec<Vertex> {
     let mut vertices = Vec::with_capacity(points.len());
-    let mut orig = 0usize; // index of the last original vertex passed
+    // The original vertices come in `points` in their own order: the last one passed is the
+    // start of the edge an inserted point splits (counted, not looked up by position: an
+    // outline may repeat a position, and the first copy's edge can have no length).
+    let mut passed = 0usize;
+    let mut orig = 0usize;
     for (p, &is_new) in points.iter().zip(inserted) {
         if !is_new {
-            orig = old
-                .iter()
-                .position(|v| v.position.as_dvec3() == *p)
-                .unwrap_or(0);
+            orig = passed.min(old.len() - 1);
+            passed += 1;
             vertices.push(old[orig]);
             continue;
         }
@@ -155,5 +157,58 @@ pub fn centre_vertex(vertices: &[Vertex]) -> Vertex {
         position: vertices.iter().map(|v| v.position).sum::<Vec3>() * inv,
         uv: vertices.iter().map(|v| v.uv).sum::<Vec2>() * inv,
         lightmap_uv: vertices.iter().map(|v| v.lightmap_uv).sum::<Vec2>() * inv,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Vec2, Vec3};
+
+    /// A fan surface over `corners` (z = 0) whose texture coordinates are its x and y.
+    fn surface(corners: &[[f32; 2]]) -> Surface {
+        let vertices: Vec<Vertex> = corners
+            .iter()
+            .map(|&[x, y]| Vertex {
+                position: Vec3::new(x, y, 0.0),
+                uv: Vec2::new(x, y),
+                lightmap_uv: Vec2::new(x, y),
+            })
+            .collect();
+        let indices = (1..corners.len() as u32 - 1)
+            .flat_map(|k| [0, k, k + 1])
+            .collect();
+        Surface {
+            vertices,
+            indices,
+            normal: Vec3::Z,
+            ..Default::default()
+        }
+    }
+
+    /// A neighbour's corner on an edge is inserted with the coordinates the edge has there,
+    /// also when the outline repeats a corner (a damaged file's face): every inserted vertex's
+    /// texture coordinates are its position's.
+    #[test]
+    fn inserted_vertices_take_the_coordinates_of_their_edge_even_past_a_repeated_corner() {
+        let mut surfaces = vec![
+            // (64, 0) repeated: a side of no length before the long side it starts.
+            surface(&[
+                [0.0, 0.0],
+                [64.0, 0.0],
+                [64.0, 0.0],
+                [64.0, 64.0],
+                [0.0, 64.0],
+            ]),
+            // A neighbour whose corner (64, 32) lies on the long side.
+            surface(&[[64.0, 32.0], [96.0, 32.0], [96.0, 48.0], [64.0, 48.0]]),
+        ];
+        let added = repair_tjunctions(&mut surfaces, &[0, 1]);
+        assert!(added >= 2, "{added}");
+        for v in &surfaces[0].vertices {
+            let xy = v.position.truncate();
+            assert!(v.uv.is_finite() && (v.uv - xy).length() < 1e-4, "{v:?}");
+            assert!((v.lightmap_uv - xy).length() < 1e-4, "{v:?}");
+        }
     }
 }

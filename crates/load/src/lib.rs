@@ -125,13 +125,22 @@ pub fn load_from_game(
             search.describe()
         );
     }
-    let mut level = lanthorn_import::q1::from_bytes_with_palette(
+    // Coloured light: `maps/NAME.lit` on the same search path, as Quake engines look for it.
+    let lit = search.read(&lit_file(&file)).and_then(Result::ok);
+    let mut level = lanthorn_import::q1::from_bytes_with(
         &found.bytes,
         &found.origin,
         palette.as_ref(),
+        lit.as_ref().map(|l| l.bytes.as_slice()),
     )?;
     lanthorn_level::spawn::apply(&mut level, rules);
     Ok((level, found.origin))
+}
+
+/// The `.lit` file beside a map file on a search path (`maps/e1m1.bsp` → `maps/e1m1.lit`).
+fn lit_file(map: &str) -> String {
+    let stem = map.strip_suffix(".bsp").unwrap_or(map);
+    format!("{stem}.lit")
 }
 
 /// Whether `path` names a built-in level (`keep`, `builtin`, …) rather than a file.

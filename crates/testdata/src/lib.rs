@@ -126,3 +126,53 @@ pub fn surface_samples(
     }
     out
 }
+
+/// An ericw-tools program (`qbsp`, `vis`, `light`, …) from the shared tools
+/// (../shared/tools/ericw/bin): the compiler community maps are made with, a test oracle that
+/// writes every Quake BSP format. `None` after a loud skip when it is missing (a failure
+/// where real data is required: `missing_realdata`).
+pub fn ericw_tool(name: &str) -> Option<std::path::PathBuf> {
+    let path = realdata_dir().join("../tools/ericw/bin").join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    missing_realdata(&path);
+    None
+}
+
+/// Runs an ericw-tools program on `args` (quietly, without progress bars); panics with its
+/// output when it fails.
+pub fn run_ericw(tool: &std::path::Path, args: &[&std::ffi::OsStr]) {
+    let out = std::process::Command::new(tool)
+        .arg("-noprogress")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", tool.display()));
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed:\n{}{}",
+        tool.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// One of the id maps' sources (`quake/maps/NAME.map`) copied into `dir` with the wads its
+/// `"wad"` key names (`gfx/*.wad`, relative to the map, as ericw-tools reads them) and the
+/// palette; the copy's path. `None` after a loud skip when the real data is missing.
+pub fn id_map_in(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    let quake = realdata_dir().join("quake");
+    let source = quake.join("maps").join(format!("{name}.map"));
+    if !source.is_file() {
+        missing_realdata(&source);
+        return None;
+    }
+    std::fs::create_dir_all(dir.join("gfx")).unwrap();
+    for wad in std::fs::read_dir(quake.join("wads")).unwrap().flatten() {
+        std::fs::copy(wad.path(), dir.join("gfx").join(wad.file_name())).unwrap();
+    }
+    std::fs::copy(quake.join("palette.lmp"), dir.join("palette.lmp")).unwrap();
+    let map = dir.join(format!("{name}.map"));
+    std::fs::copy(&source, &map).unwrap();
+    Some(map)
+}

@@ -7,6 +7,7 @@ use glam::{DVec3, Vec2, Vec3};
 use lanthorn_level::styles::{self, LightStyles};
 use lanthorn_level::{material_flags, surface_flags, Material, Surface, Vertex};
 
+use super::light::Light;
 use super::lumps::{Lumps, RawFace, RawTexinfo};
 use super::Q1Error;
 
@@ -165,7 +166,7 @@ pub(super) fn face_geom(
     })
 }
 
-/// A surface without its lightmap rect, and the luxels of its lightmaps (grey, one byte per
+/// A surface without its lightmap rect, and the luxels of its lightmaps (RGB, three bytes a
 /// luxel, one map per style slot one after another) when it has them.
 pub(super) struct BuiltFace {
     pub surface: Surface,
@@ -194,13 +195,14 @@ fn face_styles(f: &RawFace, i: usize, file: &str) -> Result<LightStyles, Q1Error
     Ok(st)
 }
 
-/// Face `i`'s lightmaps from the lighting lump: `n` luxels per style slot, the slots stored
-/// one after another from the face's light offset. A face whose styles are all empty shows
-/// black, under style 0. Light data that runs past the end of the lump is cut there and the
-/// missing luxels are black, with a warning: quakespasm reads such a face as far as the lump
-/// goes (id's own maps of the registered episodes end a few bytes short).
+/// Face `i`'s lightmaps as RGB (three bytes a luxel) from the map's light: `n` luxels per
+/// style slot, the slots stored one after another from the face's light offset. A face whose
+/// styles are all empty shows black, under style 0. Light data that runs past the end of the
+/// lump is cut there and the missing luxels are black, with a warning: quakespasm reads such
+/// a face as far as the lump goes (id's own maps of the registered episodes end a few bytes
+/// short).
 fn face_luxels(
-    l: &Lumps,
+    light: &Light,
     f: &RawFace,
     i: usize,
     n: usize,
@@ -209,14 +211,12 @@ fn face_luxels(
     let st = face_styles(f, i, file)?;
     let count = st.count();
     if count == 0 {
-        return Ok((vec![0; n], LightStyles::default(), None));
+        return Ok((vec![0; 3 * n], LightStyles::default(), None));
     }
-    let len = l.lighting.len();
-    let start = (f.light_ofs as usize).min(len);
-    let end = (f.light_ofs as u64 + (n * count) as u64).min(len as u64) as usize;
-    let mut luxels = vec![0; n * count];
-    luxels[..end - start].copy_from_slice(&l.lighting[start..end]);
-    let short = n * count - (end - start);
+    let len = light.len();
+    let mut luxels = vec![0; 3 * n * count];
+    let read = light.read(f.light_ofs as usize, n * count, &mut luxels);
+    let short = n * count - read;
     let warning = (short > 0).then(|| {
         format!(
             "face {i}: light data at {} + {n}x{count} bytes runs {short} bytes past the lighting lump ({len} bytes); those luxels are black",
@@ -232,7 +232,7 @@ fn face_luxels(
 /// (1×1 block, every `lightmap_uv` = (0.5, 0.5)): Quake shows such faces dark. A lit face
 /// keeps a map per light style, each shown at its style's current brightness.
 pub(super) fn build(
-    l: &Lumps,
+    (l, light): (&Lumps, &Light),
     i: usize,
     materials: &[Material],
     file: &str,
@@ -254,13 +254,13 @@ pub(super) fn build(
         || flags & (surface_flags::SKY | surface_flags::LIQUID) != 0;
     let ext = extents(&g.texinfo, &g.points);
 
-    let unlit = !special && !l.lighting.is_empty() && f.light_ofs == -1;
+    let unlit = !special && !light.is_empty() && f.light_ofs == -1;
     let mut face_styles = LightStyles::default();
     let mut warning = None;
-    let luxels = if special || l.lighting.is_empty() {
+    let luxels = if special || light.is_empty() {
         None
     } else if unlit {
-        Some((1, 1, vec![0]))
+        Some((1, 1, vec![0; 3]))
     } else if f.light_ofs < 0 {
         return Err(Q1Error::corrupt(
             file,
@@ -278,10 +278,10 @@ pub(super) fn build(
                 ),
             ));
         }
-        let (grey, st, short) = face_luxels(l, f, i, ext.luxels(), file)?;
+        let (rgb, st, short) = face_luxels(light, f, i, ext.luxels(), file)?;
         face_styles = st;
         warning = short;
-        Some((ext.size[0] as u32, ext.size[1] as u32, grey))
+        Some((ext.size[0] as u32, ext.size[1] as u32, rgb))
     };
 
     // Wind the loop counter-clockwise seen from the visible side.

@@ -1,9 +1,44 @@
-//! The BSP29 file layout: header, lumps and their fixed-size records, read with every offset
-//! and length checked. Index checks between lumps happen where the indices are used.
+//! The Quake BSP file layouts — id's BSP29 and the two that widen its 16-bit fields, BSP2
+//! and its predecessor 2PSB (RMQ's) — into one set of records: header, lumps and their
+//! fixed-size records, read with every offset and length checked. Index checks between lumps
+//! happen where the indices are used.
 
 use super::Q1Error;
 
 pub(super) const VERSION: i32 = 29;
+
+/// Which of the three layouts a file has (its first four bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BspFormat {
+    /// id's Quake BSP (version 29): 16-bit node, leaf, face, edge and mark-surface indices,
+    /// 16-bit bounding boxes.
+    Bsp29,
+    /// "2PSB" (RMQ's first widening): 32-bit indices, 16-bit bounding boxes.
+    Bsp2Rmq,
+    /// "BSP2": 32-bit indices, float bounding boxes.
+    Bsp2,
+}
+
+impl BspFormat {
+    /// The layout the first four bytes name, `None` for another file.
+    pub(crate) fn of(magic: [u8; 4]) -> Option<BspFormat> {
+        match &magic {
+            b"BSP2" => Some(BspFormat::Bsp2),
+            b"2PSB" => Some(BspFormat::Bsp2Rmq),
+            _ if i32::from_le_bytes(magic) == VERSION => Some(BspFormat::Bsp29),
+            _ => None,
+        }
+    }
+
+    /// Its name as tools print it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            BspFormat::Bsp29 => "BSP29",
+            BspFormat::Bsp2Rmq => "2PSB",
+            BspFormat::Bsp2 => "BSP2",
+        }
+    }
+}
 
 /// Lump numbers and names, in header order.
 pub(super) const LUMP_NAMES: [&str; 15] = [
@@ -58,8 +93,9 @@ pub(super) fn f32_at(b: &[u8], o: usize) -> f32 {
 fn vec3_at(b: &[u8], o: usize) -> [f32; 3] {
     [f32_at(b, o), f32_at(b, o + 4), f32_at(b, o + 8)]
 }
-fn i16x3_at(b: &[u8], o: usize) -> [i16; 3] {
-    [i16_at(b, o), i16_at(b, o + 2), i16_at(b, o + 4)]
+/// Three shorts widened to floats (a BSP29 or 2PSB bounding box corner).
+fn i16x3_at(b: &[u8], o: usize) -> [f32; 3] {
+    [i16_at(b, o), i16_at(b, o + 2), i16_at(b, o + 4)].map(f32::from)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -72,9 +108,9 @@ pub(super) struct RawPlane {
 pub(super) struct RawNode {
     pub plane: u32,
     /// >= 0: node index; < 0: leaf `-(c + 1)`.
-    pub children: [i16; 2],
-    pub mins: [i16; 3],
-    pub maxs: [i16; 3],
+    pub children: [i32; 2],
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,11 +122,11 @@ pub(super) struct RawTexinfo {
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct RawFace {
-    pub plane: u16,
-    pub side: i16,
+    pub plane: u32,
+    pub side: i32,
     pub first_edge: i32,
-    pub num_edges: i16,
-    pub texinfo: i16,
+    pub num_edges: i32,
+    pub texinfo: i32,
     pub styles: [u8; 4],
     pub light_ofs: i32,
 }
@@ -99,10 +135,10 @@ pub(super) struct RawFace {
 pub(super) struct RawLeaf {
     pub contents: i32,
     pub vis_ofs: i32,
-    pub mins: [i16; 3],
-    pub maxs: [i16; 3],
-    pub first_mark: u16,
-    pub num_marks: u16,
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+    pub first_mark: u32,
+    pub num_marks: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -117,6 +153,7 @@ pub(super) struct RawModel {
 
 /// The file split into its lumps, each parsed into records.
 pub(super) struct Lumps<'a> {
+    pub format: BspFormat,
     pub entities: &'a [u8],
     pub planes: Vec<RawPlane>,
     pub textures: &'a [u8],
@@ -127,8 +164,8 @@ pub(super) struct Lumps<'a> {
     pub faces: Vec<RawFace>,
     pub lighting: &'a [u8],
     pub leafs: Vec<RawLeaf>,
-    pub marksurfaces: Vec<u16>,
-    pub edges: Vec<[u16; 2]>,
+    pub marksurfaces: Vec<u32>,
+    pub edges: Vec<[u32; 2]>,
     pub surfedges: Vec<i32>,
     pub models: Vec<RawModel>,
 }
@@ -142,13 +179,13 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
             need: HEADER_SIZE,
         });
     }
-    let version = i32_at(bytes, 0);
-    if version != VERSION {
+    let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
+    let Some(format) = BspFormat::of(magic) else {
         return Err(Q1Error::Version {
             file: file.into(),
-            version,
+            version: i32_at(bytes, 0),
         });
-    }
+    };
     let mut raw: [&[u8]; 15] = [&[]; 15];
     for (i, slot) in raw.iter_mut().enumerate() {
         let ofs = i32_at(bytes, 4 + i * 8);
@@ -163,7 +200,9 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
         }
         *slot = &bytes[ofs as usize..end as usize];
     }
+    let wide = format != BspFormat::Bsp29;
     Ok(Lumps {
+        format,
         entities: raw[ENTITIES],
         planes: records(file, PLANES, raw[PLANES], 20, |b| RawPlane {
             normal: vec3_at(b, 0),
@@ -172,47 +211,23 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
         textures: raw[TEXTURES],
         vertexes: records(file, VERTEXES, raw[VERTEXES], 12, |b| vec3_at(b, 0))?,
         visibility: raw[VISIBILITY],
-        nodes: records(file, NODES, raw[NODES], 24, |b| RawNode {
-            plane: u32_at(b, 0),
-            children: [i16_at(b, 4), i16_at(b, 6)],
-            mins: i16x3_at(b, 8),
-            maxs: i16x3_at(b, 14),
-        })?,
-        texinfo: records(file, TEXINFO, raw[TEXINFO], 40, |b| {
-            let v = |o: usize| {
-                [
-                    f32_at(b, o),
-                    f32_at(b, o + 4),
-                    f32_at(b, o + 8),
-                    f32_at(b, o + 12),
-                ]
-            };
-            RawTexinfo {
-                vecs: [v(0), v(16)],
-                miptex: i32_at(b, 32),
-                flags: i32_at(b, 36),
-            }
-        })?,
-        faces: records(file, FACES, raw[FACES], 20, |b| RawFace {
-            plane: u16_at(b, 0),
-            side: i16_at(b, 2),
-            first_edge: i32_at(b, 4),
-            num_edges: i16_at(b, 8),
-            texinfo: i16_at(b, 10),
-            styles: [b[12], b[13], b[14], b[15]],
-            light_ofs: i32_at(b, 16),
-        })?,
+        nodes: nodes(file, format, raw[NODES])?,
+        texinfo: records(file, TEXINFO, raw[TEXINFO], 40, texinfo)?,
+        faces: faces(file, format, raw[FACES])?,
         lighting: raw[LIGHTING],
-        leafs: records(file, LEAFS, raw[LEAFS], 28, |b| RawLeaf {
-            contents: i32_at(b, 0),
-            vis_ofs: i32_at(b, 4),
-            mins: i16x3_at(b, 8),
-            maxs: i16x3_at(b, 14),
-            first_mark: u16_at(b, 20),
-            num_marks: u16_at(b, 22),
-        })?,
-        marksurfaces: records(file, MARKSURFACES, raw[MARKSURFACES], 2, |b| u16_at(b, 0))?,
-        edges: records(file, EDGES, raw[EDGES], 4, |b| [u16_at(b, 0), u16_at(b, 2)])?,
+        leafs: leafs(file, format, raw[LEAFS])?,
+        marksurfaces: match wide {
+            false => records(file, MARKSURFACES, raw[MARKSURFACES], 2, |b| {
+                u16_at(b, 0).into()
+            })?,
+            true => records(file, MARKSURFACES, raw[MARKSURFACES], 4, |b| u32_at(b, 0))?,
+        },
+        edges: match wide {
+            false => records(file, EDGES, raw[EDGES], 4, |b| {
+                [u16_at(b, 0), u16_at(b, 2)].map(u32::from)
+            })?,
+            true => records(file, EDGES, raw[EDGES], 8, |b| [u32_at(b, 0), u32_at(b, 4)])?,
+        },
         surfedges: records(file, SURFEDGES, raw[SURFEDGES], 4, |b| i32_at(b, 0))?,
         models: records(file, MODELS, raw[MODELS], 64, |b| RawModel {
             mins: vec3_at(b, 0),
@@ -223,6 +238,103 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
             num_faces: i32_at(b, 60),
         })?,
     })
+}
+
+fn texinfo(b: &[u8]) -> RawTexinfo {
+    let v = |o: usize| {
+        [
+            f32_at(b, o),
+            f32_at(b, o + 4),
+            f32_at(b, o + 8),
+            f32_at(b, o + 12),
+        ]
+    };
+    RawTexinfo {
+        vecs: [v(0), v(16)],
+        miptex: i32_at(b, 32),
+        flags: i32_at(b, 36),
+    }
+}
+
+/// The nodes: 24 bytes in BSP29 (short children and box, short face range), 32 in 2PSB (int
+/// children and face range), 44 in BSP2 (float box).
+fn nodes(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawNode>, Q1Error> {
+    match format {
+        BspFormat::Bsp29 => records(file, NODES, data, 24, |b| RawNode {
+            plane: u32_at(b, 0),
+            children: [i16_at(b, 4), i16_at(b, 6)].map(i32::from),
+            mins: i16x3_at(b, 8),
+            maxs: i16x3_at(b, 14),
+        }),
+        BspFormat::Bsp2Rmq => records(file, NODES, data, 32, |b| RawNode {
+            plane: u32_at(b, 0),
+            children: [i32_at(b, 4), i32_at(b, 8)],
+            mins: i16x3_at(b, 12),
+            maxs: i16x3_at(b, 18),
+        }),
+        BspFormat::Bsp2 => records(file, NODES, data, 44, |b| RawNode {
+            plane: u32_at(b, 0),
+            children: [i32_at(b, 4), i32_at(b, 8)],
+            mins: vec3_at(b, 12),
+            maxs: vec3_at(b, 24),
+        }),
+    }
+}
+
+/// The faces: 20 bytes in BSP29 (short plane, side, edge count and texinfo), 28 in BSP2 and
+/// 2PSB (ints).
+fn faces(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawFace>, Q1Error> {
+    match format {
+        BspFormat::Bsp29 => records(file, FACES, data, 20, |b| RawFace {
+            plane: u16_at(b, 0).into(),
+            side: i16_at(b, 2).into(),
+            first_edge: i32_at(b, 4),
+            num_edges: i16_at(b, 8).into(),
+            texinfo: i16_at(b, 10).into(),
+            styles: [b[12], b[13], b[14], b[15]],
+            light_ofs: i32_at(b, 16),
+        }),
+        _ => records(file, FACES, data, 28, |b| RawFace {
+            plane: u32_at(b, 0),
+            side: i32_at(b, 4),
+            first_edge: i32_at(b, 8),
+            num_edges: i32_at(b, 12),
+            texinfo: i32_at(b, 16),
+            styles: [b[20], b[21], b[22], b[23]],
+            light_ofs: i32_at(b, 24),
+        }),
+    }
+}
+
+/// The leaves: 28 bytes in BSP29 (short box and mark-surface range), 32 in 2PSB (int range),
+/// 44 in BSP2 (float box).
+fn leafs(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawLeaf>, Q1Error> {
+    match format {
+        BspFormat::Bsp29 => records(file, LEAFS, data, 28, |b| RawLeaf {
+            contents: i32_at(b, 0),
+            vis_ofs: i32_at(b, 4),
+            mins: i16x3_at(b, 8),
+            maxs: i16x3_at(b, 14),
+            first_mark: u16_at(b, 20).into(),
+            num_marks: u16_at(b, 22).into(),
+        }),
+        BspFormat::Bsp2Rmq => records(file, LEAFS, data, 32, |b| RawLeaf {
+            contents: i32_at(b, 0),
+            vis_ofs: i32_at(b, 4),
+            mins: i16x3_at(b, 8),
+            maxs: i16x3_at(b, 14),
+            first_mark: u32_at(b, 20),
+            num_marks: u32_at(b, 24),
+        }),
+        BspFormat::Bsp2 => records(file, LEAFS, data, 44, |b| RawLeaf {
+            contents: i32_at(b, 0),
+            vis_ofs: i32_at(b, 4),
+            mins: vec3_at(b, 8),
+            maxs: vec3_at(b, 20),
+            first_mark: u32_at(b, 32),
+            num_marks: u32_at(b, 36),
+        }),
+    }
 }
 
 fn records<T>(

@@ -19,8 +19,10 @@
 //! Every lump offset and length and every index is checked: bad input gives a [`Q1Error`]
 //! naming the file, the lump and the record, never a panic.
 
+mod bspx;
 mod entities;
 mod faces;
+mod light;
 mod lumps;
 mod portals;
 mod textures;
@@ -28,11 +30,15 @@ mod tree;
 mod vis;
 
 #[cfg(test)]
+mod format_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
+
+pub use self::light::LightSource;
 
 use lanthorn_geom::Aabb;
 use lanthorn_level::{
@@ -62,8 +68,8 @@ pub enum Q1Error {
         /// The bytes a header needs.
         need: usize,
     },
-    /// Not BSP29.
-    #[error("{file}: BSP version {version}, expected 29 (Quake 1); BSP2, Quake 2 and Half-Life maps are not supported")]
+    /// Not one of the Quake BSP layouts.
+    #[error("{file}: BSP version {version} is not a Quake map's (version 29, \"BSP2\" or \"2PSB\"); Quake 2 (\"IBSP\") and Half-Life (30) maps are not supported")]
     Version {
         /// The file.
         file: String,
@@ -151,13 +157,40 @@ pub fn load(path: &Path) -> Result<Level, Q1Error> {
     load_with_palette(path, palette.as_ref())
 }
 
-/// Loads a `.bsp` file with the given palette (`None`: materials without texels).
+/// Loads a `.bsp` file with the given palette (`None`: materials without texels), and the
+/// coloured light of the `.lit` file beside it when there is one.
 pub fn load_with_palette(path: &Path, palette: Option<&[u8; 768]>) -> Result<Level, Q1Error> {
     let bytes = std::fs::read(path).map_err(|error| Q1Error::Io {
         path: path.into(),
         error,
     })?;
-    from_bytes_with_palette(&bytes, &path.display().to_string(), palette)
+    let lit = std::fs::read(path.with_extension("lit")).ok();
+    from_bytes_with(&bytes, &path.display().to_string(), palette, lit.as_deref())
+}
+
+/// What `info` says of a Quake BSP: its layout, the BSPX lumps it carries and where its
+/// light comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BspReport {
+    /// "BSP29", "BSP2" or "2PSB".
+    pub format: &'static str,
+    /// The names of its BSPX lumps, in file order (those Lanthorn does not read are listed
+    /// too).
+    pub bspx_lumps: Vec<String>,
+    /// The light it is imported with (`lit`: the `.lit` found beside it).
+    pub light: LightSource,
+}
+
+/// Describes a Quake BSP held in memory (see [`BspReport`]) without importing it.
+pub fn describe(bytes: &[u8], file: &str, lit: Option<&[u8]>) -> Result<BspReport, Q1Error> {
+    let l = lumps::read(bytes, file)?;
+    let bspx = bspx::lumps(bytes, file)?;
+    let light = light::Light::choose(l.lighting, lit, &bspx, &mut Vec::new());
+    Ok(BspReport {
+        format: l.format.name(),
+        bspx_lumps: bspx.iter().map(|x| x.name.to_string()).collect(),
+        light: light.source,
+    })
 }
 
 /// Where a palette is looked for around a map, nearest first, in each folder from the map's
@@ -233,7 +266,18 @@ pub fn from_bytes_with_palette(
     file: &str,
     palette: Option<&[u8; 768]>,
 ) -> Result<Level, Q1Error> {
-    let (level, warnings) = import(bytes, file, palette)?;
+    from_bytes_with(bytes, file, palette, None)
+}
+
+/// Imports with an explicit palette and the bytes of the map's `.lit` file, when it has one
+/// (coloured light, used when it matches the map's lighting lump).
+pub fn from_bytes_with(
+    bytes: &[u8],
+    file: &str,
+    palette: Option<&[u8; 768]>,
+    lit: Option<&[u8]>,
+) -> Result<Level, Q1Error> {
+    let (level, warnings) = import(bytes, file, palette, lit)?;
     for w in warnings {
         log::warn!("{file}: {w}");
     }
@@ -245,14 +289,21 @@ fn import(
     bytes: &[u8],
     file: &str,
     palette: Option<&[u8; 768]>,
+    lit: Option<&[u8]>,
 ) -> Result<(Level, Vec<String>), Q1Error> {
     let l = lumps::read(bytes, file)?;
     check_numbers(&l, file)?;
     check_models(&l, file)?;
+    let bspx = bspx::lumps(bytes, file)?;
+    let mut said = Vec::new();
+    let light = light::Light::choose(l.lighting, lit, &bspx, &mut said);
     let entities = entities::parse(l.entities, file)?;
     let materials = textures::decode(l.textures, palette, file)?;
     let mut tree = tree::build(&l, file)?;
-    let (mut surfaces, lightmaps, warnings) = surfaces_and_lightmaps(&l, &materials, file)?;
+    let (mut surfaces, lightmaps, warnings) =
+        surfaces_and_lightmaps((&l, &light), &materials, file)?;
+    said.extend(warnings);
+    let warnings = said;
     let mut cells = std::mem::take(&mut tree.cells);
     list_cell_surfaces(&l, &tree, &mut cells, &surfaces, file)?;
     let portals = portals_of(&l, &tree, &mut cells);
@@ -351,10 +402,10 @@ fn check_models(l: &lumps::Lumps, file: &str) -> Result<(), Q1Error> {
     Ok(())
 }
 
-/// One surface per face, and the faces' grey luxels (every style slot) packed into one
-/// layered RGB atlas.
+/// One surface per face, and the faces' luxels (every style slot, grey or coloured as the
+/// map's light is) packed into one layered RGB atlas.
 fn surfaces_and_lightmaps(
-    l: &lumps::Lumps,
+    (l, light): (&lumps::Lumps, &light::Light),
     materials: &[Material],
     file: &str,
 ) -> Result<(Vec<Surface>, Lightmaps, Vec<String>), Q1Error> {
@@ -362,13 +413,9 @@ fn surfaces_and_lightmaps(
     let mut warnings = Vec::new();
     let mut blocks: Vec<(usize, u32, u32, Vec<u8>)> = Vec::new();
     for i in 0..l.faces.len() {
-        let f = faces::build(l, i, materials, file)?;
+        let f = faces::build((l, light), i, materials, file)?;
         warnings.extend(f.warning);
-        if let Some((w, h, grey)) = f.luxels {
-            let mut rgb = vec![0u8; grey.len() * 3];
-            for (px, &g) in rgb.chunks_exact_mut(3).zip(&grey) {
-                px.fill(g);
-            }
+        if let Some((w, h, rgb)) = f.luxels {
             blocks.push((i, w, h, rgb));
         }
         surfaces.push(f.surface);

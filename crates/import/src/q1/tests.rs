@@ -710,15 +710,23 @@ fn check_indices(l: &Level) -> Result<(), String> {
         let r_ok = s.lightmap.is_none_or(|r| {
             r.x + r.width <= l.lightmaps.width && r.y + r.height <= l.lightmaps.height
         });
-        if s.indices.iter().any(|&x| x as usize >= s.vertices.len())
-            || s.material as usize >= l.materials.len()
-            || !r_ok
-            || !s
-                .vertices
-                .iter()
-                .all(|v| v.position.is_finite() && v.uv.is_finite() && v.lightmap_uv.is_finite())
-        {
-            return Err(format!("surface {i}"));
+        let finite = |v: &lanthorn_level::Vertex| {
+            v.position.is_finite() && v.uv.is_finite() && v.lightmap_uv.is_finite()
+        };
+        let wrong = [
+            (
+                s.indices.iter().any(|&x| x as usize >= s.vertices.len()),
+                "an index",
+            ),
+            (s.material as usize >= l.materials.len(), "its material"),
+            (!r_ok, "its lightmap rectangle"),
+            (
+                !s.vertices.iter().all(finite),
+                "a vertex that is not finite",
+            ),
+        ];
+        if let Some((_, what)) = wrong.iter().find(|(bad, _)| *bad) {
+            return Err(format!("surface {i}: {what}"));
         }
     }
     // Whole layers, one per style slot, and every lit surface's slots within them.
@@ -786,7 +794,37 @@ fn corrupted_files_never_panic() {
     if !require_realdata("corrupted_files_never_panic") {
         return;
     }
-    let orig = e1m1();
+    // Each mutant costs up to a full import (~20 ms in release): 1000 mutants of 1-5 changes
+    // each keep the test near 12 s while still making ~2800 mutations. Debug builds
+    // (~15x slower) run a tenth of them.
+    fuzz(&e1m1(), if cfg!(debug_assertions) { 100 } else { 1000 });
+}
+
+/// The wide formats' files mutated the same way (dm3 compiled by ericw-tools as BSP2 and
+/// 2PSB): never a panic, an allocation sized by a damaged count, or a level with a bad index.
+#[test]
+fn corrupted_bsp2_and_2psb_files_never_panic() {
+    let dir = std::env::temp_dir().join(format!("lanthorn-fuzz-wide-{}", std::process::id()));
+    let Some(map) = lanthorn_testdata::id_map_in(&dir, "dm3") else {
+        return;
+    };
+    for flag in ["-bsp2", "-2psb"] {
+        let out = dir.join(format!("dm3{flag}.bsp"));
+        if super::format_tests::compile(&map, &out, &[flag]).is_none() {
+            return;
+        }
+        eprintln!("{flag}:");
+        fuzz(
+            &std::fs::read(&out).unwrap(),
+            if cfg!(debug_assertions) { 50 } else { 400 },
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Imports `iterations` mutants of `orig` (`mutant`): none panics, every error names the
+/// file, every level that imports has sound indices, and enough mutants are errors.
+fn fuzz(orig: &[u8], iterations: usize) {
     // LANTHORN_FUZZ_SEED / LANTHORN_FUZZ_ITERS run other or longer campaigns.
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
     let mut seed = env("LANTHORN_FUZZ_SEED")
@@ -810,14 +848,9 @@ fn corrupted_files_never_panic() {
     let t = Instant::now();
     let (mut panics, mut errors, mut oks, mut mutations) = (Vec::new(), 0, 0, 0);
     let mut broken = Vec::new();
-    // Each mutant costs up to a full import (~20 ms in release): 1000 mutants of 1-5 changes
-    // each keep the test near 12 s while still making ~2800 mutations. Debug builds
-    // (~15x slower) run a tenth of them.
-    let iterations = env("LANTHORN_FUZZ_ITERS")
-        .map(|n| n as usize)
-        .unwrap_or(if cfg!(debug_assertions) { 100 } else { 1000 });
+    let iterations = env("LANTHORN_FUZZ_ITERS").map_or(iterations, |n| n as usize);
     for it in 0..iterations {
-        let (b, n) = mutant(&orig, &mut next);
+        let (b, n) = mutant(orig, &mut next);
         mutations += n;
         match std::panic::catch_unwind(|| from_bytes(&b, "fuzz")) {
             Ok(Ok(level)) => {
@@ -953,24 +986,15 @@ fn stage_timings() {
         textures::decode(l.textures, default_palette(), "e").unwrap()
     });
     let tr = best("tree", || tree::build(&l, "e").unwrap());
+    let light = light::Light::choose(l.lighting, None, &[], &mut Vec::new());
     let fs: Vec<_> = best("faces", || {
         (0..l.faces.len())
-            .map(|i| faces::build(&l, i, &mats, "e").unwrap())
+            .map(|i| faces::build((&l, &light), i, &mats, "e").unwrap())
             .collect::<Vec<_>>()
     });
-    let blocks: Vec<_> = fs
+    let lb: Vec<_> = fs
         .iter()
         .filter_map(|f| f.luxels.as_ref())
-        .map(|(w, h, g)| {
-            (
-                *w,
-                *h,
-                g.iter().flat_map(|&x| [x, x, x]).collect::<Vec<u8>>(),
-            )
-        })
-        .collect();
-    let lb: Vec<_> = blocks
-        .iter()
         .map(|(w, h, rgb)| lanthorn_light::atlas::LuxelBlock {
             width: *w,
             height: *h,
@@ -1268,14 +1292,15 @@ fn light_data_past_the_lump_is_clamped_with_one_warning() {
     let len = i32_at(&bytes, lighting + 4);
     let mut cut = bytes.clone();
     cut[lighting + 4..lighting + 8].copy_from_slice(&(len - 5).to_le_bytes());
-    let (whole, none) = import(&bytes, "e1m1.bsp", default_palette()).unwrap();
+    let (whole, none) = import(&bytes, "e1m1.bsp", default_palette(), None).unwrap();
     assert!(none.is_empty(), "{none:?}");
-    let (short, warnings) = import(&cut, "e1m1.bsp", default_palette()).unwrap();
+    let (short, warnings) = import(&cut, "e1m1.bsp", default_palette(), None).unwrap();
     // The face whose light ends last, read from the faces lump itself.
     let l = lumps::read(&bytes, "e1m1.bsp").unwrap();
+    let light = light::Light::choose(l.lighting, None, &[], &mut Vec::new());
     let ends = |i: usize| {
         let f = &l.faces[i];
-        let b = faces::build(&l, i, &whole.materials, "e1m1.bsp").unwrap();
+        let b = faces::build((&l, &light), i, &whole.materials, "e1m1.bsp").unwrap();
         let n = b.luxels.map_or(0, |(w, h, _)| (w * h) as i64);
         f.light_ofs as i64 + n * lanthorn_level::styles::LightStyles(f.styles).count() as i64
     };

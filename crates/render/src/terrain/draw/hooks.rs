@@ -50,9 +50,13 @@ impl TerrainHooks {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct ReferenceVertex {
+    /// Position relative to the eye.
     pub rel: [f32; 3],
+    /// Height in the world (the shading's height bands read it).
     pub height: f32,
+    /// Unit normal of the ground there.
     pub normal: [f32; 3],
+    /// Keeps the struct 16-byte aligned as WGSL lays it out.
     pub _pad: f32,
 }
 
@@ -66,6 +70,7 @@ impl ReferenceVertex {
 pub struct VertexReadback {
     /// Pixels per row (the largest mesh's vertex count); row = instance index.
     pub width: u32,
+    /// Rows: the instances drawn.
     pub height: u32,
     /// Camera-relative position (xyz) and morph alpha (w), row-major.
     pub rel: Vec<[f32; 4]>,
@@ -74,6 +79,8 @@ pub struct VertexReadback {
 }
 
 impl VertexReadback {
+    /// Vertex `vertex` of instance `instance`: its eye-relative position and morph, and its
+    /// clip position.
     pub fn at(&self, instance: u32, vertex: u32) -> ([f32; 4], [f32; 4]) {
         let i = (instance * self.width + vertex) as usize;
         (self.rel[i], self.clip[i])

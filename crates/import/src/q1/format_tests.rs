@@ -1,0 +1,157 @@
+//! The wide formats against id's: one `.map` compiled by ericw-tools as BSP29, BSP2 and 2PSB
+//! imports to the same level, whatever the layout of its records.
+
+use std::path::{Path, PathBuf};
+
+use super::lumps::BspFormat;
+use super::{default_palette, load_with_palette};
+use lanthorn_level::Level;
+use lanthorn_testdata::{ericw_tool, id_map_in, run_ericw};
+
+/// A scratch folder for one test's compiles.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanthorn-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `map` compiled by qbsp with `flags` into `out` and lit by light (ericw-tools); its format.
+pub(super) fn compile(map: &Path, out: &Path, flags: &[&str]) -> Option<BspFormat> {
+    let (qbsp, light) = (ericw_tool("qbsp")?, ericw_tool("light")?);
+    let mut args: Vec<&std::ffi::OsStr> = flags.iter().map(|f| f.as_ref()).collect();
+    args.extend([map.as_os_str(), out.as_os_str()]);
+    run_ericw(&qbsp, &args);
+    run_ericw(&light, &[out.as_os_str()]);
+    let bytes = std::fs::read(out).unwrap();
+    BspFormat::of([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// Where two levels first differ: the first section of their `.lvl` bytes that does.
+fn first_difference(a: &Level, b: &Level) -> String {
+    let (x, y) = (
+        lanthorn_level::file::to_bytes(a),
+        lanthorn_level::file::to_bytes(b),
+    );
+    let spans = lanthorn_level::file::section_spans(a);
+    let section = spans
+        .iter()
+        .find(|(_, r)| x.get(r.clone()) != y.get(r.clone()))
+        .map_or("the sections' sizes", |(name, _)| *name);
+    format!("first in {section}")
+}
+
+/// dm3 compiled by ericw-tools' qbsp and light as BSP29, BSP2 (`-bsp2`) and 2PSB (`-2psb`):
+/// the three files differ in every widened record, and import to the same level — surfaces,
+/// cells, portals, lightmaps, entities, exactly.
+#[test]
+fn bsp29_bsp2_and_2psb_of_one_map_import_to_the_same_level() {
+    let dir = scratch("formats");
+    let Some(map) = id_map_in(&dir, "dm3") else {
+        return;
+    };
+    let mut levels = Vec::new();
+    for (flags, format) in [
+        (&[][..], BspFormat::Bsp29),
+        (&["-bsp2"][..], BspFormat::Bsp2),
+        (&["-2psb"][..], BspFormat::Bsp2Rmq),
+    ] {
+        let out = dir.join(format!("dm3-{}.bsp", format.name()));
+        let Some(written) = compile(&map, &out, flags) else {
+            return;
+        };
+        assert_eq!(written, format, "{}", out.display());
+        let level = load_with_palette(&out, default_palette()).unwrap();
+        levels.push((format, level));
+    }
+    let (_, bsp29) = &levels[0];
+    assert!(bsp29.surfaces.len() > 1000 && bsp29.cells.len() > 100);
+    for (format, level) in &levels[1..] {
+        assert!(
+            level == bsp29,
+            "{} imports differently from BSP29: {}",
+            format.name(),
+            first_difference(bsp29, level)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// dm3 with every light coloured (`_color` 255 128 64), compiled by qbsp and lit by ericw-tools'
+/// light twice from the same BSP: `-lit` (a `.lit` beside it) and `-bspxlit` (the BSPX
+/// `RGBLIGHTING` lump). Both import to the same level; its bright luxels have the light's hue;
+/// without its `.lit` (or with one cut short, which is said) the map is grey.
+#[test]
+fn coloured_light_from_a_lit_file_and_from_bspx_is_the_same_and_has_the_lights_hue() {
+    let dir = scratch("coloured");
+    let Some(map) = id_map_in(&dir, "dm3") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&map).unwrap();
+    // id's sources separate key and value with a tab.
+    let coloured = text.replace(
+        "\"classname\"\t\"light",
+        "\"_color\" \"255 128 64\"\n\"classname\" \"light",
+    );
+    assert!(coloured.len() > text.len() + 100, "dm3 has lights");
+    std::fs::write(&map, coloured).unwrap();
+    let (Some(qbsp), Some(light)) = (ericw_tool("qbsp"), ericw_tool("light")) else {
+        return;
+    };
+    let (lit_bsp, bspx_bsp) = (dir.join("lit.bsp"), dir.join("bspx.bsp"));
+    run_ericw(&qbsp, &[map.as_os_str(), lit_bsp.as_os_str()]);
+    // The copy takes qbsp's extended face flags along (sidecars named after the BSP).
+    for ext in ["bsp", "texinfo.json", "content.json"] {
+        let _ = std::fs::copy(lit_bsp.with_extension(ext), bspx_bsp.with_extension(ext));
+    }
+    run_ericw(&light, &["-lit".as_ref(), lit_bsp.as_os_str()]);
+    run_ericw(&light, &["-bspxlit".as_ref(), bspx_bsp.as_os_str()]);
+    let read = |p: &Path| std::fs::read(p).unwrap();
+    let (a, b, lit) = (read(&lit_bsp), read(&bspx_bsp), read(&dir.join("lit.lit")));
+    let describe = |bytes: &[u8], lit| super::describe(bytes, "dm3", lit).unwrap();
+    assert_eq!(describe(&a, Some(&lit[..])).light, super::LightSource::Lit);
+    assert_eq!(describe(&a, None).light, super::LightSource::Lump);
+    let report = describe(&b, None);
+    assert_eq!(report.light, super::LightSource::Bspx);
+    assert!(
+        report.bspx_lumps.iter().any(|n| n == "RGBLIGHTING"),
+        "{report:?}"
+    );
+
+    let import = |bytes: &[u8], lit| super::import(bytes, "dm3", default_palette(), lit).unwrap();
+    let (from_lit, said) = import(&a, Some(&lit[..]));
+    assert!(said.is_empty(), "{said:?}");
+    let (from_bspx, _) = import(&b, None);
+    assert!(
+        from_lit == from_bspx,
+        ".lit and BSPX import differently: {}",
+        first_difference(&from_lit, &from_bspx)
+    );
+    let [r, g, b] = bright_luxels_sum(&from_lit);
+    println!("bright luxels: g/r {:.3}, b/r {:.3}", g / r, b / r);
+    assert!(
+        (g / r - 0.5).abs() < 0.05 && (b / r - 0.25).abs() < 0.05,
+        "{r} {g} {b}"
+    );
+
+    let (grey, _) = import(&a, None);
+    let [r, g, b] = bright_luxels_sum(&grey);
+    assert!(r == g && g == b, "{r} {g} {b}");
+    let (cut, said) = import(&a, Some(&lit[..lit.len() - 1]));
+    assert_eq!(cut.lightmaps, grey.lightmaps);
+    assert!(said.iter().any(|w| w.contains(".lit")), "{said:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The summed RGB of a level's luxels whose brightest channel is over 64.
+fn bright_luxels_sum(level: &Level) -> [f64; 3] {
+    let mut sum = [0.0; 3];
+    for t in level.lightmaps.texels.chunks_exact(3) {
+        if t.iter().any(|&c| c > 64) {
+            for k in 0..3 {
+                sum[k] += t[k] as f64;
+            }
+        }
+    }
+    sum
+}
