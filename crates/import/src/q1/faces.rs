@@ -16,13 +16,16 @@ pub(super) const TEX_SPECIAL: i32 = 1;
 /// Largest lightmap side accepted, in luxels (Quake's own limit is 18; modern tools go higher).
 pub(super) const MAX_LUXELS: i64 = 257;
 
-/// A face's lightmap geometry, as Quake computes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A face's lightmap geometry, as Quake computes it (luxels `spacing` texture units apart: 16,
+/// or the face's `LMSHIFT`).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Extents {
-    /// `floor(min_s / 16)` and `floor(min_t / 16)`.
+    /// `floor(min_s / spacing)` and `floor(min_t / spacing)`.
     pub min_luxel: [i64; 2],
-    /// Luxels per axis: `ceil(max / 16) - floor(min / 16) + 1`.
+    /// Luxels per axis: `ceil(max / spacing) - floor(min / spacing) + 1`.
     pub size: [i64; 2],
+    /// Texture units between luxels.
+    pub spacing: f64,
 }
 
 impl Extents {
@@ -37,7 +40,7 @@ pub(super) fn st(ti: &RawTexinfo, p: DVec3) -> [f64; 2] {
     [f(&ti.vecs[0]), f(&ti.vecs[1])]
 }
 
-pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
+pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3], spacing: f64) -> Extents {
     let mut mins = [f64::INFINITY; 2];
     let mut maxs = [f64::NEG_INFINITY; 2];
     for &p in points {
@@ -54,12 +57,13 @@ pub(super) fn extents(ti: &RawTexinfo, points: &[DVec3]) -> Extents {
     let mut e = Extents {
         min_luxel: [0; 2],
         size: [1; 2],
+        spacing,
     };
     for k in 0..2 {
         if mins[k].is_finite() && maxs[k].is_finite() {
             // `as` saturates, so absurd coordinates give absurd (rejected) sizes, never a panic.
-            let lo = (mins[k] / 16.0).floor() as i64;
-            let hi = (maxs[k] / 16.0).ceil() as i64;
+            let lo = (mins[k] / spacing).floor() as i64;
+            let hi = (maxs[k] / spacing).ceil() as i64;
             e.min_luxel[k] = lo;
             e.size[k] = hi.saturating_sub(lo).saturating_add(1);
         }
@@ -238,7 +242,14 @@ pub(super) fn build(
     file: &str,
 ) -> Result<BuiltFace, Q1Error> {
     let g = face_geom(l, i, materials.len(), file)?;
-    let f = &l.faces[i];
+    // Where its luxels start and its styles, as the map's light says (BSPX `LMOFFSET`).
+    let raw = l.faces[i];
+    let (light_ofs, styles) = light.face_light(i, raw.light_ofs, raw.styles);
+    let f = &RawFace {
+        light_ofs,
+        styles,
+        ..raw
+    };
     let mat = &materials[g.material as usize];
     let mut flags = 0;
     if mat.flags & material_flags::SKY != 0 {
@@ -252,7 +263,7 @@ pub(super) fn build(
     }
     let special = g.texinfo.flags & TEX_SPECIAL != 0
         || flags & (surface_flags::SKY | surface_flags::LIQUID) != 0;
-    let ext = extents(&g.texinfo, &g.points);
+    let ext = extents(&g.texinfo, &g.points, light.luxel_spacing(i));
 
     let unlit = !special && !light.is_empty() && f.light_ofs == -1;
     let mut face_styles = LightStyles::default();
@@ -291,10 +302,7 @@ pub(super) fn build(
         points.reverse();
     }
     let (tw, th) = (mat.width.max(1) as f64, mat.height.max(1) as f64);
-    let base = [
-        ext.min_luxel[0] as f64 * 16.0,
-        ext.min_luxel[1] as f64 * 16.0,
-    ];
+    let base = ext.min_luxel.map(|m| m as f64 * ext.spacing);
     let vertices: Vec<Vertex> = points
         .iter()
         .map(|&p| {
@@ -306,8 +314,8 @@ pub(super) fn build(
                     Vec2::splat(0.5)
                 } else {
                     Vec2::new(
-                        ((s - base[0]) / 16.0 + 0.5) as f32,
-                        ((t - base[1]) / 16.0 + 0.5) as f32,
+                        ((s - base[0]) / ext.spacing + 0.5) as f32,
+                        ((t - base[1]) / ext.spacing + 0.5) as f32,
                     )
                 },
             }

@@ -3,7 +3,11 @@
 //! three bytes a luxel in the lump's order) or the BSPX `RGBLIGHTING` lump (the same three
 //! bytes a luxel, inside the file), as ericw-tools' `light -lit` / `-bspxlit` write them. A
 //! `.lit` whose size does not match the lighting lump is ignored with a warning, as quakespasm
-//! does; the `.lit` comes first, then BSPX, then the lump.
+//! does; the `.lit` comes first, then BSPX, then the lump. A face's luxels are 16 texture units
+//! apart, or `1 << shift` with the BSPX `LMSHIFT` lump (one shift a face, ericw-tools' `light
+//! -lmshift` and `_lmscale`). ericw-tools then writes those finer maps after the vanilla ones
+//! (which other engines keep reading through the faces lump), and says where each face's
+//! start in `LMOFFSET` (an int a face) with its styles in `LMSTYLE` (four bytes a face).
 
 use super::bspx::BspxLump;
 
@@ -39,22 +43,40 @@ pub(crate) struct Light<'a> {
     grey: &'a [u8],
     /// Three bytes a luxel, when the light is coloured.
     rgb: Option<&'a [u8]>,
+    /// Per face, its luxel spacing as a power of two, where its luxels start and its styles
+    /// (`LMSHIFT`, `LMOFFSET`, `LMSTYLE`); none: 16 units, the faces lump's offset and styles.
+    scaled: Option<Scaled<'a>>,
 }
+
+/// The BSPX lumps that give faces their own lightmap scale.
+#[derive(Clone, Copy)]
+struct Scaled<'a> {
+    shifts: &'a [u8],
+    /// An i32 a face (`None`: the faces lump's offsets index the scaled maps).
+    offsets: Option<&'a [u8]>,
+    /// Four style bytes a face (`None`: the faces lump's styles).
+    styles: Option<&'a [u8]>,
+}
+
+/// The largest `LMSHIFT` taken (256 texture units a luxel).
+const MAX_SHIFT: u8 = 8;
 
 impl<'a> Light<'a> {
     /// The light of a map whose lighting lump is `grey`, with the `.lit` file found beside it
     /// and its BSPX lumps; what was ignored, and why, into `warnings`.
     pub(crate) fn choose(
-        grey: &'a [u8],
+        (grey, faces): (&'a [u8], usize),
         lit: Option<&'a [u8]>,
         bspx: &[BspxLump<'a>],
         warnings: &mut Vec<String>,
     ) -> Light<'a> {
         let want = 3 * grey.len();
+        let scaled = scaled(bspx, faces, warnings);
         let coloured = |source, rgb| Light {
             source,
             grey,
             rgb: Some(rgb),
+            scaled,
         };
         if let Some(lit) = lit {
             let version = lit
@@ -90,7 +112,36 @@ impl<'a> Light<'a> {
             },
             grey,
             rgb: None,
+            scaled,
         }
+    }
+
+    /// Texture units between face `i`'s luxels: 16, or its `LMSHIFT`'s power of two (a shift
+    /// past `MAX_SHIFT` is taken as the largest).
+    pub(crate) fn luxel_spacing(&self, i: usize) -> f64 {
+        let shift = self
+            .scaled
+            .and_then(|s| s.shifts.get(i))
+            .copied()
+            .unwrap_or(4);
+        f64::from(1u32 << shift.min(MAX_SHIFT))
+    }
+
+    /// Where face `i`'s luxels start and its four styles: `LMOFFSET` and `LMSTYLE` where the
+    /// map has them, else the faces lump's `light_ofs` and `styles`.
+    pub(crate) fn face_light(&self, i: usize, light_ofs: i32, styles: [u8; 4]) -> (i32, [u8; 4]) {
+        let Some(scaled) = self.scaled else {
+            return (light_ofs, styles);
+        };
+        let offset = scaled
+            .offsets
+            .and_then(|o| o.get(4 * i..4 * i + 4))
+            .map_or(light_ofs, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let styles = scaled
+            .styles
+            .and_then(|s| s.get(4 * i..4 * i + 4))
+            .map_or(styles, |b| [b[0], b[1], b[2], b[3]]);
+        (offset, styles)
     }
 
     /// Whether the map has light at all.
@@ -119,4 +170,30 @@ impl<'a> Light<'a> {
         }
         n
     }
+}
+
+/// The BSPX `LMSHIFT` lump when it has one byte for each of the `faces`, with `LMOFFSET` and
+/// `LMSTYLE` when they fit the face count too; lumps of another size are ignored, with a
+/// warning.
+fn scaled<'a>(
+    bspx: &[BspxLump<'a>],
+    faces: usize,
+    warnings: &mut Vec<String>,
+) -> Option<Scaled<'a>> {
+    let mut per_face = |name: &str, bytes: usize| {
+        let lump = bspx.iter().find(|l| l.name == name)?;
+        if lump.data.len() == bytes * faces {
+            return Some(lump.data);
+        }
+        warnings.push(format!(
+            "its BSPX {name} lump holds {} bytes for {faces} faces ({bytes} a face); it is ignored",
+            lump.data.len()
+        ));
+        None
+    };
+    Some(Scaled {
+        shifts: per_face("LMSHIFT", 1)?,
+        offsets: per_face("LMOFFSET", 4),
+        styles: per_face("LMSTYLE", 4),
+    })
 }

@@ -185,7 +185,7 @@ pub struct BspReport {
 pub fn describe(bytes: &[u8], file: &str, lit: Option<&[u8]>) -> Result<BspReport, Q1Error> {
     let l = lumps::read(bytes, file)?;
     let bspx = bspx::lumps(bytes, file)?;
-    let light = light::Light::choose(l.lighting, lit, &bspx, &mut Vec::new());
+    let light = light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut Vec::new());
     Ok(BspReport {
         format: l.format.name(),
         bspx_lumps: bspx.iter().map(|x| x.name.to_string()).collect(),
@@ -296,7 +296,7 @@ fn import(
     check_models(&l, file)?;
     let bspx = bspx::lumps(bytes, file)?;
     let mut said = Vec::new();
-    let light = light::Light::choose(l.lighting, lit, &bspx, &mut said);
+    let light = light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut said);
     let entities = entities::parse(l.entities, file)?;
     let materials = textures::decode(l.textures, palette, file)?;
     let mut tree = tree::build(&l, file)?;

@@ -283,6 +283,16 @@ fn surfaces_wind_ccw_and_lightmap_uvs_stay_in_their_rects() {
 /// block starting at a multiple of 4 bytes, so offsets recomputed from our extents must tile
 /// the lighting lump exactly (up to that alignment).
 fn lighting_mismatches(bytes: &[u8], name: &str, grow: i64) -> (usize, usize) {
+    lighting_mismatches_spaced(bytes, name, grow, &|_| 16.0)
+}
+
+/// `lighting_mismatches` with face `i`'s luxels `spacing(i)` texture units apart.
+pub(super) fn lighting_mismatches_spaced(
+    bytes: &[u8],
+    name: &str,
+    grow: i64,
+    spacing: &dyn Fn(usize) -> f64,
+) -> (usize, usize) {
     let l = lumps::read(bytes, name).unwrap();
     let mut spans = Vec::new();
     for (i, f) in l.faces.iter().enumerate() {
@@ -290,7 +300,7 @@ fn lighting_mismatches(bytes: &[u8], name: &str, grow: i64) -> (usize, usize) {
             continue;
         }
         let g = faces::face_geom(&l, i, usize::MAX, name).unwrap();
-        let e = faces::extents(&g.texinfo, &g.points);
+        let e = faces::extents(&g.texinfo, &g.points, spacing(i));
         let size = (e.size[0] + grow) * (e.size[1]);
         spans.push((f.light_ofs as i64, size * faces::style_count(f) as i64));
     }
@@ -986,7 +996,7 @@ fn stage_timings() {
         textures::decode(l.textures, default_palette(), "e").unwrap()
     });
     let tr = best("tree", || tree::build(&l, "e").unwrap());
-    let light = light::Light::choose(l.lighting, None, &[], &mut Vec::new());
+    let light = light::Light::choose((l.lighting, l.faces.len()), None, &[], &mut Vec::new());
     let fs: Vec<_> = best("faces", || {
         (0..l.faces.len())
             .map(|i| faces::build((&l, &light), i, &mats, "e").unwrap())
@@ -1297,7 +1307,7 @@ fn light_data_past_the_lump_is_clamped_with_one_warning() {
     let (short, warnings) = import(&cut, "e1m1.bsp", default_palette(), None).unwrap();
     // The face whose light ends last, read from the faces lump itself.
     let l = lumps::read(&bytes, "e1m1.bsp").unwrap();
-    let light = light::Light::choose(l.lighting, None, &[], &mut Vec::new());
+    let light = light::Light::choose((l.lighting, l.faces.len()), None, &[], &mut Vec::new());
     let ends = |i: usize| {
         let f = &l.faces[i];
         let b = faces::build((&l, &light), i, &whole.materials, "e1m1.bsp").unwrap();
