@@ -115,7 +115,7 @@ class Compare:
         self.out.mkdir(parents=True, exist_ok=True)
         self.qs = Path(args.qs_root) / "qs_shot.sh"
         self.lanthorn = Path(args.lanthorn)
-        self.bsp_dir = ROOT.parent / "shared/realdata/quake/bsp"
+        self.bsp_dir = Path(args.bsp_dir) if args.bsp_dir else ROOT.parent / "shared/realdata/quake/bsp"
         if not self.qs.exists():
             sys.exit(f"{self.qs} is missing: run bash ../shared/tools/quakespasm/build.sh once")
         if not self.lanthorn.exists():
@@ -186,6 +186,8 @@ class Compare:
         results = []
         for mp in self.args.maps:
             cams = cameras(self.bsp_dir / f"{mp}.bsp")
+            if self.args.cameras > 0:
+                cams = cams[:self.args.cameras]
             for i, cam in enumerate(cams):
                 timed = self.args.timed < 0 or i < self.args.timed
                 if self.args.only_timed and not timed:
@@ -236,6 +238,9 @@ def parse():
     p.add_argument("--only-timed", action="store_true", help="skip the cameras that are not timed")
     p.add_argument("--qs-root", default=os.environ.get("QS_ROOT", os.path.join(tempfile.gettempdir(), "qs-ref")))
     p.add_argument("--lanthorn", default=os.environ.get("LANTHORN", os.path.join(target, "release/lanthorn")))
+    p.add_argument("--bsp-dir", help="where the maps are (default: the id maps in ../shared/realdata); "
+                   "quakespasm reads the same files from QS_ROOT/id1/maps, .lit files beside them")
+    p.add_argument("--cameras", type=int, default=0, help="the first N cameras of each map (0: all)")
     return p.parse_args()
 
 

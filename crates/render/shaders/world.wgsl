@@ -116,9 +116,11 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);
     } else {
         var light = baked * frame.params.y;
-        if liquid || (frame.params.z > 0.5 && frame.params.z < 1.5) {
+        // Liquids without a lightmap are fullbright; lit water has one.
+        let no_lightmap = (in.flags & VERTEX_NO_LIGHTMAP) != 0u;
+        if (liquid && no_lightmap) || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
-        } else if (in.flags & VERTEX_NO_LIGHTMAP) != 0u {
+        } else if no_lightmap {
             light = unlit.light;
         }
         // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light

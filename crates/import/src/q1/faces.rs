@@ -261,8 +261,12 @@ pub(super) fn build(
     if mat.flags & material_flags::TRANSLUCENT != 0 {
         flags |= surface_flags::TRANSLUCENT;
     }
+    // Lit water: a liquid face the compiler gave light (ericw-tools' `qbsp -splitturb`, no
+    // SPECIAL flag, a light offset) is lit like any face; other liquids stay fullbright.
+    let lit_liquid = flags & surface_flags::LIQUID != 0 && f.light_ofs >= 0;
     let special = g.texinfo.flags & TEX_SPECIAL != 0
-        || flags & (surface_flags::SKY | surface_flags::LIQUID) != 0;
+        || flags & surface_flags::SKY != 0
+        || (flags & surface_flags::LIQUID != 0 && !lit_liquid);
     let ext = extents(&g.texinfo, &g.points, light.luxel_spacing(i));
 
     let unlit = !special && !light.is_empty() && f.light_ofs == -1;

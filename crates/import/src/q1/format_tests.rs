@@ -244,3 +244,78 @@ fn luxel(level: &Level, x: u32, y: u32) -> [u8; 3] {
     let at = (y as usize * lm.width as usize + x as usize) * 3;
     [lm.texels[at], lm.texels[at + 1], lm.texels[at + 2]]
 }
+
+/// e1m2 compiled by ericw-tools' qbsp (lit water by default since 2.0: liquids without the
+/// SPECIAL flag, not merged into large faces) and lit: its liquid faces carry lightmaps the
+/// import keeps, lit like any face; with `-litwater 0`, and as id compiled it, its liquids
+/// have none (fullbright).
+#[test]
+fn lit_water_keeps_its_lightmaps_and_other_liquids_stay_fullbright() {
+    let dir = scratch("litwater");
+    let Some(map) = id_map_in(&dir, "e1m2") else {
+        return;
+    };
+    let liquid_lightmaps = |flags: &[&str], out: &str| {
+        let out = dir.join(out);
+        compile(&map, &out, flags)?;
+        let level = load_with_palette(&out, default_palette()).unwrap();
+        let liquids: Vec<_> = level
+            .surfaces
+            .iter()
+            .filter(|s| s.flags & lanthorn_level::surface_flags::LIQUID != 0)
+            .collect();
+        let lit = liquids
+            .iter()
+            .filter_map(|s| s.lightmap)
+            .collect::<Vec<_>>();
+        let means: Vec<f64> = lit.iter().map(|&r| mean_luxel(&level, r)).collect();
+        Some((liquids.len(), means))
+    };
+    let Some((liquids, means)) = liquid_lightmaps(&[], "lit.bsp") else {
+        return;
+    };
+    println!("{} of {liquids} liquid faces lit", means.len());
+    assert!(
+        liquids > 50 && means.len() == liquids,
+        "{} of {liquids}",
+        means.len()
+    );
+    // Lit: neither black nor uniformly full.
+    let lo = means.iter().copied().fold(f64::MAX, f64::min);
+    let hi = means.iter().copied().fold(0.0, f64::max);
+    assert!(hi > 20.0 && hi - lo > 10.0, "{lo} .. {hi}");
+    let Some((liquids, means)) = liquid_lightmaps(&["-litwater", "0"], "unlit.bsp") else {
+        return;
+    };
+    assert!(
+        liquids > 50 && means.is_empty(),
+        "{} of {liquids}",
+        means.len()
+    );
+    let id = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m2.bsp");
+    let level = load_with_palette(&id, default_palette()).unwrap();
+    let liquid =
+        |s: &&lanthorn_level::Surface| s.flags & lanthorn_level::surface_flags::LIQUID != 0;
+    assert!(level
+        .surfaces
+        .iter()
+        .filter(liquid)
+        .all(|s| s.lightmap.is_none()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The mean of a lightmap rectangle's luxels (style slot 0, all channels).
+fn mean_luxel(level: &Level, r: lanthorn_level::LightmapRect) -> f64 {
+    let (mut sum, mut n) = (0.0, 0.0);
+    for y in r.y..r.y + r.height {
+        for x in r.x..r.x + r.width {
+            sum += luxel(level, x, y)
+                .iter()
+                .map(|&c| f64::from(c))
+                .sum::<f64>()
+                / 3.0;
+            n += 1.0;
+        }
+    }
+    sum / n
+}
