@@ -176,3 +176,42 @@ pub fn id_map_in(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf
     std::fs::copy(&source, &map).unwrap();
     Some(map)
 }
+
+/// A Quake WAD2 texture file rewritten as Half-Life's WAD3 with `palette` appended to every
+/// texture (its colour count, 256, the 768 colour bytes, two bytes of padding), as Half-Life's
+/// tools write textures: what ericw-tools' `qbsp -hlbsp` embeds, palettes and all.
+pub fn wad3_from_wad2(wad2: &[u8], palette: &[u8; 768]) -> Vec<u8> {
+    let int = |o: usize| i32::from_le_bytes(wad2[o..o + 4].try_into().unwrap());
+    let (count, table) = (int(4) as usize, int(8) as usize);
+    let mut out = b"WAD3".to_vec();
+    out.extend_from_slice(&[0; 8]);
+    let mut entries = Vec::new();
+    for k in 0..count {
+        let e = table + 32 * k;
+        let (pos, size) = (int(e) as usize, int(e + 4) as usize);
+        let (mut kind, name) = (wad2[e + 12], &wad2[e + 16..e + 32]);
+        let mut data = wad2[pos..pos + size].to_vec();
+        if kind == 0x44 {
+            // A WAD2 miptex (0x44) becomes a WAD3 one (0x43), its palette after it.
+            data.extend_from_slice(&256u16.to_le_bytes());
+            data.extend_from_slice(palette);
+            data.extend_from_slice(&[0, 0]);
+            kind = 0x43;
+        }
+        let at = out.len();
+        out.extend_from_slice(&data);
+        out.resize(out.len().next_multiple_of(4), 0);
+        entries.push((at, data.len(), kind, name));
+    }
+    let table = out.len();
+    for (at, len, kind, name) in &entries {
+        for v in [*at as i32, *len as i32, *len as i32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&[*kind, 0, 0, 0]);
+        out.extend_from_slice(name);
+    }
+    out[4..8].copy_from_slice(&(entries.len() as i32).to_le_bytes());
+    out[8..12].copy_from_slice(&(table as i32).to_le_bytes());
+    out
+}

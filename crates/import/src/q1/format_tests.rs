@@ -319,3 +319,105 @@ fn mean_luxel(level: &Level, r: lanthorn_level::LightmapRect) -> f64 {
     }
     sum / n
 }
+
+/// dm3 compiled by ericw-tools as Half-Life's BSP30 (`qbsp -hlbsp`, its wad rewritten as WAD3
+/// so every texture carries its palette, then light: RGB light) against its BSP29 compile
+/// (its liquids made solid in both: Half-Life names water `!`). qbsp builds a slightly other
+/// tree for Half-Life, so the check is what must not differ: the same textures with the same
+/// colours (their palettes are Quake's; none fullbright), each texture on the same area (within 0.5 %), grey
+/// light (white lamps) of the same mean (within 3 %).
+/// With one texture's palette turned (red and blue swapped) only that texture's texels turn:
+/// each texture's own palette is read.
+#[test]
+fn half_life_bsp30_imports_like_bsp29_with_each_textures_own_palette() {
+    let dir = scratch("bsp30");
+    let Some(map) = id_map_in(&dir, "dm3") else {
+        return;
+    };
+    let palette = default_palette().expect("the shared palette");
+    let wad2 = std::fs::read(dir.join("gfx/base.wad")).unwrap();
+    let wad3 = lanthorn_testdata::wad3_from_wad2(&wad2, palette);
+    std::fs::write(dir.join("gfx/base3.wad"), wad3).unwrap();
+    let text = std::fs::read_to_string(&map).unwrap().replace(") *", ") ");
+    std::fs::write(&map, &text).unwrap();
+    let hl_map = dir.join("dm3hl.map");
+    std::fs::write(&hl_map, text.replace("gfx/base.wad", "gfx/base3.wad")).unwrap();
+    let (quake, hl) = (dir.join("dm3.bsp"), dir.join("dm3hl.bsp"));
+    if compile(&map, &quake, &[]).is_none() {
+        return;
+    }
+    assert_eq!(compile(&hl_map, &hl, &["-hlbsp"]), Some(BspFormat::Hl30));
+    let bsp29 = load_with_palette(&quake, Some(palette)).unwrap();
+    let mut bytes = std::fs::read(&hl).unwrap();
+    let (bsp30, said) = super::import(&bytes, "dm3hl", None, None).unwrap();
+    assert!(said.is_empty(), "{said:?}");
+    // The same textures and colours (Half-Life has no fullbright palette range).
+    assert_eq!(bsp30.materials.len(), bsp29.materials.len());
+    for (a, b) in bsp30.materials.iter().zip(&bsp29.materials) {
+        let same =
+            (&a.name, a.width, a.height, &a.texels) == (&b.name, b.width, b.height, &b.texels);
+        assert!(same && a.fullbright.is_none(), "texture {} differs", a.name);
+    }
+    let (a30, a29) = (area_by_material(&bsp30), area_by_material(&bsp29));
+    for (k, (x, y)) in a30.iter().zip(&a29).enumerate() {
+        assert!(
+            (x - y).abs() <= 0.005 * y.max(1.0),
+            "texture {k}: {x} against {y}"
+        );
+    }
+    let grey = |l: &Level| {
+        l.lightmaps
+            .texels
+            .chunks(3)
+            .all(|t| t[0] == t[1] && t[1] == t[2])
+    };
+    assert!(grey(&bsp30) && grey(&bsp29));
+    let mean = |l: &Level| {
+        l.surfaces
+            .iter()
+            .filter_map(|s| s.lightmap)
+            .map(|r| mean_luxel(l, r))
+            .sum::<f64>()
+    };
+    let (m30, m29) = (mean(&bsp30), mean(&bsp29));
+    println!("light: BSP30 {m30:.0}, BSP29 {m29:.0}");
+    assert!((m30 - m29).abs() <= 0.03 * m29, "{m30} against {m29}");
+
+    // Texture 1's palette, red and blue swapped.
+    let l = super::lumps::read(&bytes, "dm3hl").unwrap();
+    let textures_at = l.textures.as_ptr() as usize - bytes.as_ptr() as usize;
+    let int = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let m = textures_at + int(&bytes, textures_at + 8);
+    let (w, h) = (int(&bytes, m + 16), int(&bytes, m + 20));
+    let colours = m + int(&bytes, m + 36) + (w / 8) * (h / 8) + 2;
+    for c in bytes[colours..colours + 768].chunks_exact_mut(3) {
+        c.swap(0, 2);
+    }
+    let (turned, _) = super::import(&bytes, "dm3hl", None, None).unwrap();
+    for (k, (a, b)) in turned.materials.iter().zip(&bsp30.materials).enumerate() {
+        if k == 1 {
+            let (ta, tb) = (a.texels.as_ref().unwrap(), b.texels.as_ref().unwrap());
+            assert_ne!(ta, tb);
+            assert!(ta
+                .chunks(4)
+                .zip(tb.chunks(4))
+                .all(|(p, q)| p == [q[2], q[1], q[0], q[3]]));
+        } else {
+            assert!(a.texels == b.texels, "texture {k} ({}) changed", a.name);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Per material, the area of the level's surfaces that show it.
+fn area_by_material(level: &Level) -> Vec<f64> {
+    let mut area = vec![0.0; level.materials.len()];
+    for s in &level.surfaces {
+        for t in s.indices.chunks_exact(3) {
+            let p = |k: u32| s.vertices[k as usize].position.as_dvec3();
+            area[s.material as usize] +=
+                (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).length() / 2.0;
+        }
+    }
+    area
+}

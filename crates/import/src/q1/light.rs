@@ -14,7 +14,7 @@ use super::bspx::BspxLump;
 /// Which light a map was imported with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LightSource {
-    /// The lighting lump: grey.
+    /// The lighting lump: grey (Quake), or RGB (Half-Life).
     Lump,
     /// A `.lit` file beside the map.
     Lit,
@@ -28,7 +28,7 @@ impl LightSource {
     /// How `info` names it.
     pub fn name(self) -> &'static str {
         match self {
-            LightSource::Lump => "lighting lump (grey)",
+            LightSource::Lump => "lighting lump",
             LightSource::Lit => ".lit (coloured)",
             LightSource::Bspx => "BSPX RGBLIGHTING (coloured)",
             LightSource::None => "none",
@@ -39,8 +39,11 @@ impl LightSource {
 /// A map's luxels as the faces read them.
 pub(crate) struct Light<'a> {
     pub source: LightSource,
-    /// The lighting lump (a face's `light_ofs` indexes it).
+    /// The lighting lump (a face's `light_ofs` indexes it): grey, or RGB in a Half-Life map.
     grey: &'a [u8],
+    /// Bytes a face's `light_ofs` counts per luxel: 1, or 3 in a Half-Life map (its offsets
+    /// count the RGB lump's bytes).
+    offset_unit: usize,
     /// Three bytes a luxel, when the light is coloured.
     rgb: Option<&'a [u8]>,
     /// Per face, its luxel spacing as a power of two, where its luxels start and its styles
@@ -75,6 +78,7 @@ impl<'a> Light<'a> {
         let coloured = |source, rgb| Light {
             source,
             grey,
+            offset_unit: 1,
             rgb: Some(rgb),
             scaled,
         };
@@ -111,8 +115,31 @@ impl<'a> Light<'a> {
                 LightSource::Lump
             },
             grey,
+            offset_unit: 1,
             rgb: None,
             scaled,
+        }
+    }
+
+    /// The light of a Half-Life map: its lighting lump, three bytes a luxel, which its faces'
+    /// offsets count in bytes.
+    pub(crate) fn half_life(
+        (rgb, faces): (&'a [u8], usize),
+        bspx: &[BspxLump<'a>],
+        warnings: &mut Vec<String>,
+    ) -> Light<'a> {
+        let luxels = rgb.len() / 3;
+        Light {
+            source: if rgb.is_empty() {
+                LightSource::None
+            } else {
+                LightSource::Lump
+            },
+            // Only its length counts (luxels); the colour is read from `rgb`.
+            grey: &rgb[..luxels],
+            offset_unit: 3,
+            rgb: Some(&rgb[..3 * luxels]),
+            scaled: scaled(bspx, faces, warnings),
         }
     }
 
@@ -149,15 +176,15 @@ impl<'a> Light<'a> {
         self.grey.is_empty()
     }
 
-    /// Luxels in the lighting lump (the unit of a face's `light_ofs`).
+    /// Luxels in the lighting lump.
     pub(crate) fn len(&self) -> usize {
         self.grey.len()
     }
 
-    /// `count` luxels from luxel `first` as RGB into `out` (3 bytes each); those past the end
-    /// of the light stay as they are. Returns how many were there.
-    pub(crate) fn read(&self, first: usize, count: usize, out: &mut [u8]) -> usize {
-        let first = first.min(self.grey.len());
+    /// `count` luxels from a face's light offset `offset` as RGB into `out` (3 bytes each);
+    /// those past the end of the light stay as they are. Returns how many were there.
+    pub(crate) fn read(&self, offset: usize, count: usize, out: &mut [u8]) -> usize {
+        let first = (offset / self.offset_unit).min(self.grey.len());
         let end = first.saturating_add(count).min(self.grey.len());
         let n = end - first;
         match self.rgb {

@@ -6,6 +6,8 @@
 use super::Q1Error;
 
 pub(super) const VERSION: i32 = 29;
+/// Half-Life's version.
+pub(super) const HL_VERSION: i32 = 30;
 
 /// Which of the three layouts a file has (its first four bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +19,9 @@ pub(crate) enum BspFormat {
     Bsp2Rmq,
     /// "BSP2": 32-bit indices, float bounding boxes.
     Bsp2,
+    /// Half-Life's BSP (version 30): BSP29's records, RGB light, textures with their own
+    /// palettes.
+    Hl30,
 }
 
 impl BspFormat {
@@ -26,6 +31,7 @@ impl BspFormat {
             b"BSP2" => Some(BspFormat::Bsp2),
             b"2PSB" => Some(BspFormat::Bsp2Rmq),
             _ if i32::from_le_bytes(magic) == VERSION => Some(BspFormat::Bsp29),
+            _ if i32::from_le_bytes(magic) == HL_VERSION => Some(BspFormat::Hl30),
             _ => None,
         }
     }
@@ -36,7 +42,13 @@ impl BspFormat {
             BspFormat::Bsp29 => "BSP29",
             BspFormat::Bsp2Rmq => "2PSB",
             BspFormat::Bsp2 => "BSP2",
+            BspFormat::Hl30 => "BSP30 (Half-Life)",
         }
+    }
+
+    /// Whether its records are id's 16-bit ones (BSP29 and Half-Life's).
+    fn narrow(self) -> bool {
+        matches!(self, BspFormat::Bsp29 | BspFormat::Hl30)
     }
 }
 
@@ -200,7 +212,7 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
         }
         *slot = &bytes[ofs as usize..end as usize];
     }
-    let wide = format != BspFormat::Bsp29;
+    let wide = !format.narrow();
     Ok(Lumps {
         format,
         entities: raw[ENTITIES],
@@ -260,7 +272,7 @@ fn texinfo(b: &[u8]) -> RawTexinfo {
 /// children and face range), 44 in BSP2 (float box).
 fn nodes(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawNode>, Q1Error> {
     match format {
-        BspFormat::Bsp29 => records(file, NODES, data, 24, |b| RawNode {
+        BspFormat::Bsp29 | BspFormat::Hl30 => records(file, NODES, data, 24, |b| RawNode {
             plane: u32_at(b, 0),
             children: [i16_at(b, 4), i16_at(b, 6)].map(i32::from),
             mins: i16x3_at(b, 8),
@@ -285,7 +297,7 @@ fn nodes(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawNode>, Q1E
 /// 2PSB (ints).
 fn faces(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawFace>, Q1Error> {
     match format {
-        BspFormat::Bsp29 => records(file, FACES, data, 20, |b| RawFace {
+        BspFormat::Bsp29 | BspFormat::Hl30 => records(file, FACES, data, 20, |b| RawFace {
             plane: u16_at(b, 0).into(),
             side: i16_at(b, 2).into(),
             first_edge: i32_at(b, 4),
@@ -310,7 +322,7 @@ fn faces(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawFace>, Q1E
 /// 44 in BSP2 (float box).
 fn leafs(file: &str, format: BspFormat, data: &[u8]) -> Result<Vec<RawLeaf>, Q1Error> {
     match format {
-        BspFormat::Bsp29 => records(file, LEAFS, data, 28, |b| RawLeaf {
+        BspFormat::Bsp29 | BspFormat::Hl30 => records(file, LEAFS, data, 28, |b| RawLeaf {
             contents: i32_at(b, 0),
             vis_ofs: i32_at(b, 4),
             mins: i16x3_at(b, 8),

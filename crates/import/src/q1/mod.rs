@@ -147,6 +147,15 @@ pub(crate) fn default_palette() -> Option<&'static [u8; 768]> {
 /// Loads a `.bsp` file with the palette found near it ([`palette_near`]); when there is none,
 /// warns once (`log`) with what to give, and the textures are a grey checkerboard.
 pub fn load(path: &Path) -> Result<Level, Q1Error> {
+    // A Half-Life map's textures carry their own palettes.
+    let version = std::fs::File::open(path).ok().and_then(|mut f| {
+        let mut v = [0u8; 4];
+        std::io::Read::read_exact(&mut f, &mut v).ok()?;
+        Some(i32::from_le_bytes(v))
+    });
+    if version == Some(lumps::HL_VERSION) {
+        return load_with_palette(path, None);
+    }
     let palette = match palette_near(path) {
         Ok(p) => Some(p),
         Err(missing) => {
@@ -185,7 +194,12 @@ pub struct BspReport {
 pub fn describe(bytes: &[u8], file: &str, lit: Option<&[u8]>) -> Result<BspReport, Q1Error> {
     let l = lumps::read(bytes, file)?;
     let bspx = bspx::lumps(bytes, file)?;
-    let light = light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut Vec::new());
+    let light = match l.format {
+        lumps::BspFormat::Hl30 => {
+            light::Light::half_life((l.lighting, l.faces.len()), &bspx, &mut Vec::new())
+        }
+        _ => light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut Vec::new()),
+    };
     Ok(BspReport {
         format: l.format.name(),
         bspx_lumps: bspx.iter().map(|x| x.name.to_string()).collect(),
@@ -296,9 +310,17 @@ fn import(
     check_models(&l, file)?;
     let bspx = bspx::lumps(bytes, file)?;
     let mut said = Vec::new();
-    let light = light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut said);
+    let light = match l.format {
+        lumps::BspFormat::Hl30 => {
+            light::Light::half_life((l.lighting, l.faces.len()), &bspx, &mut said)
+        }
+        _ => light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut said),
+    };
     let entities = entities::parse(l.entities, file)?;
-    let materials = textures::decode(l.textures, palette, file)?;
+    let materials = match l.format {
+        lumps::BspFormat::Hl30 => textures::decode_half_life(l.textures, file)?,
+        _ => textures::decode(l.textures, palette, file)?,
+    };
     let mut tree = tree::build(&l, file)?;
     let (mut surfaces, lightmaps, warnings) =
         surfaces_and_lightmaps((&l, &light), &materials, file)?;

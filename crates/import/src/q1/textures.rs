@@ -1,5 +1,7 @@
 //! The miptex lump: texture names, sizes and 8-bit texels, decoded to RGBA8 with the Quake
-//! palette. Only mip level 0 is decoded (the renderer builds its own mipmaps).
+//! palette, or in a Half-Life map with each texture's own palette (after its last mip level:
+//! a 16-bit count, 256, then the colours). Only mip level 0 is decoded (the renderer builds
+//! its own mipmaps).
 
 use lanthorn_level::{material_flags, Material};
 
@@ -31,13 +33,38 @@ pub(super) fn flags_for_name(name: &str) -> u32 {
     }
 }
 
-/// Decodes every texture of the lump. Entries the file marks missing (offset -1) become a
-/// 64×64 placeholder without texels named `missing<N>`.
+/// Where a texture's colours come from.
+#[derive(Clone, Copy)]
+enum Colours<'a> {
+    /// One palette for every texture (Quake's; `None`: sizes only), indices 224–255 fullbright.
+    Shared(Option<&'a [u8; 768]>),
+    /// Each texture's own, stored after its mip levels (Half-Life), none fullbright.
+    Own,
+}
+
+/// Decodes every texture of a Quake map's lump with `palette`. Entries the file marks missing
+/// (offset -1) become a 64×64 placeholder without texels named `missing<N>`.
 pub(super) fn decode(
     lump: &[u8],
     palette: Option<&[u8; 768]>,
     file: &str,
 ) -> Result<Vec<Material>, Q1Error> {
+    decode_lump(lump, Colours::Shared(palette), file)
+}
+
+/// Decodes every texture of a Half-Life map's lump, each with its own palette; a texture kept
+/// in a WAD3 file (no texels in the map) has its size only. Names beginning with `!` are water.
+pub(super) fn decode_half_life(lump: &[u8], file: &str) -> Result<Vec<Material>, Q1Error> {
+    let mut materials = decode_lump(lump, Colours::Own, file)?;
+    for m in &mut materials {
+        if m.name.starts_with('!') {
+            m.flags |= material_flags::LIQUID | material_flags::TRANSLUCENT;
+        }
+    }
+    Ok(materials)
+}
+
+fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material>, Q1Error> {
     let bad = |detail: String| Q1Error::corrupt(file, "textures", detail);
     if lump.is_empty() {
         return Ok(Vec::new());
@@ -105,6 +132,15 @@ pub(super) fn decode(
                 )));
             }
             let indices = &m[mip0 as usize..(mip0 + n) as usize];
+            let own;
+            let palette = match colours {
+                Colours::Shared(p) => p,
+                Colours::Own => {
+                    own = own_palette(m, (w, h), &mat.name)
+                        .map_err(|d| bad(format!("texture {i} {d}")))?;
+                    Some(&own)
+                }
+            };
             if let Some(pal) = palette {
                 let mut rgba = Vec::with_capacity(indices.len() * 4);
                 let mut sum = [0u64; 3];
@@ -121,7 +157,8 @@ pub(super) fn decode(
                 }
                 mat.texels = Some(rgba);
             }
-            if indices.iter().any(|&c| c >= FIRST_FULLBRIGHT) {
+            let shared = matches!(colours, Colours::Shared(_));
+            if shared && indices.iter().any(|&c| c >= FIRST_FULLBRIGHT) {
                 mat.fullbright = Some(
                     indices
                         .iter()
@@ -133,6 +170,25 @@ pub(super) fn decode(
         out.push(mat);
     }
     Ok(out)
+}
+
+/// A Half-Life texture's own palette: after its fourth mip level (at its offset plus a 64th of
+/// its texels), a 16-bit colour count that must be 256, then the colours.
+fn own_palette(m: &[u8], (w, h): (u32, u32), name: &str) -> Result<[u8; 768], String> {
+    let last = u32_at(m, 24 + 12) as u64;
+    let at = last + (w as u64 / 8) * (h as u64 / 8);
+    let count = m
+        .get(at as usize..at as usize + 2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]));
+    match (count, m.get(at as usize + 2..at as usize + 2 + 768)) {
+        (Some(256), Some(colours)) => Ok(std::array::from_fn(|k| colours[k])),
+        (Some(n), _) if n != 256 => {
+            Err(format!("\"{name}\": its palette has {n} colours, not 256"))
+        }
+        _ => Err(format!(
+            "\"{name}\": its palette at {at} runs past the lump's end"
+        )),
+    }
 }
 
 #[cfg(test)]
