@@ -69,7 +69,7 @@ pub enum Q1Error {
         need: usize,
     },
     /// Not one of the Quake BSP layouts.
-    #[error("{file}: BSP version {version} is not a Quake map's (version 29, \"BSP2\" or \"2PSB\"); Quake 2 (\"IBSP\") and Half-Life (30) maps are not supported")]
+    #[error("{file}: BSP version {version} is not a Quake map's (version 29, \"BSP2\" or \"2PSB\") or Half-Life's (30); Quake 2 and 3 maps (\"IBSP\") are not supported")]
     Version {
         /// The file.
         file: String,

@@ -964,9 +964,12 @@ fn mutant(orig: &[u8], next: &mut impl FnMut() -> u64) -> (Vec<u8>, usize) {
 #[test]
 fn bad_headers_give_clear_errors() {
     let mut b = vec![0u8; lumps::HEADER_SIZE];
-    b[0] = 30;
-    let e = from_bytes(&b, "hl.bsp").unwrap_err().to_string();
-    assert!(e.contains("hl.bsp") && e.contains("version 30"), "{e}");
+    b[0] = 31;
+    let e = from_bytes(&b, "x31.bsp").unwrap_err().to_string();
+    assert!(e.contains("x31.bsp") && e.contains("version 31"), "{e}");
+    b[..4].copy_from_slice(b"IBSP");
+    let e = from_bytes(&b, "q2.bsp").unwrap_err().to_string();
+    assert!(e.contains("q2.bsp") && e.contains("Quake 2"), "{e}");
     b[0] = 29;
     b[4 + 5 * 8] = 200; // nodes lump offset past the end
     b[8 + 5 * 8] = 24;

@@ -142,20 +142,7 @@ fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material
                 }
             };
             if let Some(pal) = palette {
-                let mut rgba = Vec::with_capacity(indices.len() * 4);
-                let mut sum = [0u64; 3];
-                for &c in indices {
-                    let p = &pal[c as usize * 3..c as usize * 3 + 3];
-                    rgba.extend_from_slice(&[p[0], p[1], p[2], 255]);
-                    for k in 0..3 {
-                        sum[k] += p[k] as u64;
-                    }
-                }
-                for k in 0..3 {
-                    let srgb = sum[k] as f32 / (n as f32 * 255.0);
-                    mat.color[k] = srgb.powf(2.2);
-                }
-                mat.texels = Some(rgba);
+                paint(&mut mat, indices, pal);
             }
             let shared = matches!(colours, Colours::Shared(_));
             if shared && indices.iter().any(|&c| c >= FIRST_FULLBRIGHT) {
@@ -170,6 +157,24 @@ fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material
         out.push(mat);
     }
     Ok(out)
+}
+
+/// `mat`'s texels and mean colour from its palette `indices` in `pal`.
+fn paint(mat: &mut Material, indices: &[u8], pal: &[u8; 768]) {
+    let mut rgba = Vec::with_capacity(indices.len() * 4);
+    let mut sum = [0u64; 3];
+    for &c in indices {
+        let p = &pal[c as usize * 3..c as usize * 3 + 3];
+        rgba.extend_from_slice(&[p[0], p[1], p[2], 255]);
+        for k in 0..3 {
+            sum[k] += p[k] as u64;
+        }
+    }
+    for k in 0..3 {
+        let srgb = sum[k] as f32 / (indices.len().max(1) as f32 * 255.0);
+        mat.color[k] = srgb.powf(2.2);
+    }
+    mat.texels = Some(rgba);
 }
 
 /// A Half-Life texture's own palette: after its fourth mip level (at its offset plus a 64th of
