@@ -970,7 +970,7 @@ fn bad_headers_give_clear_errors() {
     b[..4].copy_from_slice(b"IBSP");
     let e = from_bytes(&b, "q2.bsp").unwrap_err().to_string();
     assert!(e.contains("q2.bsp") && e.contains("Quake 2"), "{e}");
-    b[0] = 29;
+    b[..4].copy_from_slice(&29i32.to_le_bytes());
     b[4 + 5 * 8] = 200; // nodes lump offset past the end
     b[8 + 5 * 8] = 24;
     let e = from_bytes(&b, "x.bsp").unwrap_err().to_string();
