@@ -153,6 +153,8 @@ pub mod surface_flags {
     pub const TRANSLUCENT: u32 = 4;
     /// From detail brushes: never splits cells.
     pub const DETAIL: u32 = 8;
+    /// Drawn only where its material's texels are opaque (Quake's `{` fence textures).
+    pub const FENCE: u32 = 16;
 }
 
 /// One vertex of a world surface.
@@ -207,6 +209,8 @@ pub mod material_flags {
     pub const LIQUID: u32 = 2;
     /// Drawn blended over what is behind it.
     pub const TRANSLUCENT: u32 = 4;
+    /// Its texels' alpha says where it is there (0: a hole), as Quake's `{` fence textures.
+    pub const FENCE: u32 = 8;
 }
 
 /// A texture or colour surfaces are drawn with.

@@ -9,6 +9,7 @@
 //
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
+//   fs_fence                     the camera's fences (holes where their texels are)
 //   fs_main                      sky, liquids, and any surface under a debug tint
 //   fs_portal_view               views through mirrors and teleporters
 //   fs_wire                      the wireframe overlay
@@ -67,6 +68,27 @@ fn fs_opaque(in: FragmentIn) -> @location(0) vec4<f32> {
     return vec4<f32>(stored(fogged(color, in)), 1.0);
 }
 
+// The camera's fences (Quake's `{` textures): a hole where the texel's alpha is under a half
+// (its mip levels average the coverage, so a far fence thins as it should), the rest shaded as
+// any surface. A pipeline of their own: a discard in `fs_opaque` would cost every opaque
+// surface its early depth test.
+@fragment
+fn fs_fence(in: FragmentIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    if fence_hole(in) {
+        discard;
+    }
+    return shade(in);
+}
+
+// Whether a fence's texel here is a hole (any other surface has none).
+fn fence_hole(in: FragmentIn) -> bool {
+    let coverage = textureSample(materials, material_sampler, in.uv, in.layer).a;
+    return (in.flags & SURFACE_FENCE) != 0u && coverage < 0.5;
+}
+
 // The colour under the fog (AERIAL_FOG), else as it is.
 fn fogged(color: vec3<f32>, in: FragmentIn) -> vec3<f32> {
     #ifdef AERIAL_FOG
@@ -83,6 +105,9 @@ fn fs_portal_view(in: FragmentIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     if dot(frame.views[records[in.slot].view].clip_plane, vec4<f32>(in.world, 1.0)) < 0.0 {
+        discard;
+    }
+    if fence_hole(in) {
         discard;
     }
     return shade(in);
@@ -123,10 +148,12 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         } else if no_lightmap {
             light = unlit.light;
         }
-        // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit. Texels and light
-        // multiply in gamma space, as Quake's renderers do, and the pass writes the raw
-        // (gamma) view of the frame: liquids blend in gamma space too, as in Quake.
-        color = mix(tex.rgb, tex.rgb * light, tex.a);
+        // Alpha 0 marks fullbright texels (Quake palette 224..255): unlit; a fence's alpha is
+        // its coverage instead, and all of it is lit. Texels and light multiply in gamma
+        // space, as Quake's renderers do, and the pass writes the raw (gamma) view of the
+        // frame: liquids blend in gamma space too, as in Quake.
+        let lit_share = select(tex.a, 1.0, (in.flags & SURFACE_FENCE) != 0u);
+        color = mix(tex.rgb, tex.rgb * light, lit_share);
         if !liquid {
             color += unlit.specular;
         }

@@ -6,6 +6,20 @@
 // nothing.
 @fragment
 fn fs_ids(in: FragmentIn, @builtin(front_facing) front: bool) -> @location(0) u32 {
+    return surface_id(in, front);
+}
+
+// A fence's ids: none where its texels are holes (what is behind shows through).
+@fragment
+fn fs_ids_fence(in: FragmentIn, @builtin(front_facing) front: bool) -> @location(0) u32 {
+    if fence_hole(in) {
+        discard;
+    }
+    return surface_id(in, front);
+}
+
+// The id a fragment of `in` leaves, clipped to its octagon and its view's portal plane.
+fn surface_id(in: FragmentIn, front: bool) -> u32 {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif

@@ -185,8 +185,11 @@ fn write_layer(
     );
 }
 
-/// The material resampled (nearest) to LAYER_SIZE², RGBA8, alpha 0 where fullbright.
+/// The material resampled (nearest) to LAYER_SIZE², RGBA8, alpha 0 where fullbright; a
+/// fence's alpha is its own (0 in its holes, whose colour the importer took from around them,
+/// so the box-filtered mip levels average coverage without darkening the edges).
 pub fn layer_texels(m: &Material) -> Vec<u8> {
+    let fence = m.flags & lanthorn_level::material_flags::FENCE != 0;
     let n = LAYER_SIZE as usize;
     let mut out = vec![0u8; n * n * 4];
     match &m.texels {
@@ -203,7 +206,11 @@ pub fn layer_texels(m: &Material) -> Vec<u8> {
                         .fullbright
                         .as_ref()
                         .is_some_and(|f| f.get(si).copied().unwrap_or(0) > 127);
-                    out[o + 3] = if fullbright { 0 } else { 255 };
+                    out[o + 3] = match (fence, fullbright) {
+                        (true, _) => t[si * 4 + 3],
+                        (false, true) => 0,
+                        (false, false) => 255,
+                    };
                 }
             }
         }

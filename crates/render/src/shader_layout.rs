@@ -134,6 +134,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("SURFACE_SKY", surface_flags::SKY.into()),
         ("BLOOM_TILE", super::bloom::TILE.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
+        ("SURFACE_FENCE", surface_flags::FENCE.into()),
         ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
         ("GRID_LIT", super::world::GRID_LIT.into()),
         ("OBJECT_LIGHT_UNIT", super::world::OBJECT_LIGHT_UNIT.into()),

@@ -13,6 +13,9 @@ use super::Q1Error;
 
 /// Texinfo flag: sky or liquid, no lightmap.
 pub(super) const TEX_SPECIAL: i32 = 1;
+/// The most edges a face may have: compilers split faces far below this (id's qbsp at 64
+/// points), and a damaged count of thousands of edges would make the triangulation crawl.
+pub(super) const MAX_FACE_EDGES: i32 = 1024;
 /// Largest lightmap side accepted, in luxels (Quake's own limit is 18; modern tools go higher).
 pub(super) const MAX_LUXELS: i64 = 257;
 
@@ -131,6 +134,12 @@ pub(super) fn face_geom(
             f.first_edge,
             f.num_edges,
             l.surfedges.len()
+        )));
+    }
+    if f.num_edges > MAX_FACE_EDGES {
+        return Err(bad(format!(
+            "{} edges, more than a real face has ({MAX_FACE_EDGES} at most)",
+            f.num_edges
         )));
     }
     let mut points = Vec::with_capacity(f.num_edges as usize);
@@ -260,6 +269,9 @@ pub(super) fn build(
     }
     if mat.flags & material_flags::TRANSLUCENT != 0 {
         flags |= surface_flags::TRANSLUCENT;
+    }
+    if mat.flags & material_flags::FENCE != 0 {
+        flags |= surface_flags::FENCE;
     }
     // Lit water: a liquid face the compiler gave light (ericw-tools' `qbsp -splitturb`, no
     // SPECIAL flag, a light offset) is lit like any face; other liquids stay fullbright.

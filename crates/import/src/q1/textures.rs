@@ -14,10 +14,13 @@ pub(super) const FIRST_FULLBRIGHT: u8 = 224;
 pub(super) const MAX_SIDE: u32 = 4096;
 
 /// Material flags from a Quake texture name: `sky*` → SKY; `*…` → LIQUID, plus TRANSLUCENT for
-/// water-like liquids (`*water…`, `*…mwat…` murky water, `*tele…`), not for lava or slime.
+/// water-like liquids (`*water…`, `*…mwat…` murky water, `*tele…`), not for lava or slime;
+/// `{…` → FENCE (palette index 255 is a hole).
 pub(super) fn flags_for_name(name: &str) -> u32 {
     let n = name.to_ascii_lowercase();
-    if n.starts_with("sky") {
+    if n.starts_with('{') {
+        material_flags::FENCE
+    } else if n.starts_with("sky") {
         material_flags::SKY
     } else if let Some(rest) = n.strip_prefix('*') {
         let translucent =
@@ -143,6 +146,9 @@ fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material
             };
             if let Some(pal) = palette {
                 paint(&mut mat, indices, pal);
+                if mat.flags & material_flags::FENCE != 0 {
+                    cut_holes(&mut mat, indices);
+                }
             }
             let shared = matches!(colours, Colours::Shared(_));
             if shared && indices.iter().any(|&c| c >= FIRST_FULLBRIGHT) {
@@ -175,6 +181,45 @@ fn paint(mat: &mut Material, indices: &[u8], pal: &[u8; 768]) {
         mat.color[k] = srgb.powf(2.2);
     }
     mat.texels = Some(rgba);
+}
+
+/// The palette index of a fence texture's holes.
+const HOLE: u8 = 255;
+
+/// A fence texture's holes (index `HOLE`): alpha 0, their colour that of the opaque texels
+/// around them (spread in a few rounds), so no filter or mip level darkens the edges.
+fn cut_holes(mat: &mut Material, indices: &[u8]) {
+    let (w, h) = (mat.width as usize, mat.height as usize);
+    let Some(rgba) = mat.texels.as_mut() else {
+        return;
+    };
+    let mut known: Vec<bool> = indices.iter().map(|&c| c != HOLE).collect();
+    for (px, _) in rgba.chunks_exact_mut(4).zip(&known).filter(|(_, k)| !**k) {
+        px.copy_from_slice(&[0, 0, 0, 0]);
+    }
+    for _ in 0..8 {
+        let mut next = known.clone();
+        for i in (0..w * h).filter(|&i| !known[i]) {
+            let (x, y) = (i % w, i / w);
+            let (mut sum, mut n) = ([0u32; 3], 0);
+            for (dx, dy) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                    continue;
+                }
+                let j = ny as usize * w + nx as usize;
+                if known[j] {
+                    (0..3).for_each(|k| sum[k] += u32::from(rgba[4 * j + k]));
+                    n += 1;
+                }
+            }
+            if n > 0 {
+                (0..3).for_each(|k| rgba[4 * i + k] = (sum[k] / n) as u8);
+                next[i] = true;
+            }
+        }
+        known = next;
+    }
 }
 
 /// A Half-Life texture's own palette: after its fourth mip level (at its offset plus a 64th of

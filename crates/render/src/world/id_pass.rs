@@ -195,16 +195,15 @@ impl IdPass<'_> {
             Some(false) => ViewClass::Portal,
             Some(true) => ViewClass::Mirrored,
         };
-        // [opaque, liquid] × [unmirrored, mirrored] (mirrored triangles wind the other way).
-        let liquid = (layer == IdLayer::Liquid) as usize;
+        // Mirrored triangles wind the other way.
         let mirrored = (class == ViewClass::Mirrored) as usize;
-        pass.set_pipeline(&pipes.surfaces[mirrored * 2 + liquid]);
         pass.set_stencil_reference(mark);
         let kinds: &[SurfaceKind] = match layer {
-            IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky],
+            IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Fence],
             IdLayer::Liquid => &[SurfaceKind::Liquid],
         };
         for &kind in kinds {
+            pass.set_pipeline(&pipes.surfaces[mirrored * ID_KINDS.len() + id_kind(kind)]);
             for c in list.commands_of(class, kind) {
                 if list.records[c.first_instance as usize].view as usize != view {
                     continue;
@@ -261,20 +260,12 @@ impl IdPipelines {
         let output = PipelineOutput::Ids(depth_format);
         let (module, layout) = world.shader();
         let surfaces = std::array::from_fn(|i| {
-            let liquid = i % 2 == 1;
-            let (kind, class) = (
-                if liquid {
-                    SurfaceKind::Liquid
-                } else {
-                    SurfaceKind::Opaque
-                },
-                if i < 2 {
-                    ViewClass::Camera
-                } else {
-                    ViewClass::Mirrored
-                },
-            );
-            let back_faces = world.back_faces_occlude() && !liquid;
+            let kind = ID_KINDS[i % ID_KINDS.len()];
+            let class = match i < ID_KINDS.len() {
+                true => ViewClass::Camera,
+                false => ViewClass::Mirrored,
+            };
+            let back_faces = world.back_faces_occlude() && kind != SurfaceKind::Liquid;
             make_pipeline(
                 device, layout, module, kind, output, class, back_faces, false,
             )
@@ -295,10 +286,23 @@ impl IdPipelines {
     }
 }
 
+/// The kinds of surfaces with pipelines of their own in the id pass (sky draws with
+/// opaque's: ids do not shade).
+const ID_KINDS: [SurfaceKind; 3] = [SurfaceKind::Opaque, SurfaceKind::Fence, SurfaceKind::Liquid];
+
+/// The id pipeline slot of `kind` in `ID_KINDS`.
+fn id_kind(kind: SurfaceKind) -> usize {
+    match kind {
+        SurfaceKind::Opaque | SurfaceKind::Sky => 0,
+        SurfaceKind::Fence => 1,
+        SurfaceKind::Liquid => 2,
+    }
+}
+
 /// The id pass's pipelines, made on first use.
 struct IdPipelines {
-    /// [opaque + sky, liquid] × [unmirrored, mirrored].
-    surfaces: [wgpu::RenderPipeline; 4],
+    /// [unmirrored, mirrored] × `ID_KINDS`.
+    surfaces: [wgpu::RenderPipeline; 2 * ID_KINDS.len()],
     portal_depth: wgpu::RenderPipeline,
     portal_pending: wgpu::RenderPipeline,
     portal_open: wgpu::RenderPipeline,

@@ -144,20 +144,34 @@ pub enum SurfaceKind {
     Opaque = 0,
     /// Sky surfaces, which show the sky.
     Sky = 1,
+    /// Fences (`surface_flags::FENCE`): solid where their texels are, holes elsewhere
+    /// (alpha-tested; never from the surface cache).
+    Fence = 2,
     /// Liquid surfaces, translucent, drawn last.
-    Liquid = 2,
+    Liquid = 3,
 }
+
+/// Surface kinds.
+pub const KINDS: usize = SurfaceKind::ALL.len();
 
 impl SurfaceKind {
     /// Every kind, in drawing order.
-    pub const ALL: [SurfaceKind; 3] = [SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Liquid];
+    pub const ALL: [SurfaceKind; 4] = [
+        SurfaceKind::Opaque,
+        SurfaceKind::Sky,
+        SurfaceKind::Fence,
+        SurfaceKind::Liquid,
+    ];
 
-    /// The kind of a surface with `flags` (`surface_flags`): sky, else liquid, else opaque.
+    /// The kind of a surface with `flags` (`surface_flags`): sky, else liquid, else fence,
+    /// else opaque.
     pub fn of(flags: u32) -> SurfaceKind {
         if flags & surface_flags::SKY != 0 {
             SurfaceKind::Sky
         } else if flags & surface_flags::LIQUID != 0 {
             SurfaceKind::Liquid
+        } else if flags & surface_flags::FENCE != 0 {
+            SurfaceKind::Fence
         } else {
             SurfaceKind::Opaque
         }
@@ -204,9 +218,9 @@ pub struct WorldMesh {
     /// `object_ranges`).
     pub indices: Vec<u32>,
     /// `cell_ranges[kind][cell]`.
-    pub cell_ranges: [Vec<IndexRange>; 3],
+    pub cell_ranges: [Vec<IndexRange>; KINDS],
     /// `object_ranges[kind][object]`.
-    pub object_ranges: [Vec<IndexRange>; 3],
+    pub object_ranges: [Vec<IndexRange>; KINDS],
     /// Translucent liquid surfaces of cells are drawn once per frame, not once per cell that
     /// lists them (blending twice would darken them): one range per liquid surface...
     pub liquid_ranges: Vec<IndexRange>,
@@ -217,9 +231,9 @@ pub struct WorldMesh {
     /// `cell_surfaces[kind][cell]`: the surfaces of `cell_ranges[kind][cell]`, in index order.
     /// Surfaces that face the same way are contiguous, so what back-face culling keeps stays
     /// in few runs.
-    pub cell_surfaces: [Vec<Vec<SurfaceRange>>; 3],
+    pub cell_surfaces: [Vec<Vec<SurfaceRange>>; KINDS],
     /// `object_surfaces[kind][object]`, likewise.
-    pub object_surfaces: [Vec<Vec<SurfaceRange>>; 3],
+    pub object_surfaces: [Vec<Vec<SurfaceRange>>; KINDS],
     /// Per level surface.
     pub surface_cull: Vec<SurfaceCull>,
     /// The surfaces' outlines (`SurfaceCull::first_corner`).

@@ -45,7 +45,7 @@ pub use self::draws::{
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
-    IndexRange, SurfaceKind, WorldMesh, WorldVertex, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
+    IndexRange, SurfaceKind, WorldMesh, WorldVertex, KINDS, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
     VERTEX_OUTDOOR, VERTEX_PACKED_STYLES, VERTEX_WATER_TOP,
 };
 pub use self::wireframe::{Wireframe, WireframePass};
@@ -139,8 +139,8 @@ struct WorldBuffers {
 struct WorldPipelines {
     module: wgpu::ShaderModule,
     pipeline_layout: wgpu::PipelineLayout,
-    /// [view class (`ViewClass`)] × [opaque, sky, liquid].
-    pipelines: [wgpu::RenderPipeline; 9],
+    /// [view class (`ViewClass`)] × [opaque, sky, fence, liquid].
+    pipelines: [wgpu::RenderPipeline; 3 * KINDS],
     /// The world's group 0 layout and material samplers (the cache's pipelines share them).
     layout: wgpu::BindGroupLayout,
     samplers: [wgpu::Sampler; 2],
@@ -605,7 +605,8 @@ impl Pass for WorldPass {
                 self.draw_batch(pass, first, count);
                 continue;
             }
-            let camera_opaque = batch == draws::ViewClass::Camera as usize * 3;
+            let camera_opaque =
+                batch == draws::batch(draws::ViewClass::Camera, SurfaceKind::Opaque);
             match self.debug.tint_pipeline.get() {
                 Some(tint) if self.debug.tinted && camera_opaque => pass.set_pipeline(tint),
                 _ => pass.set_pipeline(&self.shading.pipelines[batch]),

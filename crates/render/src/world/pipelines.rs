@@ -4,7 +4,7 @@
 use wgpu::util::DeviceExt;
 
 use super::draws::{DrawRecord, ViewClass};
-use super::mesh::{SurfaceKind, WorldMesh, WorldVertex};
+use super::mesh::{SurfaceKind, WorldMesh, WorldVertex, KINDS};
 use crate::bindings::{sampler_entry, storage_entry, texture_entry, uniform_entry};
 use crate::materials::MaterialArray;
 use crate::DEPTH_FORMAT;
@@ -39,7 +39,8 @@ pub(super) fn create_draw_buffers(
     });
     let indirect = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("world indirect draws"),
-        size: (3 * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>()) as u64,
+        size: (KINDS * max_records * std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>())
+            as u64,
         usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
@@ -194,15 +195,15 @@ pub(super) fn create_color_pipelines(
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
-) -> [wgpu::RenderPipeline; 9] {
+) -> [wgpu::RenderPipeline; 3 * KINDS] {
     std::array::from_fn(|i| {
         make_pipeline(
             device,
             layout,
             module,
-            SurfaceKind::ALL[i % 3],
+            SurfaceKind::ALL[i % KINDS],
             PipelineOutput::Color(color_format),
-            ViewClass::ALL[i / 3],
+            ViewClass::ALL[i / KINDS],
             false,
             false,
         )
@@ -257,10 +258,13 @@ pub(super) fn make_pipeline(
     };
     let mirrored = class == ViewClass::Mirrored;
     let translucent = kind == SurfaceKind::Liquid;
+    let fence = kind == SurfaceKind::Fence;
     let (entry, target) = match color {
         Some(format) => (
             if class == ViewClass::Camera && kind == SurfaceKind::Opaque && !tinted {
                 "fs_opaque"
+            } else if class == ViewClass::Camera && fence {
+                "fs_fence"
             } else if class == ViewClass::Camera {
                 "fs_main"
             } else {
@@ -273,7 +277,7 @@ pub(super) fn make_pipeline(
             },
         ),
         None => (
-            "fs_ids",
+            if fence { "fs_ids_fence" } else { "fs_ids" },
             wgpu::ColorTargetState::from(wgpu::TextureFormat::R32Uint),
         ),
     };
@@ -281,6 +285,7 @@ pub(super) fn make_pipeline(
         label: Some(match (kind, color.is_some()) {
             (SurfaceKind::Opaque, true) => "world opaque",
             (SurfaceKind::Sky, true) => "world sky",
+            (SurfaceKind::Fence, true) => "world fence",
             (SurfaceKind::Liquid, true) => "world liquid",
             (SurfaceKind::Liquid, false) => "world ids liquid",
             (_, false) => "world ids",

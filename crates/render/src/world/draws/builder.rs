@@ -21,12 +21,13 @@ pub struct DrawBuilder {
     list: DrawList,
 }
 
-/// The camera view's cell surfaces that pass the tests, per kind (opaque, sky) in item order,
+/// The camera view's cell surfaces that pass the tests, per kind (opaque, sky, fence) in item
+/// order,
 /// and for those that pass in several visible cells the record they are drawn once with: the
 /// union of those cells' octagons (conservative, like the camera's liquids).
 #[derive(Default)]
 pub(in crate::world) struct SharedSurfaces {
-    passing: [Vec<(u32, SurfaceRange)>; 2],
+    passing: [Vec<(u32, SurfaceRange)>; SHARED_KINDS],
     /// Per surface: the frame it last passed in, in how many cells, their octagons' union,
     /// its shared record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
     stamp: Vec<u32>,
@@ -224,7 +225,7 @@ impl DrawBuilder {
                     }
                 }
                 let count = out.commands.len() as u32 - first;
-                list.batches[class as usize * 3 + kind as usize] = (first, count);
+                list.batches[super::batch(class, kind)] = (first, count);
                 stats.sub_draws += count;
                 if count > 0 {
                     stats.draw_calls += if inputs.multi_draw { 1 } else { count };
@@ -267,7 +268,7 @@ impl DrawBuilder {
             sh.emitted = vec![0; n];
         }
         let frame = self.frame;
-        for k in 0..2 {
+        for k in 0..SHARED_KINDS {
             sh.passing[k].clear();
         }
         for (slot, item) in self.items.iter().enumerate() {
@@ -276,7 +277,7 @@ impl DrawBuilder {
                 continue;
             };
             let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
-            for k in 0..2 {
+            for k in 0..SHARED_KINDS {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
                     if !at.passes(mesh, r.surface) {
                         continue;
@@ -293,7 +294,7 @@ impl DrawBuilder {
             }
         }
         let records = &mut self.list.records;
-        for k in 0..2 {
+        for k in 0..SHARED_KINDS {
             for &(_, r) in &sh.passing[k] {
                 let s = r.surface as usize;
                 if sh.cells[s] > 1 && sh.record[s] == u32::MAX && records.len() < inputs.max_records
@@ -312,6 +313,10 @@ impl DrawBuilder {
         }
     }
 }
+
+/// The kinds a surface of several visible cells is drawn once with their union: all but the
+/// liquids (the first kinds: `SurfaceKind::Liquid` is the last).
+const SHARED_KINDS: usize = SurfaceKind::Liquid as usize;
 
 impl SharedSurfaces {
     /// The sub-draws of kind `k`'s passing surfaces, front to back: a surface of one cell with

@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh};
+use super::mesh::{IndexRange, SurfaceCull, SurfaceKind, SurfaceRange, WorldMesh, KINDS};
 use lanthorn_geom::octagon::MAX_CLIPPED;
 use lanthorn_geom::{Camera, Octagon};
 use lanthorn_vis::VisibleSet;
@@ -112,23 +112,33 @@ impl ViewClass {
         [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
 }
 
-/// Batches in drawing order: view class × surface kind (`class * 3 + kind`).
-pub const BATCHES: usize = 10;
+/// Batches: view class × surface kind (`batch(class, kind)`), then the cached one.
+pub const BATCHES: usize = 3 * KINDS + 1;
 /// The batch of the camera's opaque surfaces drawn from the surface cache (its own pipeline);
-/// batches below are [view class] × [opaque, sky, liquid].
-pub const CACHED_BATCH: usize = 9;
+/// batches below are [view class] × [opaque, sky, fence, liquid].
+pub const CACHED_BATCH: usize = 3 * KINDS;
 /// The order the frame draws its batches in: the cached batch first (most of what the camera
 /// sees, front to back), then view class × kind, the camera's liquids last: the top of water
 /// blends over the reflection drawn under it (a mirrored view). The id pass and the fragment
 /// counters follow it too, so depth ties and overdraw come out as in the frame.
-pub(crate) const BATCH_ORDER: [usize; BATCHES] = [CACHED_BATCH, 0, 1, 3, 4, 5, 6, 7, 8, 2];
+pub(crate) const BATCH_ORDER: [usize; BATCHES] =
+    [CACHED_BATCH, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 3];
+const _: () = assert!(KINDS == 4 && SurfaceKind::Liquid as usize == 3);
+
+/// The batch of (`class`, `kind`).
+pub(crate) fn batch(class: ViewClass, kind: SurfaceKind) -> usize {
+    class as usize * KINDS + kind as usize
+}
 
 /// The view class and surface kind of `batch`'s draws.
 pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {
     if batch == CACHED_BATCH {
         return (ViewClass::Camera, SurfaceKind::Opaque);
     }
-    (ViewClass::ALL[batch / 3], SurfaceKind::ALL[batch % 3])
+    (
+        ViewClass::ALL[batch / KINDS],
+        SurfaceKind::ALL[batch % KINDS],
+    )
 }
 
 /// What the world pass uploads and records for one frame.
@@ -166,7 +176,7 @@ impl DrawList {
         kind: SurfaceKind,
     ) -> impl Iterator<Item = &DrawCommand> + '_ {
         let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
-        let batches = [CACHED_BATCH, class as usize * 3 + kind as usize];
+        let batches = [CACHED_BATCH, batch(class, kind)];
         batches
             .into_iter()
             .skip(1 - cached as usize)

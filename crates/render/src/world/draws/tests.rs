@@ -112,10 +112,10 @@ fn set(s: &[u32]) -> BTreeSet<u32> {
 
 const CAMERA_OPAQUE: usize = 0;
 const CAMERA_SKY: usize = 1;
-const CAMERA_LIQUID: usize = 2;
-const PORTAL_OPAQUE: usize = 3;
-const PORTAL_LIQUID: usize = 5;
-const MIRRORED_OPAQUE: usize = 6;
+const CAMERA_LIQUID: usize = 3;
+const PORTAL_OPAQUE: usize = 4;
+const PORTAL_LIQUID: usize = 7;
+const MIRRORED_OPAQUE: usize = 8;
 
 #[test]
 fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
@@ -165,7 +165,7 @@ fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
     );
     assert!(drawn(&mesh, &list, CAMERA_SKY).is_empty());
     assert_eq!(drawn(&mesh, &list, CAMERA_LIQUID), [(3, set(&[3]))]);
-    for batch in 3..BATCHES {
+    for batch in super::KINDS..BATCHES {
         assert!(drawn(&mesh, &list, batch).is_empty(), "batch {batch}");
     }
     assert_eq!(
