@@ -8,6 +8,7 @@ mod bloom;
 mod cli;
 mod clipping;
 mod doors;
+mod fences;
 mod fog;
 mod golden;
 mod hdr;
