@@ -43,11 +43,33 @@ fn first_difference(a: &Level, b: &Level) -> String {
 
 /// dm3 compiled by ericw-tools' qbsp and light as BSP29, BSP2 (`-bsp2`) and 2PSB (`-2psb`):
 /// the three files differ in every widened record, and import to the same level — surfaces,
-/// cells, portals, lightmaps, entities, exactly.
+/// cells, portals, lightmaps, entities, exactly (so the renderer draws the same frame).
 #[test]
 fn bsp29_bsp2_and_2psb_of_one_map_import_to_the_same_level() {
-    let dir = scratch("formats");
-    let Some(map) = id_map_in(&dir, "dm3") else {
+    three_formats_import_alike("dm3");
+}
+
+/// The same for every id map (minutes:
+/// `cargo test --release -p lanthorn-import every_id_map_in_three -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn every_id_map_in_three_formats_imports_to_the_same_level() {
+    let dir = lanthorn_testdata::realdata_dir().join("quake/maps");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.path().file_stem()?.to_str().map(String::from))
+        .collect();
+    names.sort();
+    for name in names {
+        three_formats_import_alike(&name);
+        println!("{name}: BSP29, BSP2 and 2PSB import alike");
+    }
+}
+
+/// `name`'s source compiled in the three Quake layouts imports to one level.
+fn three_formats_import_alike(name: &str) {
+    let dir = scratch(&format!("formats-{name}"));
+    let Some(map) = id_map_in(&dir, name) else {
         return;
     };
     let mut levels = Vec::new();
@@ -56,7 +78,7 @@ fn bsp29_bsp2_and_2psb_of_one_map_import_to_the_same_level() {
         (&["-bsp2"][..], BspFormat::Bsp2),
         (&["-2psb"][..], BspFormat::Bsp2Rmq),
     ] {
-        let out = dir.join(format!("dm3-{}.bsp", format.name()));
+        let out = dir.join(format!("{name}-{}.bsp", format.name()));
         let Some(written) = compile(&map, &out, flags) else {
             return;
         };
@@ -65,11 +87,11 @@ fn bsp29_bsp2_and_2psb_of_one_map_import_to_the_same_level() {
         levels.push((format, level));
     }
     let (_, bsp29) = &levels[0];
-    assert!(bsp29.surfaces.len() > 1000 && bsp29.cells.len() > 100);
+    assert!(bsp29.surfaces.len() > 500 && bsp29.cells.len() > 100);
     for (format, level) in &levels[1..] {
         assert!(
             level == bsp29,
-            "{} imports differently from BSP29: {}",
+            "{name}: {} imports differently from BSP29: {}",
             format.name(),
             first_difference(bsp29, level)
         );
