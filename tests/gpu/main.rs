@@ -7,6 +7,7 @@
 mod bloom;
 mod cli;
 mod clipping;
+mod coloured_light;
 mod doors;
 mod fences;
 mod fog;
