@@ -443,3 +443,46 @@ fn area_by_material(level: &Level) -> Vec<f64> {
     }
     area
 }
+
+/// dm3 compiled as BSP30 twice: with its textures embedded, and with them left in the WAD3
+/// file (`-xwadpath`: the map names them and lists the wad in its `wad` key). Loaded from disk,
+/// the second finds the wad beside it and has the first's textures, texel for texel; without
+/// the wad its textures keep their sizes only.
+#[test]
+fn half_life_textures_kept_in_a_wad3_file_are_found_beside_the_map() {
+    let dir = scratch("wad3");
+    let Some(map) = id_map_in(&dir, "dm3") else {
+        return;
+    };
+    let palette = default_palette().expect("the shared palette");
+    let wad2 = std::fs::read(dir.join("gfx/base.wad")).unwrap();
+    std::fs::write(
+        dir.join("gfx/base3.wad"),
+        lanthorn_testdata::wad3_from_wad2(&wad2, palette),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&map).unwrap().replace(") *", ") ");
+    std::fs::write(&map, text.replace("gfx/base.wad", "gfx/base3.wad")).unwrap();
+    let (embedded, external) = (dir.join("embedded.bsp"), dir.join("external.bsp"));
+    if compile(&map, &embedded, &["-hlbsp"]).is_none() {
+        return;
+    }
+    // The wad key's path is relative to the wad path.
+    compile(
+        &map,
+        &external,
+        &["-hlbsp", "-xwadpath", dir.to_str().unwrap()],
+    );
+    let with = super::load(&embedded).unwrap();
+    let from_wad = super::load(&external).unwrap();
+    let textured = |l: &Level| l.materials.iter().filter(|m| m.texels.is_some()).count();
+    assert!(textured(&with) > 40, "{}", textured(&with));
+    assert_eq!(textured(&from_wad), textured(&with));
+    for (a, b) in from_wad.materials.iter().zip(&with.materials) {
+        assert!(a.texels == b.texels, "texture {} differs", a.name);
+    }
+    std::fs::remove_file(dir.join("gfx/base3.wad")).unwrap();
+    let without = super::load(&external).unwrap();
+    assert_eq!(textured(&without), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

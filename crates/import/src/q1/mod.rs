@@ -28,6 +28,7 @@ mod portals;
 mod textures;
 mod tree;
 mod vis;
+mod wad3;
 
 #[cfg(test)]
 mod format_tests;
@@ -174,7 +175,17 @@ pub fn load_with_palette(path: &Path, palette: Option<&[u8; 768]>) -> Result<Lev
         error,
     })?;
     let lit = std::fs::read(path.with_extension("lit")).ok();
-    from_bytes_with(&bytes, &path.display().to_string(), palette, lit.as_deref())
+    let file = path.display().to_string();
+    let mut level = from_bytes_with(&bytes, &file, palette, lit.as_deref())?;
+    if lumps::BspFormat::of([bytes[0], bytes[1], bytes[2], bytes[3]])
+        == Some(lumps::BspFormat::Hl30)
+    {
+        // A Half-Life map's textures may live in WAD3 files beside it.
+        if let Some(w) = wad3::fill_missing(&mut level.materials, &level.entities, path) {
+            log::warn!("{file}: {w}");
+        }
+    }
+    Ok(level)
 }
 
 /// What `info` says of a Quake BSP: its layout, the BSPX lumps it carries and where its

@@ -145,10 +145,7 @@ fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material
                 }
             };
             if let Some(pal) = palette {
-                paint(&mut mat, indices, pal);
-                if mat.flags & material_flags::FENCE != 0 {
-                    cut_holes(&mut mat, indices);
-                }
+                paint_with(&mut mat, indices, pal);
             }
             let shared = matches!(colours, Colours::Shared(_));
             if shared && indices.iter().any(|&c| c >= FIRST_FULLBRIGHT) {
@@ -163,6 +160,14 @@ fn decode_lump(lump: &[u8], colours: Colours, file: &str) -> Result<Vec<Material
         out.push(mat);
     }
     Ok(out)
+}
+
+/// `mat`'s texels from its palette `indices` in `pal`, holes cut in a fence.
+pub(super) fn paint_with(mat: &mut Material, indices: &[u8], pal: &[u8; 768]) {
+    paint(mat, indices, pal);
+    if mat.flags & material_flags::FENCE != 0 {
+        cut_holes(mat, indices);
+    }
 }
 
 /// `mat`'s texels and mean colour from its palette `indices` in `pal`.
@@ -224,7 +229,7 @@ fn cut_holes(mat: &mut Material, indices: &[u8]) {
 
 /// A Half-Life texture's own palette: after its fourth mip level (at its offset plus a 64th of
 /// its texels), a 16-bit colour count that must be 256, then the colours.
-fn own_palette(m: &[u8], (w, h): (u32, u32), name: &str) -> Result<[u8; 768], String> {
+pub(super) fn own_palette(m: &[u8], (w, h): (u32, u32), name: &str) -> Result<[u8; 768], String> {
     let last = u32_at(m, 24 + 12) as u64;
     let at = last + (w as u64 / 8) * (h as u64 / 8);
     let count = m
