@@ -7,7 +7,7 @@ use glam::{DVec3, Vec2, Vec3};
 use lanthorn_level::styles::{self, LightStyles};
 use lanthorn_level::{material_flags, surface_flags, Material, Surface, Vertex};
 
-use super::light::Light;
+use super::light::{Decoupled, Light};
 use super::lumps::{Lumps, RawFace, RawTexinfo};
 use super::Q1Error;
 
@@ -239,6 +239,35 @@ fn face_luxels(
     Ok((luxels, st, warning))
 }
 
+/// A face's surface flags from its material's.
+fn surface_flags_of(mat: &Material) -> u32 {
+    [
+        (material_flags::SKY, surface_flags::SKY),
+        (material_flags::LIQUID, surface_flags::LIQUID),
+        (material_flags::TRANSLUCENT, surface_flags::TRANSLUCENT),
+        (material_flags::FENCE, surface_flags::FENCE),
+    ]
+    .iter()
+    .filter(|(m, _)| mat.flags & m != 0)
+    .fold(0, |f, (_, s)| f | s)
+}
+
+/// Where point `p` (texture coordinates `st`) lies in its face's lightmap, in luxels from its
+/// corner (luxel k's centre at k + 0.5): along the texture at the extents' spacing, or in the
+/// face's own projection (`DECOUPLED_LM`, whose luxel k's centre is at k).
+fn lightmap_uv(p: DVec3, [s, t]: [f64; 2], ext: &Extents, decoupled: Option<Decoupled>) -> Vec2 {
+    if let Some(d) = decoupled {
+        let at =
+            |v: [f32; 4]| p.dot(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)) + v[3] as f64;
+        return Vec2::new((at(d.vecs[0]) + 0.5) as f32, (at(d.vecs[1]) + 0.5) as f32);
+    }
+    let base = ext.min_luxel.map(|m| m as f64 * ext.spacing);
+    Vec2::new(
+        ((s - base[0]) / ext.spacing + 0.5) as f32,
+        ((t - base[1]) / ext.spacing + 0.5) as f32,
+    )
+}
+
 /// Builds face `i`. Lightmaps: sky and liquid faces (texinfo SPECIAL or a sky/liquid
 /// material) have none (drawn fullbright, as Quake does); so do all faces of a map without a
 /// lighting lump. A normal face without light data (offset -1) gets a single black luxel
@@ -260,26 +289,22 @@ pub(super) fn build(
         ..raw
     };
     let mat = &materials[g.material as usize];
-    let mut flags = 0;
-    if mat.flags & material_flags::SKY != 0 {
-        flags |= surface_flags::SKY;
-    }
-    if mat.flags & material_flags::LIQUID != 0 {
-        flags |= surface_flags::LIQUID;
-    }
-    if mat.flags & material_flags::TRANSLUCENT != 0 {
-        flags |= surface_flags::TRANSLUCENT;
-    }
-    if mat.flags & material_flags::FENCE != 0 {
-        flags |= surface_flags::FENCE;
-    }
+    let flags = surface_flags_of(mat);
     // Lit water: a liquid face the compiler gave light (ericw-tools' `qbsp -splitturb`, no
     // SPECIAL flag, a light offset) is lit like any face; other liquids stay fullbright.
     let lit_liquid = flags & surface_flags::LIQUID != 0 && f.light_ofs >= 0;
     let special = g.texinfo.flags & TEX_SPECIAL != 0
         || flags & surface_flags::SKY != 0
         || (flags & surface_flags::LIQUID != 0 && !lit_liquid);
-    let ext = extents(&g.texinfo, &g.points, light.luxel_spacing(i));
+    let decoupled = light.decoupled(i);
+    let ext = match decoupled {
+        Some(d) => Extents {
+            min_luxel: [0; 2],
+            size: d.size.map(i64::from),
+            spacing: 16.0,
+        },
+        None => extents(&g.texinfo, &g.points, light.luxel_spacing(i)),
+    };
 
     let unlit = !special && !light.is_empty() && f.light_ofs == -1;
     let mut face_styles = LightStyles::default();
@@ -318,7 +343,6 @@ pub(super) fn build(
         points.reverse();
     }
     let (tw, th) = (mat.width.max(1) as f64, mat.height.max(1) as f64);
-    let base = ext.min_luxel.map(|m| m as f64 * ext.spacing);
     let vertices: Vec<Vertex> = points
         .iter()
         .map(|&p| {
@@ -326,13 +350,9 @@ pub(super) fn build(
             Vertex {
                 position: p.as_vec3(),
                 uv: Vec2::new((s / tw) as f32, (t / th) as f32),
-                lightmap_uv: if unlit {
-                    Vec2::splat(0.5)
-                } else {
-                    Vec2::new(
-                        ((s - base[0]) / ext.spacing + 0.5) as f32,
-                        ((t - base[1]) / ext.spacing + 0.5) as f32,
-                    )
+                lightmap_uv: match unlit {
+                    true => Vec2::splat(0.5),
+                    false => lightmap_uv(p, [s, t], &ext, decoupled),
                 },
             }
         })

@@ -49,6 +49,18 @@ pub(crate) struct Light<'a> {
     /// Per face, its luxel spacing as a power of two, where its luxels start and its styles
     /// (`LMSHIFT`, `LMOFFSET`, `LMSTYLE`); none: 16 units, the faces lump's offset and styles.
     scaled: Option<Scaled<'a>>,
+    /// Per face, 40 bytes: its own lightmap projection (`DECOUPLED_LM`): its size, where its
+    /// luxels start, and world → luxel coordinates (two rows of four floats).
+    decoupled: Option<&'a [u8]>,
+}
+
+/// A face's own lightmap projection (BSPX `DECOUPLED_LM`, ericw-tools' `light
+/// -world_units_per_luxel`): luxel coordinates are `vecs · (p, 1)`, luxel k's centre at k.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Decoupled {
+    pub size: [u32; 2],
+    pub offset: i32,
+    pub vecs: [[f32; 4]; 2],
 }
 
 /// The BSPX lumps that give faces their own lightmap scale.
@@ -75,12 +87,14 @@ impl<'a> Light<'a> {
     ) -> Light<'a> {
         let want = 3 * grey.len();
         let scaled = scaled(bspx, faces, warnings);
+        let decoupled = per_face(bspx, ("DECOUPLED_LM", 40), faces, warnings);
         let coloured = |source, rgb| Light {
             source,
             grey,
             offset_unit: 1,
             rgb: Some(rgb),
             scaled,
+            decoupled,
         };
         if let Some(lit) = lit {
             let version = lit
@@ -118,6 +132,7 @@ impl<'a> Light<'a> {
             offset_unit: 1,
             rgb: None,
             scaled,
+            decoupled,
         }
     }
 
@@ -140,6 +155,7 @@ impl<'a> Light<'a> {
             offset_unit: 3,
             rgb: Some(&rgb[..3 * luxels]),
             scaled: scaled(bspx, faces, warnings),
+            decoupled: per_face(bspx, ("DECOUPLED_LM", 40), faces, warnings),
         }
     }
 
@@ -154,9 +170,22 @@ impl<'a> Light<'a> {
         f64::from(1u32 << shift.min(MAX_SHIFT))
     }
 
-    /// Where face `i`'s luxels start and its four styles: `LMOFFSET` and `LMSTYLE` where the
-    /// map has them, else the faces lump's `light_ofs` and `styles`.
+    /// Face `i`'s own lightmap projection, when the map gives faces theirs.
+    pub(crate) fn decoupled(&self, i: usize) -> Option<Decoupled> {
+        let b = self.decoupled?.get(40 * i..40 * i + 40)?;
+        let f = |o: usize| f32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let size = |o: usize| u32::from(u16::from_le_bytes([b[o], b[o + 1]]));
+        Some(Decoupled {
+            size: [size(0), size(2)],
+            offset: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            vecs: [[f(8), f(12), f(16), f(20)], [f(24), f(28), f(32), f(36)]],
+        })
+    }
+
+    /// Where face `i`'s luxels start and its four styles: `DECOUPLED_LM` or `LMOFFSET`, and
+    /// `LMSTYLE`, where the map has them, else the faces lump's `light_ofs` and `styles`.
     pub(crate) fn face_light(&self, i: usize, light_ofs: i32, styles: [u8; 4]) -> (i32, [u8; 4]) {
+        let light_ofs = self.decoupled(i).map_or(light_ofs, |d| d.offset);
         let Some(scaled) = self.scaled else {
             return (light_ofs, styles);
         };
@@ -207,20 +236,28 @@ fn scaled<'a>(
     faces: usize,
     warnings: &mut Vec<String>,
 ) -> Option<Scaled<'a>> {
-    let mut per_face = |name: &str, bytes: usize| {
-        let lump = bspx.iter().find(|l| l.name == name)?;
-        if lump.data.len() == bytes * faces {
-            return Some(lump.data);
-        }
-        warnings.push(format!(
-            "its BSPX {name} lump holds {} bytes for {faces} faces ({bytes} a face); it is ignored",
-            lump.data.len()
-        ));
-        None
-    };
     Some(Scaled {
-        shifts: per_face("LMSHIFT", 1)?,
-        offsets: per_face("LMOFFSET", 4),
-        styles: per_face("LMSTYLE", 4),
+        shifts: per_face(bspx, ("LMSHIFT", 1), faces, warnings)?,
+        offsets: per_face(bspx, ("LMOFFSET", 4), faces, warnings),
+        styles: per_face(bspx, ("LMSTYLE", 4), faces, warnings),
     })
+}
+
+/// The BSPX lump `name` when it holds `bytes` for each of the `faces`; one of another size is
+/// ignored, with a warning.
+fn per_face<'a>(
+    bspx: &[BspxLump<'a>],
+    (name, bytes): (&str, usize),
+    faces: usize,
+    warnings: &mut Vec<String>,
+) -> Option<&'a [u8]> {
+    let lump = bspx.iter().find(|l| l.name == name)?;
+    if lump.data.len() == bytes * faces {
+        return Some(lump.data);
+    }
+    warnings.push(format!(
+        "its BSPX {name} lump holds {} bytes for {faces} faces ({bytes} a face); it is ignored",
+        lump.data.len()
+    ));
+    None
 }
