@@ -228,24 +228,12 @@ fn bsp29_mutations() {
     std::fs::remove_dir_all(&work).unwrap();
 }
 
-fn box_brush(a: [&str; 3], b: [&str; 3], tex: &str) -> String {
-    let ([x0, y0, z0], [x1, y1, z1]) = (a, b);
-    format!(
-        "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
-    )
-}
-
 /// A sealed room (walls 16 thick around 0..512) with a player start: the `.map` base case.
 fn room(wall: &dyn Fn(usize) -> ([String; 3], [String; 3])) -> String {
     let mut s = String::from("{\n\"classname\" \"worldspawn\"\n");
     for i in 0..6 {
         let (a, b) = wall(i);
-        s += &box_brush(
+        s += &lanthorn_testdata::box_brush(
             a.each_ref().map(String::as_str),
             b.each_ref().map(String::as_str),
             "wall",
@@ -316,7 +304,10 @@ fn map_mutations() {
             format!("cube ±{n}"),
             base.replacen(
                 "{\n(",
-                &format!("{}{{\n(", box_brush([&m, &m, &m], [n, n, n], "wall")),
+                &format!(
+                    "{}{{\n(",
+                    lanthorn_testdata::box_brush([m.as_str(); 3], [n; 3], "wall")
+                ),
                 1,
             ),
         ));
@@ -374,7 +365,7 @@ fn map_mutations() {
         // One brush replaced by a ±65536 cube.
         let at = text.find("\n{\n(").unwrap() + 1;
         let end = at + text[at..].find("}\n").unwrap() + 2;
-        let cube = box_brush(["-65536"; 3], ["65536"; 3], "wall");
+        let cube = lanthorn_testdata::box_brush(["-65536"; 3], ["65536"; 3], "wall");
         std::fs::write(&file, format!("{}{cube}{}", &text[..at], &text[end..])).unwrap();
         compile(&file, "e1m1 with a ±65536 cube");
         cases += 1;

@@ -1,8 +1,9 @@
 //! Coloured light reaches the frame: dm3 with every light coloured, compiled and lit by
 //! ericw-tools with a `.lit` beside it, drawn with and without that `.lit` at its start.
 
-use crate::support::{capture, gpu, unavailable};
+use crate::support::{capture, gpu};
 use lanthorn::render::settings::FrameSettings;
+use lanthorn_testdata::{ericw_tool, run_ericw};
 
 /// A pixel is its texel times its light (in the frame's gamma values), so between the frame lit
 /// in colour and the one lit grey, per pixel the green ratio over the red ratio is the light's
@@ -22,30 +23,12 @@ fn coloured_light_reaches_the_frame_with_its_hue() {
         "\"_color\" \"255 128 64\"\n\"classname\" \"light",
     );
     std::fs::write(&map, text).unwrap();
+    let (Some(qbsp), Some(light)) = (ericw_tool("qbsp"), ericw_tool("light")) else {
+        return;
+    };
     let bsp = dir.join("dm3.bsp");
-    for (tool, args) in [
-        ("qbsp", vec!["dm3.map"]),
-        ("light", vec!["-lit", "dm3.bsp"]),
-    ] {
-        let exe = lanthorn::realdata_dir()
-            .join("../tools/ericw/bin")
-            .join(tool);
-        if !exe.is_file() {
-            unavailable::<()>("ericw-tools", &format!("{} is missing", exe.display()));
-            return;
-        }
-        let out = std::process::Command::new(&exe)
-            .current_dir(&dir)
-            .arg("-noprogress")
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
+    run_ericw(&qbsp, &[map.as_os_str(), bsp.as_os_str()]);
+    run_ericw(&light, &["-lit".as_ref(), bsp.as_os_str()]);
     let coloured = lanthorn::load::load(&bsp).unwrap();
     std::fs::remove_file(dir.join("dm3.lit")).unwrap();
     let grey = lanthorn::load::load(&bsp).unwrap();

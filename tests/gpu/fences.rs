@@ -4,10 +4,11 @@
 
 use glam::Vec3;
 
-use crate::support::{capture, gpu, unavailable};
+use crate::support::{capture, gpu};
 use crate::terrain::pixel_direction;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::render::settings::FrameSettings;
+use lanthorn_testdata::{ericw_tool, run_ericw};
 
 /// Texels across the textures.
 const SIDE: usize = 64;
@@ -63,20 +64,6 @@ fn wad2(textures: &[(&str, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-/// An axis-aligned box brush.
-fn brush(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
-    let [x0, y0, z0] = a;
-    let [x1, y1, z1] = b;
-    format!(
-        "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
-    )
-}
-
 /// The level: a long blue room, lit evenly (minlight only), a red grate across it at x = 256
 /// (a `func_wall`, as fences are built).
 fn fence_level(dir: &std::path::Path) -> Option<lanthorn::level::Level> {
@@ -103,33 +90,20 @@ fn fence_level(dir: &std::path::Path) -> Option<lanthorn::level::Level> {
     for k in 0..3 {
         let (mut a, mut b) = (lo.map(|v| v - t), hi.map(|v| v + t));
         b[k] = lo[k];
-        map += &brush(a, b, "wallblue");
+        map += &lanthorn_testdata::box_brush(a, b, "wallblue");
         (a, b) = (lo.map(|v| v - t), hi.map(|v| v + t));
         a[k] = hi[k];
-        map += &brush(a, b, "wallblue");
+        map += &lanthorn_testdata::box_brush(a, b, "wallblue");
     }
     map += "}\n{\n\"classname\" \"func_wall\"\n";
-    map += &brush([256, 0, 0], [258, 512, 256], "{grate");
+    map += &lanthorn_testdata::box_brush([256, 0, 0], [258, 512, 256], "{grate");
     map += "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 256 24\"\n}\n";
     let path = dir.join("fence.map");
     std::fs::write(&path, map).unwrap();
-    let tools = lanthorn::realdata_dir().join("../tools/ericw/bin");
-    for (tool, arg) in [("qbsp", "fence.map"), ("light", "fence.bsp")] {
-        let exe = tools.join(tool);
-        if !exe.is_file() {
-            return unavailable("ericw-tools", &format!("{} is missing", exe.display()));
-        }
-        let out = std::process::Command::new(&exe)
-            .current_dir(dir)
-            .args(["-noprogress", arg])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{tool}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
+    let (qbsp, light) = (ericw_tool("qbsp")?, ericw_tool("light")?);
+    let bsp = dir.join("fence.bsp");
+    run_ericw(&qbsp, &[path.as_os_str(), bsp.as_os_str()]);
+    run_ericw(&light, &[bsp.as_os_str()]);
     Some(lanthorn::load::load(&dir.join("fence.bsp")).unwrap())
 }
 

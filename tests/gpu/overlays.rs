@@ -103,17 +103,7 @@ fn frozen_culling_seen_from_outside_matches_golden() {
 
 /// A room whose +x wall is player clip (which does not seal), with the player start inside.
 pub(crate) fn leaky_room_map() -> String {
-    let wall = |a: [i32; 3], b: [i32; 3], tex: &str| {
-        let ([x0, y0, z0], [x1, y1, z1]) = (a, b);
-        format!(
-            "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
-             ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-             ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
-             ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
-             ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-             ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
-        )
-    };
+    let wall = lanthorn_testdata::box_brush::<i32>;
     let mut text = String::from("{\n\"classname\" \"worldspawn\"\n");
     text += &wall([-16, -16, -16], [0, 272, 144], "wall");
     text += &wall([512, -16, -16], [528, 272, 144], "clip");

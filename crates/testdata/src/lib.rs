@@ -215,3 +215,17 @@ pub fn wad3_from_wad2(wad2: &[u8], palette: &[u8; 768]) -> Vec<u8> {
     out[8..12].copy_from_slice(&(table as i32).to_le_bytes());
     out
 }
+
+/// An axis-aligned box brush from corner `a` to corner `b` in Quake `.map` syntax, every face
+/// `tex` (the coordinates as written: numbers, or text a test damages on purpose).
+pub fn box_brush<T: std::fmt::Display>(a: [T; 3], b: [T; 3], tex: &str) -> String {
+    let ([x0, y0, z0], [x1, y1, z1]) = (a, b);
+    format!(
+        "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
+         ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+         ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
+         ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
+         ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
+         ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
+    )
+}
