@@ -2,15 +2,7 @@ use super::*;
 use proptest::prelude::*;
 
 pub(crate) fn box_text(a: [i32; 3], b: [i32; 3], tex: &str) -> String {
-    let (x0, y0, z0, x1, y1, z1) = (a[0], a[1], a[2], b[0], b[1], b[2]);
-    format!(
-        "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {tex} 0 0 0 1 1\n\
-         ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
-    )
+    lanthorn_testdata::box_brush(a, b, tex)
 }
 
 proptest! {

@@ -2,21 +2,7 @@
 
 /// An axis-aligned box brush from `a` to `b` in standard `.map` syntax, every face `tex`.
 pub(crate) fn box_brush(a: [f64; 3], b: [f64; 3], tex: &str) -> String {
-    format!(
-        "{{\n( {x0} {y0} {z0} ) ( {x0} {y1} {z0} ) ( {x0} {y0} {z1} ) {t} 0 0 0 1 1\n\
-         ( {x1} {y0} {z0} ) ( {x1} {y0} {z1} ) ( {x1} {y1} {z0} ) {t} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x0} {y0} {z1} ) ( {x1} {y0} {z0} ) {t} 0 0 0 1 1\n\
-         ( {x0} {y1} {z0} ) ( {x1} {y1} {z0} ) ( {x0} {y1} {z1} ) {t} 0 0 0 1 1\n\
-         ( {x0} {y0} {z0} ) ( {x1} {y0} {z0} ) ( {x0} {y1} {z0} ) {t} 0 0 0 1 1\n\
-         ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {t} 0 0 0 1 1\n}}\n",
-        x0 = a[0],
-        y0 = a[1],
-        z0 = a[2],
-        x1 = b[0],
-        y1 = b[1],
-        z1 = b[2],
-        t = tex
-    )
+    lanthorn_testdata::box_brush(a, b, tex)
 }
 
 /// A sealed two-room map written as `.map` text: a 1024×512×256 box of six walls, a
