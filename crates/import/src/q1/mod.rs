@@ -23,6 +23,7 @@ mod bspx;
 mod entities;
 mod faces;
 mod light;
+mod lightgrid;
 mod lumps;
 mod portals;
 mod textures;
@@ -336,13 +337,24 @@ fn import(
     let (mut surfaces, lightmaps, warnings) =
         surfaces_and_lightmaps((&l, &light), &materials, file)?;
     said.extend(warnings);
-    let warnings = said;
+    let mut warnings = said;
     let mut cells = std::mem::take(&mut tree.cells);
     list_cell_surfaces(&l, &tree, &mut cells, &surfaces, file)?;
     let portals = portals_of(&l, &tree, &mut cells);
     let pvs = vis::build(&l, &tree.leaf_cell, &tree.cell_leaf, file)?;
     repair_world_tjunctions(&l, &mut surfaces);
     let objects = brush_models(&l, &surfaces, &entities);
+    // The compiler's light grid for moving objects, when it wrote one.
+    let light_grid = bspx
+        .iter()
+        .find(|x| x.name == "LIGHTGRID_OCTREE")
+        .and_then(|x| match lightgrid::read(x.data) {
+            Ok(grid) => Some(grid),
+            Err(e) => {
+                warnings.push(format!("its BSPX LIGHTGRID_OCTREE lump is ignored: {e}"));
+                None
+            }
+        });
     let sky = sky(&materials, &entities);
     let level = Level {
         cells,
@@ -356,7 +368,7 @@ fn import(
         sky,
         terrain: None,
         pvs,
-        light_grid: None,
+        light_grid,
         leak: None,
     };
     Ok((level, warnings))
