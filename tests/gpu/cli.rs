@@ -580,6 +580,13 @@ fn bench_compare_reports_every_method_against_the_first() {
         "portal {portal}, none {none}"
     );
     assert!(c["none"]["draw_calls_max"].as_f64().unwrap() >= 1.0);
+    // The frame time's median, 95th percentile and worst, in that order.
+    let [median, p95, worst] =
+        ["median", "p95", "worst"].map(|s| c["portal"][format!("frame_ms_{s}")].as_f64().unwrap());
+    assert!(
+        0.0 < median && median <= p95 && p95 <= worst,
+        "{median} {p95} {worst}"
+    );
 }
 
 /// The terrain flags shape the level's own terrain when no `--terrain` is given (the keep's

@@ -198,43 +198,42 @@ pub fn run_compare(
         })
         .collect();
     output.plot(&reports.iter().collect::<Vec<_>>())?;
-    let rows: Vec<(CullMode, [f64; 7])> = methods
+    let rows: Vec<(CullMode, [f64; 9])> = methods
         .iter()
         .zip(&reports)
         .map(|(&cull, r)| (cull, r.compare_figures()))
         .collect();
-    const NAMES: [&str; 7] = [
+    println!(
+        "{:<10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10} {:>8} {:>8}",
+        "method",
         "frame_ms",
+        "p95",
+        "worst",
         "triangles",
         "surfaces",
         "sub_draws",
         "draw_calls",
         "cull_us",
-        "overdraw",
-    ];
-    println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9}",
-        "method", NAMES[0], NAMES[1], NAMES[2], NAMES[3], NAMES[4], NAMES[5], NAMES[6]
+        "overdraw"
     );
     let base = rows.first().map(|r| r.1).unwrap_or_default();
     let mut out = serde_json::Map::new();
     for (cull, f) in &rows {
         println!(
-            "{:<10} {:>10.2} {:>10.0} {:>10.0} {:>10.0} {:>11.0} {:>9.1} {:>9.2}   ×{:.2} frame, ×{:.2} triangles",
-            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[0] / base[0].max(1e-9), f[1] / base[1].max(1e-9)
+            "{:<10} {:>9.2} {:>9.2} {:>9.2} {:>10.0} {:>9.0} {:>9.0} {:>10.0} {:>8.1} {:>8.2}   ×{:.2} frame, ×{:.2} triangles",
+            cull.name(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[0] / base[0].max(1e-9), f[3] / base[3].max(1e-9)
         );
         let mut m = serde_json::Map::new();
-        for (k, (name, v)) in NAMES.iter().zip(f).enumerate() {
-            // Draw calls are the most per frame, overdraw a mean, the rest medians.
-            let stat = match *name {
-                "draw_calls" => "max",
-                "overdraw" => "mean",
-                _ => "median",
-            };
-            m.insert(format!("{name}_{stat}"), serde_json::json!(v));
+        for (k, key) in COMPARE_KEYS.iter().enumerate() {
+            m.insert(key.to_string(), serde_json::json!(f[k]));
+            // `triangles_ratio`, …; `frame_ms_p95_ratio` and `frame_ms_worst_ratio` apart.
+            let name = ["_median", "_max", "_mean"]
+                .iter()
+                .find_map(|s| key.strip_suffix(s))
+                .unwrap_or(key);
             m.insert(
                 format!("{name}_ratio"),
-                serde_json::json!(v / base[k].max(1e-9)),
+                serde_json::json!(f[k] / base[k].max(1e-9)),
             );
         }
         out.insert(cull.name().into(), serde_json::Value::Object(m));
@@ -247,6 +246,21 @@ pub fn run_compare(
     }
     Ok(())
 }
+
+/// The JSON keys of `--compare`'s figures (`BenchReport::compare_figures`); each also gets a
+/// `NAME_ratio` against the first method. Draw calls are the most a frame, overdraw a mean,
+/// the frame time its median, 95th percentile and worst, the rest medians.
+const COMPARE_KEYS: [&str; 9] = [
+    "frame_ms_median",
+    "frame_ms_p95",
+    "frame_ms_worst",
+    "triangles_median",
+    "surfaces_median",
+    "sub_draws_median",
+    "draw_calls_max",
+    "cull_us_median",
+    "overdraw_mean",
+];
 
 /// `lanthorn bench`: flies the path over `world` and prints the table (and the JSON line).
 pub fn run_command(

@@ -196,13 +196,16 @@ impl BenchReport {
         j
     }
 
-    /// Medians for `--compare`: frame ms, triangles, surfaces, sub-draws, draw calls (max),
-    /// culling µs, and the mean overdraw (the first octagon mode counted).
-    pub(super) fn compare_figures(&self) -> [f64; 7] {
+    /// The figures of `--compare` (`COMPARE_FIGURES`): frame ms (median, 95th percentile,
+    /// worst), triangles, surfaces, sub-draws (medians), draw calls (most), culling µs
+    /// (median), and the mean overdraw (the first octagon mode counted).
+    pub(super) fn compare_figures(&self) -> [f64; 9] {
         let med = |v: Vec<f64>| quantile(&v, 0.5);
         let overdraw = self.overdraw.iter().find(|v| !v.is_empty());
         [
             med(self.frame_ms.clone()),
+            quantile(&self.frame_ms, 0.95),
+            self.frame_ms.iter().copied().fold(0.0, f64::max),
             med(self.triangles.iter().map(|&t| t as f64).collect()),
             med(self.surfaces.iter().map(|&t| t as f64).collect()),
             med(self.sub_draws.iter().map(|&t| t as f64).collect()),
