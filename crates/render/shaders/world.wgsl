@@ -10,7 +10,8 @@
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
 //   fs_fence                     the camera's fences (holes where their texels are)
-//   fs_main                      sky, liquids, and any surface under a debug tint
+//   fs_liquid                    the camera's liquids
+//   fs_main                      sky, and any surface under a debug tint
 //   fs_portal_view               views through mirrors and teleporters
 //   fs_wire                      the wireframe overlay
 //   vs_cached / fs_cached        surfaces drawn from the surface cache (world_cache)
@@ -158,7 +159,30 @@ fn shade(in: FragmentIn) -> vec4<f32> {
             color += unlit.specular;
         }
     }
-    color = fogged(color, in);
+    return finished(color, in);
+}
+
+// The camera's liquids: what `shade` does for them, without the sky's branch and the light of
+// moving objects' faces (no liquid is an object's), which a software rasterizer would run for
+// every liquid fragment: the warp, the lightmap (lit water) or full light, then `finished`.
+@fragment
+fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    let uv = liquid_warp(in.uv, frame.params.x);
+    let tex = textureSample(materials, material_sampler, uv, in.layer);
+    let baked = style_light(in.lightmap_uv, fragment_rows(in));
+    let fullbright = frame.params.z > 0.5 && frame.params.z < 1.5;
+    let lit = (in.flags & VERTEX_NO_LIGHTMAP) == 0u && !fullbright;
+    let light = select(vec3<f32>(1.0), baked * frame.params.y, lit);
+    return finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
+}
+
+// A shaded colour as the frame stores it: fogged, tinted by the cells and depth overlays, and
+// its alpha (1 but for the top of water over its reflection).
+fn finished(shaded: vec3<f32>, in: FragmentIn) -> vec4<f32> {
+    var color = fogged(shaded, in);
     if frame.params.z > 1.5 {
         color = mix(color, overlay_tint(records[in.slot], frame.params.z > 2.5), 0.7);
     }

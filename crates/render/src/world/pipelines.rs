@@ -265,6 +265,8 @@ pub(super) fn make_pipeline(
                 "fs_opaque"
             } else if class == ViewClass::Camera && fence {
                 "fs_fence"
+            } else if class == ViewClass::Camera && kind == SurfaceKind::Liquid {
+                "fs_liquid"
             } else if class == ViewClass::Camera {
                 "fs_main"
             } else {
