@@ -10,8 +10,8 @@
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
 //   fs_fence                     the camera's fences (holes where their texels are)
-//   fs_liquid                    the camera's liquids
-//   fs_main                      sky, and any surface under a debug tint
+//   fs_liquid                    the camera's liquids (unless tinted, fullbright or reflecting)
+//   fs_main                      sky, and opaque surfaces and liquids under a tint
 //   fs_portal_view               views through mirrors and teleporters
 //   fs_wire                      the wireframe overlay
 //   vs_cached / fs_cached        surfaces drawn from the surface cache (world_cache)
@@ -162,9 +162,11 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     return finished(color, in);
 }
 
-// The camera's liquids: what `shade` does for them, without the sky's branch and the light of
-// moving objects' faces (no liquid is an object's), which a software rasterizer would run for
-// every liquid fragment: the warp, the lightmap (lit water) or full light, then `finished`.
+// The camera's liquids in a frame that neither tints, nor is fullbright, nor reflects water
+// (those go through `fs_main`): what `shade` does for them without those branches, the sky's
+// and the light of moving objects' faces (no liquid is an object's), which a software
+// rasterizer would run for every liquid fragment: the warp, the lightmap (lit water) or full
+// light, the fog.
 @fragment
 fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
@@ -172,11 +174,10 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     #endif
     let uv = liquid_warp(in.uv, frame.params.x);
     let tex = textureSample(materials, material_sampler, uv, in.layer);
-    let baked = style_light(in.lightmap_uv, fragment_rows(in));
-    let fullbright = frame.params.z > 0.5 && frame.params.z < 1.5;
-    let lit = (in.flags & VERTEX_NO_LIGHTMAP) == 0u && !fullbright;
-    let light = select(vec3<f32>(1.0), baked * frame.params.y, lit);
-    return finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
+    let baked = style_light(in.lightmap_uv, fragment_rows(in)) * frame.params.y;
+    let light = select(baked, vec3<f32>(1.0), (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
+    let color = fogged(mix(tex.rgb, tex.rgb * light, tex.a), in);
+    return vec4<f32>(stored(saturated(color)), 1.0);
 }
 
 // A shaded colour as the frame stores it: fogged, tinted by the cells and depth overlays, and

@@ -106,6 +106,8 @@ impl WorldPass {
                 aerial_fog,
                 linear_output: false,
                 linear_filtering: false,
+                full_liquid: std::cell::OnceCell::new(),
+                liquids_full: false,
                 stamp: super::next_stamp(),
             },
             debug: DebugDraws::new(gpu, level),

@@ -158,6 +158,13 @@ struct WorldPipelines {
     linear_output: bool,
     /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
     linear_filtering: bool,
+    /// The camera's liquids through `fs_main`, made on first use: `fs_liquid` has no branch
+    /// for tints, fullbright or the Fresnel blend over a reflection, which a software
+    /// rasterizer would run for every liquid fragment of every frame.
+    full_liquid: std::cell::OnceCell<wgpu::RenderPipeline>,
+    /// This frame tints, is fullbright or reflects water: its camera liquids go through
+    /// `full_liquid`.
+    liquids_full: bool,
     /// Unique to this world and its variant (`shading_stamp`).
     stamp: u64,
 }
@@ -270,6 +277,7 @@ impl WorldPass {
         self.shading.pipelines =
             create_color_pipelines(&gpu.device, layout, module, self.shading.color_format);
         self.debug.tint_pipeline = std::cell::OnceCell::new();
+        self.shading.full_liquid = std::cell::OnceCell::new();
         self.shading.stamp = next_stamp();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.
         if let Some(atlas) = &mut self.cache.atlas {
@@ -539,11 +547,25 @@ impl Pass for WorldPass {
         self.debug.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
         if self.debug.tinted {
             self.debug.tint_pipeline.get_or_init(|| {
-                pipelines::tinted_opaque_pipeline(
+                pipelines::full_shading_pipeline(
                     &gpu.device,
                     self.color_layout(),
                     &self.shading.module,
                     self.shading.color_format,
+                    SurfaceKind::Opaque,
+                )
+            });
+        }
+        let reflects = inputs.visible.views.iter().any(|v| v.reflection);
+        self.shading.liquids_full = self.debug.tinted || reflects;
+        if self.shading.liquids_full {
+            self.shading.full_liquid.get_or_init(|| {
+                pipelines::full_shading_pipeline(
+                    &gpu.device,
+                    self.color_layout(),
+                    &self.shading.module,
+                    self.shading.color_format,
+                    SurfaceKind::Liquid,
                 )
             });
         }
@@ -605,12 +627,7 @@ impl Pass for WorldPass {
                 self.draw_batch(pass, first, count);
                 continue;
             }
-            let camera_opaque =
-                batch == draws::batch(draws::ViewClass::Camera, SurfaceKind::Opaque);
-            match self.debug.tint_pipeline.get() {
-                Some(tint) if self.debug.tinted && camera_opaque => pass.set_pipeline(tint),
-                _ => pass.set_pipeline(&self.shading.pipelines[batch]),
-            }
+            pass.set_pipeline(self.batch_pipeline(batch));
             self.draw_batch(pass, first, count);
         }
     }
@@ -688,6 +705,19 @@ impl WorldPass {
             .as_ref()
             .map(|a| a.bake_passes())
             .unwrap_or_default()
+    }
+
+    /// The pipeline a colour batch other than the cached one draws with this frame.
+    fn batch_pipeline(&self, batch: usize) -> &wgpu::RenderPipeline {
+        let camera = |kind| batch == draws::batch(draws::ViewClass::Camera, kind);
+        let full = if camera(SurfaceKind::Opaque) && self.debug.tinted {
+            self.debug.tint_pipeline.get()
+        } else if camera(SurfaceKind::Liquid) && self.shading.liquids_full {
+            self.shading.full_liquid.get()
+        } else {
+            None
+        };
+        full.unwrap_or(&self.shading.pipelines[batch])
     }
 
     /// Draws batch commands `first..first + count` with the pipeline set.

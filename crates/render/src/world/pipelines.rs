@@ -210,19 +210,22 @@ pub(super) fn create_color_pipelines(
     })
 }
 
-/// The camera's opaque surfaces through `fs_main`, which tints them for the cells and depth
-/// overlays (`fs_opaque` leaves the tint out: a software rasterizer would pay for it every frame).
-pub(super) fn tinted_opaque_pipeline(
+/// The camera's opaque surfaces or liquids of `kind` through `fs_main`, which tints them for the
+/// cells and depth overlays, draws them fullbright and blends water over its reflection
+/// (`fs_opaque` and `fs_liquid` leave those branches out: a software rasterizer would pay for
+/// them every frame).
+pub(super) fn full_shading_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
+    kind: SurfaceKind,
 ) -> wgpu::RenderPipeline {
     make_pipeline(
         device,
         layout,
         module,
-        SurfaceKind::Opaque,
+        kind,
         PipelineOutput::Color(color_format),
         ViewClass::Camera,
         false,
@@ -239,8 +242,8 @@ pub(super) enum PipelineOutput {
     Ids(wgpu::TextureFormat),
 }
 
-/// One world pipeline; `tinted`: the camera's opaque surfaces through `fs_main` (see
-/// `tinted_opaque_pipeline`).
+/// One world pipeline; `full_shading`: the camera's opaque surfaces or liquids through
+/// `fs_main` (see `full_shading_pipeline`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_pipeline(
     device: &wgpu::Device,
@@ -250,7 +253,7 @@ pub(super) fn make_pipeline(
     output: PipelineOutput,
     class: ViewClass,
     back_faces: bool,
-    tinted: bool,
+    full_shading: bool,
 ) -> wgpu::RenderPipeline {
     let (color, depth_format) = match output {
         PipelineOutput::Color(format) => (Some(format), DEPTH_FORMAT),
@@ -261,11 +264,11 @@ pub(super) fn make_pipeline(
     let fence = kind == SurfaceKind::Fence;
     let (entry, target) = match color {
         Some(format) => (
-            if class == ViewClass::Camera && kind == SurfaceKind::Opaque && !tinted {
+            if class == ViewClass::Camera && kind == SurfaceKind::Opaque && !full_shading {
                 "fs_opaque"
             } else if class == ViewClass::Camera && fence {
                 "fs_fence"
-            } else if class == ViewClass::Camera && kind == SurfaceKind::Liquid {
+            } else if class == ViewClass::Camera && kind == SurfaceKind::Liquid && !full_shading {
                 "fs_liquid"
             } else if class == ViewClass::Camera {
                 "fs_main"
