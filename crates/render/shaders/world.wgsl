@@ -10,8 +10,9 @@
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
 //   fs_fence                     the camera's fences (holes where their texels are)
+//   fs_sky                       the camera's sky (unless tinted)
 //   fs_liquid                    the camera's liquids (unless tinted, fullbright or reflecting)
-//   fs_main                      sky, and opaque surfaces and liquids under a tint
+//   fs_main                      the camera's surfaces under a tint, liquids over a reflection
 //   fs_portal_view               views through mirrors and teleporters
 //   fs_wire                      the wireframe overlay
 //   vs_cached / fs_cached        surfaces drawn from the surface cache (world_cache)
@@ -178,6 +179,17 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     let light = select(baked, vec3<f32>(1.0), (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
     let color = fogged(mix(tex.rgb, tex.rgb * light, tex.a), in);
     return vec4<f32>(stored(saturated(color)), 1.0);
+}
+
+// The camera's sky in a frame that does not tint (those go through `fs_main`): the sky's
+// colour, fogged, without the surface shading `shade` runs beside it for every fragment.
+@fragment
+fn fs_sky(in: FragmentIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    let color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);
+    return vec4<f32>(stored(saturated(fogged(color, in))), 1.0);
 }
 
 // A shaded colour as the frame stores it: fogged, tinted by the cells and depth overlays, and

@@ -106,8 +106,8 @@ impl WorldPass {
                 aerial_fog,
                 linear_output: false,
                 linear_filtering: false,
-                full_liquid: std::cell::OnceCell::new(),
-                liquids_full: false,
+                full: Default::default(),
+                full_kinds: [false; KINDS],
                 stamp: super::next_stamp(),
             },
             debug: DebugDraws::new(gpu, level),
@@ -193,7 +193,6 @@ impl DebugDraws {
     fn new(gpu: &Gpu, level: &Level) -> DebugDraws {
         DebugDraws {
             portal_triangles: id_pass::PortalTriangles::build(level),
-            tint_pipeline: std::cell::OnceCell::new(),
             tinted: false,
             polygon_mode_line: gpu.features.polygon_mode_line,
             back_faces_occlude: level

@@ -158,13 +158,14 @@ struct WorldPipelines {
     linear_output: bool,
     /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
     linear_filtering: bool,
-    /// The camera's liquids through `fs_main`, made on first use: `fs_liquid` has no branch
-    /// for tints, fullbright or the Fresnel blend over a reflection, which a software
-    /// rasterizer would run for every liquid fragment of every frame.
-    full_liquid: std::cell::OnceCell<wgpu::RenderPipeline>,
-    /// This frame tints, is fullbright or reflects water: its camera liquids go through
-    /// `full_liquid`.
-    liquids_full: bool,
+    /// By surface kind, the camera's surfaces through `fs_main`, made on first use:
+    /// `fs_opaque`, `fs_sky` and `fs_liquid` have no branch for tints, fullbright or the
+    /// Fresnel blend over a reflection, which a software rasterizer would run for every
+    /// fragment of every frame (fences keep `fs_fence`).
+    full: [std::cell::OnceCell<wgpu::RenderPipeline>; KINDS],
+    /// By surface kind, whether this frame draws the camera's surfaces with `full`: all but
+    /// fences in a frame that tints or is fullbright, liquids in one that reflects water.
+    full_kinds: [bool; KINDS],
     /// Unique to this world and its variant (`shading_stamp`).
     stamp: u64,
 }
@@ -174,10 +175,8 @@ struct WorldPipelines {
 struct DebugDraws {
     /// The mirrors' and teleporters' polygons, which the id pass marks.
     portal_triangles: id_pass::PortalTriangles,
-    /// The camera's opaque pipeline while an overlay tints the surfaces, made on first use.
-    tint_pipeline: std::cell::OnceCell<wgpu::RenderPipeline>,
-    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera opaque surfaces
-    /// go through `tint_pipeline`.
+    /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera surfaces go
+    /// through `WorldPipelines::full`.
     tinted: bool,
     polygon_mode_line: bool,
     /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
@@ -276,8 +275,7 @@ impl WorldPass {
         let (layout, module) = (self.color_layout(), &self.shading.module);
         self.shading.pipelines =
             create_color_pipelines(&gpu.device, layout, module, self.shading.color_format);
-        self.debug.tint_pipeline = std::cell::OnceCell::new();
-        self.shading.full_liquid = std::cell::OnceCell::new();
+        self.shading.full = Default::default();
         self.shading.stamp = next_stamp();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.
         if let Some(atlas) = &mut self.cache.atlas {
@@ -545,30 +543,8 @@ impl Pass for WorldPass {
         self.shading.linear_filtering = s.linear_filtering;
         // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
         self.debug.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
-        if self.debug.tinted {
-            self.debug.tint_pipeline.get_or_init(|| {
-                pipelines::full_shading_pipeline(
-                    &gpu.device,
-                    self.color_layout(),
-                    &self.shading.module,
-                    self.shading.color_format,
-                    SurfaceKind::Opaque,
-                )
-            });
-        }
         let reflects = inputs.visible.views.iter().any(|v| v.reflection);
-        self.shading.liquids_full = self.debug.tinted || reflects;
-        if self.shading.liquids_full {
-            self.shading.full_liquid.get_or_init(|| {
-                pipelines::full_shading_pipeline(
-                    &gpu.device,
-                    self.color_layout(),
-                    &self.shading.module,
-                    self.shading.color_format,
-                    SurfaceKind::Liquid,
-                )
-            });
-        }
+        self.use_full_shading(gpu, reflects);
         self.lighting.style_scales = lanthorn_level::styles::scales(
             s.time as f64,
             s.light_styles,
@@ -707,16 +683,37 @@ impl WorldPass {
             .unwrap_or_default()
     }
 
+    /// Which camera surfaces go through `fs_main` this frame (`WorldPipelines::full_kinds`),
+    /// making their pipelines on first use.
+    fn use_full_shading(&mut self, gpu: &Gpu, reflects: bool) {
+        let tinted = self.debug.tinted;
+        self.shading.full_kinds = SurfaceKind::ALL.map(|kind| match kind {
+            SurfaceKind::Fence => false,
+            SurfaceKind::Liquid => tinted || reflects,
+            SurfaceKind::Opaque | SurfaceKind::Sky => tinted,
+        });
+        for kind in SurfaceKind::ALL {
+            if !self.shading.full_kinds[kind as usize] {
+                continue;
+            }
+            self.shading.full[kind as usize].get_or_init(|| {
+                pipelines::full_shading_pipeline(
+                    &gpu.device,
+                    self.color_layout(),
+                    &self.shading.module,
+                    self.shading.color_format,
+                    kind,
+                )
+            });
+        }
+    }
+
     /// The pipeline a colour batch other than the cached one draws with this frame.
     fn batch_pipeline(&self, batch: usize) -> &wgpu::RenderPipeline {
-        let camera = |kind| batch == draws::batch(draws::ViewClass::Camera, kind);
-        let full = if camera(SurfaceKind::Opaque) && self.debug.tinted {
-            self.debug.tint_pipeline.get()
-        } else if camera(SurfaceKind::Liquid) && self.shading.liquids_full {
-            self.shading.full_liquid.get()
-        } else {
-            None
-        };
+        let (class, kind) = draws::batch_class_kind(batch);
+        let full = (class == draws::ViewClass::Camera && self.shading.full_kinds[kind as usize])
+            .then(|| self.shading.full[kind as usize].get())
+            .flatten();
         full.unwrap_or(&self.shading.pipelines[batch])
     }
 

@@ -210,10 +210,10 @@ pub(super) fn create_color_pipelines(
     })
 }
 
-/// The camera's opaque surfaces or liquids of `kind` through `fs_main`, which tints them for the
+/// The camera's surfaces of `kind` (not fences) through `fs_main`, which tints them for the
 /// cells and depth overlays, draws them fullbright and blends water over its reflection
-/// (`fs_opaque` and `fs_liquid` leave those branches out: a software rasterizer would pay for
-/// them every frame).
+/// (`fs_opaque`, `fs_sky` and `fs_liquid` leave those branches out: a software rasterizer
+/// would pay for them every frame).
 pub(super) fn full_shading_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -242,8 +242,8 @@ pub(super) enum PipelineOutput {
     Ids(wgpu::TextureFormat),
 }
 
-/// One world pipeline; `full_shading`: the camera's opaque surfaces or liquids through
-/// `fs_main` (see `full_shading_pipeline`).
+/// One world pipeline; `full_shading`: the camera's surfaces of `kind` through `fs_main` (see
+/// `full_shading_pipeline`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_pipeline(
     device: &wgpu::Device,
@@ -270,6 +270,8 @@ pub(super) fn make_pipeline(
                 "fs_fence"
             } else if class == ViewClass::Camera && kind == SurfaceKind::Liquid && !full_shading {
                 "fs_liquid"
+            } else if class == ViewClass::Camera && kind == SurfaceKind::Sky && !full_shading {
+                "fs_sky"
             } else if class == ViewClass::Camera {
                 "fs_main"
             } else {
