@@ -10,7 +10,7 @@
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
 //   fs_fence                     the camera's fences (holes where their texels are)
-//   fs_sky                       the camera's sky (unless tinted)
+//   fs_sky / fs_skybox           the camera's sky, Quake's or a cubemap (unless tinted)
 //   fs_liquid                    the camera's liquids (unless tinted, fullbright or reflecting)
 //   fs_main                      the camera's surfaces under a tint, liquids over a reflection
 //   fs_portal_view               views through mirrors and teleporters
@@ -181,14 +181,24 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     return vec4<f32>(stored(saturated(color)), 1.0);
 }
 
-// The camera's sky in a frame that does not tint (those go through `fs_main`): the sky's
-// colour, fogged, without the surface shading `shade` runs beside it for every fragment.
+// The camera's sky in a frame that does not tint (those go through `fs_main`): Quake's two
+// layers (`fs_skybox`: the level's cubemap), fogged, without the surface shading `shade` runs
+// beside it for every fragment and without the other sky's branch.
 @fragment
 fn fs_sky(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let color = sky_color(in.world, in.layer, frame.views[records[in.slot].view].eye.xyz);
+    let color = layered_sky(in.world, in.layer, frame.eye.xyz);
+    return vec4<f32>(stored(saturated(fogged(color, in))), 1.0);
+}
+
+@fragment
+fn fs_skybox(in: FragmentIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    let color = skybox_color(in.world, frame.eye.xyz);
     return vec4<f32>(stored(saturated(fogged(color, in))), 1.0);
 }
 

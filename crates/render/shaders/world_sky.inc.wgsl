@@ -2,10 +2,19 @@
 
 fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     if frame.params.w > 0.5 {
-        // Cube space is world space turned Y-up: (x, z, -y).
-        let d = world - eye;
-        return textureSampleLevel(skybox, lightmap_sampler, vec3<f32>(d.x, d.z, -d.y), 0.0).rgb;
+        return skybox_color(world, eye);
     }
+    return layered_sky(world, layer, eye);
+}
+
+// The level's cubemap skybox in the direction of `world` from `eye`.
+fn skybox_color(world: vec3<f32>, eye: vec3<f32>) -> vec3<f32> {
+    // Cube space is world space turned Y-up: (x, z, -y).
+    let d = world - eye;
+    return textureSampleLevel(skybox, lightmap_sampler, vec3<f32>(d.x, d.z, -d.y), 0.0).rgb;
+}
+
+fn layered_sky(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     // Quake's two-layer sky: a direction-based projection flattened toward the horizon,
     // scrolling at two speeds; the back layer is the right half, the front layer the left half
     // with black as transparent.

@@ -4,7 +4,7 @@
 
 use super::draws::{ViewClass, ViewLink};
 use super::mesh::SurfaceKind;
-use super::pipelines::{make_pipeline, stencil, stencil_equal, PipelineOutput};
+use super::pipelines::{make_pipeline, stencil, stencil_equal, CameraShading, PipelineOutput};
 use super::WorldPass;
 use crate::gpu::Gpu;
 use crate::pass::{
@@ -267,7 +267,14 @@ impl IdPipelines {
             };
             let back_faces = world.back_faces_occlude() && kind != SurfaceKind::Liquid;
             make_pipeline(
-                device, layout, module, kind, output, class, back_faces, false,
+                device,
+                layout,
+                module,
+                kind,
+                output,
+                class,
+                back_faces,
+                CameraShading::Own { skybox: false },
             )
         });
         let marks = MarkPipelines {

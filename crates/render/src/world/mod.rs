@@ -273,8 +273,13 @@ impl WorldPass {
         };
         self.shading.module = world_module(&gpu.device, variant);
         let (layout, module) = (self.color_layout(), &self.shading.module);
-        self.shading.pipelines =
-            create_color_pipelines(&gpu.device, layout, module, self.shading.color_format);
+        self.shading.pipelines = create_color_pipelines(
+            &gpu.device,
+            layout,
+            module,
+            self.shading.color_format,
+            self.skybox_active,
+        );
         self.shading.full = Default::default();
         self.shading.stamp = next_stamp();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.

@@ -189,12 +189,14 @@ pub(super) fn world_bind_group(
     })
 }
 
-/// The colour pipelines, indexed like `WorldPass::pipelines`.
+/// The colour pipelines, indexed like `WorldPass::pipelines`; `skybox`: the level's sky is its
+/// cubemap skybox.
 pub(super) fn create_color_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
+    skybox: bool,
 ) -> [wgpu::RenderPipeline; 3 * KINDS] {
     std::array::from_fn(|i| {
         make_pipeline(
@@ -205,7 +207,7 @@ pub(super) fn create_color_pipelines(
             PipelineOutput::Color(color_format),
             ViewClass::ALL[i / KINDS],
             false,
-            false,
+            CameraShading::Own { skybox },
         )
     })
 }
@@ -229,8 +231,33 @@ pub(super) fn full_shading_pipeline(
         PipelineOutput::Color(color_format),
         ViewClass::Camera,
         false,
-        true,
+        CameraShading::Full,
     )
+}
+
+/// How the camera's batches shade their fragments (other views, and ids, ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CameraShading {
+    /// Each kind's own fragment stage, with no branch for what most frames do not do:
+    /// `fs_opaque`, `fs_sky` (`fs_skybox` where `skybox`: the level's sky is its cubemap),
+    /// `fs_fence`, `fs_liquid`.
+    Own { skybox: bool },
+    /// `fs_main` (fences keep `fs_fence`): tints, fullbright, water over its reflection.
+    Full,
+}
+
+impl CameraShading {
+    /// The fragment entry point of the camera's surfaces of `kind`.
+    fn entry(self, kind: SurfaceKind) -> &'static str {
+        match (self, kind) {
+            (_, SurfaceKind::Fence) => "fs_fence",
+            (CameraShading::Full, _) => "fs_main",
+            (CameraShading::Own { .. }, SurfaceKind::Opaque) => "fs_opaque",
+            (CameraShading::Own { skybox: false }, SurfaceKind::Sky) => "fs_sky",
+            (CameraShading::Own { skybox: true }, SurfaceKind::Sky) => "fs_skybox",
+            (CameraShading::Own { .. }, SurfaceKind::Liquid) => "fs_liquid",
+        }
+    }
 }
 
 /// What a world pipeline draws into.
@@ -242,8 +269,7 @@ pub(super) enum PipelineOutput {
     Ids(wgpu::TextureFormat),
 }
 
-/// One world pipeline; `full_shading`: the camera's surfaces of `kind` through `fs_main` (see
-/// `full_shading_pipeline`).
+/// One world pipeline; `shading`: how the camera's surfaces of `kind` are shaded.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_pipeline(
     device: &wgpu::Device,
@@ -253,7 +279,7 @@ pub(super) fn make_pipeline(
     output: PipelineOutput,
     class: ViewClass,
     back_faces: bool,
-    full_shading: bool,
+    shading: CameraShading,
 ) -> wgpu::RenderPipeline {
     let (color, depth_format) = match output {
         PipelineOutput::Color(format) => (Some(format), DEPTH_FORMAT),
@@ -264,18 +290,9 @@ pub(super) fn make_pipeline(
     let fence = kind == SurfaceKind::Fence;
     let (entry, target) = match color {
         Some(format) => (
-            if class == ViewClass::Camera && kind == SurfaceKind::Opaque && !full_shading {
-                "fs_opaque"
-            } else if class == ViewClass::Camera && fence {
-                "fs_fence"
-            } else if class == ViewClass::Camera && kind == SurfaceKind::Liquid && !full_shading {
-                "fs_liquid"
-            } else if class == ViewClass::Camera && kind == SurfaceKind::Sky && !full_shading {
-                "fs_sky"
-            } else if class == ViewClass::Camera {
-                "fs_main"
-            } else {
-                "fs_portal_view"
+            match class {
+                ViewClass::Camera => shading.entry(kind),
+                _ => "fs_portal_view",
             },
             wgpu::ColorTargetState {
                 format,
