@@ -192,6 +192,8 @@ class Compare:
                 timed = self.args.timed < 0 or i < self.args.timed
                 if self.args.only_timed and not timed:
                     continue
+                if self.args.only and f"{mp}:{cam[0]}" not in self.args.only:
+                    continue
                 r = self.camera(mp, cam, timed)
                 results.append(r)
                 print(row(r), flush=True)
@@ -246,6 +248,8 @@ def parse():
     p.add_argument("--bsp-dir", help="where the maps are (default: the id maps in ../shared/realdata); "
                    "quakespasm reads the same files from QS_ROOT/id1/maps, .lit files beside them")
     p.add_argument("--cameras", type=int, default=0, help="the first N cameras of each map (0: all)")
+    p.add_argument("--only", nargs="+", metavar="MAP:CAMERA",
+                   help="only these cameras, e.g. e2m4:dm4 dm3:inter2 (the maps still come from --maps)")
     return p.parse_args()
 
 
