@@ -109,6 +109,8 @@ fn bench_json_has_the_promised_keys() {
         assert!(v.get(k).is_some(), "missing {k} in {v}");
     }
     assert_eq!(v["frames"], 5);
+    // The yard's walls are baked in the warm-up frame and drawn from the cache after it.
+    assert!(v["cached_median"].as_f64().unwrap() > 0.0, "{v}");
     // Per-surface culling drops what faces away or lies off screen in the yard, but never
     // everything.
     let level = lanthorn::scenes::builtin::scene();
@@ -118,6 +120,24 @@ fn bench_json_has_the_promised_keys() {
         "{triangles} of {}",
         level.triangle_count()
     );
+}
+
+/// `cached_median` counts what the surface cache draws: nothing with the cache off.
+#[test]
+fn bench_counts_no_cached_surfaces_with_the_cache_off() {
+    let Some(_) = gpu() else { return };
+    let out = lanthorn()
+        .args([
+            "bench", "builtin", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
+            "--surface-cache", "off",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(v["cached_median"].as_f64(), Some(0.0), "{v}");
+    assert!(v["surfaces_median"].as_f64().unwrap() > 0.0, "{v}");
 }
 
 #[test]
