@@ -128,12 +128,25 @@ fn bench_counts_no_cached_surfaces_with_the_cache_off() {
     let Some(_) = gpu() else { return };
     let out = lanthorn()
         .args([
-            "bench", "builtin", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
-            "--surface-cache", "off",
+            "bench",
+            "builtin",
+            "--frames",
+            "5",
+            "--warmup",
+            "1",
+            "--size",
+            "160x90",
+            "--json",
+            "--surface-cache",
+            "off",
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(v["cached_median"].as_f64(), Some(0.0), "{v}");

@@ -4,4 +4,5 @@
 #![warn(missing_docs)]
 
 pub mod pak;
+pub mod pk3;
 pub mod q1;

@@ -113,6 +113,18 @@ pub fn load_from_game(
         file: file.clone(),
         searched: search.describe(),
     })??;
+    if found.bytes.starts_with(b"IBSP") {
+        // Said before the palette's warning, which would not be the point.
+        let version = found
+            .bytes
+            .get(4..8)
+            .map_or(0, |v| i32::from_le_bytes(v.try_into().unwrap()));
+        return Err(Q1Error::Ibsp {
+            file: found.origin,
+            version,
+        }
+        .into());
+    }
     let palette = match (palette, search.read("gfx/palette.lmp")) {
         (Some(p), _) => Some(*p),
         (None, Some(p)) => lanthorn_import::q1::palette_from_bytes(&p?.bytes),

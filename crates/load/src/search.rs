@@ -3,10 +3,16 @@
 //! (`pak1.pak` before `pak0.pak`, numbered from 0 until one is missing), before its loose
 //! files. The first place that holds a name wins: a mod's files override id1's, a later pak
 //! overrides an earlier one, and — Quake's own rule — a pak overrides a loose file beside it.
+//!
+//! Quake 3's `.pk3` archives join the same path as Quake 3 orders them: after a folder's paks,
+//! every `*.pk3` in it, the last by name first (`pak6-patch085.pk3` overrides `pak0.pk3`). A
+//! Quake 3 game folder has no `id1` beside it: with `--game baseoa` and no `id1`, the game's
+//! folder is the whole path.
 
 use std::path::{Path, PathBuf};
 
 use lanthorn_import::pak::{Pak, PakError};
+use lanthorn_import::pk3::{Pk3, Pk3Error};
 
 /// Why a game's search path could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -20,12 +26,16 @@ pub enum SearchError {
     /// A pak file on the path is broken.
     #[error(transparent)]
     Pak(#[from] PakError),
+    /// A pk3 file on the path is broken.
+    #[error(transparent)]
+    Pk3(#[from] Pk3Error),
 }
 
 /// One place of the search path.
 #[derive(Debug)]
 enum Place {
     Pak(Pak),
+    Pk3(Pk3),
     Folder(PathBuf),
 }
 
@@ -44,10 +54,14 @@ pub struct Found {
 }
 
 impl SearchPath {
-    /// `basedir/id1`, and `basedir/GAME` in front of it.
+    /// `basedir/id1`, and `basedir/GAME` in front of it (without `id1`, a Quake 3 game's
+    /// folder alone).
     pub fn new(basedir: &Path, game: Option<&str>) -> Result<SearchPath, SearchError> {
         let mut places = Vec::new();
-        for folder in game.into_iter().chain(["id1"]).map(|g| basedir.join(g)) {
+        let id1 = basedir.join("id1");
+        let quake3 = game.is_some() && !id1.is_dir();
+        let folders = game.into_iter().map(|g| basedir.join(g));
+        for folder in folders.chain((!quake3).then_some(id1)) {
             if !folder.is_dir() {
                 return Err(SearchError::NoFolder { folder });
             }
@@ -60,6 +74,9 @@ impl SearchPath {
                 paks.push(Pak::open(&path)?);
             }
             places.extend(paks.into_iter().rev().map(Place::Pak));
+            for path in pk3_files(&folder).into_iter().rev() {
+                places.push(Place::Pk3(Pk3::open(&path)?));
+            }
             places.push(Place::Folder(folder));
         }
         Ok(SearchPath { places })
@@ -73,6 +90,12 @@ impl SearchPath {
                 Ok(Found {
                     bytes: pak.read(e)?,
                     origin: format!("{}:{}", pak.path.display(), e.name),
+                })
+            }),
+            Place::Pk3(pk3) => pk3.find(name).map(|e| {
+                Ok(Found {
+                    bytes: pk3.read(e)?,
+                    origin: format!("{}:{}", pk3.path.display(), e.name),
                 })
             }),
             Place::Folder(folder) => {
@@ -96,11 +119,28 @@ impl SearchPath {
             .iter()
             .map(|p| match p {
                 Place::Pak(pak) => pak.path.display().to_string(),
+                Place::Pk3(pk3) => pk3.path.display().to_string(),
                 Place::Folder(f) => format!("{}/", f.display()),
             })
             .collect();
         names.join(", ")
     }
+}
+
+/// The `*.pk3` files of `folder` in Quake 3's order, by name ignoring case (none when it
+/// cannot be listed).
+fn pk3_files(folder: &Path) -> Vec<PathBuf> {
+    let Ok(dir) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pk3")))
+        .collect();
+    files.sort_by_key(|p| p.file_name().map(|n| n.to_ascii_lowercase()));
+    files
 }
 
 /// The file a level name means on the search path: `e1m1` is `maps/e1m1.bsp`; a name with a

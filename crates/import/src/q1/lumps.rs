@@ -192,6 +192,12 @@ pub(super) fn read<'a>(bytes: &'a [u8], file: &str) -> Result<Lumps<'a>, Q1Error
         });
     }
     let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
+    if &magic == b"IBSP" {
+        return Err(Q1Error::Ibsp {
+            file: file.into(),
+            version: i32_at(bytes, 4),
+        });
+    }
     let Some(format) = BspFormat::of(magic) else {
         return Err(Q1Error::Version {
             file: file.into(),

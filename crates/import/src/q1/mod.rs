@@ -70,6 +70,14 @@ pub enum Q1Error {
         /// The bytes a header needs.
         need: usize,
     },
+    /// A Quake 2 or Quake 3 map (`IBSP`), which the importer does not read yet.
+    #[error("{file}: a Quake 2 or Quake 3 map (\"IBSP\" version {version}); Lanthorn imports Quake 1 and Half-Life maps (BSP29, BSP2, 2PSB, BSP30), not these yet")]
+    Ibsp {
+        /// The file.
+        file: String,
+        /// Its IBSP version (38 Quake 2, 46 Quake 3).
+        version: i32,
+    },
     /// Not one of the Quake BSP layouts.
     #[error("{file}: BSP version {version} is not a Quake map's (version 29, \"BSP2\" or \"2PSB\") or Half-Life's (30); Quake 2 and 3 maps (\"IBSP\") are not supported")]
     Version {

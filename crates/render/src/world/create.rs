@@ -82,8 +82,13 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipelines =
-            create_color_pipelines(device, &pipeline_layout, &module, color_format, skybox.active);
+        let pipelines = create_color_pipelines(
+            device,
+            &pipeline_layout,
+            &module,
+            color_format,
+            skybox.active,
+        );
         let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
         WorldPass {
             buffers: WorldBuffers {
