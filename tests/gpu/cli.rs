@@ -82,13 +82,15 @@ fn info_reports_a_disabled_feature() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown feature"));
 }
 
-#[test]
-fn bench_json_has_the_promised_keys() {
-    let Some(_) = gpu() else { return };
+/// `bench builtin` for 5 frames after 1 at 160×90 with `extra` arguments: its JSON line.
+fn bench_json(extra: &[&str]) -> serde_json::Value {
+    let base = [
+        "bench", "builtin", "--frames", "5", "--warmup", "1", "--size", "160x90",
+    ];
     let out = lanthorn()
-        .args([
-            "bench", "builtin", "--frames", "5", "--warmup", "1", "--size", "160x90", "--json",
-        ])
+        .args(base)
+        .arg("--json")
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -97,7 +99,13 @@ fn bench_json_has_the_promised_keys() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+}
+
+#[test]
+fn bench_json_has_the_promised_keys() {
+    let Some(_) = gpu() else { return };
+    let v = bench_json(&[]);
     for k in [
         "frames",
         "frame_ms_median",
@@ -126,29 +134,7 @@ fn bench_json_has_the_promised_keys() {
 #[test]
 fn bench_counts_no_cached_surfaces_with_the_cache_off() {
     let Some(_) = gpu() else { return };
-    let out = lanthorn()
-        .args([
-            "bench",
-            "builtin",
-            "--frames",
-            "5",
-            "--warmup",
-            "1",
-            "--size",
-            "160x90",
-            "--json",
-            "--surface-cache",
-            "off",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let v = bench_json(&["--surface-cache", "off"]);
     assert_eq!(v["cached_median"].as_f64(), Some(0.0), "{v}");
     assert!(v["surfaces_median"].as_f64().unwrap() > 0.0, "{v}");
 }

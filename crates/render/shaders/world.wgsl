@@ -177,8 +177,7 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     let tex = textureSample(materials, material_sampler, uv, in.layer);
     let baked = style_light(in.lightmap_uv, fragment_rows(in)) * frame.params.y;
     let light = select(baked, vec3<f32>(1.0), (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
-    let color = fogged(mix(tex.rgb, tex.rgb * light, tex.a), in);
-    return vec4<f32>(stored(saturated(color)), 1.0);
+    return plainly_finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
 }
 
 // The camera's sky in a frame that does not tint (those go through `fs_main`): Quake's two
@@ -189,8 +188,7 @@ fn fs_sky(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let color = layered_sky(in.world, in.layer, frame.eye.xyz);
-    return vec4<f32>(stored(saturated(fogged(color, in))), 1.0);
+    return plainly_finished(layered_sky(in.world, in.layer, frame.eye.xyz), in);
 }
 
 @fragment
@@ -198,8 +196,12 @@ fn fs_skybox(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let color = skybox_color(in.world, frame.eye.xyz);
-    return vec4<f32>(stored(saturated(fogged(color, in))), 1.0);
+    return plainly_finished(skybox_color(in.world, frame.eye.xyz), in);
+}
+
+// `finished` for a frame that neither tints nor reflects: fogged and stored, opaque.
+fn plainly_finished(shaded: vec3<f32>, in: FragmentIn) -> vec4<f32> {
+    return vec4<f32>(stored(saturated(fogged(shaded, in))), 1.0);
 }
 
 // A shaded colour as the frame stores it: fogged, tinted by the cells and depth overlays, and
