@@ -6,3 +6,4 @@
 pub mod pak;
 pub mod pk3;
 pub mod q1;
+pub mod q3;
