@@ -84,15 +84,10 @@ pub fn run_command(
     json: bool,
 ) -> anyhow::Result<()> {
     let v = match level {
-        Some(path) => {
-            let mut v = level_report(&super::load_level(Some(path), game)?.0);
-            if let (Some(bsp), Some(obj)) = (bsp_report(path)?, v.as_object_mut()) {
-                obj.insert("format".into(), bsp.format.into());
-                obj.insert("bspx_lumps".into(), bsp.bspx_lumps.into());
-                obj.insert("light_from".into(), bsp.light.name().into());
-            }
-            v
-        }
+        Some(path) => match quake3_bytes(path, game)? {
+            Some((bytes, origin)) => quake3_report(&bytes, &origin)?,
+            None => quake1_or_lanthorn_report(path, game)?,
+        },
         None => adapter_report(&gpu()?),
     };
     if json {
@@ -101,6 +96,74 @@ pub fn run_command(
         print_table(&v);
     }
     Ok(())
+}
+
+/// A level Lanthorn loads: its report, with a `.bsp` file's layout, BSPX lumps and light.
+fn quake1_or_lanthorn_report(
+    path: &std::path::Path,
+    game: &super::Game,
+) -> anyhow::Result<serde_json::Value> {
+    let mut v = level_report(&super::load_level(Some(path), game)?.0);
+    if let (Some(bsp), Some(obj)) = (bsp_report(path)?, v.as_object_mut()) {
+        obj.insert("format".into(), bsp.format.into());
+        obj.insert("bspx_lumps".into(), bsp.bspx_lumps.into());
+        obj.insert("light_from".into(), bsp.light.name().into());
+    }
+    Ok(v)
+}
+
+/// The bytes of a Quake 3 map (`IBSP`) the command line names, a file or a name on the game's
+/// search path, and where they came from; `None` for any other level.
+fn quake3_bytes(
+    path: &std::path::Path,
+    game: &super::Game,
+) -> anyhow::Result<Option<(Vec<u8>, String)>> {
+    let found = match (&game.search, path.to_str()) {
+        (Some(search), Some(name)) if !path.exists() => search
+            .read(&crate::load::search::map_file(name))
+            .transpose()?
+            .map(|f| (f.bytes, f.origin)),
+        _ if path.is_file() => {
+            let mut head = [0u8; 4];
+            let is_ibsp = std::fs::File::open(path)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+                .is_ok()
+                && &head == b"IBSP";
+            match is_ibsp {
+                true => Some((std::fs::read(path)?, path.display().to_string())),
+                false => None,
+            }
+        }
+        _ => None,
+    };
+    Ok(found.filter(|(bytes, _)| bytes.starts_with(b"IBSP")))
+}
+
+/// What a Quake 3 map holds, as `import::q3` reads it (no level is built from it yet).
+fn quake3_report(bytes: &[u8], origin: &str) -> anyhow::Result<serde_json::Value> {
+    use crate::import::q3::SurfaceType;
+    let map = crate::import::q3::read(bytes, origin)?;
+    let kinds = |k: SurfaceType| map.surfaces.iter().filter(|s| s.kind == k).count();
+    Ok(serde_json::json!({
+        "format": "IBSP 46 (Quake 3): read, not yet imported as a level",
+        "file": origin,
+        "shaders": map.shaders.len(),
+        "surfaces": map.surfaces.len(),
+        "planar_surfaces": kinds(SurfaceType::Planar),
+        "patches": kinds(SurfaceType::Patch),
+        "triangle_soups": kinds(SurfaceType::TriangleSoup),
+        "flares": kinds(SurfaceType::Flare),
+        "vertices": map.vertices.len(),
+        "triangles": map.indices.len() / 3,
+        "nodes": map.nodes.len(),
+        "leaves": map.leaves.len(),
+        "brushes": map.brushes.len(),
+        "models": map.models.len(),
+        "lightmap_pages": map.lightmap_pages(),
+        "light_grid_points": map.light_grid.len(),
+        "clusters": map.visibility.as_ref().map(|v| v.clusters),
+        "fogs": map.fogs,
+    }))
 }
 
 /// A `.bsp` file's layout, BSPX lumps and light (`None` for any other level).

@@ -139,6 +139,59 @@ fn bench_counts_no_cached_surfaces_with_the_cache_off() {
     assert!(v["surfaces_median"].as_f64().unwrap() > 0.0, "{v}");
 }
 
+/// `info` on a Quake 3 map from OpenArena's pk3 files (Debian's packages): the counts its lumps'
+/// lengths give, read here from the archive by lump size alone.
+#[test]
+fn info_reports_a_quake_3_map_from_its_pk3() {
+    let base = std::path::Path::new("/usr/share/games/openarena");
+    let maps = base.join("baseoa/pak1-maps.pk3");
+    if !maps.is_file() {
+        return lanthorn_testdata::missing_realdata(&maps);
+    }
+    let out = lanthorn()
+        .args([
+            "info",
+            "--basedir",
+            base.to_str().unwrap(),
+            "--game",
+            "baseoa",
+        ])
+        .args(["oa_dm1", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let pk3 = lanthorn::import::pk3::Pk3::open(&maps).unwrap();
+    let bytes = pk3.read(pk3.find("maps/oa_dm1.bsp").unwrap()).unwrap();
+    let lump_len = |n: usize| i32::from_le_bytes(bytes[12 + n * 8..16 + n * 8].try_into().unwrap());
+    assert_eq!(
+        v["surfaces"].as_i64(),
+        Some(lump_len(13) as i64 / 104),
+        "{v}"
+    );
+    assert_eq!(
+        v["vertices"].as_i64(),
+        Some(lump_len(10) as i64 / 44),
+        "{v}"
+    );
+    assert_eq!(
+        v["triangles"].as_i64(),
+        Some(lump_len(11) as i64 / 12),
+        "{v}"
+    );
+    assert_eq!(
+        v["lightmap_pages"].as_i64(),
+        Some(lump_len(14) as i64 / 49152),
+        "{v}"
+    );
+    assert!(v["format"].as_str().unwrap().contains("IBSP 46"), "{v}");
+}
+
 #[test]
 fn capture_writes_a_png_and_bad_arguments_fail_cleanly() {
     let Some(_) = gpu() else { return };
