@@ -4,6 +4,7 @@
 //! built from it in later steps.
 
 mod lumps;
+pub mod patch;
 
 use std::ops::Range;
 
