@@ -203,13 +203,17 @@ fn portal_culling_misses_nothing_in_the_keep_with_doors_shut_and_open() {
 /// Every other committed near-portal and walk view (`tests/views/*-portals.json`: eyes 0-8
 /// units from a portal's plane, over it, at its edges and corners, and the bench walk through
 /// portals): portal culling misses no surface and leaves no differing pixel, on e1m1 imported
-/// and compiled and in the keep at its start.
+/// and compiled and in the keep at its start (and with the eye inside one of its doors).
 #[test]
 fn portal_culling_misses_nothing_at_doorways() {
     let Some(gpu) = gpu_fallbacks() else { return };
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");
     let keep = lanthorn::load::load(std::path::Path::new("keep")).unwrap();
-    let mut levels = vec![("keep", keep, "keep-portals.json")];
+    let mut levels = vec![
+        ("keep", keep.clone(), "keep-portals.json"),
+        // An eye inside a shut door: every ray sees through its back faces.
+        ("keep", keep, "keep-in-a-door.json"),
+    ];
     if let Some(l) = quake_level("e1m1") {
         levels.push(("e1m1.bsp", l, "e1m1-portals.json"));
     }

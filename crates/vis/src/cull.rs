@@ -300,7 +300,14 @@ impl Culler {
             .filter(|(_, o)| !o.closes.is_empty())
             .filter(|((b, _), _)| !b.is_empty() && b.distance_to(camera.position) <= reach)
             .map(|((_, origin), o)| (o.surfaces.as_slice(), *origin));
-        let cut = super::near_plane::cut_wall_octagon(level, camera, seen, objects);
+        // An eye inside a shut door sees through its back faces from the start: every ray.
+        let in_a_door = (self.links.bounds.iter().zip(&level.objects)).any(|(b, o)| {
+            !o.closes.is_empty() && !b.is_empty() && b.distance_to(camera.position) <= 0.0
+        });
+        let cut = match in_a_door {
+            true => Octagon::FULL,
+            false => super::near_plane::cut_wall_octagon(level, camera, seen, objects),
+        };
         self.cut = cut;
         if cut.is_empty() {
             return;

@@ -96,7 +96,13 @@ impl Cut<'_> {
             let (Some(a), Some(b), Some(c)) = (corner(t[0]), corner(t[1]), corner(t[2])) else {
                 continue;
             };
-            self.octagon = self.octagon.union(&before_near(&self.view_proj, [a, b, c]));
+            // Each piece on screen alone: pieces off either side would otherwise widen the
+            // union (a convex hull) over the pixels between them, as around a doorway the eye
+            // stands in.
+            let piece = before_near(&self.view_proj, [a, b, c]).intersect(&Octagon::FULL);
+            if !piece.is_empty() {
+                self.octagon = self.octagon.union(&piece);
+            }
             // An eye on the wall itself (a cell is located with a little slack): every ray
             // into the wall's back is in solid from the start.
             let foot = self.camera.position - surface.normal * d;
@@ -147,7 +153,21 @@ fn before_near(view_proj: &Mat4, triangle: [Vec3; 3]) -> Octagon {
     // small margin keeps the projection finite).
     let (mut a, mut b) = ([Vec4::ZERO; MAX_CLIPPED], [Vec4::ZERO; MAX_CLIPPED]);
     let n = clip_polygon(&clip, &mut a, |c| c.z - c.w);
-    let n = clip_polygon(&a[..n], &mut b, |c| c.w - 1e-4);
+    let mut n = clip_polygon(&a[..n], &mut b, |c| c.w - 1e-4);
+    // Then to the screen's four sides, before projecting: a piece passing just before the eye
+    // projects far off every side, and the octagon of those points would cover the screen
+    // where the piece itself is a sliver.
+    // (A hair past them, so the screen's edge pixels stay inside.)
+    let sides: [fn(Vec4) -> f32; 4] = [
+        |c| 1.001 * c.w + c.x,
+        |c| 1.001 * c.w - c.x,
+        |c| 1.001 * c.w + c.y,
+        |c| 1.001 * c.w - c.y,
+    ];
+    for side in sides {
+        n = clip_polygon(&b[..n], &mut a, side);
+        b[..n].copy_from_slice(&a[..n]);
+    }
     Octagon::from_points(b[..n].iter().map(|c| Vec2::new(c.x, c.y) / c.w))
 }
 
@@ -207,6 +227,127 @@ mod tests {
             .intersect(&Octagon::FULL)
             .is_empty());
         assert!(near_reach(&cam) > 6.0 && near_reach(&cam) < 6.2);
+    }
+
+    /// An eye 1.4 units before a wall, in the middle of a doorway through it (the opening 72
+    /// units to each side and above, 64 below): every ray goes through the opening, so nothing
+    /// is cut — the wall's triangles around it lie off the screen on every side, and their
+    /// regions must not join into one over the screen (brute force over the pixels, and the
+    /// cut region itself).
+    #[test]
+    fn a_doorway_the_eye_stands_in_cuts_nothing() {
+        let cam = camera(Vec3::new(480.0, -225.4, 112.0), 90.0);
+        let y = -224.0;
+        // The wall y = -224 around the opening x 408..552, z 48..184, as four quads.
+        let quad = |x0: f32, x1: f32, z0: f32, z1: f32| {
+            let p = |x, z| Vec3::new(x, y, z);
+            [
+                [p(x0, z0), p(x1, z0), p(x1, z1)],
+                [p(x0, z0), p(x1, z1), p(x0, z1)],
+            ]
+        };
+        let pieces = [
+            quad(0.0, 408.0, 0.0, 400.0),
+            quad(552.0, 1000.0, 0.0, 400.0),
+            quad(408.0, 552.0, 184.0, 400.0),
+            quad(408.0, 552.0, 0.0, 48.0),
+        ];
+        let vp = cam.view_proj();
+        let inv = vp.inverse();
+        for i in 0..=32 {
+            for j in 0..=18 {
+                let ndc = Vec2::new(i as f32 / 16.0 - 1.0, j as f32 / 9.0 - 1.0);
+                let q = inv.project_point3(ndc.extend(1.0));
+                let through = (408.0..552.0).contains(&q.x) && (48.0..184.0).contains(&q.z);
+                assert!(
+                    q.y < y || through,
+                    "{ndc}: the ray meets the wall before the near plane"
+                );
+            }
+        }
+        let mut cut = Octagon::EMPTY;
+        for t in pieces.iter().flatten() {
+            let piece = before_near(&vp, *t).intersect(&Octagon::FULL);
+            if !piece.is_empty() {
+                cut = cut.union(&piece);
+            }
+        }
+        assert!(cut.is_empty(), "{cut:?}");
+    }
+
+    /// Does the segment `a`→`b` cross triangle `t` (Möller–Trumbore, both sides)?
+    fn segment_hits(a: Vec3, b: Vec3, t: [Vec3; 3]) -> bool {
+        let (d, e1, e2) = (b - a, t[1] - t[0], t[2] - t[0]);
+        let p = d.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-9 {
+            return false;
+        }
+        let s = a - t[0];
+        let u = s.dot(p) / det;
+        let q = s.cross(e1);
+        let v = d.dot(q) / det;
+        let w = e2.dot(q) / det;
+        (0.0..=1.0).contains(&u) && v >= 0.0 && u + v <= 1.0 && (0.0..=1.0).contains(&w)
+    }
+
+    /// e1m1's default walk at the eyes where the cut was once the whole screen (a doorway's
+    /// wall 1.4 units ahead, its pieces off every side; a corner 4 units away), and one before
+    /// a wall: the cut region holds every pixel whose ray meets one of the level's faces before
+    /// the near plane (brute force against every face nearby), and where no ray is cut it is
+    /// empty.
+    #[test]
+    fn e1m1s_cut_regions_hold_exactly_the_cut_rays() {
+        let path = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m1.bsp");
+        if !path.exists() {
+            return lanthorn_testdata::missing_realdata(&path);
+        }
+        let level = lanthorn_load::load(&path).unwrap();
+        let eyes = [
+            (Vec3::new(480.0, -225.41052, 112.06988), 90.0, true),
+            (Vec3::new(480.0, -96.51461, 102.666664), 90.0, true),
+            (Vec3::new(553.8855, -25.990068, 47.00648), 30.0, true),
+            // Beside the first doorway, 1.4 units before its wall: that wall is cut.
+            (Vec3::new(396.0, -225.4, 112.0), 90.0, false),
+        ];
+        for (eye, yaw, clear) in eyes {
+            let cam = camera(eye, yaw);
+            let reach = near_reach(&cam);
+            let cells = (0..level.cells.len() as u32).collect::<Vec<_>>();
+            let cut = cut_wall_octagon(&level, &cam, cells, std::iter::empty());
+            let near: Vec<[Vec3; 3]> = level
+                .surfaces
+                .iter()
+                .filter(|s| s.vertices.iter().any(|v| v.position.distance(eye) < 400.0))
+                .flat_map(|s| {
+                    s.indices
+                        .chunks_exact(3)
+                        .map(move |t| [0, 1, 2].map(|k| s.vertices[t[k] as usize].position))
+                })
+                .collect();
+            let inv = cam.view_proj().inverse();
+            let mut cut_rays = 0;
+            for i in 0..=64 {
+                for j in 0..=36 {
+                    let ndc = Vec2::new(i as f32 / 32.0 - 1.0, j as f32 / 18.0 - 1.0);
+                    let q = inv.project_point3(ndc.extend(1.0));
+                    assert!(q.distance(eye) <= reach * 1.001);
+                    if near.iter().any(|t| segment_hits(eye, q, *t)) {
+                        cut_rays += 1;
+                        assert!(
+                            cut.contains(ndc),
+                            "{eye}: a cut ray at {ndc} outside {cut:?}"
+                        );
+                    }
+                }
+            }
+            if clear {
+                assert_eq!(cut_rays, 0, "{eye}");
+                assert!(cut.is_empty(), "{eye}: {cut:?}");
+            } else {
+                assert!(cut_rays > 0, "{eye}: the wall ahead is cut");
+            }
+        }
     }
 
     /// An eye standing on a floor, looking level: every ray into the lower half of the screen
