@@ -139,13 +139,13 @@ fn quake3_bytes(
     Ok(found.filter(|(bytes, _)| bytes.starts_with(b"IBSP")))
 }
 
-/// What a Quake 3 map holds, as `import::q3` reads it (no level is built from it yet).
+/// What a Quake 3 map holds, as `import::q3` reads it.
 fn quake3_report(bytes: &[u8], origin: &str) -> anyhow::Result<serde_json::Value> {
     use crate::import::q3::SurfaceType;
     let map = crate::import::q3::read(bytes, origin)?;
     let kinds = |k: SurfaceType| map.surfaces.iter().filter(|s| s.kind == k).count();
     Ok(serde_json::json!({
-        "format": "IBSP 46 (Quake 3): read, not yet imported as a level",
+        "format": "IBSP 46 (Quake 3)",
         "file": origin,
         "shaders": map.shaders.len(),
         "surfaces": map.surfaces.len(),

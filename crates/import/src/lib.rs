@@ -5,5 +5,6 @@
 
 pub mod pak;
 pub mod pk3;
+mod portalize;
 pub mod q1;
 pub mod q3;

@@ -11,9 +11,9 @@ use lanthorn_geom::{DPlane, DPolygon};
 use lanthorn_level::{Bsp, BspChild, Portal};
 
 /// Distance within which a point counts as on a plane.
-pub(super) const ON_EPSILON: f64 = 1e-3;
+pub(crate) const ON_EPSILON: f64 = 1e-3;
 /// Pieces with less area than this are dropped as numerical slivers.
-pub(super) const MIN_AREA: f64 = 1e-3;
+pub(crate) const MIN_AREA: f64 = 1e-3;
 
 /// Where a polygon lies relative to a plane, with the pieces when it spans it.
 enum Cut {
@@ -83,7 +83,7 @@ fn push_down(
 
 /// Generates the portals of a validated tree. `leaf_cell` maps file leaves to cells (`None`
 /// for solid), `parent` gives each node's parent and side. `half_size` bounds the world.
-pub(super) fn generate(
+pub(crate) fn generate(
     bsp: &Bsp,
     leaf_cell: &[Option<u32>],
     parent: &[Option<(u32, u8)>],

@@ -56,6 +56,9 @@ pub enum LoadError {
     /// The Quake importer's error (`.bsp`).
     #[error(transparent)]
     Quake(#[from] Q1Error),
+    /// A Quake 3 map that does not import.
+    #[error(transparent)]
+    Quake3(#[from] lanthorn_import::q3::Q3Error),
     /// The game's search path could not be read.
     #[error(transparent)]
     Search(#[from] search::SearchError),
@@ -114,16 +117,9 @@ pub fn load_from_game(
         searched: search.describe(),
     })??;
     if found.bytes.starts_with(b"IBSP") {
-        // Said before the palette's warning, which would not be the point.
-        let version = found
-            .bytes
-            .get(4..8)
-            .map_or(0, |v| i32::from_le_bytes(v.try_into().unwrap()));
-        return Err(Q1Error::Ibsp {
-            file: found.origin,
-            version,
-        }
-        .into());
+        let mut level = load_quake3(&found.bytes, &found.origin, search)?;
+        lanthorn_level::spawn::apply(&mut level, rules);
+        return Ok((level, found.origin));
     }
     let palette = match (palette, search.read("gfx/palette.lmp")) {
         (Some(p), _) => Some(*p),
@@ -147,6 +143,57 @@ pub fn load_from_game(
     )?;
     lanthorn_level::spawn::apply(&mut level, rules);
     Ok((level, found.origin))
+}
+
+/// A Quake 3 map (`IBSP`) with its textures and shader scripts from `files`; what it could not
+/// draw as its game does is said once.
+fn load_quake3(
+    bytes: &[u8],
+    origin: &str,
+    files: &dyn lanthorn_import::q3::GameFiles,
+) -> Result<Level, LoadError> {
+    use lanthorn_import::q3;
+    if bytes.get(4..8) != Some(&46i32.to_le_bytes()[..]) {
+        let version = bytes
+            .get(4..8)
+            .map_or(0, |v| i32::from_le_bytes(v.try_into().unwrap()));
+        return Err(Q1Error::Ibsp {
+            file: origin.into(),
+            version,
+        }
+        .into());
+    }
+    let map = q3::read(bytes, origin)?;
+    let (level, report) = q3::to_level(&map, origin, files)?;
+    if !report.missing.is_empty() {
+        log::warn!(
+            "{origin}: {} of {} materials have no picture on the game's search path and draw as flat grey (first: {})",
+            report.missing.len(),
+            report.materials,
+            report.missing[0]
+        );
+    }
+    Ok(level)
+}
+
+/// The game's search path around a loose Quake 3 map: `GAME/maps/NAME.bsp` reads its
+/// textures from `GAME` and the archives in it; a map anywhere else has none.
+fn files_around(path: &Path) -> Box<dyn lanthorn_import::q3::GameFiles> {
+    let game = path
+        .parent()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.eq_ignore_ascii_case("maps"))
+        })
+        .and_then(Path::parent);
+    let search = game.and_then(|g| {
+        let base = g.parent()?;
+        search::SearchPath::new(base, Some(g.file_name()?.to_str()?)).ok()
+    });
+    match search {
+        Some(s) => Box::new(s),
+        None => Box::new(lanthorn_import::q3::NoFiles),
+    }
 }
 
 /// The `.lit` file beside a map file on a search path (`maps/e1m1.bsp` → `maps/e1m1.lit`).
@@ -193,6 +240,17 @@ fn load_file(
     match ext.as_deref() {
         Some("lvl") => Ok(lanthorn_level::file::load_lvl(path)?),
         Some("map") | Some("ron") => compile_cached(path, progress),
+        Some("bsp") if starts_with_ibsp(path) => {
+            let bytes = std::fs::read(path).map_err(|error| LoadError::Io {
+                path: path.into(),
+                error,
+            })?;
+            load_quake3(
+                &bytes,
+                &path.display().to_string(),
+                files_around(path).as_ref(),
+            )
+        }
         Some("bsp") => Ok(match palette {
             Some(p) => lanthorn_import::q1::load_with_palette(path, Some(p))?,
             None => lanthorn_import::q1::load(path)?,
@@ -202,6 +260,15 @@ fn load_file(
         }
         _ => Err(LoadError::UnknownType { path: path.into() }),
     }
+}
+
+/// Whether the file starts as a Quake 2 or 3 map does.
+fn starts_with_ibsp(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok()
+        && &magic == b"IBSP"
 }
 
 /// Compiles a `.map` or `.ron` source with the default options, keeping the result in a cache

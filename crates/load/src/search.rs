@@ -112,6 +112,37 @@ impl SearchPath {
         })
     }
 
+    /// The names of the files in `folder` whose names end in `ext` (`scripts`, `.shader`),
+    /// from every place, each once, sorted.
+    pub fn list(&self, folder: &str, ext: &str) -> Vec<String> {
+        let prefix = format!("{}/", folder.trim_end_matches('/'));
+        let wanted = |n: &str| {
+            n.len() > prefix.len()
+                && n[..prefix.len()].eq_ignore_ascii_case(&prefix)
+                && n.to_ascii_lowercase().ends_with(&ext.to_ascii_lowercase())
+        };
+        let mut names: Vec<String> = Vec::new();
+        for place in &self.places {
+            match place {
+                Place::Pak(pak) => names.extend(pak.entries.iter().map(|e| e.name.clone())),
+                Place::Pk3(pk3) => names.extend(pk3.entries.iter().map(|e| e.name.clone())),
+                Place::Folder(f) => {
+                    let Ok(dir) = std::fs::read_dir(f.join(folder)) else {
+                        continue;
+                    };
+                    let files = dir.flatten().filter(|e| e.path().is_file());
+                    names.extend(
+                        files.filter_map(|e| Some(format!("{prefix}{}", e.file_name().to_str()?))),
+                    );
+                }
+            }
+        }
+        names.retain(|n| wanted(n));
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// The places in lookup order, for messages.
     pub fn describe(&self) -> String {
         let names: Vec<String> = self
@@ -156,3 +187,14 @@ pub fn map_file(name: &str) -> String {
 #[cfg(test)]
 #[path = "search_tests.rs"]
 mod tests;
+
+/// Quake 3's importer reads textures and shader scripts through the search path; a file that
+/// cannot be read counts as missing (the importer reports what it misses).
+impl lanthorn_import::q3::GameFiles for SearchPath {
+    fn read(&self, name: &str) -> Option<Vec<u8>> {
+        SearchPath::read(self, name)?.ok().map(|f| f.bytes)
+    }
+    fn list(&self, folder: &str, ext: &str) -> Vec<String> {
+        SearchPath::list(self, folder, ext)
+    }
+}

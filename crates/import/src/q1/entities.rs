@@ -85,7 +85,7 @@ pub(super) fn parse(lump: &[u8], file: &str) -> Result<Vec<Entity>, Q1Error> {
     })
 }
 
-pub(super) fn parse_text(text: &str) -> Result<Vec<Entity>, (usize, String)> {
+pub(crate) fn parse_text(text: &str) -> Result<Vec<Entity>, (usize, String)> {
     let mut lx = Lexer {
         text,
         pos: 0,

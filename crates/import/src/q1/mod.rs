@@ -20,12 +20,12 @@
 //! naming the file, the lump and the record, never a panic.
 
 mod bspx;
-mod entities;
+pub(crate) mod entities;
 mod faces;
 mod light;
 mod lightgrid;
 mod lumps;
-mod portals;
+
 mod textures;
 mod tree;
 mod vis;
@@ -558,7 +558,8 @@ fn portals_of(l: &lumps::Lumps, tree: &tree::Tree, cells: &mut [Cell]) -> Vec<Po
     } else {
         1e6
     };
-    let mut portals = portals::generate(&tree.bsp, &tree.leaf_cell, &tree.parent, half_size);
+    let mut portals =
+        crate::portalize::generate(&tree.bsp, &tree.leaf_cell, &tree.parent, half_size);
     for (i, p) in portals.iter_mut().enumerate() {
         let (mf, mb) = (
             cells[p.front as usize].medium,

@@ -1016,7 +1016,7 @@ fn stage_timings() {
         .collect();
     best("atlas", || lanthorn_light::atlas::pack(&lb).unwrap());
     best("portals", || {
-        portals::generate(&tr.bsp, &tr.leaf_cell, &tr.parent, 20000.0)
+        crate::portalize::generate(&tr.bsp, &tr.leaf_cell, &tr.parent, 20000.0)
     });
     best("vis", || {
         vis::build(&l, &tr.leaf_cell, &tr.cell_leaf, "e").unwrap()

@@ -173,6 +173,7 @@ fn surface(r: &[u8]) -> Result<Surface, String> {
         vertices,
         indices,
         lightmap: i32_at(r, 28),
+        normal: f3(r, 84),
         patch,
     })
 }

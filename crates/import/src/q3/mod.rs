@@ -1,13 +1,16 @@
 //! Quake 3's BSP (`IBSP` version 46, OpenArena's maps): the header, its 17 lumps as records, and
 //! every index between them checked, so what builds a level from it can index without a check.
-//! This is the reader only: the level (cells and portals from the tree, patches, shaders) is
-//! built from it in later steps.
+//! `to_level` builds a [`lanthorn_level::Level`] of it (`level`).
 
+mod level;
 mod lumps;
 pub mod patch;
+pub mod shaders;
+mod tree;
 
 use std::ops::Range;
 
+pub use self::level::{to_level, GameFiles, NoFiles, Q3Report, PATCH_STEPS};
 pub use self::lumps::LUMP_NAMES;
 
 /// Why a file is not a Quake 3 map this reader can take.
@@ -185,6 +188,8 @@ pub struct Surface {
     pub indices: Range<u32>,
     /// Its lightmap page, negative for none (vertex lit).
     pub lightmap: i32,
+    /// A planar surface's plane normal (the front, the open side); meaningless for others.
+    pub normal: [f32; 3],
     /// For a patch, its control grid's width and height (odd, at least 3); otherwise 0.
     pub patch: [u32; 2],
 }
@@ -241,6 +246,21 @@ pub struct Ibsp {
     /// The clusters' visibility, when the map has it.
     pub visibility: Option<Visibility>,
 }
+
+/// OpenArena's archives from the Debian packages maps are developed and tested with
+/// (`openarena-data`, `openarena-081-*`, `openarena-085-data`): the maps that later packages
+/// add (`openarena-088-data`, `openarena-oacmp1`) are held out for checking afterwards.
+#[cfg(test)]
+pub(crate) const DEVELOPMENT_PK3S: [&str; 8] = [
+    "pak0.pk3",
+    "pak1-maps.pk3",
+    "pak2-players-mature.pk3",
+    "pak2-players.pk3",
+    "pak4-textures.pk3",
+    "pak5-TA.pk3",
+    "pak6-misc.pk3",
+    "pak6-patch085.pk3",
+];
 
 /// Bytes of one lightmap page.
 pub const LIGHTMAP_BYTES: usize = 128 * 128 * 3;

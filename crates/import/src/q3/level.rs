@@ -1,0 +1,575 @@
+//! A Quake 3 map onto the [`Level`] model.
+//!
+//! - Cells are the world tree's leaves with a cluster (`tree`); portals are generated from the
+//!   node planes as for Quake 1 (`crate::portalize`); the clusters' visibility becomes the
+//!   cells' `pvs`.
+//! - Every drawn surface of the file becomes one level surface: polygons and triangle soups as
+//!   their triangles, patches tessellated (`patch::tessellate`, the same steps everywhere so
+//!   that neighbours share their borders' vertices). Quake 3 winds triangles clockwise seen
+//!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw` and fog
+//!   volumes' surfaces draw nothing and are left out.
+//! - Lightmap pages go into the atlas whole; a vertex-lit surface gets one luxel of its
+//!   vertices' mean colour. Quake 3 scales its maps' light by 4 (`mapOverBrightBits` 2 on a
+//!   window without hardware gamma), clamped keeping the colour; the level's light is drawn ×2,
+//!   so luxels are stored at half that.
+//! - A material is the picture of its shader: the script's base image (`shaders`) or the
+//!   texture of the shader's own name, `.tga`, `.jpg` or `.png`, from the game's files.
+
+use std::collections::HashMap;
+
+use glam::{Vec2, Vec3};
+
+use lanthorn_geom::{Aabb, DPlane, DPolygon, Plane};
+use lanthorn_level::{
+    material_flags, surface_flags, Cell, Entity, Level, LightStyles, Material, Object, Portal, Pvs,
+    Sky, Surface, Vertex,
+};
+use lanthorn_light::atlas::{self, LuxelBlock};
+
+use super::shaders::{self, Lighting, ShaderScript};
+use super::{patch, tree, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
+
+/// Quake 3's `SURF_SKY`.
+const SURF_SKY: i32 = 0x4;
+/// `SURF_NODRAW`.
+const SURF_NODRAW: i32 = 0x80;
+/// `CONTENTS_LAVA | CONTENTS_SLIME | CONTENTS_WATER`.
+const CONTENTS_LIQUID: i32 = 8 | 16 | 32;
+/// `CONTENTS_FOG`: a fog volume's sides, drawn as fog, not as walls.
+const CONTENTS_FOG: i32 = 64;
+/// `CONTENTS_TRANSLUCENT`.
+const CONTENTS_TRANSLUCENT: i32 = 0x2000_0000;
+/// Steps each patch piece is cut into along each side.
+pub const PATCH_STEPS: u32 = 8;
+/// Textures larger than this on a side are not read (a damaged header would ask for more).
+const MAX_TEXTURE_SIDE: u32 = 4096;
+
+/// The game's files a map's materials come from (Quake 3's search path).
+pub trait GameFiles {
+    /// `name`'s bytes from the first place that holds it.
+    fn read(&self, name: &str) -> Option<Vec<u8>>;
+    /// The names of the files in `folder` (e.g. `scripts`) whose names end in `ext`.
+    fn list(&self, folder: &str, ext: &str) -> Vec<String>;
+}
+
+/// No game files: materials get their sizes from nothing and draw as flat colours.
+pub struct NoFiles;
+
+impl GameFiles for NoFiles {
+    fn read(&self, _: &str) -> Option<Vec<u8>> {
+        None
+    }
+    fn list(&self, _: &str, _: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// What the import made of the file's surfaces and materials.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Q3Report {
+    /// The file's surfaces.
+    pub surfaces: usize,
+    /// Those drawn (the level's surfaces).
+    pub drawn: usize,
+    /// Patches among the drawn.
+    pub patches: usize,
+    /// Flares, `nodraw` and fog-volume surfaces, left out.
+    pub left_out: usize,
+    /// Materials, and the shader scripts among them.
+    pub materials: usize,
+    /// Materials a shader script describes.
+    pub scripted: usize,
+    /// Materials whose picture was not found (drawn as a flat grey).
+    pub missing: Vec<String>,
+    /// Level surface → the file's surface.
+    pub file_surface: Vec<u32>,
+}
+
+/// Builds the level of a read map; `files` gives its textures and shader scripts.
+pub fn to_level(
+    map: &Ibsp,
+    file: &str,
+    files: &dyn GameFiles,
+) -> Result<(Level, Q3Report), Q3Error> {
+    let tree = tree::build(map, file)?;
+    let scripts = read_scripts(files);
+    let mut report = Q3Report {
+        surfaces: map.surfaces.len(),
+        ..Default::default()
+    };
+    let materials = materials(map, &scripts, files, &mut report);
+    let (surfaces, level_surface, lightmaps) = surfaces(map, &materials, file, &mut report)?;
+    let mut cells = tree.cells;
+    for (cell, &leaf) in cells.iter_mut().zip(&tree.cell_leaf) {
+        let leaf = &map.leaves[leaf as usize];
+        let listed = &map.leaf_surfaces[leaf.surfaces.start as usize..leaf.surfaces.end as usize];
+        cell.surfaces = listed
+            .iter()
+            .filter_map(|&s| level_surface[s as usize])
+            .collect();
+        cell.surfaces.sort_unstable();
+        cell.surfaces.dedup();
+    }
+    let half_size = world_half_size(map);
+    let mut portals =
+        crate::portalize::generate(&tree.bsp, &tree.leaf_cell, &tree.parent, half_size);
+    bound_by_the_world_box(map, &mut cells, &mut portals);
+    for (i, p) in portals.iter().enumerate() {
+        cells[p.front as usize].portals.push(i as u32);
+        cells[p.back as usize].portals.push(i as u32);
+    }
+    let entities = crate::q1::entities::parse_text(&map.entities).map_err(|(line, problem)| {
+        Q3Error::Record {
+            file: file.into(),
+            lump: "entities",
+            index: line,
+            problem: format!("(line {line}) {problem}"),
+        }
+    })?;
+    let objects = objects(map, &level_surface, &surfaces, &entities);
+    let pvs = pvs(map, &tree.cell_leaf);
+    let sky = materials
+        .list
+        .iter()
+        .position(|m| m.flags & material_flags::SKY != 0)
+        .map(|i| Sky {
+            material: Some(i as u32),
+            cubemap: None,
+        });
+    let level = Level {
+        cells,
+        portals,
+        surfaces,
+        bsp: tree.bsp,
+        materials: materials.list,
+        lightmaps,
+        objects,
+        entities,
+        sky,
+        terrain: None,
+        pvs,
+        light_grid: None,
+        leak: None,
+    };
+    Ok((level, report))
+}
+
+/// Half the side of a cube around the world, for the portals' first polygons.
+fn world_half_size(map: &Ibsp) -> f64 {
+    let w = &map.models[0];
+    let extent = w
+        .mins
+        .iter()
+        .chain(&w.maxs)
+        .fold(0.0f64, |a, &v| a.max((v as f64).abs()));
+    if extent.is_finite() {
+        (extent * 4.0 + 1024.0).clamp(8192.0, 1e6)
+    } else {
+        1e6
+    }
+}
+
+/// q3map2 portalizes inside the tree's box (the root node's bounds), not inside node planes
+/// alone: a leaf at the edge of a map that leaks (its outside not filled) is bounded by that
+/// box. The cells that reach it get its planes, the portals are cut to it.
+fn bound_by_the_world_box(map: &Ibsp, cells: &mut [Cell], portals: &mut Vec<Portal>) {
+    let root = &map.nodes[0];
+    let (lo, hi) = (
+        Vec3::from(root.mins.map(|v| v as f32)),
+        Vec3::from(root.maxs.map(|v| v as f32)),
+    );
+    if !(lo.is_finite() && hi.is_finite() && lo.cmplt(hi).all()) {
+        return;
+    }
+    // Facing into the box.
+    let sides: Vec<Plane> = (0..3)
+        .flat_map(|k| {
+            let axis = Vec3::AXES[k];
+            [Plane::new(axis, lo[k]), Plane::new(-axis, -hi[k])]
+        })
+        .collect();
+    for cell in cells.iter_mut() {
+        for side in &sides {
+            let outer = Vec3::select(side.normal.cmpge(Vec3::ZERO), cell.aabb.min, cell.aabb.max);
+            if side.distance(outer) < 0.0 {
+                cell.planes.push(*side);
+            }
+        }
+        cell.aabb = Aabb::new(cell.aabb.min.max(lo), cell.aabb.max.min(hi));
+    }
+    for p in portals.iter_mut() {
+        let mut w = DPolygon::new(p.polygon.iter().map(|v| v.as_dvec3()).collect());
+        for side in &sides {
+            // Keep the inside: the back of the flipped plane.
+            let out = DPlane::new(-side.normal.as_dvec3(), -(side.dist as f64));
+            w = w.clip_back(&out, 1e-6);
+        }
+        p.polygon = w.points.iter().map(|v| v.as_vec3()).collect();
+    }
+    // A portal wholly outside the box joins nothing; cells list portals by index, so they are
+    // renumbered after.
+    let kept: Vec<bool> = portals.iter().map(|p| p.polygon.len() >= 3).collect();
+    let mut new_index = Vec::with_capacity(portals.len());
+    let mut next = 0u32;
+    for &k in &kept {
+        new_index.push(next);
+        next += k as u32;
+    }
+    let mut i = 0;
+    portals.retain(|_| {
+        i += 1;
+        kept[i - 1]
+    });
+    for cell in cells.iter_mut() {
+        cell.portals.retain(|&p| kept[p as usize]);
+        for p in &mut cell.portals {
+            *p = new_index[*p as usize];
+        }
+    }
+}
+
+/// Every shader script on the game's path, by name. A name two files define takes the
+/// definition of the file last by name, as ioquake3 joins the files' text in reverse order and
+/// takes the first definition it finds.
+fn read_scripts(files: &dyn GameFiles) -> HashMap<String, ShaderScript> {
+    let mut all = HashMap::new();
+    let mut names = files.list("scripts", ".shader");
+    names.sort_by_key(|n| std::cmp::Reverse(n.to_ascii_lowercase()));
+    for name in names {
+        if let Some(bytes) = files.read(&name) {
+            shaders::parse_into(&String::from_utf8_lossy(&bytes), &mut all);
+        }
+    }
+    all
+}
+
+/// The materials, one per shader, and each shader's surface flags.
+struct Materials {
+    list: Vec<Material>,
+    /// Per shader: `surface_flags` of its surfaces, or `None` for shaders that draw nothing.
+    flags: Vec<Option<u32>>,
+    /// Per shader: how its surfaces take light.
+    lighting: Vec<Lighting>,
+}
+
+fn materials(
+    map: &Ibsp,
+    scripts: &HashMap<String, ShaderScript>,
+    files: &dyn GameFiles,
+    report: &mut Q3Report,
+) -> Materials {
+    let mut list = Vec::with_capacity(map.shaders.len());
+    let mut flags = Vec::with_capacity(map.shaders.len());
+    let mut lighting = Vec::with_capacity(map.shaders.len());
+    for sh in &map.shaders {
+        let name = sh.name.to_ascii_lowercase();
+        let script = scripts.get(&name);
+        report.scripted += script.is_some() as usize;
+        let picture = script.and_then(|s| s.base_image()).unwrap_or(&name);
+        let texels = texture(files, picture);
+        if texels.is_none() && sh.surface_flags & (SURF_NODRAW | SURF_SKY) == 0 {
+            report.missing.push(name.clone());
+        }
+        let sky = sh.surface_flags & SURF_SKY != 0;
+        let liquid = sh.content_flags & CONTENTS_LIQUID != 0;
+        let blended =
+            script.is_some_and(|s| s.stages.first().is_some_and(|st| !st.blend.is_empty()));
+        let translucent = sh.content_flags & CONTENTS_TRANSLUCENT != 0 && (liquid || blended);
+        let fence = script.is_some_and(|s| {
+            s.stages
+                .iter()
+                .any(|st| st.directives.iter().any(|d| d == "alphafunc"))
+        });
+        let mut m = Material {
+            name: sh.name.clone(),
+            color: [0.5; 3],
+            ..Default::default()
+        };
+        if let Some((w, h, rgba)) = texels {
+            m.color = mean_colour(&rgba);
+            (m.width, m.height, m.texels) = (w, h, Some(rgba));
+        }
+        m.flags = (sky as u32 * material_flags::SKY)
+            | (liquid as u32 * material_flags::LIQUID)
+            | (translucent as u32 * material_flags::TRANSLUCENT)
+            | (fence as u32 * material_flags::FENCE);
+        let drawn = sh.surface_flags & SURF_NODRAW == 0 && sh.content_flags & CONTENTS_FOG == 0;
+        flags.push(drawn.then_some(
+            (sky as u32 * surface_flags::SKY)
+                | (liquid as u32 * surface_flags::LIQUID)
+                | (translucent as u32 * surface_flags::TRANSLUCENT)
+                | (fence as u32 * surface_flags::FENCE),
+        ));
+        list.push(m);
+        lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));
+    }
+    report.materials = list.len();
+    Materials {
+        list,
+        flags,
+        lighting,
+    }
+}
+
+/// A picture by name, as Quake 3 finds it: the name's own extension, else `.tga`, `.jpg`,
+/// `.png`. RGBA8 with its size.
+fn texture(files: &dyn GameFiles, name: &str) -> Option<(u32, u32, Vec<u8>)> {
+    let stem = name
+        .rsplit_once('.')
+        .filter(|(_, ext)| !ext.contains('/'))
+        .map_or(name, |(s, _)| s);
+    let tries = [name.to_string()]
+        .into_iter()
+        .chain(["tga", "jpg", "png"].map(|e| format!("{stem}.{e}")));
+    tries
+        .filter_map(|n| files.read(&n))
+        .find_map(|b| decode(&b))
+}
+
+/// Decodes a TGA, JPEG or PNG; `None` for anything else or too large.
+fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<u8>)> {
+    // TGA has no magic number: a file that is not a known format is tried as one.
+    let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_TEXTURE_SIDE);
+    limits.max_image_height = Some(MAX_TEXTURE_SIDE);
+    reader.limits(limits);
+    let img = reader.decode().ok()?.to_rgba8();
+    Some((img.width(), img.height(), img.into_raw()))
+}
+
+/// The mean colour of RGBA8 texels, in linear RGB 0..1.
+fn mean_colour(rgba: &[u8]) -> [f32; 3] {
+    let n = (rgba.len() / 4).max(1) as f64;
+    let mut sum = [0.0f64; 3];
+    for px in rgba.chunks_exact(4) {
+        for k in 0..3 {
+            sum[k] += (px[k] as f64 / 255.0).powf(2.2);
+        }
+    }
+    sum.map(|s| (s / n) as f32)
+}
+
+/// The level's surfaces, each file surface's level surface (`None`: not drawn), and the atlas.
+#[allow(clippy::type_complexity)]
+fn surfaces(
+    map: &Ibsp,
+    materials: &Materials,
+    file: &str,
+    report: &mut Q3Report,
+) -> Result<(Vec<Surface>, Vec<Option<u32>>, lanthorn_level::Lightmaps), Q3Error> {
+    let mut out = Vec::new();
+    let mut level_surface = vec![None; map.surfaces.len()];
+    // Lightmap blocks: the pages, then one luxel per vertex-lit surface.
+    let pages = map.lightmap_pages();
+    let mut page_blocks: Vec<Vec<u8>> = map
+        .lightmaps
+        .chunks_exact(LIGHTMAP_BYTES)
+        .map(|p| p.chunks_exact(3).flat_map(overbright).collect())
+        .collect();
+    let mut block_of: Vec<Option<usize>> = Vec::new();
+    for (i, s) in map.surfaces.iter().enumerate() {
+        let flags = materials.flags[s.shader as usize];
+        let (Some(flags), false) = (flags, s.kind == SurfaceType::Flare) else {
+            report.left_out += 1;
+            continue;
+        };
+        let control = &map.vertices[s.vertices.start as usize..s.vertices.end as usize];
+        let (vertices, indices) = match s.kind {
+            SurfaceType::Patch => {
+                report.patches += 1;
+                patch::tessellate(control, s.patch[0], s.patch[1], PATCH_STEPS)
+            }
+            _ => (
+                control.to_vec(),
+                map.indices[s.indices.start as usize..s.indices.end as usize].to_vec(),
+            ),
+        };
+        if indices.is_empty() {
+            report.left_out += 1;
+            continue;
+        }
+        let lighting = materials.lighting[s.shader as usize];
+        let block = match s.lightmap {
+            _ if flags & surface_flags::SKY != 0 || lighting == Lighting::Fullbright => None,
+            l if l >= 0 && lighting == Lighting::Lightmap => Some(l as usize),
+            _ => {
+                page_blocks.push(overbright(&mean_vertex_colour(&vertices)).to_vec());
+                Some(page_blocks.len() - 1)
+            }
+        };
+        let is_page = block.is_some_and(|b| b < pages);
+        let luxels = |st: [f32; 2]| match is_page {
+            true => Vec2::from(st) * 128.0,
+            false => Vec2::splat(0.5),
+        };
+        let positions: Vec<Vec3> = vertices.iter().map(|v| Vec3::from(v.position)).collect();
+        let normal = match s.kind {
+            SurfaceType::Planar => plane_normal(Vec3::from(s.normal), &positions, &indices),
+            _ => Vec3::ZERO,
+        };
+        level_surface[i] = Some(out.len() as u32);
+        report.file_surface.push(i as u32);
+        block_of.push(block);
+        out.push(Surface {
+            vertices: vertices
+                .iter()
+                .map(|v| Vertex {
+                    position: Vec3::from(v.position),
+                    uv: Vec2::from(v.st),
+                    lightmap_uv: luxels(v.lightmap_st),
+                })
+                .collect(),
+            // Clockwise in the file, counter-clockwise in the level.
+            indices: indices
+                .chunks_exact(3)
+                .flat_map(|t| [t[0], t[2], t[1]])
+                .collect(),
+            normal,
+            material: s.shader,
+            lightmap: None,
+            styles: LightStyles::default(),
+            flags,
+        });
+    }
+    report.drawn = out.len();
+    let blocks: Vec<LuxelBlock> = page_blocks
+        .iter()
+        .map(|rgb| {
+            let side = if rgb.len() == LIGHTMAP_BYTES { 128 } else { 1 };
+            LuxelBlock {
+                width: side,
+                height: side,
+                rgb,
+            }
+        })
+        .collect();
+    let (lightmaps, rects) = atlas::pack(&blocks).map_err(|error| Q3Error::Record {
+        file: file.into(),
+        lump: "lightmaps",
+        index: 0,
+        problem: format!("do not pack into an atlas: {error}"),
+    })?;
+    for (s, b) in out.iter_mut().zip(block_of) {
+        s.lightmap = b.map(|b| rects[b]);
+    }
+    Ok((out, level_surface, lightmaps))
+}
+
+/// Units off its plane a vertex of a flat surface may lie.
+const FLAT: f32 = 0.05;
+
+/// The normal of a surface the file calls planar, when it is flat and its (clockwise)
+/// triangles face along it; else zero (no plane: drawn from either side of where it lies).
+/// q3map2 merges brush faces into "meta" surfaces and calls some planar that are not: their
+/// stored normal is only their lightmap's projection axis.
+fn plane_normal(stored: Vec3, positions: &[Vec3], indices: &[u32]) -> Vec3 {
+    let n = stored.normalize_or_zero();
+    let Some(&origin) = positions.first() else {
+        return Vec3::ZERO;
+    };
+    let flat = positions.iter().all(|&p| n.dot(p - origin).abs() < FLAT);
+    let along = indices.chunks_exact(3).all(|t| {
+        let [a, b, c] = [0, 1, 2].map(|k| positions[t[k] as usize]);
+        // Clockwise seen from the front: (c − a) × (b − a) points to the front.
+        let m = (c - a).cross(b - a);
+        m.length() < 1e-3 || m.dot(n) > 0.0
+    });
+    match flat && along && n != Vec3::ZERO {
+        true => n,
+        false => Vec3::ZERO,
+    }
+}
+
+/// A luxel as the level stores it: Quake 3's ×4, clamped keeping the colour, halved.
+fn overbright(rgb: &[u8]) -> [u8; 3] {
+    let c = [rgb[0], rgb[1], rgb[2]].map(|v| v as u32 * 4);
+    let max = c.into_iter().max().unwrap_or(0);
+    let scaled = match max > 255 {
+        true => c.map(|v| v * 255 / max),
+        false => c,
+    };
+    scaled.map(|v| (v / 2) as u8)
+}
+
+/// The mean of the vertices' colours (a vertex-lit surface's light).
+fn mean_vertex_colour(vertices: &[super::Vertex]) -> [u8; 3] {
+    let n = vertices.len().max(1) as u32;
+    let mut sum = [0u32; 3];
+    for v in vertices {
+        for k in 0..3 {
+            sum[k] += v.color[k] as u32;
+        }
+    }
+    sum.map(|s| (s / n) as u8)
+}
+
+/// Brush models 1..N as objects (their surfaces, bounded by their vertices).
+fn objects(
+    map: &Ibsp,
+    level_surface: &[Option<u32>],
+    surfaces: &[Surface],
+    entities: &[Entity],
+) -> Vec<Object> {
+    let entity_of = |name: &str| entities.iter().position(|e| e.get("model") == Some(name));
+    map.models
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, m)| {
+            let name = format!("*{i}");
+            let ids: Vec<u32> = (m.surfaces.clone())
+                .filter_map(|s| level_surface[s as usize])
+                .collect();
+            let mut bounds = Aabb::new(Vec3::from(m.mins), Vec3::from(m.maxs));
+            for &s in &ids {
+                for v in &surfaces[s as usize].vertices {
+                    bounds.add_point(v.position);
+                }
+            }
+            Object {
+                surfaces: ids,
+                bounds,
+                origin: Vec3::ZERO,
+                entity: entity_of(&name).map(|e| e as u32),
+                name,
+                ..Default::default()
+            }
+        })
+        .filter(|o| !o.surfaces.is_empty())
+        .collect()
+}
+
+/// Most cells whose pairwise visibility is kept (a row of bits each).
+const MAX_PVS_CELLS: usize = 1 << 16;
+
+/// The clusters' visibility by cell: cell `a` sees cell `b` when `a`'s cluster sees `b`'s.
+fn pvs(map: &Ibsp, cell_leaf: &[u32]) -> Option<Pvs> {
+    let vis = map.visibility.as_ref()?;
+    let n = cell_leaf.len();
+    if n > MAX_PVS_CELLS {
+        return None;
+    }
+    let cluster: Vec<usize> = cell_leaf
+        .iter()
+        .map(|&l| map.leaves[l as usize].cluster as usize)
+        .collect();
+    let row_bytes = n.div_ceil(8);
+    let mut rows = vec![0u8; n * row_bytes];
+    let vis_row = vis.row_bytes as usize;
+    for (a, &ca) in cluster.iter().enumerate() {
+        let from = &vis.bits[ca * vis_row..(ca + 1) * vis_row];
+        let row = &mut rows[a * row_bytes..(a + 1) * row_bytes];
+        for (b, &cb) in cluster.iter().enumerate() {
+            if from[cb >> 3] & (1 << (cb & 7)) != 0 {
+                row[b >> 3] |= 1 << (b & 7);
+            }
+        }
+    }
+    Some(Pvs { row_bytes, rows })
+}
+
+#[cfg(test)]
+#[path = "level_tests.rs"]
+mod tests;

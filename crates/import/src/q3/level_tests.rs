@@ -1,0 +1,243 @@
+//! OpenArena's maps as levels, checked against what q3map2 wrote into them: its leaf bounds hold
+//! our portals, its planes say which way a polygon faces, its visibility keeps neighbouring
+//! cells visible to each other and never reaches a cell no portal path reaches, and its spawn
+//! points stand in cells.
+
+use std::collections::{HashMap, VecDeque};
+
+use glam::Vec3;
+
+use super::*;
+use crate::pk3::Pk3;
+use crate::q3::{read, Ibsp};
+
+/// OpenArena's game folder, where Debian installs it.
+const BASEOA: &str = "/usr/share/games/openarena/baseoa";
+
+/// The development packages' archives in Quake 3's order (the last by name first).
+fn archives() -> Option<Vec<Pk3>> {
+    let dir = std::fs::read_dir(BASEOA).ok()?;
+    let mut paths: Vec<_> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| crate::q3::DEVELOPMENT_PK3S.iter().any(|d| n == *d))
+        })
+        .collect();
+    paths.sort();
+    Some(paths.iter().rev().map(|p| Pk3::open(p).unwrap()).collect())
+}
+
+/// The archives as the game's files.
+struct Archives(Vec<Pk3>);
+
+impl GameFiles for Archives {
+    fn read(&self, name: &str) -> Option<Vec<u8>> {
+        self.0
+            .iter()
+            .find_map(|a| a.find(name).map(|e| a.read(e).unwrap()))
+    }
+    fn list(&self, folder: &str, ext: &str) -> Vec<String> {
+        let prefix = format!("{folder}/");
+        let mut names: Vec<String> = self
+            .0
+            .iter()
+            .flat_map(|a| a.entries.iter().map(|e| e.name.clone()))
+            .filter(|n| n.starts_with(&prefix) && n.ends_with(ext))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// Every map of the archives (the last archive's copy of a name), read.
+fn maps(archives: &Archives) -> Vec<(String, Ibsp)> {
+    let mut by_name: HashMap<String, Ibsp> = HashMap::new();
+    for a in &archives.0 {
+        for e in a
+            .entries
+            .iter()
+            .filter(|e| e.name.starts_with("maps/") && e.name.ends_with(".bsp"))
+        {
+            if !by_name.contains_key(&e.name) {
+                let map = read(&a.read(e).unwrap(), &e.name).unwrap();
+                by_name.insert(e.name.clone(), map);
+            }
+        }
+    }
+    let mut maps: Vec<_> = by_name.into_iter().collect();
+    maps.sort_by(|a, b| a.0.cmp(&b.0));
+    maps
+}
+
+fn reachable(l: &Level, from: u32) -> Vec<bool> {
+    let mut seen = vec![false; l.cells.len()];
+    let mut queue = VecDeque::from([from]);
+    seen[from as usize] = true;
+    while let Some(c) = queue.pop_front() {
+        for &p in &l.cells[c as usize].portals {
+            let o = l.portals[p as usize].other(c);
+            if !seen[o as usize] {
+                seen[o as usize] = true;
+                queue.push_back(o);
+            }
+        }
+    }
+    seen
+}
+
+/// The portals lie on their plane, inside both cells' planes and q3map2's bounds of both leaves.
+fn check_portals(name: &str, l: &Level, map: &Ibsp, cell_leaf: &[u32]) {
+    let (mut off_plane, mut off_cell, mut off_box) = (0f32, 0f32, 0f32);
+    for p in &l.portals {
+        assert_ne!(p.front, p.back, "{name}");
+        for &v in &p.polygon {
+            off_plane = off_plane.max(p.plane.distance(v).abs());
+            for c in [p.front, p.back] {
+                let cell = &l.cells[c as usize];
+                for pl in &cell.planes {
+                    off_cell = off_cell.max(-pl.distance(v));
+                }
+                let leaf = &map.leaves[cell_leaf[c as usize] as usize];
+                let (lo, hi) = (
+                    Vec3::from(leaf.mins.map(|v| v as f32)),
+                    Vec3::from(leaf.maxs.map(|v| v as f32)),
+                );
+                let out = (lo - v).max(v - hi).max_element();
+                if out > 1.01 && off_box <= 1.01 {
+                    eprintln!(
+                        "{name}: cell {c} leaf {} cluster {} bounds {lo} {hi}: vertex {v}",
+                        cell_leaf[c as usize], leaf.cluster
+                    );
+                }
+                off_box = off_box.max(out);
+            }
+        }
+    }
+    assert!(
+        off_plane < 0.01,
+        "{name}: a portal vertex {off_plane} off its plane"
+    );
+    assert!(
+        off_cell < 0.05,
+        "{name}: a portal vertex {off_cell} outside a cell"
+    );
+    assert!(
+        off_box < 1.01,
+        "{name}: a portal vertex {off_box} outside q3map2's leaf bounds"
+    );
+}
+
+/// Cells the PVS says one sees are reachable through portals; neighbours see each other.
+/// Returns (portals whose cells the PVS keeps apart, portals).
+fn check_pvs(name: &str, l: &Level) -> (usize, usize) {
+    let Some(pvs) = &l.pvs else { return (0, 0) };
+    let n = l.cells.len() as u32;
+    for c in (0..n).step_by(((n / 64) as usize).max(1)) {
+        let r = reachable(l, c);
+        for to in 0..n {
+            assert!(
+                !pvs.visible(c, to) || r[to as usize],
+                "{name}: cell {to} is in cell {c}'s PVS but no portal path reaches it"
+            );
+        }
+    }
+    let apart = l
+        .portals
+        .iter()
+        .filter(|p| !(pvs.visible(p.front, p.back) && pvs.visible(p.back, p.front)))
+        .count();
+    (apart, l.portals.len())
+}
+
+/// Triangles face the way q3map2's vertex normals say (their mean): (facing, all) among the
+/// triangles whose three normals agree (a sharp crease says nothing); and the surfaces that
+/// keep a plane hold every vertex on it.
+fn facing(name: &str, l: &Level, map: &Ibsp, report: &Q3Report) -> (usize, usize) {
+    let (mut right, mut all) = (0, 0);
+    for (s, &f) in l.surfaces.iter().zip(&report.file_surface) {
+        let fs = &map.surfaces[f as usize];
+        let control = &map.vertices[fs.vertices.start as usize..fs.vertices.end as usize];
+        let normals: Vec<Vec3> = match fs.kind {
+            SurfaceType::Patch => {
+                patch::tessellate(control, fs.patch[0], fs.patch[1], PATCH_STEPS).0
+            }
+            _ => control.to_vec(),
+        }
+        .iter()
+        .map(|v| Vec3::from(v.normal).normalize_or_zero())
+        .collect();
+        for t in s.indices.chunks_exact(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| s.vertices[t[k] as usize].position);
+            let [na, nb, nc] = [0, 1, 2].map(|k| normals[t[k] as usize]);
+            let n = (b - a).cross(c - a);
+            if n.length() > 1e-2 && na.dot(nb) > 0.9 && na.dot(nc) > 0.9 {
+                all += 1;
+                right += (n.dot(na + nb + nc) > 0.0) as usize;
+            }
+        }
+        if s.normal != Vec3::ZERO {
+            let d = s.normal.dot(s.vertices[0].position);
+            let off = s
+                .vertices
+                .iter()
+                .map(|v| (s.normal.dot(v.position) - d).abs())
+                .fold(0.0, f32::max);
+            assert!(
+                off < 0.06,
+                "{name}: surface {f} keeps a plane {off} units off a vertex"
+            );
+        }
+    }
+    (right, all)
+}
+
+#[test]
+fn openarenas_maps_become_levels_that_agree_with_what_q3map2_wrote() {
+    let Some(archives) = archives() else {
+        return lanthorn_testdata::missing_realdata(std::path::Path::new(BASEOA));
+    };
+    let archives = Archives(archives);
+    let (mut apart, mut portals, mut right, mut triangles, mut spawns) = (0, 0, 0, 0, 0);
+    let maps = maps(&archives);
+    for (name, map) in &maps {
+        let (l, report) = to_level(map, name, &NoFiles).unwrap_or_else(|e| panic!("{e}"));
+        lanthorn_level::validate::validate(&l).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let cell_leaf = super::tree::build(map, name).unwrap().cell_leaf;
+        check_portals(name, &l, map, &cell_leaf);
+        let (a, p) = check_pvs(name, &l);
+        let (r, t) = facing(name, &l, map, &report);
+        (apart, portals, right, triangles) = (apart + a, portals + p, right + r, triangles + t);
+        // Every spawn point stands in a cell (a point a hair above it: some sit on a floor).
+        for e in l
+            .entities
+            .iter()
+            .filter(|e| e.classname().starts_with("info_player"))
+        {
+            let at = e.origin().unwrap() + Vec3::Z;
+            assert!(
+                l.locate(at).is_some(),
+                "{name}: {} at {at} is in no cell",
+                e.classname()
+            );
+            spawns += 1;
+        }
+    }
+    eprintln!(
+        "{} maps: {apart} of {portals} portals join cells q3map2's vis keeps apart; {right} of {triangles} triangles face along their vertex normals; {spawns} spawn points in cells",
+        maps.len()
+    );
+    assert!(maps.len() >= 55 && spawns > 500);
+    // The rest lie in q3map2's merged ("meta") surfaces, whose vertex normals are not always
+    // their triangles' (the game culls by winding alone, as the level does).
+    assert!(
+        right * 1000 >= triangles * 999,
+        "{right} of {triangles} triangles face along their normals"
+    );
+    assert!(
+        apart * 1000 <= portals,
+        "{apart} of {portals} portals join mutually invisible cells"
+    );
+}

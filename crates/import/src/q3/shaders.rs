@@ -1,0 +1,278 @@
+//! Quake 3's shader scripts (`scripts/*.shader`): each names a material and describes it in
+//! stages. This reads what a level needs to pick a material's picture: the images its stages
+//! map, its `qer_editorimage`, its sky box and `surfaceparm`s, and counts the directives it
+//! does not act on. Within a file the first definition of a name wins.
+
+use std::collections::HashMap;
+
+/// One shader of a script.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShaderScript {
+    /// Its name (a texture path without extension, lower case).
+    pub name: String,
+    /// Its stages, in order.
+    pub stages: Vec<Stage>,
+    /// `qer_editorimage`: the picture an editor shows.
+    pub editor_image: Option<String>,
+    /// `skyParms`' far box (`env/NAME`), `-` given as none.
+    pub sky_box: Option<String>,
+    /// Its `surfaceparm`s, lower case.
+    pub surface_parms: Vec<String>,
+    /// `cull none` / `cull disable` / `cull twosided`: both sides drawn.
+    pub two_sided: bool,
+}
+
+/// One stage: a picture and how it is blended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stage {
+    /// `map`, `clampMap` or `animMap`'s first image (`$lightmap`, `$whiteimage` as written).
+    pub image: Option<String>,
+    /// `blendFunc`'s words, lower case (`add`, `filter`, `blend`, or the two GL factors).
+    pub blend: Vec<String>,
+    /// `rgbGen`'s first word, lower case (`identity`, `vertex`, `wave`, …).
+    pub rgb_gen: Option<String>,
+    /// Its directives' names, lower case.
+    pub directives: Vec<String>,
+}
+
+/// How a material's surfaces take light.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lighting {
+    /// By their lightmap (a `$lightmap` stage, or no script).
+    Lightmap,
+    /// By their vertices' colours (`rgbGen vertex` or `exactVertex`, no lightmap stage).
+    Vertex,
+    /// Not at all: the texture as it is (lava, lights, skies).
+    Fullbright,
+}
+
+impl ShaderScript {
+    /// How its surfaces take light.
+    pub fn lighting(&self) -> Lighting {
+        let images = || self.stages.iter().filter_map(|s| s.image.as_deref());
+        if self.stages.is_empty() || images().any(|i| i == "$lightmap") {
+            Lighting::Lightmap
+        } else if self
+            .stages
+            .iter()
+            .any(|s| matches!(s.rgb_gen.as_deref(), Some("vertex" | "exactvertex")))
+        {
+            Lighting::Vertex
+        } else {
+            Lighting::Fullbright
+        }
+    }
+
+    /// The picture a material shows when drawn as one texture: the first stage's image that is
+    /// not the lightmap or white, else the editor's image.
+    pub fn base_image(&self) -> Option<&str> {
+        self.stages
+            .iter()
+            .filter_map(|s| s.image.as_deref())
+            .find(|i| !i.starts_with('$'))
+            .or(self.editor_image.as_deref())
+    }
+}
+
+/// Words of a script, each with whether a line break came before it. `//` and `/* */`
+/// comments are skipped; a quoted word may hold spaces.
+fn words(text: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let (mut i, mut newline) = (0, true);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            newline = true;
+            i += 1;
+        } else if c.is_ascii_whitespace() {
+            i += 1;
+        } else if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            i += 2;
+            while i < b.len() && !b[i..].starts_with(b"*/") {
+                newline |= b[i] == b'\n';
+                i += 1;
+            }
+            i += 2;
+        } else if c == b'"' {
+            let start = i + 1;
+            i = start;
+            while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                i += 1;
+            }
+            out.push((newline, text[start..i.min(b.len())].to_string()));
+            i += 1;
+            newline = false;
+        } else if c == b'{' || c == b'}' {
+            out.push((newline, (c as char).to_string()));
+            i += 1;
+            newline = false;
+        } else {
+            let start = i;
+            while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'{' && b[i] != b'}' {
+                i += 1;
+            }
+            out.push((newline, text[start..i].to_string()));
+            newline = false;
+        }
+    }
+    out
+}
+
+/// A directive: its name and the words after it on its line.
+fn directive<'a>(words: &'a [(bool, String)], at: &mut usize) -> (String, Vec<&'a str>) {
+    let name = words[*at].1.to_ascii_lowercase();
+    *at += 1;
+    let mut args = Vec::new();
+    while *at < words.len() && !words[*at].0 && words[*at].1 != "{" && words[*at].1 != "}" {
+        args.push(words[*at].1.as_str());
+        *at += 1;
+    }
+    (name, args)
+}
+
+/// Parses one script's text into `into`, keeping a name's first definition. Text that does not
+/// follow the layout (a name, then a braced body) is skipped up to the next name.
+pub fn parse_into(text: &str, into: &mut HashMap<String, ShaderScript>) {
+    let words = words(text);
+    let mut at = 0;
+    while at < words.len() {
+        let name = words[at].1.to_ascii_lowercase();
+        at += 1;
+        if words.get(at).map(|w| w.1.as_str()) != Some("{") {
+            continue;
+        }
+        at += 1;
+        let shader = body(&words, &mut at, name.clone());
+        into.entry(name).or_insert(shader);
+    }
+}
+
+/// A shader's body after its `{`, up to and past its `}`.
+fn body(words: &[(bool, String)], at: &mut usize, name: String) -> ShaderScript {
+    let mut s = ShaderScript {
+        name,
+        ..Default::default()
+    };
+    while *at < words.len() {
+        match words[*at].1.as_str() {
+            "}" => {
+                *at += 1;
+                break;
+            }
+            "{" => {
+                *at += 1;
+                s.stages.push(stage(words, at));
+            }
+            _ => {
+                let (d, args) = directive(words, at);
+                let arg = |k: usize| args.get(k).map(|a| a.to_ascii_lowercase());
+                match d.as_str() {
+                    "qer_editorimage" => s.editor_image = arg(0),
+                    "surfaceparm" => s.surface_parms.extend(arg(0)),
+                    "skyparms" => s.sky_box = arg(0).filter(|b| b != "-"),
+                    "cull" => {
+                        s.two_sided =
+                            matches!(arg(0).as_deref(), Some("none" | "disable" | "twosided"))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    s
+}
+
+/// A stage's body after its `{`, up to and past its `}`.
+fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
+    let mut st = Stage::default();
+    while *at < words.len() {
+        match words[*at].1.as_str() {
+            "}" => {
+                *at += 1;
+                break;
+            }
+            "{" => *at += 1, // malformed: a stage inside a stage; read on
+            _ => {
+                let (d, args) = directive(words, at);
+                let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+                match d.as_str() {
+                    "map" | "clampmap" => st.image = lower.first().cloned(),
+                    // animMap FREQUENCY IMAGE…: its first image.
+                    "animmap" => st.image = lower.get(1).cloned(),
+                    "blendfunc" => st.blend = lower,
+                    "rgbgen" => st.rgb_gen = lower.first().cloned(),
+                    _ => {}
+                }
+                st.directives.push(d);
+            }
+        }
+    }
+    st
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_images_and_parms_are_read_and_the_first_definition_wins() {
+        let text = r#"
+// a comment { not a brace }
+textures/base_wall/Metal  /* block
+comment */
+{
+    qer_editorimage textures/base_wall/metal_ed.tga
+    surfaceparm metalsteps
+    cull none
+    {
+        map $lightmap
+        rgbGen identity
+    }
+    {
+        map textures/base_wall/metal.tga
+        blendFunc GL_DST_COLOR GL_ZERO
+    }
+}
+textures/skies/blue
+{
+    skyParms env/blue 512 -
+    surfaceparm sky
+    {
+        animMap 2 textures/skies/a.tga textures/skies/b.tga
+        tcMod scroll 0.1 0
+    }
+}
+textures/base_wall/metal { { map textures/other.tga } }
+"#;
+        let mut all = HashMap::new();
+        parse_into(text, &mut all);
+        let m = &all["textures/base_wall/metal"];
+        assert_eq!(m.stages.len(), 2);
+        assert_eq!(m.base_image(), Some("textures/base_wall/metal.tga"));
+        assert_eq!(m.stages[1].blend, ["gl_dst_color", "gl_zero"]);
+        assert_eq!(m.surface_parms, ["metalsteps"]);
+        assert_eq!(m.lighting(), Lighting::Lightmap);
+        assert!(m.two_sided);
+        let sky = &all["textures/skies/blue"];
+        assert_eq!(sky.sky_box.as_deref(), Some("env/blue"));
+        assert_eq!(sky.base_image(), Some("textures/skies/a.tga"));
+        assert_eq!(sky.stages[0].directives, ["animmap", "tcmod"]);
+        assert_eq!(sky.lighting(), Lighting::Fullbright);
+        assert_eq!(all.len(), 2);
+    }
+
+    #[test]
+    fn damaged_scripts_end_without_panic() {
+        let mut all = HashMap::new();
+        for text in ["a {", "a { {", "}", "{ }", "a \"b", "/* open", "x { map }"] {
+            parse_into(text, &mut all);
+        }
+        assert!(all.contains_key("x"));
+        assert_eq!(all["x"].base_image(), None);
+    }
+}
