@@ -58,6 +58,20 @@ impl CullMode {
     }
 }
 
+/// Whether surface `s` is a fence (its texture has holes).
+fn is_fence(level: &Level, s: u32) -> bool {
+    level
+        .surfaces
+        .get(s as usize)
+        .is_some_and(|x| x.flags & lanthorn_level::surface_flags::FENCE != 0)
+}
+
+/// A triangle's corners.
+fn triangle(surface: &lanthorn_level::Surface, t: &[u32]) -> Option<[Vec3; 3]> {
+    let at = |k: usize| surface.vertices.get(t[k] as usize).map(|v| v.position);
+    Some([at(0)?, at(1)?, at(2)?])
+}
+
 /// True when the box is at least partly inside all the planes.
 pub fn box_in_frustum(planes: &[Plane], b: &Aabb) -> bool {
     planes.iter().all(|p| {
@@ -88,6 +102,11 @@ pub struct Culler {
     index: Vec<u32>,
     /// Where the near plane cut a wall this frame (`Octagon::EMPTY`: nowhere).
     pub cut: Octagon,
+    /// The screen region of this frame's visible fence surfaces (`fence_windows`).
+    pub fences: Octagon,
+    /// Per cell: it lists a fence surface (textures with holes, which show what is behind
+    /// the solid they are drawn on).
+    has_fences: Vec<bool>,
     /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
     marked: Vec<bool>,
     near: Vec<u32>,
@@ -141,6 +160,12 @@ impl Culler {
             portal_views: level.portals.iter().any(|p| p.transform.is_some()),
             index: Vec::new(),
             cut: Octagon::EMPTY,
+            fences: Octagon::EMPTY,
+            has_fences: level
+                .cells
+                .iter()
+                .map(|c| c.surfaces.iter().any(|&s| is_fence(level, s)))
+                .collect(),
             marked: Vec::new(),
             near: Vec::new(),
             pvs_rule: super::pvs::PvsRule::Everything,
@@ -165,6 +190,37 @@ impl Culler {
             let i = self.links.moving[k] as usize;
             (self.links.ambient[i], self.links.lights[i]) = light(self.links.bounds[i]);
         }
+    }
+
+    /// The screen region where the visible cells' fence surfaces are (each triangle's octagon
+    /// within its cell's): their holes show what lies behind the solid they are drawn on,
+    /// which no portal leads to.
+    fn fence_windows(&self, level: &Level, camera: &Camera, out: &VisibleSet) -> Octagon {
+        let view_proj = camera.view_proj();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut region = Octagon::EMPTY;
+        let cells = out.cells.iter().filter(|c| c.view == 0);
+        for c in cells.filter(|c| self.has_fences.get(c.cell as usize) == Some(&true)) {
+            let cell = &level.cells[c.cell as usize];
+            for s in cell.surfaces.iter().filter(|&&s| is_fence(level, s)) {
+                let surface = &level.surfaces[*s as usize];
+                for t in surface.indices.chunks_exact(3) {
+                    let Some(tri) = triangle(surface, t) else {
+                        continue;
+                    };
+                    let Some(o) =
+                        super::portal_flow::portal_octagon(&view_proj, &tri, (&mut a, &mut b))
+                    else {
+                        continue;
+                    };
+                    let piece = o.intersect(&c.octagon).intersect(&Octagon::FULL);
+                    if !piece.is_empty() {
+                        region = region.union(&piece);
+                    }
+                }
+            }
+        }
+        region
     }
 
     /// The objects whose box `keep` passes against a view's frustum, in the camera's view and
@@ -248,6 +304,7 @@ impl Culler {
             CullMode::Portal => {
                 let eye = self.locate(level, camera);
                 self.cut = Octagon::EMPTY;
+                self.fences = Octagon::EMPTY;
                 self.flow.run(level, camera, eye, out);
                 if eye.is_some() {
                     self.add_cells_past_cut_walls(level, camera, out);
@@ -287,9 +344,10 @@ impl Culler {
             self.micros - self.stage_micros.objects - self.stage_micros.locate;
     }
 
-    /// Where the near plane cuts a wall (the eye within ~6 units of it), the screen shows what
-    /// lies beyond through solid: every cell in that part of the frustum is added (or its
-    /// octagon widened) with the cut region as its octagon.
+    /// Where the near plane cuts a wall (the eye within ~6 units of it), or a fence surface
+    /// of a visible cell lets the eye through its holes, the screen shows what lies beyond
+    /// through solid: every cell in that part of the frustum is added (or its octagon
+    /// widened) with that region as its octagon.
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
         let reach = super::near_plane::near_reach(camera);
@@ -304,11 +362,12 @@ impl Culler {
         let in_a_door = (self.links.bounds.iter().zip(&level.objects)).any(|(b, o)| {
             !o.closes.is_empty() && !b.is_empty() && b.distance_to(camera.position) <= 0.0
         });
-        let cut = match in_a_door {
+        self.cut = match in_a_door {
             true => Octagon::FULL,
             false => super::near_plane::cut_wall_octagon(level, camera, seen, objects),
         };
-        self.cut = cut;
+        self.fences = self.fence_windows(level, camera, out);
+        let cut = self.cut.union(&self.fences);
         if cut.is_empty() {
             return;
         }
@@ -346,10 +405,11 @@ impl Culler {
         }
     }
 
-    /// The objects in the part of the frustum where the near plane cuts a wall (one hidden in
-    /// solid shows there too), with the cut region as their octagon.
+    /// The objects in the part of the frustum where the near plane cuts a wall or a fence
+    /// lets the eye through (one hidden in solid shows there too), with that region as their
+    /// octagon.
     fn add_objects_past_cut_walls(&self, camera: &Camera, out: &mut VisibleSet) {
-        let cut = self.cut;
+        let cut = self.cut.union(&self.fences);
         if cut.is_empty() {
             return;
         }

@@ -370,3 +370,69 @@ fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
         "no reflection seen from under the water"
     );
 }
+
+/// A fence on a doorless wall of the maze (a texture with holes drawn on solid): the room
+/// behind it shows through its holes, which no portal leads to. The culler adds that room with
+/// the fence's screen region; the same wall without the fence hides it (the oracle: the ray
+/// through the fence's centre crosses the wall plane into that room and nowhere else).
+#[test]
+fn a_room_seen_through_a_fence_on_a_wall_is_drawn_where_the_fence_is() {
+    use lanthorn_level::{surface_flags, Surface, Vertex};
+    let spec = MazeSpec::default();
+    let (east, _) = maze_doors(&spec);
+    let (nx, r) = (spec.nx as usize, spec.room);
+    // A closed wall between room (x, y) and (x + 1, y).
+    let k = (0..east.len())
+        .find(|&k| !east[k] && k % nx + 1 < nx)
+        .expect("a doorless wall");
+    let (x, y) = ((k % nx) as f32, (k / nx) as f32);
+    let (room, behind) = (k as u32, k as u32 + 1);
+    let wall = (x + 1.0) * r;
+    let eye = Vec3::new(wall - 40.0, (y + 0.5) * r, 48.0);
+    let cam = Camera::new(
+        CameraSpec {
+            position: eye,
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    let centre = Vec3::new(wall, eye.y, eye.z);
+    let seen_at_centre = |level: &lanthorn_level::Level| {
+        let mut culler = super::Culler::new(level, super::CullMode::Portal);
+        let mut vis = VisibleSet::default();
+        culler.cull(level, &cam, &mut vis);
+        let ndc = cam.view_proj().project_point3(centre);
+        vis.cells
+            .iter()
+            .any(|c| c.cell == behind && c.octagon.contains(Vec2::new(ndc.x, ndc.y)))
+    };
+    let mut level = maze(&spec);
+    assert!(
+        !seen_at_centre(&level),
+        "the wall alone hides the room behind it"
+    );
+    // The fence: a 64-unit square on the wall, facing the eye's room.
+    let corner = |dy: f32, dz: f32| Vertex {
+        position: Vec3::new(wall - 0.5, eye.y + dy, eye.z + dz),
+        ..Default::default()
+    };
+    level.surfaces.push(Surface {
+        vertices: vec![
+            corner(-32.0, -32.0),
+            corner(32.0, -32.0),
+            corner(32.0, 32.0),
+            corner(-32.0, 32.0),
+        ],
+        indices: vec![0, 2, 1, 0, 3, 2],
+        normal: -Vec3::X,
+        flags: surface_flags::FENCE,
+        ..Default::default()
+    });
+    let fence = level.surfaces.len() as u32 - 1;
+    level.cells[room as usize].surfaces.push(fence);
+    assert!(
+        seen_at_centre(&level),
+        "the room behind the fence is drawn where the fence is"
+    );
+}

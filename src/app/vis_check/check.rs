@@ -178,8 +178,19 @@ impl Check<'_> {
         if let Some(c) = &self.counters {
             c.count(gpu, &self.world, total, truth.covered);
         }
-        let differing = differing_pixels(&img.solid, &truth.images.solid, &truth.reversed.solid)
-            + differing_pixels(&img.liquid, &truth.images.liquid, &truth.reversed.liquid);
+        let hv = HoleView::new(&view.camera, self.opts.size, &culler.links.origins);
+        let tie =
+            |i: usize, drawn: u32, shown: u32| self.holes.depth_tie(level, &hv, i, drawn, shown);
+        let (solid, solid_ties) =
+            differing_pixels(&img.solid, &truth.images.solid, &truth.reversed.solid, tie);
+        let (liquid, liquid_ties) = differing_pixels(
+            &img.liquid,
+            &truth.images.liquid,
+            &truth.reversed.liquid,
+            tie,
+        );
+        let differing = solid + liquid;
+        total.depth_ties += solid_ties + liquid_ties;
         if culler.mode == CullMode::Portal {
             *cut_wall = !culler.cut.is_empty();
         }
@@ -245,7 +256,11 @@ impl Check<'_> {
             for i in 0..culled.len() {
                 let id = if a[i] != 0 { a[i] } else { b[i] };
                 let apart = |id| through(i, id) || !self.holes.faces_eye(self.level, &hv, id);
-                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && apart(id) {
+                let tie = || {
+                    let t = |other| self.holes.depth_tie(self.level, &hv, i, culled[i], other);
+                    culled[i] != 0 && a[i] != 0 && (t(a[i]) || t(b[i]))
+                };
+                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && apart(id) && !tie() {
                     pixels += 1;
                 }
             }
@@ -353,11 +368,25 @@ impl Evidence<'_> {
     }
 }
 
-fn differing_pixels(img: &[u32], truth: &[u32], reversed: &[u32]) -> u64 {
-    img.iter()
-        .zip(truth.iter().zip(reversed))
-        .filter(|(p, (a, b))| p != a && p != b)
-        .count() as u64
+/// Pixels that match neither order of the truth: (differing, depth ties), a tie being a
+/// pixel whose drawn surface lies at the truth's depth (`tie`), which is not counted as
+/// differing.
+fn differing_pixels(
+    img: &[u32],
+    truth: &[u32],
+    reversed: &[u32],
+    tie: impl Fn(usize, u32, u32) -> bool,
+) -> (u64, u64) {
+    let (mut differing, mut ties) = (0, 0);
+    for (i, (&p, (&a, &b))) in img.iter().zip(truth.iter().zip(reversed)).enumerate() {
+        if p != a && p != b {
+            match p != 0 && a != 0 && (tie(i, p, a) || tie(i, p, b)) {
+                true => ties += 1,
+                false => differing += 1,
+            }
+        }
+    }
+    (differing, ties)
 }
 
 fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {

@@ -109,6 +109,23 @@ impl Holes {
         let origin = self.origin_of(id as usize - 1, view.origins);
         let eye = view.eye;
         let dir = pixel_ray(&view.inverse_view_proj, view.size, i, eye);
+        if s.normal == Vec3::ZERO {
+            // No plane (a curved or merged surface): where the ray meets its triangles.
+            return match ray_hit(s, eye - origin, dir) {
+                None => Sight::Graze,
+                Some(t)
+                    if t > 1.0
+                        && level.segment_crosses_solid(
+                            eye,
+                            eye + dir * (t - 1.0),
+                            crate::level::GRAZE,
+                        ) =>
+                {
+                    Sight::ThroughSolid
+                }
+                Some(_) => Sight::Open,
+            };
+        }
         let on_plane = s.vertices[0].position + origin;
         let t = s.normal.dot(on_plane - eye) / s.normal.dot(dir);
         if !t.is_finite() || t <= 1.0 {
@@ -126,6 +143,59 @@ impl Holes {
             Sight::Graze
         }
     }
+}
+
+impl Holes {
+    /// Whether pixel `i`'s ray meets surfaces `a` and `b` (ids: surface + 1) at the same
+    /// depth (within 0.01 units and 1e-4 of the distance): a coplanar overlap, where which
+    /// one a rasterizer shows is rounding, not visibility. False when the ray misses either.
+    pub(super) fn depth_tie(
+        &self,
+        level: &Level,
+        view: &HoleView,
+        i: usize,
+        a: u32,
+        b: u32,
+    ) -> bool {
+        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, view.eye);
+        let depth = |id: u32| {
+            let s = (id as usize).checked_sub(1)?;
+            let origin = self.origin_of(s, view.origins);
+            ray_hit(level.surfaces.get(s)?, view.eye - origin, dir)
+        };
+        match (depth(a), depth(b)) {
+            (Some(ta), Some(tb)) => (ta - tb).abs() <= 0.01 + 1e-4 * ta.max(tb),
+            _ => false,
+        }
+    }
+}
+
+/// The nearest distance along `dir` from `eye` at which the ray meets a triangle of `s`
+/// (either side), Möller–Trumbore.
+fn ray_hit(s: &crate::level::Surface, eye: Vec3, dir: Vec3) -> Option<f32> {
+    let at = |k: u32| s.vertices.get(k as usize).map(|v| v.position);
+    s.indices
+        .chunks_exact(3)
+        .filter_map(|t| {
+            let (p0, p1, p2) = (at(t[0])?, at(t[1])?, at(t[2])?);
+            let (e1, e2) = (p1 - p0, p2 - p0);
+            let h = dir.cross(e2);
+            let det = e1.dot(h);
+            if det.abs() < 1e-12 {
+                return None;
+            }
+            let f = 1.0 / det;
+            let o = eye - p0;
+            let u = f * o.dot(h);
+            let q = o.cross(e1);
+            let v = f * dir.dot(q);
+            // A hair of slack at the edges: a pixel centre on a shared edge hits one of them.
+            let slack = 1e-4;
+            let inside = u >= -slack && v >= -slack && u + v <= 1.0 + slack;
+            let t = f * e2.dot(q);
+            (inside && t > 0.0).then_some(t)
+        })
+        .min_by(f32::total_cmp)
 }
 
 /// Whether `hit` (on the surface's plane) lies in one of its triangles and `margin` or more

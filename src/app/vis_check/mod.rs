@@ -81,6 +81,10 @@ pub struct MethodTotals {
     /// no pixel's ray meets the surface itself), counted apart from `missed_surfaces`; their
     /// pixels stay in `differing_pixels`.
     pub grazes: u64,
+    /// Differing pixels where the surface drawn and the truth's lie at the same depth along
+    /// the pixel's ray (a CPU ray cast: coplanar surfaces that overlap, which the rasterizer
+    /// splits between them by rounding), counted apart from `differing_pixels`.
+    pub depth_ties: u64,
     /// `pvs` and `pvs-cells` at eyes in a sky leaf, where GLQuake marks every leaf and
     /// quakespasm draws nothing: (views, missed surfaces, differing pixels), counted apart.
     pub at_sky_eyes: (u64, u64, u64),
@@ -323,6 +327,7 @@ impl VisCheckReport {
         let mut at_cut = serde_json::Map::new();
         let mut holes = serde_json::Map::new();
         let mut grazes = serde_json::Map::new();
+        let mut ties = serde_json::Map::new();
         let mut sky = serde_json::Map::new();
         for m in &self.methods {
             let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
@@ -341,6 +346,7 @@ impl VisCheckReport {
             at_cut.insert(m.method.into(), serde_json::json!(m.at_cut_walls));
             holes.insert(m.method.into(), serde_json::json!(m.through_holes));
             grazes.insert(m.method.into(), m.grazes.into());
+            ties.insert(m.method.into(), m.depth_ties.into());
             sky.insert(m.method.into(), serde_json::json!(m.at_sky_eyes));
             cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
         }
@@ -353,6 +359,7 @@ impl VisCheckReport {
             "missed_at_cut_walls": at_cut,
             "through_holes": holes,
             "grazed_surfaces": grazes,
+            "depth_ties": ties,
             "at_sky_eyes": sky,
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
@@ -398,6 +405,12 @@ impl VisCheckReport {
                 println!(
                     "    not counted: seen only through holes in the level (along lines through solid): {} surfaces, {} pixels",
                     m.through_holes.0, m.through_holes.1
+                );
+            }
+            if m.depth_ties > 0 {
+                println!(
+                    "    not counted: {} pixels where the surface drawn and the truth's tie in depth (overlapping coplanar surfaces)",
+                    m.depth_ties
                 );
             }
             if m.grazes > 0 {
