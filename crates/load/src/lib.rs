@@ -173,6 +173,13 @@ fn load_quake3(
             report.missing[0]
         );
     }
+    if report.faithful < report.drawn {
+        log::info!(
+            "{origin}: {} of {} surfaces have shader stages Lanthorn does not draw yet (scrolling, animated, glowing or bent); they show their base texture",
+            report.drawn - report.faithful,
+            report.drawn
+        );
+    }
     Ok(level)
 }
 

@@ -81,6 +81,10 @@ pub struct Q3Report {
     pub scripted: usize,
     /// Materials whose picture was not found (drawn as a flat grey).
     pub missing: Vec<String>,
+    /// Drawn surfaces whose shader the level draws as the game does (no script, or one whose
+    /// stages are the lightmap and plain textures: `ShaderScript::drawn_as_one_texture`);
+    /// the rest fall back to their base image.
+    pub faithful: usize,
     /// Level surface → the file's surface.
     pub file_surface: Vec<u32>,
 }
@@ -250,6 +254,8 @@ struct Materials {
     flags: Vec<Option<u32>>,
     /// Per shader: how its surfaces take light.
     lighting: Vec<Lighting>,
+    /// Per shader: drawn as the game draws it.
+    faithful: Vec<bool>,
 }
 
 fn materials(
@@ -261,6 +267,7 @@ fn materials(
     let mut list = Vec::with_capacity(map.shaders.len());
     let mut flags = Vec::with_capacity(map.shaders.len());
     let mut lighting = Vec::with_capacity(map.shaders.len());
+    let mut faithful = Vec::with_capacity(map.shaders.len());
     for sh in &map.shaders {
         let name = sh.name.to_ascii_lowercase();
         let script = scripts.get(&name);
@@ -302,12 +309,14 @@ fn materials(
         ));
         list.push(m);
         lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));
+        faithful.push(script.is_none_or(ShaderScript::drawn_as_one_texture));
     }
     report.materials = list.len();
     Materials {
         list,
         flags,
         lighting,
+        faithful,
     }
 }
 
@@ -411,6 +420,7 @@ fn surfaces(
         };
         level_surface[i] = Some(out.len() as u32);
         report.file_surface.push(i as u32);
+        report.faithful += materials.faithful[s.shader as usize] as usize;
         block_of.push(block);
         out.push(Surface {
             vertices: vertices

@@ -194,6 +194,46 @@ fn facing(name: &str, l: &Level, map: &Ibsp, report: &Q3Report) -> (usize, usize
     (right, all)
 }
 
+/// With the game's textures and scripts: how many materials find a picture, and how many
+/// surfaces are drawn as the game draws them (printed; the picture is compared with the game's
+/// own in scripts/compare_openarena.py).
+#[test]
+fn openarenas_materials_find_their_pictures() {
+    let Some(archives) = archives() else {
+        return lanthorn_testdata::missing_realdata(std::path::Path::new(BASEOA));
+    };
+    let archives = Archives(archives);
+    let (mut materials, mut missing, mut drawn, mut faithful, mut maps) = (0, 0, 0, 0, 0);
+    for name in [
+        "maps/oa_dm1.bsp",
+        "maps/oa_dm4.bsp",
+        "maps/oa_ctf2.bsp",
+        "maps/aggressor.bsp",
+    ] {
+        let map = read(&archives.read(name).unwrap(), name).unwrap();
+        let (l, report) = to_level(&map, name, &archives).unwrap();
+        for (m, sh) in l.materials.iter().zip(&map.shaders) {
+            // A picture found is decoded whole, at its size.
+            if let Some(t) = &m.texels {
+                assert_eq!(
+                    t.len(),
+                    m.width as usize * m.height as usize * 4,
+                    "{}",
+                    sh.name
+                );
+            }
+        }
+        (materials, missing) = (materials + report.materials, missing + report.missing.len());
+        (drawn, faithful, maps) = (drawn + report.drawn, faithful + report.faithful, maps + 1);
+    }
+    eprintln!("{maps} maps: {missing} of {materials} materials without a picture; {faithful} of {drawn} surfaces drawn as the game draws them");
+    // The misses are shaders that name no picture at all (`textures/NULL`, `noshader`).
+    assert!(
+        missing * 10 < materials,
+        "{missing} of {materials} materials without a picture"
+    );
+}
+
 #[test]
 fn openarenas_maps_become_levels_that_agree_with_what_q3map2_wrote() {
     let Some(archives) = archives() else {

@@ -47,6 +47,39 @@ pub enum Lighting {
 }
 
 impl ShaderScript {
+    /// Whether the level draws it as its game does: every stage is the lightmap, or a
+    /// texture drawn as it is (`rgbGen identity`) either first or multiplied by what is
+    /// under it (`blendFunc filter`), or an alpha-tested texture (a fence); nothing moves,
+    /// animates, glows on top or bends the surface. Anything else falls back to its base
+    /// image.
+    pub fn drawn_as_one_texture(&self) -> bool {
+        let plain_blend = |b: &[String]| {
+            b.is_empty()
+                || b == ["filter"]
+                || b == ["gl_dst_color", "gl_zero"]
+                || b == ["gl_zero", "gl_src_color"]
+        };
+        let plain_rgb = |r: Option<&str>| {
+            matches!(
+                r,
+                None | Some("identity" | "identitylighting" | "vertex" | "exactvertex")
+            )
+        };
+        let still = |d: &String| {
+            !matches!(
+                d.as_str(),
+                "tcmod" | "animmap" | "tcgen" | "alphagen" | "depthfunc" | "videomap"
+            )
+        };
+        self.sky_box.is_none()
+            && self.stages.iter().all(|st| {
+                let lightmap = st.image.as_deref() == Some("$lightmap");
+                plain_blend(&st.blend)
+                    && (lightmap || plain_rgb(st.rgb_gen.as_deref()))
+                    && st.directives.iter().all(|d| lightmap || still(d))
+            })
+    }
+
     /// How its surfaces take light.
     pub fn lighting(&self) -> Lighting {
         let images = || self.stages.iter().filter_map(|s| s.image.as_deref());
@@ -257,12 +290,14 @@ textures/base_wall/metal { { map textures/other.tga } }
         assert_eq!(m.stages[1].blend, ["gl_dst_color", "gl_zero"]);
         assert_eq!(m.surface_parms, ["metalsteps"]);
         assert_eq!(m.lighting(), Lighting::Lightmap);
+        assert!(m.drawn_as_one_texture());
         assert!(m.two_sided);
         let sky = &all["textures/skies/blue"];
         assert_eq!(sky.sky_box.as_deref(), Some("env/blue"));
         assert_eq!(sky.base_image(), Some("textures/skies/a.tga"));
         assert_eq!(sky.stages[0].directives, ["animmap", "tcmod"]);
         assert_eq!(sky.lighting(), Lighting::Fullbright);
+        assert!(!sky.drawn_as_one_texture());
         assert_eq!(all.len(), 2);
     }
 
