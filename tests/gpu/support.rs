@@ -125,3 +125,38 @@ pub(crate) fn solid_ids(
     world.prepare(gpu, &FrameInputs::view((camera, size), visible, settings));
     IdFrame::create(gpu, size).render(gpu, &world).solid
 }
+
+/// The archives of OpenArena's Debian packages development uses (`openarena-data`,
+/// `openarena-081-*`, `openarena-085-data`), linked into a game folder of their own, so that
+/// a map a later package adds or replaces (held out for checking afterwards) is never read.
+/// Skips or fails as `unavailable` decides when they are not installed.
+pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::SearchPath> {
+    const BASEOA: &str = "/usr/share/games/openarena/baseoa";
+    const ARCHIVES: [&str; 8] = [
+        "pak0.pk3",
+        "pak1-maps.pk3",
+        "pak2-players-mature.pk3",
+        "pak2-players.pk3",
+        "pak4-textures.pk3",
+        "pak5-TA.pk3",
+        "pak6-misc.pk3",
+        "pak6-patch085.pk3",
+    ];
+    let base = std::path::Path::new(BASEOA);
+    if !base.join("pak1-maps.pk3").is_file() {
+        return unavailable(
+            "OpenArena's maps",
+            "apt-get install openarena-081-maps openarena-085-data",
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("lanthorn-openarena-{}", std::process::id()));
+    let game = dir.join("baseoa");
+    std::fs::create_dir_all(&game).unwrap();
+    for name in ARCHIVES {
+        let (from, to) = (base.join(name), game.join(name));
+        if from.is_file() && !to.exists() {
+            std::os::unix::fs::symlink(&from, &to).unwrap();
+        }
+    }
+    Some(lanthorn::load::search::SearchPath::new(&dir, Some("baseoa")).unwrap())
+}

@@ -318,3 +318,44 @@ fn portal_culling_misses_nothing_on_generated_levels() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// OpenArena's maps (Quake 3, from the Debian packages development uses): random and
+/// near-portal views on oa_dm4 and on oa_dm6, whose grates show rooms no portal leads to:
+/// portal culling misses no surface and leaves no differing pixel beyond depth ties.
+#[test]
+fn portal_culling_misses_nothing_on_openarena_maps() {
+    use lanthorn::app::views::ViewSampler;
+    let Some(gpu) = gpu_fallbacks() else { return };
+    let Some(search) = crate::support::openarena_development_game() else {
+        return;
+    };
+    for name in ["oa_dm4", "oa_dm6"] {
+        let (level, _) = lanthorn::load::load_from_game(name, &search, Default::default(), None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for sampler in [ViewSampler::Random, ViewSampler::NearPortals] {
+            let mut options = VisCheckOptions {
+                views: 40,
+                seed: 7,
+                size: (320, 180),
+                overdraw: false,
+                ..Default::default()
+            };
+            options.views_list =
+                Some(lanthorn::app::vis_check::sample_views(&level, sampler, &options).unwrap());
+            let report = run(gpu, &level, &options).unwrap();
+            report.print_table();
+            let portal = &report.methods[0];
+            assert_eq!(portal.method, "portal");
+            assert_eq!(
+                portal.missed_surfaces, 0,
+                "{name} {sampler:?}: {:?}",
+                portal.worst
+            );
+            assert_eq!(
+                portal.differing_pixels, 0,
+                "{name} {sampler:?}: {:?}",
+                portal.worst
+            );
+        }
+    }
+}
