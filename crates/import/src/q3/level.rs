@@ -6,8 +6,9 @@
 //! - Every drawn surface of the file becomes one level surface: polygons and triangle soups as
 //!   their triangles, patches tessellated (`patch::tessellate`, the same steps everywhere so
 //!   that neighbours share their borders' vertices). Quake 3 winds triangles clockwise seen
-//!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw` and fog
-//!   volumes' surfaces draw nothing and are left out.
+//!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw`, fog
+//!   volumes' sides and glows added over nothing draw nothing here and are left out; a picture
+//!   blended by its alpha is drawn as a fence (alpha-tested).
 //! - Lightmap pages go into the atlas whole; a vertex-lit surface gets one luxel of its
 //!   vertices' mean colour. Quake 3 scales its maps' light by 4 (`mapOverBrightBits` 2 on a
 //!   window without hardware gamma), clamped keeping the colour; the level's light is drawn ×2,
@@ -26,7 +27,7 @@ use lanthorn_level::{
 };
 use lanthorn_light::atlas::{self, LuxelBlock};
 
-use super::shaders::{self, Lighting, ShaderScript};
+use super::shaders::{self, Coverage, Lighting, ShaderScript};
 use super::{patch, tree, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
 /// Quake 3's `SURF_SKY`.
@@ -73,7 +74,7 @@ pub struct Q3Report {
     pub drawn: usize,
     /// Patches among the drawn.
     pub patches: usize,
-    /// Flares, `nodraw` and fog-volume surfaces, left out.
+    /// Flares, `nodraw`, fog-volume and additive-only (glow) surfaces, left out.
     pub left_out: usize,
     /// Materials, and the shader scripts among them.
     pub materials: usize,
@@ -282,11 +283,8 @@ fn materials(
         let blended =
             script.is_some_and(|s| s.stages.first().is_some_and(|st| !st.blend.is_empty()));
         let translucent = sh.content_flags & CONTENTS_TRANSLUCENT != 0 && (liquid || blended);
-        let fence = script.is_some_and(|s| {
-            s.stages
-                .iter()
-                .any(|st| st.directives.iter().any(|d| d == "alphafunc"))
-        });
+        let coverage = script.map_or(Coverage::Opaque, ShaderScript::coverage);
+        let fence = coverage == Coverage::AlphaBlended;
         let mut m = Material {
             name: sh.name.clone(),
             color: [0.5; 3],
@@ -300,7 +298,9 @@ fn materials(
             | (liquid as u32 * material_flags::LIQUID)
             | (translucent as u32 * material_flags::TRANSLUCENT)
             | (fence as u32 * material_flags::FENCE);
-        let drawn = sh.surface_flags & SURF_NODRAW == 0 && sh.content_flags & CONTENTS_FOG == 0;
+        let drawn = sh.surface_flags & SURF_NODRAW == 0
+            && sh.content_flags & CONTENTS_FOG == 0
+            && coverage != Coverage::Additive;
         flags.push(drawn.then_some(
             (sky as u32 * surface_flags::SKY)
                 | (liquid as u32 * surface_flags::LIQUID)

@@ -35,6 +35,17 @@ pub struct Stage {
     pub directives: Vec<String>,
 }
 
+/// How a material's base picture is put on the screen, by its stage's `blendFunc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Opaque (no blend, or multiplied by what is under it).
+    Opaque,
+    /// Blended by its alpha: drawn where its alpha is over a half, as a fence.
+    AlphaBlended,
+    /// Added to what is under it (a glow over nothing): not drawn.
+    Additive,
+}
+
 /// How a material's surfaces take light.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lighting {
@@ -78,6 +89,29 @@ impl ShaderScript {
                     && (lightmap || plain_rgb(st.rgb_gen.as_deref()))
                     && st.directives.iter().all(|d| lightmap || still(d))
             })
+    }
+
+    /// How its base picture covers what is under it (`Coverage`). An alpha test
+    /// (`alphaFunc`) on any stage makes it a fence too.
+    pub fn coverage(&self) -> Coverage {
+        let Some(base) = self
+            .stages
+            .iter()
+            .find(|st| st.image.as_deref().is_some_and(|i| !i.starts_with('$')))
+        else {
+            return Coverage::Opaque;
+        };
+        let alpha_test = self
+            .stages
+            .iter()
+            .any(|st| st.directives.iter().any(|d| d == "alphafunc"));
+        let b: Vec<&str> = base.blend.iter().map(String::as_str).collect();
+        match b.as_slice() {
+            _ if alpha_test => Coverage::AlphaBlended,
+            ["blend"] | ["gl_src_alpha", "gl_one_minus_src_alpha"] => Coverage::AlphaBlended,
+            ["add"] | ["gl_one", "gl_one"] | ["gl_src_alpha", "gl_one"] => Coverage::Additive,
+            _ => Coverage::Opaque,
+        }
     }
 
     /// How its surfaces take light.
@@ -281,6 +315,13 @@ textures/skies/blue
     }
 }
 textures/base_wall/metal { { map textures/other.tga } }
+glow { { map $lightmap } { map g.tga
+ blendFunc GL_ONE GL_ONE } }
+web { { map web.tga
+ blendfunc blend } }
+grate { { map grate.tga
+ alphaFunc GE128 } { map $lightmap
+ blendFunc filter } }
 "#;
         let mut all = HashMap::new();
         parse_into(text, &mut all);
@@ -291,6 +332,7 @@ textures/base_wall/metal { { map textures/other.tga } }
         assert_eq!(m.surface_parms, ["metalsteps"]);
         assert_eq!(m.lighting(), Lighting::Lightmap);
         assert!(m.drawn_as_one_texture());
+        assert_eq!(m.coverage(), Coverage::Opaque);
         assert!(m.two_sided);
         let sky = &all["textures/skies/blue"];
         assert_eq!(sky.sky_box.as_deref(), Some("env/blue"));
@@ -298,7 +340,10 @@ textures/base_wall/metal { { map textures/other.tga } }
         assert_eq!(sky.stages[0].directives, ["animmap", "tcmod"]);
         assert_eq!(sky.lighting(), Lighting::Fullbright);
         assert!(!sky.drawn_as_one_texture());
-        assert_eq!(all.len(), 2);
+        assert_eq!(all["glow"].coverage(), Coverage::Additive);
+        assert_eq!(all["web"].coverage(), Coverage::AlphaBlended);
+        assert_eq!(all["grate"].coverage(), Coverage::AlphaBlended);
+        assert_eq!(all.len(), 5);
     }
 
     #[test]
