@@ -593,6 +593,7 @@ fn terrain_sky_shows_the_level_skybox() {
     level.sky = Some(lanthorn::level::Sky {
         material: None,
         cubemap: Some("procedural:dusk".into()),
+        faces: None,
     });
     let size = (160u32, 90u32);
     let mut r = Renderer::new(gpu, &level, size);

@@ -342,7 +342,23 @@ pub struct Sky {
     pub material: Option<u32>,
     /// Name of a cubemap skybox, if the level names one.
     pub cubemap: Option<String>,
+    /// A sky box the level carries: the materials of its six pictures, facing +X, −X, +Y, −Y,
+    /// +Z, −Z, each as seen from inside as Quake 3 lays them out (`SKY_BOX_FACES`). Not kept in
+    /// `.lvl` files (Quake 3 maps are read from their BSP).
+    pub faces: Option<[u32; 6]>,
 }
+
+/// How a picture of `Sky::faces` lies: for a point of the face at `(s, t)` ∈ \[−1, 1\]² (`s`
+/// to the picture's right, `t` up it), the direction is `s`·`right` + `t`·`up` + `out`. Quake
+/// 3's box (`tr_sky.c`): the side pictures stand upright, the top's up is −X, the bottom's +X.
+pub const SKY_BOX_FACES: [(Vec3, Vec3, Vec3); 6] = [
+    (Vec3::X, Vec3::NEG_Y, Vec3::Z),
+    (Vec3::NEG_X, Vec3::Y, Vec3::Z),
+    (Vec3::Y, Vec3::X, Vec3::Z),
+    (Vec3::NEG_Y, Vec3::NEG_X, Vec3::Z),
+    (Vec3::Z, Vec3::NEG_Y, Vec3::NEG_X),
+    (Vec3::NEG_Z, Vec3::NEG_Y, Vec3::X),
+];
 
 /// Where a level places a terrain.
 #[derive(Clone, Debug, Default, PartialEq)]

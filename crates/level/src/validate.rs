@@ -286,6 +286,12 @@ fn validate_sky(level: &Level) -> Result<(), String> {
             "the sky uses material {m} but there are {nm} materials"
         ));
     }
+    let faces = level.sky.as_ref().and_then(|s| s.faces);
+    if let Some(m) = faces.iter().flatten().find(|&&m| m as usize >= nm) {
+        return Err(format!(
+            "the sky box uses material {m} but there are {nm} materials"
+        ));
+    }
     Ok(())
 }
 

@@ -324,6 +324,60 @@ pub fn skybox_direction(face: usize, u: f32, v: f32) -> glam::Vec3 {
     glam::Vec3::new(c.x, -c.z, c.y).normalize()
 }
 
+/// The level's own sky box (`Sky::faces`: six pictures laid out as `SKY_BOX_FACES` says)
+/// resampled into the cube's layers (nearest texel), at the largest picture's width; `None`
+/// without one or when a picture has no texels.
+pub fn sky_box_cube(level: &lanthorn_level::Level) -> Option<(u32, Vec<Vec<u8>>)> {
+    let faces = level.sky.as_ref()?.faces?;
+    let pictures: Vec<&Material> = faces
+        .iter()
+        .map(|&m| level.materials.get(m as usize))
+        .collect::<Option<_>>()?;
+    if pictures
+        .iter()
+        .any(|m| m.texels.is_none() || m.width == 0 || m.height == 0)
+    {
+        return None;
+    }
+    let n = pictures.iter().map(|m| m.width).max()?.clamp(1, 1024);
+    let layers = (0..6)
+        .map(|f| {
+            let mut px = Vec::with_capacity((n * n * 4) as usize);
+            for y in 0..n {
+                for x in 0..n {
+                    let d = skybox_direction(
+                        f,
+                        (x as f32 + 0.5) / n as f32,
+                        (y as f32 + 0.5) / n as f32,
+                    );
+                    px.extend_from_slice(&sky_box_texel(&pictures, d));
+                }
+            }
+            px
+        })
+        .collect();
+    Some((n, layers))
+}
+
+/// The texel of the sky box's pictures seen along `d`.
+fn sky_box_texel(pictures: &[&Material], d: glam::Vec3) -> [u8; 4] {
+    let (face, &(out, right, up)) = lanthorn_level::SKY_BOX_FACES
+        .iter()
+        .enumerate()
+        .max_by(|a, b| d.dot(a.1 .0).total_cmp(&d.dot(b.1 .0)))
+        .expect("six faces");
+    let along = d.dot(out).max(1e-6);
+    let (s, t) = (d.dot(right) / along, d.dot(up) / along);
+    let m = pictures[face];
+    let x = (((s + 1.0) * 0.5 * m.width as f32) as u32).min(m.width - 1);
+    let y = (((1.0 - t) * 0.5 * m.height as f32) as u32).min(m.height - 1);
+    let i = ((y * m.width + x) * 4) as usize;
+    let texels = m.texels.as_deref().unwrap_or(&[0; 4]);
+    texels
+        .get(i..i + 4)
+        .map_or([0, 0, 0, 255], |p| [p[0], p[1], p[2], 255])
+}
+
 /// The procedural skybox (`procedural:dusk`): a dusk gradient with a sun, gamma-encoded RGB.
 pub fn procedural_sky(dir: glam::Vec3) -> [f32; 3] {
     let up = dir.z.clamp(-1.0, 1.0);
@@ -345,12 +399,14 @@ pub fn procedural_sky(dir: glam::Vec3) -> [f32; 3] {
     c
 }
 
-/// The level's cubemap skybox as a 6-layer cube texture, and whether one was found. A name
+/// The level's sky box (`Sky::faces`, resampled into the cube's layout: `sky_box_cube`) or its
+/// cubemap skybox as a 6-layer cube texture, and whether one was found. A cubemap name
 /// `procedural:…` is generated; any other name is a path prefix for six PNGs
 /// `NAME{ft,bk,up,dn,lf,rt}.png` (ft = +X, bk = −X, up = +Z, dn = −Z, lf = +Y, rt = −Y).
-pub fn skybox_texture(gpu: &Gpu, cubemap: Option<&str>) -> (wgpu::Texture, bool) {
-    let mut faces: Option<(u32, Vec<Vec<u8>>)> = None;
-    if let Some(name) = cubemap {
+pub fn skybox_texture(gpu: &Gpu, level: &lanthorn_level::Level) -> (wgpu::Texture, bool) {
+    let cubemap = level.sky.as_ref().and_then(|s| s.cubemap.as_deref());
+    let mut faces: Option<(u32, Vec<Vec<u8>>)> = sky_box_cube(level);
+    if let Some(name) = cubemap.filter(|_| faces.is_none()) {
         if name.starts_with("procedural:") {
             let n = 128u32;
             let data = (0..6)
@@ -395,4 +451,75 @@ pub fn skybox_texture(gpu: &Gpu, cubemap: Option<&str>) -> (wgpu::Texture, bool)
     let (n, data) = faces.unwrap_or((1, vec![vec![0, 0, 0, 255]; 6]));
     let texture = square_array(gpu, "skybox", n, &data, 1);
     (texture, active)
+}
+
+#[cfg(test)]
+mod sky_box_tests {
+    use super::*;
+    use lanthorn_level::{Level, Sky};
+
+    /// Six pictures, each a flat colour but for a blue right half on +X's and a blue top half
+    /// on +Z's: every texel of the cube shows the picture its direction points at most, and
+    /// the halves land where Quake 3's box puts them (+X's right toward −Y; +Z's top toward −X).
+    #[test]
+    fn a_sky_box_resamples_into_the_cube_as_quake_3_lays_it_out() {
+        const N: u32 = 8;
+        let n = N;
+        let picture = |k: u8, blue: fn(u32, u32) -> bool| Material {
+            width: n,
+            height: n,
+            texels: Some(
+                (0..n * n)
+                    .flat_map(|i| match blue(i % n, i / n) {
+                        true => [0, 0, 255, 255],
+                        false => [k * 40, 0, 0, 255],
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        let mut level = Level::default();
+        for k in 0..6u8 {
+            level.materials.push(match k {
+                0 => picture(k, |x, _| x >= N / 2),
+                4 => picture(k, |_, y| y < N / 2),
+                _ => picture(k, |_, _| false),
+            });
+        }
+        level.sky = Some(Sky {
+            faces: Some([0, 1, 2, 3, 4, 5]),
+            ..Default::default()
+        });
+        let (size, layers) = sky_box_cube(&level).unwrap();
+        for (f, layer) in layers.iter().enumerate() {
+            for i in 0..(size * size) as usize {
+                let (x, y) = (i as u32 % size, i as u32 / size);
+                let d = skybox_direction(
+                    f,
+                    (x as f32 + 0.5) / size as f32,
+                    (y as f32 + 0.5) / size as f32,
+                );
+                let face = lanthorn_level::SKY_BOX_FACES
+                    .iter()
+                    .position(|(out, _, _)| d.dot(*out) >= d.abs().max_element() - 1e-6)
+                    .unwrap();
+                let texel = &layer[i * 4..i * 4 + 4];
+                let blue = match face {
+                    0 => d.y < 0.0,
+                    4 => d.x < 0.0,
+                    _ => false,
+                };
+                let expected = if blue {
+                    [0, 0, 255]
+                } else {
+                    [face as u8 * 40, 0, 0]
+                };
+                assert_eq!(
+                    &texel[..3],
+                    &expected,
+                    "layer {f} texel {x},{y} looks along {d}"
+                );
+            }
+        }
+    }
 }

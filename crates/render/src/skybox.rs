@@ -15,13 +15,10 @@ pub struct Skybox {
 }
 
 impl Skybox {
-    /// The cubemap `level` names, as a cube view of its sRGB-encoded texels and as one the
+    /// The sky box `level` carries or the cubemap it names, as a cube view of its sRGB-encoded texels and as one the
     /// sampler decodes (a placeholder where it has none).
     pub fn load(gpu: &Gpu, level: &Level) -> Skybox {
-        let (skybox, active) = crate::materials::skybox_texture(
-            gpu,
-            level.sky.as_ref().and_then(|s| s.cubemap.as_deref()),
-        );
+        let (skybox, active) = crate::materials::skybox_texture(gpu, level);
         let view = |format| {
             skybox.create_view(&wgpu::TextureViewDescriptor {
                 format,

@@ -212,7 +212,11 @@ fn sky(map: &MapFile, level: &Level) -> Option<Sky> {
         .first()
         .and_then(|e| e.get("sky").or(e.get("skyname")))
         .map(String::from);
-    (material.is_some() || cubemap.is_some()).then_some(Sky { material, cubemap })
+    (material.is_some() || cubemap.is_some()).then_some(Sky {
+        material,
+        cubemap,
+        faces: None,
+    })
 }
 
 #[cfg(test)]

@@ -310,6 +310,7 @@ fn add_world(scene: &Scene, open_sky: Option<u32>, level: &mut Level) {
         level.sky = Some(Sky {
             material: open_sky,
             cubemap: scene.sky.clone(),
+            faces: None,
         });
     }
     level.terrain = scene.terrain.as_ref().map(|t| TerrainRef {

@@ -636,6 +636,7 @@ fn sky(materials: &[Material], entities: &[Entity]) -> Option<Sky> {
                 .first()
                 .and_then(|e| e.get("sky"))
                 .map(str::to_string),
+            faces: None,
         })
 }
 

@@ -9,8 +9,8 @@
 //!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw`, fog
 //!   volumes' sides and glows added over nothing draw nothing here and are left out; a picture
 //!   blended by its alpha is drawn as a fence (alpha-tested).
-//! - Lightmap pages go into the atlas whole; a vertex-lit surface gets one luxel of its
-//!   vertices' mean colour. Quake 3 scales its maps' light by 4 (`mapOverBrightBits` 2 on a
+//! - Lightmap pages go into the atlas whole; a vertex-lit surface gets a block of luxels that
+//!   holds its vertices' colours interpolated (`vertex_light`). Quake 3 scales its maps' light by 4 (`mapOverBrightBits` 2 on a
 //!   window without hardware gamma), clamped keeping the colour; the level's light is drawn ×2,
 //!   so luxels are stored at half that.
 //! - A material is the picture of its shader: the script's base image (`shaders`) or the
@@ -28,7 +28,7 @@ use lanthorn_level::{
 use lanthorn_light::atlas::{self, LuxelBlock};
 
 use super::shaders::{self, Coverage, Lighting, ShaderScript};
-use super::{patch, tree, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
+use super::{patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
 /// Quake 3's `SURF_SKY`.
 const SURF_SKY: i32 = 0x4;
@@ -133,14 +133,8 @@ pub fn to_level(
     })?;
     let objects = objects(map, &level_surface, &surfaces, &entities);
     let pvs = pvs(map, &tree.cell_leaf);
-    let sky = materials
-        .list
-        .iter()
-        .position(|m| m.flags & material_flags::SKY != 0)
-        .map(|i| Sky {
-            material: Some(i as u32),
-            cubemap: None,
-        });
+    let mut materials = materials;
+    let sky = sky(map, &scripts, files, &mut materials.list);
     let level = Level {
         cells,
         portals,
@@ -157,6 +151,51 @@ pub fn to_level(
         leak: None,
     };
     Ok((level, report))
+}
+
+/// The sky: the first sky shader's material, and its script's far box (`skyParms env/NAME`:
+/// pictures `NAME_rt`, `_lf`, `_bk`, `_ft`, `_up`, `_dn`, facing +X, −X, +Y, −Y, +Z, −Z in
+/// Quake 3's box) as six more materials when all six are found.
+fn sky(
+    map: &Ibsp,
+    scripts: &HashMap<String, ShaderScript>,
+    files: &dyn GameFiles,
+    materials: &mut Vec<Material>,
+) -> Option<Sky> {
+    let i = materials
+        .iter()
+        .position(|m| m.flags & material_flags::SKY != 0)?;
+    let far_box = map
+        .shaders
+        .iter()
+        .filter(|sh| sh.surface_flags & SURF_SKY != 0)
+        .find_map(|sh| scripts.get(&sh.name.to_ascii_lowercase())?.sky_box.clone());
+    let faces = far_box.and_then(|name| {
+        let pictures: Vec<(u32, u32, Vec<u8>)> = ["rt", "lf", "bk", "ft", "up", "dn"]
+            .iter()
+            .map(|side| texture(files, &format!("{name}_{side}")))
+            .collect::<Option<_>>()?;
+        let first = materials.len() as u32;
+        for ((w, h, rgba), side) in pictures
+            .into_iter()
+            .zip(["rt", "lf", "bk", "ft", "up", "dn"])
+        {
+            materials.push(Material {
+                name: format!("{name}_{side}"),
+                width: w,
+                height: h,
+                color: mean_colour(&rgba),
+                texels: Some(rgba),
+                ..Default::default()
+            });
+        }
+        Some(std::array::from_fn(|k| first + k as u32))
+    });
+    Some(Sky {
+        material: Some(i as u32),
+        cubemap: None,
+        faces,
+    })
 }
 
 /// Half the side of a cube around the world, for the portals' first polygons.
@@ -371,11 +410,10 @@ fn surfaces(
     let mut out = Vec::new();
     let mut level_surface = vec![None; map.surfaces.len()];
     // Lightmap blocks: the pages, then one luxel per vertex-lit surface.
-    let pages = map.lightmap_pages();
-    let mut page_blocks: Vec<Vec<u8>> = map
+    let mut page_blocks: Vec<(u32, u32, Vec<u8>)> = map
         .lightmaps
         .chunks_exact(LIGHTMAP_BYTES)
-        .map(|p| p.chunks_exact(3).flat_map(overbright).collect())
+        .map(|p| (128, 128, p.chunks_exact(3).flat_map(overbright).collect()))
         .collect();
     let mut block_of: Vec<Option<usize>> = Vec::new();
     for (i, s) in map.surfaces.iter().enumerate() {
@@ -400,18 +438,31 @@ fn surfaces(
             continue;
         }
         let lighting = materials.lighting[s.shader as usize];
-        let block = match s.lightmap {
+        let page = match s.lightmap {
             _ if flags & surface_flags::SKY != 0 || lighting == Lighting::Fullbright => None,
-            l if l >= 0 && lighting == Lighting::Lightmap => Some(l as usize),
-            _ => {
-                page_blocks.push(overbright(&mean_vertex_colour(&vertices)).to_vec());
-                Some(page_blocks.len() - 1)
-            }
+            l if l >= 0 && lighting == Lighting::Lightmap => Some(Ok(l as usize)),
+            _ => Some(Err(match s.kind {
+                SurfaceType::Patch => {
+                    let columns = (s.patch[0] - 1) / 2 * PATCH_STEPS + 1;
+                    vertex_light::of_grid(&vertices, columns, overbright)
+                }
+                _ => vertex_light::projected(&vertices, &indices, overbright),
+            })),
         };
-        let is_page = block.is_some_and(|b| b < pages);
-        let luxels = |st: [f32; 2]| match is_page {
-            true => Vec2::from(st) * 128.0,
-            false => Vec2::splat(0.5),
+        // Lightmap coordinates: on the page, or on the vertex-light block.
+        let mut vertex_uv = None;
+        let block = page.map(|p| match p {
+            Ok(page) => page,
+            Err(b) => {
+                vertex_uv = Some(b.uv);
+                page_blocks.push((b.width, b.height, b.rgb));
+                page_blocks.len() - 1
+            }
+        });
+        let luxels = |k: usize, st: [f32; 2]| match (&vertex_uv, block) {
+            (Some(uv), _) => uv[k],
+            (None, Some(_)) => Vec2::from(st) * 128.0,
+            (None, None) => Vec2::splat(0.5),
         };
         let positions: Vec<Vec3> = vertices.iter().map(|v| Vec3::from(v.position)).collect();
         let normal = match s.kind {
@@ -425,10 +476,11 @@ fn surfaces(
         out.push(Surface {
             vertices: vertices
                 .iter()
-                .map(|v| Vertex {
+                .enumerate()
+                .map(|(k, v)| Vertex {
                     position: Vec3::from(v.position),
                     uv: Vec2::from(v.st),
-                    lightmap_uv: luxels(v.lightmap_st),
+                    lightmap_uv: luxels(k, v.lightmap_st),
                 })
                 .collect(),
             // Clockwise in the file, counter-clockwise in the level.
@@ -446,13 +498,10 @@ fn surfaces(
     report.drawn = out.len();
     let blocks: Vec<LuxelBlock> = page_blocks
         .iter()
-        .map(|rgb| {
-            let side = if rgb.len() == LIGHTMAP_BYTES { 128 } else { 1 };
-            LuxelBlock {
-                width: side,
-                height: side,
-                rgb,
-            }
+        .map(|(width, height, rgb)| LuxelBlock {
+            width: *width,
+            height: *height,
+            rgb,
         })
         .collect();
     let (lightmaps, rects) = atlas::pack(&blocks).map_err(|error| Q3Error::Record {
@@ -501,18 +550,6 @@ fn overbright(rgb: &[u8]) -> [u8; 3] {
         false => c,
     };
     scaled.map(|v| (v / 2) as u8)
-}
-
-/// The mean of the vertices' colours (a vertex-lit surface's light).
-fn mean_vertex_colour(vertices: &[super::Vertex]) -> [u8; 3] {
-    let n = vertices.len().max(1) as u32;
-    let mut sum = [0u32; 3];
-    for v in vertices {
-        for k in 0..3 {
-            sum[k] += v.color[k] as u32;
-        }
-    }
-    sum.map(|s| (s / n) as u8)
 }
 
 /// Brush models 1..N as objects (their surfaces, bounded by their vertices).

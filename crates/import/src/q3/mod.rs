@@ -7,6 +7,7 @@ mod lumps;
 pub mod patch;
 pub mod shaders;
 mod tree;
+mod vertex_light;
 
 use std::ops::Range;
 

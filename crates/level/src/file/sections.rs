@@ -456,7 +456,11 @@ pub(super) fn read_sky(r: &mut R) -> Res<Option<Sky>> {
     } else {
         None
     };
-    Ok(Some(Sky { material, cubemap }))
+    Ok(Some(Sky {
+        material,
+        cubemap,
+        faces: None,
+    }))
 }
 
 pub(super) fn write_terrain(w: &mut W, terrain: Option<&TerrainRef>) {

@@ -163,6 +163,7 @@ pub(crate) fn sample() -> Level {
         sky: Some(Sky {
             material: Some(1),
             cubemap: Some("sky/day".into()),
+            faces: None,
         }),
         terrain: Some(TerrainRef {
             heightmap: "procedural:1024".into(),
