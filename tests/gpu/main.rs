@@ -19,6 +19,7 @@ mod object_light;
 mod overdraw;
 mod overlays;
 mod pak;
+mod patches;
 mod portals;
 mod shaders;
 mod shadows;
