@@ -79,6 +79,11 @@ impl Cut<'_> {
         let Some(v0) = surface.vertices.first() else {
             return;
         };
+        // A detail surface stands inside cells and bounds none: what the near plane shows
+        // through it lies in cells the portals lead to.
+        if surface.flags & lanthorn_level::surface_flags::DETAIL != 0 {
+            return;
+        }
         let eye = self.camera.position - origin;
         let d = surface.normal.dot(eye - v0.position);
         // A face seen from behind hides nothing when cut (back faces are not drawn), except

@@ -103,7 +103,7 @@ pub fn to_level(
         ..Default::default()
     };
     let materials = materials(map, &scripts, files, &mut report);
-    let (surfaces, level_surface, lightmaps) = surfaces(map, &materials, file, &mut report)?;
+    let (mut surfaces, level_surface, lightmaps) = surfaces(map, &materials, file, &mut report)?;
     let mut cells = tree.cells;
     for (cell, &leaf) in cells.iter_mut().zip(&tree.cell_leaf) {
         let leaf = &map.leaves[leaf as usize];
@@ -115,6 +115,7 @@ pub fn to_level(
         cell.surfaces.sort_unstable();
         cell.surfaces.dedup();
     }
+    mark_detail(&mut surfaces, &cells);
     let half_size = world_half_size(map);
     let mut portals =
         crate::portalize::generate(&tree.bsp, &tree.leaf_cell, &tree.parent, half_size);
@@ -196,6 +197,32 @@ fn sky(
         cubemap: None,
         faces,
     })
+}
+
+/// Marks `DETAIL` the surfaces none of whose triangles lies on a bounding plane of a cell that
+/// lists it: q3map2's detail brushes, patches and models, which stand inside cells and split
+/// none (the near plane cutting one shows only what the portals already lead to).
+fn mark_detail(surfaces: &mut [Surface], cells: &[Cell]) {
+    let mut listed_by: Vec<Vec<u32>> = vec![Vec::new(); surfaces.len()];
+    for (c, cell) in cells.iter().enumerate() {
+        for &s in &cell.surfaces {
+            listed_by[s as usize].push(c as u32);
+        }
+    }
+    for (s, by) in surfaces.iter_mut().zip(&listed_by) {
+        let on_a_boundary = s.indices.chunks_exact(3).any(|t| {
+            let corners = [0, 1, 2].map(|k| s.vertices[t[k] as usize].position);
+            by.iter().any(|&c| {
+                let planes = &cells[c as usize].planes;
+                planes
+                    .iter()
+                    .any(|p| corners.iter().all(|&v| p.distance(v).abs() < 0.1))
+            })
+        });
+        if !on_a_boundary && !by.is_empty() {
+            s.flags |= surface_flags::DETAIL;
+        }
+    }
 }
 
 /// Half the side of a cube around the world, for the portals' first polygons.
