@@ -426,6 +426,28 @@ fn mean_colour(rgba: &[u8]) -> [f32; 3] {
     sum.map(|s| (s / n) as f32)
 }
 
+/// Where a surface's light comes from: none (fullbright), its lightmap page, or a block made
+/// from its vertices' colours.
+fn light_of(
+    s: &super::Surface,
+    flags: u32,
+    materials: &Materials,
+    (vertices, indices): (&[super::Vertex], &[u32]),
+) -> Option<Result<usize, vertex_light::LightBlock>> {
+    let lighting = materials.lighting[s.shader as usize];
+    match s.lightmap {
+        _ if flags & surface_flags::SKY != 0 || lighting == Lighting::Fullbright => None,
+        l if l >= 0 && lighting == Lighting::Lightmap => Some(Ok(l as usize)),
+        _ => Some(Err(match s.kind {
+            SurfaceType::Patch => {
+                let columns = (s.patch[0] - 1) / 2 * PATCH_STEPS + 1;
+                vertex_light::of_grid(vertices, columns, overbright)
+            }
+            _ => vertex_light::projected(vertices, indices, overbright),
+        })),
+    }
+}
+
 /// The level's surfaces, each file surface's level surface (`None`: not drawn), and the atlas.
 #[allow(clippy::type_complexity)]
 fn surfaces(
@@ -436,7 +458,7 @@ fn surfaces(
 ) -> Result<(Vec<Surface>, Vec<Option<u32>>, lanthorn_level::Lightmaps), Q3Error> {
     let mut out = Vec::new();
     let mut level_surface = vec![None; map.surfaces.len()];
-    // Lightmap blocks: the pages, then one luxel per vertex-lit surface.
+    // Lightmap blocks: the pages, then a block per vertex-lit surface.
     let mut page_blocks: Vec<(u32, u32, Vec<u8>)> = map
         .lightmaps
         .chunks_exact(LIGHTMAP_BYTES)
@@ -464,28 +486,15 @@ fn surfaces(
             report.left_out += 1;
             continue;
         }
-        let lighting = materials.lighting[s.shader as usize];
-        let page = match s.lightmap {
-            _ if flags & surface_flags::SKY != 0 || lighting == Lighting::Fullbright => None,
-            l if l >= 0 && lighting == Lighting::Lightmap => Some(Ok(l as usize)),
-            _ => Some(Err(match s.kind {
-                SurfaceType::Patch => {
-                    let columns = (s.patch[0] - 1) / 2 * PATCH_STEPS + 1;
-                    vertex_light::of_grid(&vertices, columns, overbright)
-                }
-                _ => vertex_light::projected(&vertices, &indices, overbright),
-            })),
-        };
         // Lightmap coordinates: on the page, or on the vertex-light block.
-        let mut vertex_uv = None;
-        let block = page.map(|p| match p {
-            Ok(page) => page,
-            Err(b) => {
-                vertex_uv = Some(b.uv);
+        let (block, vertex_uv) = match light_of(s, flags, materials, (&vertices, &indices)) {
+            None => (None, None),
+            Some(Ok(page)) => (Some(page), None),
+            Some(Err(b)) => {
                 page_blocks.push((b.width, b.height, b.rgb));
-                page_blocks.len() - 1
+                (Some(page_blocks.len() - 1), Some(b.uv))
             }
-        });
+        };
         let luxels = |k: usize, st: [f32; 2]| match (&vertex_uv, block) {
             (Some(uv), _) => uv[k],
             (None, Some(_)) => Vec2::from(st) * 128.0,
