@@ -58,12 +58,14 @@ impl CullMode {
     }
 }
 
-/// Whether surface `s` is a fence (its texture has holes).
+/// Whether surface `s` is a fence (its texture has holes) that may hide cells: one on a
+/// detail brush stands inside cells, and what shows through it the portals lead to.
 fn is_fence(level: &Level, s: u32) -> bool {
+    use lanthorn_level::surface_flags::{DETAIL, FENCE};
     level
         .surfaces
         .get(s as usize)
-        .is_some_and(|x| x.flags & lanthorn_level::surface_flags::FENCE != 0)
+        .is_some_and(|x| x.flags & (FENCE | DETAIL) == FENCE)
 }
 
 /// A triangle's corners.
@@ -192,18 +194,24 @@ impl Culler {
         }
     }
 
-    /// The screen region where the visible cells' fence surfaces are (each triangle's octagon
-    /// within its cell's): their holes show what lies behind the solid they are drawn on,
-    /// which no portal leads to.
-    fn fence_windows(&self, level: &Level, camera: &Camera, out: &VisibleSet) -> Octagon {
+    /// The screen regions of the visible cells' fence surfaces (each surface's triangles within
+    /// its cell's octagon), with the surface's plane when it has one: their holes show what lies
+    /// behind the solid they are drawn on, which no portal leads to.
+    fn fence_windows(
+        &self,
+        level: &Level,
+        camera: &Camera,
+        out: &VisibleSet,
+    ) -> Vec<(Octagon, Option<Plane>)> {
         let view_proj = camera.view_proj();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        let mut region = Octagon::EMPTY;
+        let mut windows = Vec::new();
         let cells = out.cells.iter().filter(|c| c.view == 0);
         for c in cells.filter(|c| self.has_fences.get(c.cell as usize) == Some(&true)) {
             let cell = &level.cells[c.cell as usize];
             for s in cell.surfaces.iter().filter(|&&s| is_fence(level, s)) {
                 let surface = &level.surfaces[*s as usize];
+                let mut region = Octagon::EMPTY;
                 for t in surface.indices.chunks_exact(3) {
                     let Some(tri) = triangle(surface, t) else {
                         continue;
@@ -218,9 +226,19 @@ impl Culler {
                         region = region.union(&piece);
                     }
                 }
+                let plane = (surface.normal != Vec3::ZERO).then(|| {
+                    let d = surface
+                        .vertices
+                        .first()
+                        .map_or(0.0, |v| surface.normal.dot(v.position));
+                    Plane::new(surface.normal, d)
+                });
+                if !region.is_empty() {
+                    windows.push((region, plane));
+                }
             }
         }
-        region
+        windows
     }
 
     /// The objects whose box `keep` passes against a view's frustum, in the camera's view and
@@ -366,9 +384,12 @@ impl Culler {
             true => Octagon::FULL,
             false => super::near_plane::cut_wall_octagon(level, camera, seen, objects),
         };
-        self.fences = self.fence_windows(level, camera, out);
-        let cut = self.cut.union(&self.fences);
-        if cut.is_empty() {
+        let mut windows = self.fence_windows(level, camera, out);
+        self.fences = windows.iter().fold(Octagon::EMPTY, |u, w| u.union(&w.0));
+        if !self.cut.is_empty() {
+            windows.push((self.cut, None));
+        }
+        if windows.is_empty() {
             return;
         }
         self.index.clear();
@@ -376,21 +397,44 @@ impl Culler {
         for (i, c) in out.cells.iter().enumerate().filter(|(_, c)| c.view == 0) {
             self.index[c.cell as usize] = i as u32;
         }
+        for (region, beyond) in windows {
+            self.add_cells_in_window(level, camera, out, region, beyond);
+        }
+    }
+
+    /// Adds every cell in the part of the frustum behind `region` on screen (and, given a
+    /// plane, with part of its box on the far side of it from the eye) with `region` as its
+    /// octagon, or widens the octagon of one already visible.
+    fn add_cells_in_window(
+        &mut self,
+        level: &Level,
+        camera: &Camera,
+        out: &mut VisibleSet,
+        region: Octagon,
+        beyond: Option<Plane>,
+    ) {
         let (min, max) = (
-            glam::Vec2::new(cut.min[0], cut.min[1]),
-            glam::Vec2::new(cut.max[0], cut.max[1]),
+            glam::Vec2::new(region.min[0], region.min[1]),
+            glam::Vec2::new(region.max[0], region.max[1]),
         );
         let planes = camera.screen_frustum_planes(min, max);
         let has_depth = out.flow_depth.len() == out.cells.len();
+        // The far side of the window's plane, facing away from the eye.
+        let far_side = beyond.map(|p| match p.distance(camera.position) >= 0.0 {
+            true => p.flipped(),
+            false => p,
+        });
         for (i, c) in level.cells.iter().enumerate() {
-            if !box_in_frustum(&planes, &c.aabb) {
+            let past = far_side.is_none_or(|p| box_in_frustum(std::slice::from_ref(&p), &c.aabb));
+            if !past || !box_in_frustum(&planes, &c.aabb) {
                 continue;
             }
             match self.index[i] {
                 u32::MAX => {
+                    self.index[i] = out.cells.len() as u32;
                     out.cells.push(VisibleCell {
                         cell: i as u32,
-                        octagon: cut,
+                        octagon: region,
                         view: 0,
                     });
                     if has_depth {
@@ -399,7 +443,7 @@ impl Culler {
                 }
                 k => {
                     let o = &mut out.cells[k as usize].octagon;
-                    *o = o.union(&cut);
+                    *o = o.union(&region);
                 }
             }
         }

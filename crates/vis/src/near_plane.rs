@@ -109,9 +109,11 @@ impl Cut<'_> {
                 self.octagon = self.octagon.union(&piece);
             }
             // An eye on the wall itself (a cell is located with a little slack): every ray
-            // into the wall's back is in solid from the start.
+            // into the wall's back is in solid from the start. (A surface with no plane, a
+            // curved one, has no back to say of.)
             let foot = self.camera.position - surface.normal * d;
-            if d.abs() < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
+            let planar = surface.normal != Vec3::ZERO;
+            if planar && d.abs() < ON_WALL && over_triangle(foot, [a, b, c], surface.normal) {
                 self.octagon = self
                     .octagon
                     .union(&behind_plane(self.camera, surface.normal));

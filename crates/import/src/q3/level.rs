@@ -364,6 +364,8 @@ fn materials(
             | (liquid as u32 * material_flags::LIQUID)
             | (translucent as u32 * material_flags::TRANSLUCENT)
             | (fence as u32 * material_flags::FENCE);
+        // A decal lies on another surface and bounds nothing: detail.
+        let detail = script.is_some_and(|s| s.decal);
         let drawn = sh.surface_flags & SURF_NODRAW == 0
             && sh.content_flags & CONTENTS_FOG == 0
             && coverage != Coverage::Additive;
@@ -371,7 +373,8 @@ fn materials(
             (sky as u32 * surface_flags::SKY)
                 | (liquid as u32 * surface_flags::LIQUID)
                 | (translucent as u32 * surface_flags::TRANSLUCENT)
-                | (fence as u32 * surface_flags::FENCE),
+                | (fence as u32 * surface_flags::FENCE)
+                | (detail as u32 * surface_flags::DETAIL),
         ));
         list.push(m);
         lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));

@@ -20,6 +20,8 @@ pub struct ShaderScript {
     pub surface_parms: Vec<String>,
     /// `cull none` / `cull disable` / `cull twosided`: both sides drawn.
     pub two_sided: bool,
+    /// `polygonOffset`: a decal, drawn over the surface it lies on.
+    pub decal: bool,
 }
 
 /// One stage: a picture and how it is blended.
@@ -92,7 +94,7 @@ impl ShaderScript {
     }
 
     /// How its base picture covers what is under it (`Coverage`). An alpha test
-    /// (`alphaFunc`) on any stage makes it a fence too.
+    /// (`alphaFunc`) on the base's stage makes it a fence too.
     pub fn coverage(&self) -> Coverage {
         let Some(base) = self
             .stages
@@ -101,10 +103,9 @@ impl ShaderScript {
         else {
             return Coverage::Opaque;
         };
-        let alpha_test = self
-            .stages
-            .iter()
-            .any(|st| st.directives.iter().any(|d| d == "alphafunc"));
+        // A later stage's alpha test lays its picture over an opaque base: only the base's own
+        // makes holes.
+        let alpha_test = base.directives.iter().any(|d| d == "alphafunc");
         let b: Vec<&str> = base.blend.iter().map(String::as_str).collect();
         match b.as_slice() {
             _ if alpha_test => Coverage::AlphaBlended,
@@ -242,6 +243,7 @@ fn body(words: &[(bool, String)], at: &mut usize, name: String) -> ShaderScript 
                     "qer_editorimage" => s.editor_image = arg(0),
                     "surfaceparm" => s.surface_parms.extend(arg(0)),
                     "skyparms" => s.sky_box = arg(0).filter(|b| b != "-"),
+                    "polygonoffset" => s.decal = true,
                     "cull" => {
                         s.two_sided =
                             matches!(arg(0).as_deref(), Some("none" | "disable" | "twosided"))
@@ -317,11 +319,13 @@ textures/skies/blue
 textures/base_wall/metal { { map textures/other.tga } }
 glow { { map $lightmap } { map g.tga
  blendFunc GL_ONE GL_ONE } }
-web { { map web.tga
+web { polygonOffset { map web.tga
  blendfunc blend } }
 grate { { map grate.tga
  alphaFunc GE128 } { map $lightmap
  blendFunc filter } }
+panel { { map panel.jpg } { map lights.tga
+ alphaFunc GE128 } }
 "#;
         let mut all = HashMap::new();
         parse_into(text, &mut all);
@@ -342,8 +346,10 @@ grate { { map grate.tga
         assert!(!sky.drawn_as_one_texture());
         assert_eq!(all["glow"].coverage(), Coverage::Additive);
         assert_eq!(all["web"].coverage(), Coverage::AlphaBlended);
+        assert!(all["web"].decal && !all["glow"].decal);
         assert_eq!(all["grate"].coverage(), Coverage::AlphaBlended);
-        assert_eq!(all.len(), 5);
+        assert_eq!(all["panel"].coverage(), Coverage::Opaque);
+        assert_eq!(all.len(), 6);
     }
 
     #[test]
