@@ -58,14 +58,14 @@ impl CullMode {
     }
 }
 
-/// Whether surface `s` is a fence (its texture has holes) that may hide cells: one on a
-/// detail brush stands inside cells, and what shows through it the portals lead to.
+/// Whether surface `s` is a fence (its texture has holes). Detail ones count too: a grate on a
+/// detail brush may stand over a wall that draws nothing (am_underworks2), and through its holes
+/// the eye sees past that wall, where no portal leads.
 fn is_fence(level: &Level, s: u32) -> bool {
-    use lanthorn_level::surface_flags::{DETAIL, FENCE};
     level
         .surfaces
         .get(s as usize)
-        .is_some_and(|x| x.flags & (FENCE | DETAIL) == FENCE)
+        .is_some_and(|x| x.flags & lanthorn_level::surface_flags::FENCE != 0)
 }
 
 /// A triangle's corners.
