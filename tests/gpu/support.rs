@@ -143,10 +143,10 @@ pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::Sea
         "pak6-patch085.pk3",
     ];
     let base = std::path::Path::new(BASEOA);
-    if !base.join("pak1-maps.pk3").is_file() {
+    if !["pak0.pk3", "pak1-maps.pk3"].iter().all(|a| base.join(a).is_file()) {
         return unavailable(
-            "OpenArena's maps",
-            "apt-get install openarena-081-maps openarena-085-data",
+            "OpenArena's maps and shader scripts",
+            "apt-get install openarena-data openarena-085-data",
         );
     }
     let dir = std::env::temp_dir().join(format!("lanthorn-openarena-{}", std::process::id()));
