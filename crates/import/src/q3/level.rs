@@ -467,7 +467,7 @@ fn surfaces(
         .chunks_exact(LIGHTMAP_BYTES)
         .map(|p| (128, 128, p.chunks_exact(3).flat_map(overbright).collect()))
         .collect();
-    let mut block_of: Vec<Option<usize>> = Vec::new();
+    let mut block_of: Vec<Option<(usize, Option<[u32; 4]>)>> = Vec::new();
     for (i, s) in map.surfaces.iter().enumerate() {
         let flags = materials.flags[s.shader as usize];
         let (Some(flags), false) = (flags, s.kind == SurfaceType::Flare) else {
@@ -498,9 +498,14 @@ fn surfaces(
                 (Some(page_blocks.len() - 1), Some(b.uv))
             }
         };
+        // On a page, the surface's own rectangle of it (the surface cache bakes that much).
+        let sub = match (&vertex_uv, block) {
+            (None, Some(_)) => page_rect(s.lightmap_rect),
+            _ => None,
+        };
         let luxels = |k: usize, st: [f32; 2]| match (&vertex_uv, block) {
             (Some(uv), _) => uv[k],
-            (None, Some(_)) => Vec2::from(st) * 128.0,
+            (None, Some(_)) => Vec2::from(st) * 128.0 - sub.map_or(Vec2::ZERO, |r| Vec2::new(r[0] as f32, r[1] as f32)),
             (None, None) => Vec2::splat(0.5),
         };
         let positions: Vec<Vec3> = vertices.iter().map(|v| Vec3::from(v.position)).collect();
@@ -511,7 +516,7 @@ fn surfaces(
         level_surface[i] = Some(out.len() as u32);
         report.file_surface.push(i as u32);
         report.faithful += materials.faithful[s.shader as usize] as usize;
-        block_of.push(block);
+        block_of.push(block.map(|b| (b, sub)));
         out.push(Surface {
             vertices: vertices
                 .iter()
@@ -550,7 +555,15 @@ fn surfaces(
         problem: format!("do not pack into an atlas: {error}"),
     })?;
     for (s, b) in out.iter_mut().zip(block_of) {
-        s.lightmap = b.map(|b| rects[b]);
+        s.lightmap = b.map(|(b, sub)| match sub {
+            Some([x, y, w, h]) => lanthorn_level::LightmapRect {
+                x: rects[b].x + x,
+                y: rects[b].y + y,
+                width: w,
+                height: h,
+            },
+            None => rects[b],
+        });
     }
     Ok((out, level_surface, lightmaps))
 }
@@ -578,6 +591,12 @@ fn plane_normal(stored: Vec3, positions: &[Vec3], indices: &[u32]) -> Vec3 {
         true => n,
         false => Vec3::ZERO,
     }
+}
+
+/// A surface's rectangle on its lightmap page (x, y, width, height), when it lies on the page.
+fn page_rect([x, y, w, h]: [i32; 4]) -> Option<[u32; 4]> {
+    let fits = x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 128 && y + h <= 128;
+    fits.then(|| [x as u32, y as u32, w as u32, h as u32])
 }
 
 /// A luxel as the level stores it: Quake 3's ×4, clamped keeping the colour, halved.

@@ -173,6 +173,7 @@ fn surface(r: &[u8]) -> Result<Surface, String> {
         vertices,
         indices,
         lightmap: i32_at(r, 28),
+        lightmap_rect: [i32_at(r, 32), i32_at(r, 36), i32_at(r, 40), i32_at(r, 44)],
         normal: f3(r, 84),
         patch,
     })

@@ -189,6 +189,9 @@ pub struct Surface {
     pub indices: Range<u32>,
     /// Its lightmap page, negative for none (vertex lit).
     pub lightmap: i32,
+    /// Where on its page its luxels lie: x, y, width, height (as q3map2 writes them; checked
+    /// against the page where used).
+    pub lightmap_rect: [i32; 4],
     /// A planar surface's plane normal (the front, the open side); meaningless for others.
     pub normal: [f32; 3],
     /// For a patch, its control grid's width and height (odd, at least 3); otherwise 0.
