@@ -147,6 +147,8 @@ def engine(map_name, game, home, timed, frames):
             "+set", "cg_draw2D", "0", "+set", "cg_drawGun", "0", "+set", "com_introplayed", "1",
             "+set", "sv_pure", "0", "+set", "com_maxfps", "125", "+set", "timelimit", "1",
             "+set", "s_initsound", "0", "+set", "in_nograb", "1", "+set", "r_picmip", "0",
+            # The timed runs print every frame: none of it on the screen.
+            "+set", "con_notifytime", "-1",
             "+set", "r_textureMode", "GL_LINEAR_MIPMAP_LINEAR",
             "+devmap", map_name, "+exec", "lanthorn.cfg"]
     text = run(args, check=False, timeout=600)
