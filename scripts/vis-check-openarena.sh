@@ -51,7 +51,7 @@ missed = sum(r["report"]["missed_surfaces"]["portal"] for r in ok)
 pixels = sum(r["report"]["differing_pixels"]["portal"] for r in ok)
 holes = sum(r["report"]["through_holes"]["portal"][1] for r in ok)
 ratio = [r["report"]["submitted_over_visible"] for r in ok if r["views_kind"] == "random"]
-mean = lambda k: sum(x[k] for x in ratio) / max(len(ratio), 1)
+mean = lambda k: sum(x[k] for x in ratio if k in x) / max(sum(k in x for x in ratio), 1)
 print(f"{len(ok)} of {len(rows)} runs; {views} views; portal missed {missed} surfaces, {pixels} pixels "
       f"({pixels * 300 / max(views, 1):.2f} per 300 views); through holes (not counted) {holes} pixels; "
       f"random views' submitted/visible mean: portal {mean('portal'):.2f}, pvs {mean('pvs'):.2f}")
