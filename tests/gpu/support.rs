@@ -143,7 +143,10 @@ pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::Sea
         "pak6-patch085.pk3",
     ];
     let base = std::path::Path::new(BASEOA);
-    if !["pak0.pk3", "pak1-maps.pk3"].iter().all(|a| base.join(a).is_file()) {
+    if !["pak0.pk3", "pak1-maps.pk3"]
+        .iter()
+        .all(|a| base.join(a).is_file())
+    {
         return unavailable(
             "OpenArena's maps and shader scripts",
             "apt-get install openarena-data openarena-085-data",

@@ -505,7 +505,10 @@ fn surfaces(
         };
         let luxels = |k: usize, st: [f32; 2]| match (&vertex_uv, block) {
             (Some(uv), _) => uv[k],
-            (None, Some(_)) => Vec2::from(st) * 128.0 - sub.map_or(Vec2::ZERO, |r| Vec2::new(r[0] as f32, r[1] as f32)),
+            (None, Some(_)) => {
+                Vec2::from(st) * 128.0
+                    - sub.map_or(Vec2::ZERO, |r| Vec2::new(r[0] as f32, r[1] as f32))
+            }
             (None, None) => Vec2::splat(0.5),
         };
         let positions: Vec<Vec3> = vertices.iter().map(|v| Vec3::from(v.position)).collect();
@@ -555,15 +558,7 @@ fn surfaces(
         problem: format!("do not pack into an atlas: {error}"),
     })?;
     for (s, b) in out.iter_mut().zip(block_of) {
-        s.lightmap = b.map(|(b, sub)| match sub {
-            Some([x, y, w, h]) => lanthorn_level::LightmapRect {
-                x: rects[b].x + x,
-                y: rects[b].y + y,
-                width: w,
-                height: h,
-            },
-            None => rects[b],
-        });
+        s.lightmap = b.map(|(b, sub)| on_page(rects[b], sub));
     }
     Ok((out, level_surface, lightmaps))
 }
@@ -590,6 +585,22 @@ fn plane_normal(stored: Vec3, positions: &[Vec3], indices: &[u32]) -> Vec3 {
     match flat && along && n != Vec3::ZERO {
         true => n,
         false => Vec3::ZERO,
+    }
+}
+
+/// The atlas rectangle of a surface: its own part of its block's rectangle, or all of it.
+fn on_page(
+    block: lanthorn_level::LightmapRect,
+    sub: Option<[u32; 4]>,
+) -> lanthorn_level::LightmapRect {
+    match sub {
+        Some([x, y, width, height]) => lanthorn_level::LightmapRect {
+            x: block.x + x,
+            y: block.y + y,
+            width,
+            height,
+        },
+        None => block,
     }
 }
 
