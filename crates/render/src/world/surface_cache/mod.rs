@@ -250,7 +250,7 @@ impl SurfacePlan {
                 continue;
             }
             let usable =
-                e.region.level <= self.needed_level(&s) && e.scales == self.slot_scales(&s);
+                e.region.level <= self.level_to_bake(&s) && e.scales == self.slot_scales(&s);
             self.states[i] = if usable { state::CACHED } else { state::BAKE };
         }
         &self.states
@@ -275,7 +275,7 @@ impl SurfacePlan {
             if let Some(old) = self.entries[s as usize].take() {
                 self.alloc.deallocate(old.alloc);
             }
-            let level = self.needed_level(&surface);
+            let level = self.level_to_bake(&surface);
             // The first bake goes whatever its size: a surface larger than the budget waits
             // for nothing.
             if !bakes.is_empty() && Region::around(&surface, level).texels() > budget {
@@ -356,6 +356,18 @@ impl SurfacePlan {
         } else {
             0
         }
+    }
+
+    /// The level `s` is baked at: the one it needs, or the finest whose region fits the atlas
+    /// at all (a surface larger than the atlas at the level it needs was baked coarser, and
+    /// then found not fine enough and baked again, every frame).
+    fn level_to_bake(&self, s: &CacheSurface) -> u32 {
+        let fits = |level: u32| {
+            let size = Region::around(s, level).size;
+            size[0] <= ATLAS_SIZE && size[1] <= ATLAS_SIZE
+        };
+        let finest = (0..MAX_LEVEL).find(|&l| fits(l)).unwrap_or(MAX_LEVEL);
+        self.needed_level(s).max(finest)
     }
 
     /// Each slot's style brightness this frame (0 for an empty slot), as the shader sees them.

@@ -212,3 +212,32 @@ fn a_full_atlas_evicts_the_least_recently_drawn() {
     assert_eq!(b[0].region.level, 1);
     assert_eq!(plan.region(0), None);
 }
+
+/// A wall wider than the atlas at the level it needs is baked at the finest level that fits,
+/// and the next frame draws it from the cache instead of baking it again (Quake 3's large
+/// faces under 512-texel pictures were baked every frame).
+#[test]
+fn a_surface_larger_than_the_atlas_is_baked_once_at_the_finest_level_that_fits() {
+    let wide = ATLAS_SIZE as f32 * 1.5;
+    let mut plan = plan_of(vec![wall(Vec2::ZERO, wide, 64.0, None)]);
+    let eye = Vec3::new(wide / 2.0, -8.0, 32.0);
+    let scales = [1.0; MAX_STYLES];
+    assert_eq!(plan.needed_level(&plan.surfaces[0].unwrap()), 0);
+    assert_eq!(
+        plan.states(eye, 640.0, &scales, StyleMode::Normal)[0],
+        state::BAKE
+    );
+    let bakes = plan.plan(&[], &[0]);
+    assert_eq!(bakes.len(), 1);
+    assert_eq!(
+        bakes[0].region.level, 1,
+        "the finest level whose region fits"
+    );
+    for _ in 0..3 {
+        assert_eq!(
+            plan.states(eye, 640.0, &scales, StyleMode::Normal)[0],
+            state::CACHED
+        );
+        assert!(plan.plan(&[0], &[]).is_empty());
+    }
+}
