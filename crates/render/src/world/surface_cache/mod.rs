@@ -171,6 +171,8 @@ pub struct SurfacePlan {
     focal_px: f32,
     eye: Vec3,
     scales: [f32; MAX_STYLES],
+    /// Per surface: the finest level whose region fits the atlas (`finest_fit`).
+    finest: Vec<u32>,
 }
 
 impl SurfacePlan {
@@ -193,7 +195,12 @@ impl SurfacePlan {
     fn of(surfaces: Vec<Option<CacheSurface>>) -> SurfacePlan {
         let n = surfaces.len();
         let units = (ATLAS_SIZE / ALIGN) as i32;
+        let finest = surfaces
+            .iter()
+            .map(|s| s.as_ref().map_or(0, finest_fit))
+            .collect();
         SurfacePlan {
+            finest,
             surfaces,
             entries: vec![None; n],
             states: vec![state::DIRECT; n],
@@ -250,7 +257,7 @@ impl SurfacePlan {
                 continue;
             }
             let usable =
-                e.region.level <= self.level_to_bake(&s) && e.scales == self.slot_scales(&s);
+                e.region.level <= self.level_to_bake(i, &s) && e.scales == self.slot_scales(&s);
             self.states[i] = if usable { state::CACHED } else { state::BAKE };
         }
         &self.states
@@ -275,7 +282,7 @@ impl SurfacePlan {
             if let Some(old) = self.entries[s as usize].take() {
                 self.alloc.deallocate(old.alloc);
             }
-            let level = self.level_to_bake(&surface);
+            let level = self.level_to_bake(s as usize, &surface);
             // The first bake goes whatever its size: a surface larger than the budget waits
             // for nothing.
             if !bakes.is_empty() && Region::around(&surface, level).texels() > budget {
@@ -358,16 +365,11 @@ impl SurfacePlan {
         }
     }
 
-    /// The level `s` is baked at: the one it needs, or the finest whose region fits the atlas
-    /// at all (a surface larger than the atlas at the level it needs was baked coarser, and
-    /// then found not fine enough and baked again, every frame).
-    fn level_to_bake(&self, s: &CacheSurface) -> u32 {
-        let fits = |level: u32| {
-            let size = Region::around(s, level).size;
-            size[0] <= ATLAS_SIZE && size[1] <= ATLAS_SIZE
-        };
-        let finest = (0..MAX_LEVEL).find(|&l| fits(l)).unwrap_or(MAX_LEVEL);
-        self.needed_level(s).max(finest)
+    /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region
+    /// fits the atlas at all (a surface larger than the atlas at the level it needs was baked
+    /// coarser, and then found not fine enough and baked again, every frame).
+    fn level_to_bake(&self, i: usize, s: &CacheSurface) -> u32 {
+        self.needed_level(s).max(self.finest[i])
     }
 
     /// Each slot's style brightness this frame (0 for an empty slot), as the shader sees them.
@@ -390,6 +392,15 @@ impl SurfacePlan {
             .flatten()
             .map(|e| e.region)
     }
+}
+
+/// The finest level at which `s`'s region fits the atlas.
+fn finest_fit(s: &CacheSurface) -> u32 {
+    let fits = |level: u32| {
+        let size = Region::around(s, level).size;
+        size[0] <= ATLAS_SIZE && size[1] <= ATLAS_SIZE
+    };
+    (0..MAX_LEVEL).find(|&l| fits(l)).unwrap_or(MAX_LEVEL)
 }
 
 /// Whether one of `styles`' slots animates in `mode` (those surfaces are drawn directly: they
