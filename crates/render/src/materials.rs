@@ -340,23 +340,24 @@ pub fn sky_box_cube(level: &lanthorn_level::Level) -> Option<(u32, Vec<Vec<u8>>)
         return None;
     }
     let n = pictures.iter().map(|m| m.width).max()?.clamp(1, 1024);
-    let layers = (0..6)
+    let layers = cube_faces(n, |d| sky_box_texel(&pictures, d));
+    Some((n, layers))
+}
+
+/// The six layers of an `n`² cube, each texel `texel` of the direction through its centre.
+fn cube_faces(n: u32, texel: impl Fn(glam::Vec3) -> [u8; 4]) -> Vec<Vec<u8>> {
+    (0..6)
         .map(|f| {
             let mut px = Vec::with_capacity((n * n * 4) as usize);
             for y in 0..n {
                 for x in 0..n {
-                    let d = skybox_direction(
-                        f,
-                        (x as f32 + 0.5) / n as f32,
-                        (y as f32 + 0.5) / n as f32,
-                    );
-                    px.extend_from_slice(&sky_box_texel(&pictures, d));
+                    let (u, v) = ((x as f32 + 0.5) / n as f32, (y as f32 + 0.5) / n as f32);
+                    px.extend_from_slice(&texel(skybox_direction(f, u, v)));
                 }
             }
             px
         })
-        .collect();
-    Some((n, layers))
+        .collect()
 }
 
 /// The texel of the sky box's pictures seen along `d`.
@@ -409,24 +410,10 @@ pub fn skybox_texture(gpu: &Gpu, level: &lanthorn_level::Level) -> (wgpu::Textur
     if let Some(name) = cubemap.filter(|_| faces.is_none()) {
         if name.starts_with("procedural:") {
             let n = 128u32;
-            let data = (0..6)
-                .map(|f| {
-                    let mut px = Vec::with_capacity((n * n * 4) as usize);
-                    for y in 0..n {
-                        for x in 0..n {
-                            let d = skybox_direction(
-                                f,
-                                (x as f32 + 0.5) / n as f32,
-                                (y as f32 + 0.5) / n as f32,
-                            );
-                            let c = procedural_sky(d);
-                            px.extend(c.iter().map(|v| (v * 255.0).round() as u8));
-                            px.push(255);
-                        }
-                    }
-                    px
-                })
-                .collect();
+            let data = cube_faces(n, |d| {
+                let c = procedural_sky(d).map(|v| (v * 255.0).round() as u8);
+                [c[0], c[1], c[2], 255]
+            });
             faces = Some((n, data));
         } else {
             let loaded: Result<Vec<image::RgbaImage>, String> = SKYBOX_SUFFIXES
