@@ -1,5 +1,5 @@
-//! Portals between open leaves, generated from the node tree the way qbsp portalizes: a large
-//! polygon on each node's plane, clipped to the node's region by its ancestors' planes, then
+//! Portals between open leaves (and the planes bounding a leaf, `path_planes`), generated from
+//! the node tree the way qbsp portalizes: a large polygon on each node's plane, clipped to the node's region by its ancestors' planes, then
 //! pushed down both subtrees and split until every piece lies between one leaf of the front
 //! subtree and one of the back subtree. Pieces with an open leaf on both sides are portals.
 //! All in f64. A portal's polygon lies on its node's plane, wound counter-clockwise seen from
@@ -7,8 +7,9 @@
 
 use glam::DVec3;
 
+use lanthorn_geom::Plane;
 use lanthorn_geom::{DPlane, DPolygon};
-use lanthorn_level::{Bsp, BspChild, Portal};
+use lanthorn_level::{Bsp, BspChild, BspNode, Portal};
 
 /// Distance within which a point counts as on a plane.
 pub(crate) const ON_EPSILON: f64 = 1e-3;
@@ -146,4 +147,23 @@ pub(crate) fn generate(
         }
     }
     portals
+}
+
+/// The planes bounding a leaf whose parent is node `leaf_parent` (and side: 0 front, 1 back):
+/// each node's plane on the path from the root, facing into the leaf, root first. `parent`
+/// gives each node's parent and side.
+pub(crate) fn path_planes(
+    nodes: &[BspNode],
+    parent: &[Option<(u32, u8)>],
+    leaf_parent: (u32, u8),
+) -> Vec<Plane> {
+    let mut planes = Vec::new();
+    let mut at = Some(leaf_parent);
+    while let Some((n, side)) = at {
+        let pl = nodes[n as usize].plane;
+        planes.push(if side == 0 { pl } else { pl.flipped() });
+        at = parent[n as usize];
+    }
+    planes.reverse();
+    planes
 }

@@ -201,14 +201,7 @@ fn open_leaf_cells(
         let Some(lp) = *lp else { continue };
         let lf: &RawLeaf = &l.leafs[li];
         let medium = medium_of(lf.contents).flatten().unwrap_or(Medium::Air);
-        let mut planes = Vec::new();
-        let mut at = Some(lp);
-        while let Some((n, side)) = at {
-            let pl = nodes[n as usize].plane;
-            planes.push(if side == 0 { pl } else { pl.flipped() });
-            at = parent[n as usize];
-        }
-        planes.reverse();
+        let planes = crate::portalize::path_planes(nodes, parent, lp);
         let mins = Vec3::new(lf.mins[0] as f32, lf.mins[1] as f32, lf.mins[2] as f32);
         let maxs = Vec3::new(lf.maxs[0] as f32, lf.maxs[1] as f32, lf.maxs[2] as f32);
         leaf_cell[li] = Some(cells.len() as u32);

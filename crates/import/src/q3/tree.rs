@@ -127,14 +127,7 @@ fn open_leaf_cells(
     let (mut cells, mut cell_leaf) = (Vec::new(), Vec::new());
     for (li, lp) in leaf_parent.iter().enumerate() {
         let Some(lp) = *lp else { continue };
-        let mut planes = Vec::new();
-        let mut at = Some(lp);
-        while let Some((n, side)) = at {
-            let pl = nodes[n as usize].plane;
-            planes.push(if side == 0 { pl } else { pl.flipped() });
-            at = parent[n as usize];
-        }
-        planes.reverse();
+        let planes = crate::portalize::path_planes(nodes, parent, lp);
         let lf = &map.leaves[li];
         let (mins, maxs) = (
             Vec3::from(lf.mins.map(|v| v as f32)),
