@@ -1,7 +1,8 @@
 //! Portals between open leaves (and the planes bounding a leaf, `path_planes`), generated from
-//! the node tree the way qbsp portalizes: a large polygon on each node's plane, clipped to the node's region by its ancestors' planes, then
-//! pushed down both subtrees and split until every piece lies between one leaf of the front
-//! subtree and one of the back subtree. Pieces with an open leaf on both sides are portals.
+//! the node tree the way qbsp portalizes: a large polygon on each node's plane, clipped to the
+//! node's region by its ancestors' planes, then pushed down both subtrees and split until every
+//! piece lies between one leaf of the front subtree and one of the back subtree. Pieces with an
+//! open leaf on both sides are portals.
 //! All in f64. A portal's polygon lies on its node's plane, wound counter-clockwise seen from
 //! the plane's front (positive) side, where its `front` cell is.
 
