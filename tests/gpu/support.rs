@@ -131,18 +131,7 @@ pub(crate) fn solid_ids(
 /// a map a later package adds or replaces (held out for checking afterwards) is never read.
 /// Skips or fails as `unavailable` decides when they are not installed.
 pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::SearchPath> {
-    const BASEOA: &str = "/usr/share/games/openarena/baseoa";
-    const ARCHIVES: [&str; 8] = [
-        "pak0.pk3",
-        "pak1-maps.pk3",
-        "pak2-players-mature.pk3",
-        "pak2-players.pk3",
-        "pak4-textures.pk3",
-        "pak5-TA.pk3",
-        "pak6-misc.pk3",
-        "pak6-patch085.pk3",
-    ];
-    let base = std::path::Path::new(BASEOA);
+    let base = std::path::Path::new(lanthorn_testdata::OPENARENA_BASEOA);
     if !["pak0.pk3", "pak1-maps.pk3"]
         .iter()
         .all(|a| base.join(a).is_file())
@@ -155,7 +144,7 @@ pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::Sea
     let dir = std::env::temp_dir().join(format!("lanthorn-openarena-{}", std::process::id()));
     let game = dir.join("baseoa");
     std::fs::create_dir_all(&game).unwrap();
-    for name in ARCHIVES {
+    for name in lanthorn_testdata::OPENARENA_DEVELOPMENT_PK3S {
         let (from, to) = (base.join(name), game.join(name));
         if from.is_file() && !to.exists() {
             std::os::unix::fs::symlink(&from, &to).unwrap();

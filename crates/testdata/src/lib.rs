@@ -229,3 +229,20 @@ pub fn box_brush<T: std::fmt::Display>(a: [T; 3], b: [T; 3], tex: &str) -> Strin
          ( {x0} {y0} {z1} ) ( {x0} {y1} {z1} ) ( {x1} {y0} {z1} ) {tex} 0 0 0 1 1\n}}\n"
     )
 }
+
+/// Where Debian installs OpenArena's game folder.
+pub const OPENARENA_BASEOA: &str = "/usr/share/games/openarena/baseoa";
+
+/// OpenArena's archives from the Debian packages maps are developed and tested with
+/// (`openarena-data`, `openarena-081-*`, `openarena-085-data`): the maps that later packages
+/// add (`openarena-088-data`, `openarena-oacmp1`) are held out for checking afterwards.
+pub const OPENARENA_DEVELOPMENT_PK3S: [&str; 8] = [
+    "pak0.pk3",
+    "pak1-maps.pk3",
+    "pak2-players-mature.pk3",
+    "pak2-players.pk3",
+    "pak4-textures.pk3",
+    "pak5-TA.pk3",
+    "pak6-misc.pk3",
+    "pak6-patch085.pk3",
+];

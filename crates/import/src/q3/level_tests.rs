@@ -12,7 +12,7 @@ use crate::pk3::Pk3;
 use crate::q3::{read, Ibsp};
 
 /// OpenArena's game folder, where Debian installs it.
-const BASEOA: &str = "/usr/share/games/openarena/baseoa";
+const BASEOA: &str = lanthorn_testdata::OPENARENA_BASEOA;
 
 /// The development packages' archives in Quake 3's order (the last by name first).
 fn archives() -> Option<Vec<Pk3>> {
@@ -21,8 +21,11 @@ fn archives() -> Option<Vec<Pk3>> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| crate::q3::DEVELOPMENT_PK3S.iter().any(|d| n == *d))
+            p.file_name().is_some_and(|n| {
+                lanthorn_testdata::OPENARENA_DEVELOPMENT_PK3S
+                    .iter()
+                    .any(|d| n == *d)
+            })
         })
         .collect();
     paths.sort();

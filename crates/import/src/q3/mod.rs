@@ -251,21 +251,6 @@ pub struct Ibsp {
     pub visibility: Option<Visibility>,
 }
 
-/// OpenArena's archives from the Debian packages maps are developed and tested with
-/// (`openarena-data`, `openarena-081-*`, `openarena-085-data`): the maps that later packages
-/// add (`openarena-088-data`, `openarena-oacmp1`) are held out for checking afterwards.
-#[cfg(test)]
-pub(crate) const DEVELOPMENT_PK3S: [&str; 8] = [
-    "pak0.pk3",
-    "pak1-maps.pk3",
-    "pak2-players-mature.pk3",
-    "pak2-players.pk3",
-    "pak4-textures.pk3",
-    "pak5-TA.pk3",
-    "pak6-misc.pk3",
-    "pak6-patch085.pk3",
-];
-
 /// Bytes of one lightmap page.
 pub const LIGHTMAP_BYTES: usize = 128 * 128 * 3;
 

@@ -208,14 +208,17 @@ fn leaves_reached(map: &Ibsp) -> Vec<u32> {
 /// OpenArena's maps from Debian's pk3 files: each reads, and holds what q3map2 writes.
 #[test]
 fn openarenas_maps_read_and_hold_what_q3map2_writes() {
-    let base = std::path::Path::new("/usr/share/games/openarena/baseoa");
+    let base = std::path::Path::new(lanthorn_testdata::OPENARENA_BASEOA);
     let mut pk3s: Vec<std::path::PathBuf> = match std::fs::read_dir(base) {
         Ok(dir) => dir.flatten().map(|e| e.path()).collect(),
         Err(_) => return lanthorn_testdata::missing_realdata(base),
     };
     pk3s.retain(|p| {
-        p.file_name()
-            .is_some_and(|n| DEVELOPMENT_PK3S.iter().any(|d| n == *d))
+        p.file_name().is_some_and(|n| {
+            lanthorn_testdata::OPENARENA_DEVELOPMENT_PK3S
+                .iter()
+                .any(|d| n == *d)
+        })
     });
     let (mut maps, mut surfaces, mut patches, mut with_vis) = (0, 0, 0, 0);
     for path in &pk3s {
