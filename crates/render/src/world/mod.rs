@@ -3,6 +3,8 @@
 //! visible cell or object, one indexed indirect sub-draw per record, and one
 //! `multi_draw_indexed_indirect` per pipeline (opaque, sky, liquid).
 
+mod batches;
+mod borrowed;
 mod count_pass;
 mod create;
 use self::create::world_module;
@@ -614,128 +616,8 @@ impl Pass for WorldPass {
     }
 }
 
-/// What the passes that draw the world's prepared draws again another way (ids, fragment
-/// counts, the wireframe) take of it.
-impl WorldPass {
-    /// Unique to this world and its shader variant: a pass that made pipelines from
-    /// `module()` makes them again when it changes.
-    pub(crate) fn shading_stamp(&self) -> u64 {
-        self.shading.stamp
-    }
-
-    /// The shader module of this variant and the world's pipeline layout (group 0).
-    pub(crate) fn shader(&self) -> (&wgpu::ShaderModule, &wgpu::PipelineLayout) {
-        (&self.shading.module, &self.shading.pipeline_layout)
-    }
-
-    /// The scene format the world draws into.
-    pub(crate) fn color_format(&self) -> wgpu::TextureFormat {
-        self.shading.color_format
-    }
-
-    /// Whether the module clips octagons with clip distances, and whether the device can.
-    pub(crate) fn clip_distances(&self) -> (bool, bool) {
-        (
-            self.shading.clip_distances,
-            self.shading.device_clip_distances,
-        )
-    }
-
-    /// Binds group 0 (filtered as this frame, or with every octagon open: `open_octagons`)
-    /// and the mesh.
-    pub(crate) fn bind_mesh(&self, pass: &mut wgpu::RenderPass<'_>, open_octagons: bool) {
-        let group = match open_octagons {
-            true => &self.buffers.open_octagons.1,
-            false => &self.shading.bind_groups[self.shading.linear_filtering as usize],
-        };
-        pass.set_bind_group(0, group, &[]);
-        pass.set_vertex_buffer(0, self.buffers.vertex_buffer.slice(..));
-        pass.set_index_buffer(
-            self.buffers.index_buffer.slice(..),
-            wgpu::IndexFormat::Uint32,
-        );
-    }
-
-    /// This frame's draw list.
-    pub(crate) fn draw_list(&self) -> &DrawList {
-        self.draws.list()
-    }
-
-    /// Whether back faces hide what is behind them (levels with outdoor cells).
-    pub(crate) fn back_faces_occlude(&self) -> bool {
-        self.debug.back_faces_occlude
-    }
-
-    /// The mirrors' and teleporters' polygons as triangles.
-    fn portal_triangles(&self) -> &id_pass::PortalTriangles {
-        &self.debug.portal_triangles
-    }
-}
-
 /// A stamp no world's shading has had (`WorldPass::shading_stamp`).
 fn next_stamp() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
-impl WorldPass {
-    /// The surface cache's bake passes this frame (see `Pass::offscreen`).
-    fn bake_passes(&self) -> Vec<Offscreen<'_>> {
-        self.cache
-            .atlas
-            .as_ref()
-            .map(|a| a.bake_passes())
-            .unwrap_or_default()
-    }
-
-    /// Which camera surfaces go through `fs_main` this frame (`WorldPipelines::full_kinds`),
-    /// making their pipelines on first use.
-    fn use_full_shading(&mut self, gpu: &Gpu, reflects: bool) {
-        let tinted = self.debug.tinted;
-        self.shading.full_kinds = SurfaceKind::ALL.map(|kind| match kind {
-            SurfaceKind::Fence => false,
-            SurfaceKind::Liquid => tinted || reflects,
-            SurfaceKind::Opaque | SurfaceKind::Sky => tinted,
-        });
-        for kind in SurfaceKind::ALL {
-            if !self.shading.full_kinds[kind as usize] {
-                continue;
-            }
-            self.shading.full[kind as usize].get_or_init(|| {
-                pipelines::full_shading_pipeline(
-                    &gpu.device,
-                    self.color_layout(),
-                    &self.shading.module,
-                    self.shading.color_format,
-                    kind,
-                )
-            });
-        }
-    }
-
-    /// The pipeline a colour batch other than the cached one draws with this frame.
-    fn batch_pipeline(&self, batch: usize) -> &wgpu::RenderPipeline {
-        let (class, kind) = draws::batch_class_kind(batch);
-        let full = (class == draws::ViewClass::Camera && self.shading.full_kinds[kind as usize])
-            .then(|| self.shading.full[kind as usize].get())
-            .flatten();
-        full.unwrap_or(&self.shading.pipelines[batch])
-    }
-
-    /// Draws batch commands `first..first + count` with the pipeline set.
-    pub(crate) fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
-        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
-        if self.use_indirect {
-            pass.multi_draw_indexed_indirect(&self.buffers.indirect, first as u64 * stride, count);
-            return;
-        }
-        let list = self.draws.list();
-        for c in &list.commands[first as usize..(first + count) as usize] {
-            pass.draw_indexed(
-                c.first_index..c.first_index + c.index_count,
-                0,
-                c.first_instance..c.first_instance + 1,
-            );
-        }
-    }
 }

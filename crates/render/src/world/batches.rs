@@ -1,0 +1,65 @@
+//! Which pipeline draws each batch of the world's draws this frame, and drawing a batch.
+
+use super::*;
+
+impl WorldPass {
+    /// The surface cache's bake passes this frame (see `Pass::offscreen`).
+    pub(super) fn bake_passes(&self) -> Vec<Offscreen<'_>> {
+        self.cache
+            .atlas
+            .as_ref()
+            .map(|a| a.bake_passes())
+            .unwrap_or_default()
+    }
+
+    /// Which camera surfaces go through `fs_main` this frame (`WorldPipelines::full_kinds`),
+    /// making their pipelines on first use.
+    pub(super) fn use_full_shading(&mut self, gpu: &Gpu, reflects: bool) {
+        let tinted = self.debug.tinted;
+        self.shading.full_kinds = SurfaceKind::ALL.map(|kind| match kind {
+            SurfaceKind::Fence => false,
+            SurfaceKind::Liquid => tinted || reflects,
+            SurfaceKind::Opaque | SurfaceKind::Sky => tinted,
+        });
+        for kind in SurfaceKind::ALL {
+            if !self.shading.full_kinds[kind as usize] {
+                continue;
+            }
+            self.shading.full[kind as usize].get_or_init(|| {
+                pipelines::full_shading_pipeline(
+                    &gpu.device,
+                    self.color_layout(),
+                    &self.shading.module,
+                    self.shading.color_format,
+                    kind,
+                )
+            });
+        }
+    }
+
+    /// The pipeline a colour batch other than the cached one draws with this frame.
+    pub(super) fn batch_pipeline(&self, batch: usize) -> &wgpu::RenderPipeline {
+        let (class, kind) = draws::batch_class_kind(batch);
+        let full = (class == draws::ViewClass::Camera && self.shading.full_kinds[kind as usize])
+            .then(|| self.shading.full[kind as usize].get())
+            .flatten();
+        full.unwrap_or(&self.shading.pipelines[batch])
+    }
+
+    /// Draws batch commands `first..first + count` with the pipeline set.
+    pub(crate) fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
+        let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;
+        if self.use_indirect {
+            pass.multi_draw_indexed_indirect(&self.buffers.indirect, first as u64 * stride, count);
+            return;
+        }
+        let list = self.draws.list();
+        for c in &list.commands[first as usize..(first + count) as usize] {
+            pass.draw_indexed(
+                c.first_index..c.first_index + c.index_count,
+                0,
+                c.first_instance..c.first_instance + 1,
+            );
+        }
+    }
+}
