@@ -251,8 +251,9 @@ impl Check<'_> {
             (&img.solid, &truth.images.solid, &truth.reversed.solid),
             (&img.liquid, &truth.images.liquid, &truth.reversed.liquid),
         ];
+        let mut solid_apart = vec![false; img.solid.len()];
         let mut pixels = 0;
-        for (culled, a, b) in layers {
+        for (layer, (culled, a, b)) in layers.into_iter().enumerate() {
             for i in 0..culled.len() {
                 let id = if a[i] != 0 { a[i] } else { b[i] };
                 let apart = |id| through(i, id) || !self.holes.faces_eye(self.level, &hv, id);
@@ -260,9 +261,20 @@ impl Check<'_> {
                     let t = |other| self.holes.depth_tie(self.level, &hv, i, culled[i], other);
                     culled[i] != 0 && a[i] != 0 && (t(a[i]) || t(b[i]))
                 };
-                if culled[i] != a[i] && culled[i] != b[i] && id != 0 && apart(id) && !tie() {
-                    pixels += 1;
+                if culled[i] == a[i] || culled[i] == b[i] {
+                    continue;
                 }
+                // Liquid the truth has none of here lies behind the truth's solid surface, so
+                // it shows because that surface is missing: apart when the surface is.
+                let hidden_liquid = layer == 1 && id == 0;
+                let counted_apart = match hidden_liquid {
+                    true => solid_apart[i],
+                    false => id != 0 && apart(id) && !tie(),
+                };
+                if layer == 0 {
+                    solid_apart[i] = counted_apart;
+                }
+                pixels += u64::from(counted_apart);
             }
         }
         let missed = |id: u32| {

@@ -85,17 +85,20 @@ impl Holes {
         !self.one_view || n.dot(view.eye - v.position - origin) > 0.01
     }
 
-    /// Whether pixel `i` of the view shows surface id `id` (surface + 1) only through solid:
-    /// the line from the eye to where the pixel's ray meets the surface's plane (stopped a
-    /// unit short of it, which has solid behind it) runs through solid.
+    /// Whether pixel `i` of the view shows surface id `id` (surface + 1) only through solid
+    /// (the line from the eye to where the pixel's ray meets the surface's plane, stopped a
+    /// unit short of it, which has solid behind it, runs through solid) or through a crack.
     pub(super) fn through_solid(&self, level: &Level, view: &HoleView, i: usize, id: u32) -> bool {
-        self.sight(level, view, i, id) == Sight::ThroughSolid
+        matches!(
+            self.sight(level, view, i, id),
+            Sight::ThroughSolid | Sight::Crack
+        )
     }
 
     /// What pixel `i` showing surface id `id` is: a sight through open space, a line through
-    /// solid, or a graze: its ray meets the surface's plane outside the surface or within
-    /// 1/64 of a pixel of its outline, so the rasterizer covered it by rounding the projected
-    /// edge (the rasterizer snaps vertices to a fraction of a pixel).
+    /// solid, a crack (`Holes::crack`), or a graze: its ray meets the surface's plane outside
+    /// the surface or within 1/64 of a pixel of its outline, so the rasterizer covered it by
+    /// rounding the projected edge (the rasterizer snaps vertices to a fraction of a pixel).
     pub(super) fn sight(&self, level: &Level, view: &HoleView, i: usize, id: u32) -> Sight {
         let Some(s) = (id as usize)
             .checked_sub(1)
@@ -108,22 +111,19 @@ impl Holes {
         }
         let origin = self.origin_of(id as usize - 1, view.origins);
         let eye = view.eye;
-        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, eye);
+        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, (0.0, 0.0), eye);
+        let open = |t: f32| match self.crack(level, view, i, t) {
+            true => Sight::Crack,
+            false => Sight::Open,
+        };
         if s.normal == Vec3::ZERO {
             // No plane (a curved or merged surface): where the ray meets its triangles.
             return match ray_hit(s, eye - origin, dir) {
                 None => Sight::Graze,
-                Some(t)
-                    if t > 1.0
-                        && level.segment_crosses_solid(
-                            eye,
-                            eye + dir * (t - 1.0),
-                            crate::level::GRAZE,
-                        ) =>
-                {
+                Some(t) if t > 1.0 && self.blocked(level, eye, eye + dir * (t - 1.0)) => {
                     Sight::ThroughSolid
                 }
-                Some(_) => Sight::Open,
+                Some(t) => open(t),
             };
         }
         let on_plane = s.vertices[0].position + origin;
@@ -131,17 +131,40 @@ impl Holes {
         if !t.is_finite() || t <= 1.0 {
             return Sight::Open;
         }
-        if level.segment_crosses_solid(eye, eye + dir * (t - 1.0), crate::level::GRAZE) {
+        if self.blocked(level, eye, eye + dir * (t - 1.0)) {
             return Sight::ThroughSolid;
         }
         // Within 1/64 of a pixel of the edge, seen from here, the rasterizer's rounding decides.
         let pixel = 2.0 / view.size.0 as f32;
         let margin = t * pixel / 64.0 / s.normal.dot(dir).abs().max(0.05);
         if meets_inside(s, eye + dir * t - origin, margin) {
-            Sight::Open
+            open(t)
         } else {
             Sight::Graze
         }
+    }
+
+    fn blocked(&self, level: &Level, a: Vec3, b: Vec3) -> bool {
+        level.segment_crosses_solid(a, b, crate::level::GRAZE)
+    }
+
+    /// Whether pixel `i`'s open sight, `t` long, runs through a crack: the sights half a
+    /// pixel to either side of it, across or down, both meet solid. Where two walls touch
+    /// along an edge (one's floor, the other's side) the line through the edge is open for
+    /// no width at all; the rasterizer shows what lies beyond on that line only where the
+    /// two walls' outlines round apart (their edges end at different vertices).
+    fn crack(&self, level: &Level, view: &HoleView, i: usize, t: f32) -> bool {
+        if t <= 1.0 {
+            return false;
+        }
+        let blocked = |offset: (f32, f32)| {
+            let dir = pixel_ray(&view.inverse_view_proj, view.size, i, offset, view.eye);
+            let end = view.eye + dir * (t - 1.0);
+            level.segment_crosses_solid(view.eye, end, crate::level::GRAZE * 0.1)
+        };
+        [(0.5, 0.0), (0.0, 0.5)]
+            .into_iter()
+            .any(|(x, y)| blocked((x, y)) && blocked((-x, -y)))
     }
 }
 
@@ -157,7 +180,7 @@ impl Holes {
         a: u32,
         b: u32,
     ) -> bool {
-        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, view.eye);
+        let dir = pixel_ray(&view.inverse_view_proj, view.size, i, (0.0, 0.0), view.eye);
         let depth = |id: u32| {
             let s = (id as usize).checked_sub(1)?;
             let origin = self.origin_of(s, view.origins);
@@ -232,11 +255,21 @@ pub(super) enum Sight {
     Open,
     ThroughSolid,
     Graze,
+    /// An open line no wider than a pixel between walls that touch (`Holes::crack`).
+    Crack,
 }
 
-/// The unit direction of pixel `i`'s ray (through its centre) from `eye`.
-fn pixel_ray(inverse_view_proj: &Mat4, (w, h): (u32, u32), i: usize, eye: Vec3) -> Vec3 {
-    let (x, y) = ((i % w as usize) as f32, (i / w as usize) as f32);
+/// The unit direction from `eye` of pixel `i`'s ray through its centre moved by `offset`
+/// pixels (right, down).
+fn pixel_ray(
+    inverse_view_proj: &Mat4,
+    (w, h): (u32, u32),
+    i: usize,
+    offset: (f32, f32),
+    eye: Vec3,
+) -> Vec3 {
+    let x = (i % w as usize) as f32 + offset.0;
+    let y = (i / w as usize) as f32 + offset.1;
     let ndc = Vec4::new(
         (x + 0.5) / w as f32 * 2.0 - 1.0,
         1.0 - (y + 0.5) / h as f32 * 2.0,
@@ -246,3 +279,7 @@ fn pixel_ray(inverse_view_proj: &Mat4, (w, h): (u32, u32), i: usize, eye: Vec3) 
     let p = *inverse_view_proj * ndc;
     (p.truncate() / p.w - eye).normalize_or_zero()
 }
+
+#[cfg(test)]
+#[path = "holes_tests.rs"]
+mod tests;

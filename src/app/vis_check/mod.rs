@@ -75,7 +75,8 @@ pub struct MethodTotals {
     /// what lies behind, GLQuake's PVS does not).
     pub at_cut_walls: (u64, u64),
     /// Missed surfaces and differing pixels the truth shows only through holes in the level
-    /// (`holes`: along a line through solid), counted apart from the two above.
+    /// (`holes`: along a line through solid, or through a crack no wider than a pixel where
+    /// walls touch), counted apart from the two above.
     pub through_holes: (u64, u64),
     /// Missed surfaces the truth shows only as grazes of their edges (`holes::Sight::Graze`:
     /// no pixel's ray meets the surface itself), counted apart from `missed_surfaces`; their
@@ -403,7 +404,7 @@ impl VisCheckReport {
             }
             if m.through_holes != (0, 0) {
                 println!(
-                    "    not counted: seen only through holes in the level (along lines through solid): {} surfaces, {} pixels",
+                    "    not counted: seen only through holes in the level (along lines through solid, or cracks where walls touch): {} surfaces, {} pixels",
                     m.through_holes.0, m.through_holes.1
                 );
             }
