@@ -2,6 +2,7 @@
 //! compiled from the id map sources and on the imported id BSPs.
 
 use lanthorn::app::vis_check::{run, VisCheckOptions};
+use lanthorn::geom::CameraSpec;
 
 use crate::golden::quake_level;
 use crate::support::{gpu_fallbacks, unavailable};
@@ -320,8 +321,9 @@ fn portal_culling_misses_nothing_on_generated_levels() {
 }
 
 /// OpenArena's maps (Quake 3, from the Debian packages development uses): random and
-/// near-portal views on oa_dm4 and on oa_dm6, whose grates show rooms no portal leads to:
-/// portal culling misses no surface and leaves no differing pixel beyond depth ties.
+/// near-portal views on oa_dm4 and on oa_dm6, whose grates show rooms no portal leads to, and
+/// on oa_dm5, whose door shuts an area portal, with views before both sides of the door
+/// too: portal culling misses no surface and leaves no differing pixel beyond depth ties.
 #[test]
 fn portal_culling_misses_nothing_on_openarena_maps() {
     use lanthorn::app::views::ViewSampler;
@@ -329,9 +331,16 @@ fn portal_culling_misses_nothing_on_openarena_maps() {
     let Some(search) = crate::support::openarena_development_game() else {
         return;
     };
-    for name in ["oa_dm4", "oa_dm6"] {
+    for name in ["oa_dm4", "oa_dm6", "oa_dm5"] {
         let (level, _) = lanthorn::load::load_from_game(name, &search, Default::default(), None)
             .unwrap_or_else(|e| panic!("{e}"));
+        let doors = views_at_shut_doors(&level);
+        assert_eq!(
+            doors.is_empty(),
+            name != "oa_dm5",
+            "{name}: {} door views",
+            doors.len()
+        );
         for sampler in [ViewSampler::Random, ViewSampler::NearPortals] {
             let mut options = VisCheckOptions {
                 views: 40,
@@ -340,8 +349,11 @@ fn portal_culling_misses_nothing_on_openarena_maps() {
                 overdraw: false,
                 ..Default::default()
             };
-            options.views_list =
-                Some(lanthorn::app::vis_check::sample_views(&level, sampler, &options).unwrap());
+            let mut views = lanthorn::app::vis_check::sample_views(&level, sampler, &options);
+            if sampler == ViewSampler::NearPortals {
+                views.as_mut().unwrap().extend_from_slice(&doors);
+            }
+            options.views_list = Some(views.unwrap());
             let report = run(gpu, &level, &options).unwrap();
             report.print_table();
             let portal = &report.methods[0];
@@ -358,4 +370,32 @@ fn portal_culling_misses_nothing_on_openarena_maps() {
             );
         }
     }
+}
+
+/// Eyes 2 to 64 units before each side of every portal a door shuts, looking at its middle
+/// level, 30° up and 30° down.
+fn views_at_shut_doors(level: &lanthorn::level::Level) -> Vec<CameraSpec> {
+    let shut = level.objects.iter().flat_map(|o| &o.closes);
+    let mut views = Vec::new();
+    for portal in shut.map(|&p| &level.portals[p as usize]) {
+        let middle = portal.polygon.iter().sum::<glam::Vec3>() / portal.polygon.len() as f32;
+        for (side, d, pitch) in door_view_spots() {
+            let toward = -portal.plane.normal * side;
+            views.push(CameraSpec {
+                position: middle - toward * d,
+                yaw: toward.y.atan2(toward.x).to_degrees(),
+                pitch,
+            });
+        }
+    }
+    views
+}
+
+/// Each side, distance and pitch of `views_at_shut_doors`.
+fn door_view_spots() -> impl Iterator<Item = (f32, f32, f32)> {
+    [-1.0, 1.0].into_iter().flat_map(|side| {
+        [2.0, 6.0, 24.0, 64.0]
+            .into_iter()
+            .flat_map(move |d| [0.0, 30.0, -30.0].map(|pitch| (side, d, pitch)))
+    })
 }

@@ -82,6 +82,8 @@ pub fn apply(level: &mut Level, rules: SpawnRules) -> SpawnReport {
             // Quake's model bounds sit one unit inside the brushes.
             let size = (o.bounds.size() - Vec3::splat(2.0)).max(Vec3::ZERO);
             o.origin += open_offset(e, size);
+            // Open, it shuts no portal (a Quake 3 door's area portal).
+            o.closes.clear();
             report.opened.push(o.name.clone());
         }
         kept.push(o);
@@ -167,7 +169,8 @@ mod tests {
         assert!((at(&[("angle", "180")]) - Vec3::new(-8.0, 0.0, 0.0)).length() < 1e-4);
     }
 
-    /// `apply` drops the skill-flagged object and opens the START_OPEN one; others stay.
+    /// `apply` drops the skill-flagged object and opens the START_OPEN one, which then shuts
+    /// no portal; others stay, and shut theirs.
     #[test]
     fn apply_removes_and_opens() {
         let mut level = Level::default();
@@ -189,6 +192,7 @@ mod tests {
                 name: format!("*{}", i + 1),
                 entity: Some(i),
                 bounds: Aabb::new(Vec3::ZERO, Vec3::new(34.0, 66.0, 98.0)),
+                closes: vec![i, i + 1],
                 ..Default::default()
             });
         }
@@ -198,5 +202,7 @@ mod tests {
         assert_eq!(level.objects.len(), 2);
         assert_eq!(level.objects[0].origin, Vec3::new(0.0, 0.0, 88.0));
         assert_eq!(level.objects[1].origin, Vec3::ZERO);
+        assert!(level.objects[0].closes.is_empty());
+        assert_eq!(level.objects[1].closes, vec![2, 3]);
     }
 }

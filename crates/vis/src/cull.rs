@@ -150,10 +150,12 @@ impl Culler {
 
     /// A culler for `level` running `mode`.
     pub fn new(level: &Level, mode: CullMode) -> Culler {
+        let mut flow = PortalFlow::new(level);
+        super::movers::shut_still_doors(level, &mut flow.shut);
         Culler {
             mode,
             tracker: EyeTracker::new(),
-            flow: PortalFlow::new(level),
+            flow,
             links: ObjectLinks::new(level),
             object_stamp: Vec::new(),
             frame: 0,

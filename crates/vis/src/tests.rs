@@ -243,6 +243,56 @@ fn closing_a_portal_between_frames_hides_what_it_led_to() {
     assert_eq!(cells(&reopened), cells(&open));
 }
 
+/// A door that never moves (a Quake 3 door, shut as it spawns) shuts the portals it closes
+/// from the culler's first frame: the culler sees what a flow over the level without them sees.
+#[test]
+fn a_still_door_shuts_its_portals_from_the_first_frame() {
+    let mut level = maze(&MazeSpec::default());
+    let cam = Camera::new(
+        CameraSpec {
+            position: Vec3::new(128.0, 128.0, 64.0),
+            yaw: 45.0,
+            pitch: 0.0,
+        },
+        16.0 / 9.0,
+    );
+    let eye = level.locate(cam.position).unwrap();
+    let cells = |v: &VisibleSet| {
+        let mut c: Vec<u32> = v.cells.iter().map(|c| c.cell).collect();
+        c.sort_unstable();
+        c
+    };
+    let mut open = VisibleSet::default();
+    super::Culler::new(&level, super::CullMode::Portal).cull(&level, &cam, &mut open);
+    let doorway = (level.cells[eye as usize].portals.iter().copied())
+        .find(|&p| {
+            open.cells
+                .iter()
+                .any(|c| c.cell == level.portals[p as usize].other(eye))
+        })
+        .expect("the eye sees through a doorway");
+    let mut bounds = lanthorn_geom::Aabb::EMPTY;
+    for &v in &level.portals[doorway as usize].polygon {
+        bounds.add_point(v);
+    }
+    level.objects.push(lanthorn_level::Object {
+        name: "door".into(),
+        bounds,
+        closes: vec![doorway],
+        ..Default::default()
+    });
+    let mut shut = VisibleSet::default();
+    super::Culler::new(&level, super::CullMode::Portal).cull(&level, &cam, &mut shut);
+    let mut without = level.clone();
+    for c in &mut without.cells {
+        c.portals.retain(|&p| p != doorway);
+    }
+    let mut expected = VisibleSet::default();
+    PortalFlow::new(&without).run(&without, &cam, Some(eye), &mut expected);
+    assert_eq!(cells(&shut), cells(&expected));
+    assert!(cells(&shut).len() < cells(&open).len());
+}
+
 /// A room flooded to z 256, split by a pillar standing in the water (so several air cells lie
 /// over the water).
 fn flooded_room() -> lanthorn_level::Level {

@@ -132,7 +132,8 @@ pub fn to_level(
             problem: format!("(line {line}) {problem}"),
         }
     })?;
-    let objects = objects(map, &level_surface, &surfaces, &entities);
+    let mut objects = objects(map, &level_surface, &surfaces, &entities);
+    doors_close_area_portals(map, (&cells, &tree.cell_leaf), &entities, &mut objects);
     let pvs = pvs(map, &tree.cell_leaf);
     let mut materials = materials;
     let sky = sky(map, &scripts, files, &mut materials.list);
@@ -655,6 +656,39 @@ fn objects(
         })
         .filter(|o| !o.surfaces.is_empty())
         .collect()
+}
+
+/// A door shuts the area portal it stands in: Quake 3 separates the areas a door joins by an
+/// area-portal brush inside the door, and the engine draws nothing past it while the door is
+/// shut. The brush's leaves keep a cluster but belong to no area (−1); each `func_door` closes
+/// every portal of those cells its box meets, so the flow stops there as at the keep's doors.
+fn doors_close_area_portals(
+    map: &Ibsp,
+    (cells, cell_leaf): (&[Cell], &[u32]),
+    entities: &[Entity],
+    objects: &mut [Object],
+) {
+    let in_area_portal: Vec<&Cell> = (cells.iter().zip(cell_leaf))
+        .filter(|(_, &leaf)| map.leaves[leaf as usize].area < 0)
+        .map(|(c, _)| c)
+        .collect();
+    if in_area_portal.is_empty() {
+        return;
+    }
+    for o in objects.iter_mut() {
+        let entity = o.entity.and_then(|e| entities.get(e as usize));
+        if entity.is_none_or(|e| e.classname() != "func_door") {
+            continue;
+        }
+        for c in in_area_portal
+            .iter()
+            .filter(|c| c.aabb.intersects(&o.bounds))
+        {
+            o.closes.extend_from_slice(&c.portals);
+        }
+        o.closes.sort_unstable();
+        o.closes.dedup();
+    }
 }
 
 /// Most cells whose pairwise visibility is kept (a row of bits each).

@@ -91,6 +91,69 @@ fn reachable(l: &Level, from: u32) -> Vec<bool> {
     seen
 }
 
+/// A door's shut portals part the two of q3map2's areas it stands between (areas it floods up
+/// to its area-portal brushes): from a cell of one, no portal path past a shut door reaches
+/// the other. Returns the doors that part two areas (`None`: an area portal no door shuts).
+fn check_areas(name: &str, l: &Level, map: &Ibsp, cell_leaf: &[u32]) -> Option<usize> {
+    let area = |c: u32| map.leaves[cell_leaf[c as usize] as usize].area;
+    let shut: std::collections::HashSet<u32> = l
+        .objects
+        .iter()
+        .flat_map(|o| o.closes.iter().copied())
+        .collect();
+    let in_area_portal = (0..l.cells.len() as u32).filter(|&c| area(c) < 0);
+    let open_area_portal = |c: u32| {
+        l.cells[c as usize]
+            .portals
+            .iter()
+            .any(|p| !shut.contains(p))
+    };
+    if in_area_portal.clone().any(open_area_portal) {
+        return None;
+    }
+    let mut parted = 0;
+    for door in l.objects.iter().filter(|o| !o.closes.is_empty()) {
+        let portals = door.closes.iter().map(|&p| &l.portals[p as usize]);
+        let mut sides: Vec<u32> = portals
+            .flat_map(|p| [p.front, p.back])
+            .filter(|&c| area(c) >= 0)
+            .collect();
+        sides.sort_by_key(|&c| area(c));
+        sides.dedup_by_key(|c| area(*c));
+        // oa_dm3's area portal has one area on both sides (its rooms meet elsewhere too).
+        assert!(
+            sides.len() <= 2,
+            "{name}: {} between areas of {sides:?}",
+            door.name
+        );
+        if sides.len() < 2 {
+            continue;
+        }
+        parted += 1;
+        let mut seen = vec![false; l.cells.len()];
+        let mut queue = VecDeque::from([sides[0]]);
+        seen[sides[0] as usize] = true;
+        while let Some(c) = queue.pop_front() {
+            let open = l.cells[c as usize]
+                .portals
+                .iter()
+                .filter(|p| !shut.contains(p));
+            for o in open.map(|&p| l.portals[p as usize].other(c)) {
+                assert!(
+                    area(o) != area(sides[1]),
+                    "{name}: cell {o} past {} is reached from cell {} before it",
+                    door.name,
+                    sides[0]
+                );
+                if !std::mem::replace(&mut seen[o as usize], true) {
+                    queue.push_back(o);
+                }
+            }
+        }
+    }
+    Some(parted)
+}
+
 /// The portals lie on their plane, inside both cells' planes and q3map2's bounds of both leaves.
 fn check_portals(name: &str, l: &Level, map: &Ibsp, cell_leaf: &[u32]) {
     let (mut off_plane, mut off_cell, mut off_box) = (0f32, 0f32, 0f32);
@@ -244,12 +307,18 @@ fn openarenas_maps_become_levels_that_agree_with_what_q3map2_wrote() {
     };
     let archives = Archives(archives);
     let (mut apart, mut portals, mut right, mut triangles, mut spawns) = (0, 0, 0, 0, 0);
+    let (mut door_maps, mut open_area_portals) = (Vec::new(), Vec::new());
     let maps = maps(&archives);
     for (name, map) in &maps {
         let (l, report) = to_level(map, name, &NoFiles).unwrap_or_else(|e| panic!("{e}"));
         lanthorn_level::validate::validate(&l).unwrap_or_else(|e| panic!("{name}: {e}"));
         let cell_leaf = super::tree::build(map, name).unwrap().cell_leaf;
         check_portals(name, &l, map, &cell_leaf);
+        match check_areas(name, &l, map, &cell_leaf) {
+            Some(0) => {}
+            Some(_) => door_maps.push(name.as_str()),
+            None => open_area_portals.push(name.as_str()),
+        }
         let (a, p) = check_pvs(name, &l);
         let (r, t) = facing(name, &l, map, &report);
         (apart, portals, right, triangles) = (apart + a, portals + p, right + r, triangles + t);
@@ -272,7 +341,9 @@ fn openarenas_maps_become_levels_that_agree_with_what_q3map2_wrote() {
         "{} maps: {apart} of {portals} portals join cells q3map2's vis keeps apart; {right} of {triangles} triangles face along their vertex normals; {spawns} spawn points in cells",
         maps.len()
     );
+    eprintln!("doors part two areas on {door_maps:?}; area portals no door shuts on {open_area_portals:?}");
     assert!(maps.len() >= 55 && spawns > 500);
+    assert!(door_maps.contains(&"maps/oa_dm5.bsp") && open_area_portals.is_empty());
     // The rest lie in q3map2's merged ("meta") surfaces, whose vertex normals are not always
     // their triangles' (the game culls by winding alone, as the level does).
     assert!(
