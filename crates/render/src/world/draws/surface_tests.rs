@@ -86,10 +86,7 @@ impl Placement {
         let first = c.first_corner as usize;
         let corners = &mesh.outlines[first..first + c.corner_count as usize];
         if !c.convex {
-            return match screen_octagon(&view_proj, corners, self.origin) {
-                Some(o) => !o.intersect(octagon).is_empty(),
-                None => false,
-            };
+            return points_meet_octagon(&view_proj, corners, self.origin, octagon);
         }
         meets_octagon(&view_proj, corners, self.origin, octagon)
     }
@@ -169,26 +166,38 @@ pub(in crate::world) fn meets_octagon(
     octagon.meets_clip_polygon(&clip[..corners.len()])
 }
 
-/// The screen octagon of points (moved by `origin`); the full screen when some lie behind
-/// the near plane, `None` when all do. For outlines that are not convex polygons.
-pub(in crate::world) fn screen_octagon(
+/// Whether a surface bounded by `corners` (moved by `origin`; not a convex polygon: a curved
+/// or merged surface, which lies within their bounds) can show inside `octagon`. Before the
+/// near plane, their screen octagon says; where some lie behind it, their bounding box does,
+/// exactly: what of the box shows is bounded by its faces, so some face meets the octagon.
+/// (The full screen there drew a curved surface the eye stands beside wherever it looked.)
+pub(in crate::world) fn points_meet_octagon(
     view_proj: &Mat4,
     corners: &[Vec3],
     origin: Vec3,
-) -> Option<Octagon> {
-    let mut behind = 0;
-    let octagon = Octagon::from_points(corners.iter().filter_map(|&c| {
-        let p = *view_proj * (c + origin).extend(1.0);
-        if p.w - p.z < 0.0 || p.w <= 1e-6 {
-            behind += 1;
-            None
-        } else {
-            Some(glam::Vec2::new(p.x, p.y) / p.w)
-        }
-    }));
-    match behind {
-        0 => Some(octagon),
-        n if n == corners.len() => None,
-        _ => Some(Octagon::FULL),
+    octagon: &Octagon,
+) -> bool {
+    let clip = |p: Vec3| *view_proj * (p + origin).extend(1.0);
+    let before_near = |c: Vec4| c.w - c.z >= 0.0 && c.w > 1e-6;
+    if corners.iter().all(|&p| before_near(clip(p))) {
+        let screen = corners.iter().map(|&p| {
+            let c = clip(p);
+            glam::Vec2::new(c.x, c.y) / c.w
+        });
+        return !Octagon::from_points(screen).intersect(octagon).is_empty();
     }
+    let b = lanthorn_geom::Aabb::from_points(corners.iter().map(|&p| p + origin));
+    let k = b.corners();
+    // Corner i has x from bit 0, y from bit 1, z from bit 2: each face round its rim.
+    const FACES: [[usize; 4]; 6] = [
+        [0, 2, 6, 4],
+        [1, 3, 7, 5],
+        [0, 1, 5, 4],
+        [2, 3, 7, 6],
+        [0, 1, 3, 2],
+        [4, 5, 7, 6],
+    ];
+    FACES
+        .iter()
+        .any(|f| meets_octagon(view_proj, &f.map(|i| k[i]), Vec3::ZERO, octagon))
 }

@@ -337,7 +337,15 @@ fn surfaces_outside_the_view_or_facing_away_are_not_drawn() {
     assert_eq!(culled.stats.sub_draws, 2);
     assert_eq!(culled.stats.triangles, 6);
     // The cell seen only through the right half of the screen: 5 is on the left.
-    let right_half = Octagon::from_points([glam::Vec2::new(0.0, -1.0), glam::Vec2::new(1.0, 1.0)]);
+    let rectangle = |lo: glam::Vec2, hi: glam::Vec2| {
+        Octagon::from_points([
+            lo,
+            hi,
+            glam::Vec2::new(lo.x, hi.y),
+            glam::Vec2::new(hi.x, lo.y),
+        ])
+    };
+    let right_half = rectangle(glam::Vec2::new(0.0, -1.0), glam::Vec2::ONE);
     assert_eq!(
         surfaces_of(&draw(right_half, SurfaceTests::ALL)),
         set(&[0, 4])
@@ -471,4 +479,57 @@ fn a_surface_of_several_visible_cells_is_drawn_once_with_their_union() {
     );
     assert_eq!(tight.records.len(), 2);
     assert_eq!(tight.stats.triangles, per_cell.stats.triangles);
+}
+
+/// A curved surface's points (here a box's corners) pass the octagon test where some point
+/// of their bounds shows in the octagon: never short (points sampled all through the box,
+/// projected, are the oracle), and where the near plane cuts them not the whole screen (a box
+/// at the eye's left never meets the right half).
+#[test]
+fn a_curved_surface_beside_the_eye_meets_only_the_octagons_its_bounds_show_in() {
+    let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 16.0 / 9.0);
+    let vp = camera.view_proj();
+    let rectangle = |lo: glam::Vec2, hi: glam::Vec2| {
+        Octagon::from_points([
+            lo,
+            hi,
+            glam::Vec2::new(lo.x, hi.y),
+            glam::Vec2::new(hi.x, lo.y),
+        ])
+    };
+    let right_half = rectangle(glam::Vec2::new(0.0, -1.0), glam::Vec2::ONE);
+    // Looking along +X, +Y is to the left: a box from behind the eye to far ahead, on the left.
+    let left = [Vec3::new(-50.0, 10.0, -20.0), Vec3::new(300.0, 60.0, 20.0)];
+    assert!(!points_meet_octagon(&vp, &left, Vec3::ZERO, &right_half));
+    assert!(points_meet_octagon(&vp, &left, Vec3::ZERO, &Octagon::FULL));
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(11);
+    let (mut shown, mut passed_unseen) = (0, 0);
+    for _ in 0..400 {
+        let mut r = |a: f32, b: f32| a + (b - a) * rng.unit_f32();
+        let a = Vec3::new(r(-200.0, 200.0), r(-200.0, 200.0), r(-100.0, 100.0));
+        let b = a + Vec3::new(r(1.0, 300.0), r(1.0, 300.0), r(1.0, 200.0));
+        let (lo, hi) = (
+            glam::Vec2::new(r(-1.0, 0.8), r(-1.0, 0.8)),
+            glam::Vec2::new(0.2, 0.2),
+        );
+        let octagon = rectangle(lo, lo + hi);
+        let shows = (0..2000).any(|_| {
+            let p = Vec3::new(r(a.x, b.x), r(a.y, b.y), r(a.z, b.z));
+            let c = vp * p.extend(1.0);
+            c.w - c.z >= 0.0 && octagon.contains(glam::Vec2::new(c.x, c.y) / c.w)
+        });
+        let corners = lanthorn_geom::Aabb::new(a, b).corners();
+        let passes = points_meet_octagon(&vp, &corners, Vec3::ZERO, &octagon);
+        assert!(
+            passes || !shows,
+            "box {a} {b} shows in {octagon:?} but fails"
+        );
+        shown += usize::from(shows);
+        passed_unseen += usize::from(passes && !shows);
+    }
+    assert!(shown > 40 && shown < 360, "{shown} of 400 boxes show");
+    assert!(
+        passed_unseen < 40,
+        "{passed_unseen} boxes pass that no sample shows"
+    );
 }
