@@ -141,6 +141,9 @@ pub use super::draws::cache_state as state;
 struct Entry {
     alloc: AllocId,
     region: Region,
+    /// The level the bake asked for: the atlas had room only for a coarser `region` when
+    /// their levels differ.
+    asked: u32,
     /// The brightness of each slot's style it was baked with.
     scales: [f32; 4],
     last_used: u64,
@@ -256,8 +259,11 @@ impl SurfacePlan {
             if self.states[i] == state::DIRECT {
                 continue;
             }
-            let usable =
-                e.region.level <= self.level_to_bake(i, &s) && e.scales == self.slot_scales(&s);
+            // Fine enough, or as fine as the atlas had room for when this level was asked for
+            // (asked again, it would be baked coarse again, every frame).
+            let level = self.level_to_bake(i, &s);
+            let fine_enough = e.region.level <= level || e.asked <= level;
+            let usable = fine_enough && e.scales == self.slot_scales(&s);
             self.states[i] = if usable { state::CACHED } else { state::BAKE };
         }
         &self.states
@@ -302,10 +308,10 @@ impl SurfacePlan {
     }
 
     /// Allocates `s`'s region at `level` or coarser, evicting what was drawn longest ago.
-    fn place(&mut self, si: usize, s: &CacheSurface, level: u32) -> Option<Region> {
+    fn place(&mut self, si: usize, s: &CacheSurface, asked: u32) -> Option<Region> {
         let scales = self.slot_scales(s);
         let mut evictable: Option<Vec<(u64, usize)>> = None;
-        for level in level..=MAX_LEVEL {
+        for level in asked..=MAX_LEVEL {
             let region = Region::around(s, level);
             let units = |t: u32| (t / ALIGN) as i32;
             let want = size2(units(region.size[0]), units(region.size[1]));
@@ -319,6 +325,7 @@ impl SurfacePlan {
                     self.entries[si] = Some(Entry {
                         alloc: a.id,
                         region,
+                        asked,
                         scales,
                         last_used: self.frame,
                     });

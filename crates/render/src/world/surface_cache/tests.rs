@@ -241,3 +241,37 @@ fn a_surface_larger_than_the_atlas_is_baked_once_at_the_finest_level_that_fits()
         assert!(plan.plan(&[0], &[]).is_empty());
     }
 }
+
+/// A surface the full atlas holds only one level coarser than it asked for is drawn from
+/// that region on the frames after, not baked again each frame (oa_dm5's first spawn point:
+/// 2.5 million texels a frame, 10 ms); it is baked again once it needs a finer level than it
+/// asked for.
+#[test]
+fn a_surface_placed_coarser_for_want_of_room_is_not_baked_again_until_it_needs_finer() {
+    let scales = [1.0; MAX_STYLES];
+    // Surface 0 fills most of the atlas and is drawn every frame; surface 1, 1500 units
+    // away, needs level 1 and fits beside it only at level 2.
+    let mut plan = plan_of(vec![
+        wall(Vec2::ZERO, 4030.0, 3500.0, None),
+        wall(Vec2::ZERO, 1500.0, 1500.0, None),
+    ]);
+    let (near, far) = (
+        Vec3::new(700.0, -1.0, 700.0),
+        Vec3::new(700.0, -1500.0, 700.0),
+    );
+    plan.states(near, 640.0, &scales, StyleMode::Normal);
+    assert_eq!(plan.plan(&[], &[0])[0].region.level, 0);
+    plan.states(far, 640.0, &scales, StyleMode::Normal);
+    assert_eq!(plan.needed_level(&plan.surfaces[1].unwrap()), 1);
+    let b = plan.plan(&[0], &[1]);
+    assert_eq!((b[0].surface, b[0].region.level), (1, 2));
+    for _ in 0..3 {
+        let states = plan.states(far, 640.0, &scales, StyleMode::Normal);
+        assert_eq!((states[0], states[1]), (state::CACHED, state::CACHED));
+        assert!(plan.plan(&[0, 1], &[]).is_empty());
+    }
+    assert_eq!(
+        plan.states(near, 640.0, &scales, StyleMode::Normal)[1],
+        state::BAKE
+    );
+}
