@@ -193,19 +193,22 @@ fn incremental_tracking_equals_point_location_along_random_paths() {
     assert!(tracker.relocations < 5000, "{}", tracker.relocations);
 }
 
+/// An eye in the maze's first room looking across it, through its doorways.
+fn maze_room_camera() -> Camera {
+    let spec = CameraSpec {
+        position: Vec3::new(128.0, 128.0, 64.0),
+        yaw: 45.0,
+        pitch: 0.0,
+    };
+    Camera::new(spec, 16.0 / 9.0)
+}
+
 /// A door closes and opens between frames: the same flow reads the portal's `CLOSED` flag every
 /// frame, and with it closed sees exactly what a level without that portal shows.
 #[test]
 fn closing_a_portal_between_frames_hides_what_it_led_to() {
     let mut level = maze(&MazeSpec::default());
-    let cam = Camera::new(
-        CameraSpec {
-            position: Vec3::new(128.0, 128.0, 64.0),
-            yaw: 45.0,
-            pitch: 0.0,
-        },
-        16.0 / 9.0,
-    );
+    let cam = maze_room_camera();
     let eye = level.locate(cam.position);
     let mut flow = PortalFlow::new(&level);
     let mut open = VisibleSet::default();
@@ -248,14 +251,7 @@ fn closing_a_portal_between_frames_hides_what_it_led_to() {
 #[test]
 fn a_still_door_shuts_its_portals_from_the_first_frame() {
     let mut level = maze(&MazeSpec::default());
-    let cam = Camera::new(
-        CameraSpec {
-            position: Vec3::new(128.0, 128.0, 64.0),
-            yaw: 45.0,
-            pitch: 0.0,
-        },
-        16.0 / 9.0,
-    );
+    let cam = maze_room_camera();
     let eye = level.locate(cam.position).unwrap();
     let cells = |v: &VisibleSet| {
         let mut c: Vec<u32> = v.cells.iter().map(|c| c.cell).collect();

@@ -14,6 +14,16 @@ fn eye_at(position: Vec3, yaw: f32) -> lanthorn_geom::CameraSpec {
     }
 }
 
+/// The screen rectangle from corner `lo` to `hi` (NDC) as an octagon.
+fn rectangle(lo: glam::Vec2, hi: glam::Vec2) -> Octagon {
+    Octagon::from_points([
+        lo,
+        hi,
+        glam::Vec2::new(lo.x, hi.y),
+        glam::Vec2::new(hi.x, lo.y),
+    ])
+}
+
 /// `build_draws` with no surface tests (whole cells, as before per-surface culling).
 fn whole_cells(
     mesh: &WorldMesh,
@@ -337,14 +347,6 @@ fn surfaces_outside_the_view_or_facing_away_are_not_drawn() {
     assert_eq!(culled.stats.sub_draws, 2);
     assert_eq!(culled.stats.triangles, 6);
     // The cell seen only through the right half of the screen: 5 is on the left.
-    let rectangle = |lo: glam::Vec2, hi: glam::Vec2| {
-        Octagon::from_points([
-            lo,
-            hi,
-            glam::Vec2::new(lo.x, hi.y),
-            glam::Vec2::new(hi.x, lo.y),
-        ])
-    };
     let right_half = rectangle(glam::Vec2::new(0.0, -1.0), glam::Vec2::ONE);
     assert_eq!(
         surfaces_of(&draw(right_half, SurfaceTests::ALL)),
@@ -489,14 +491,6 @@ fn a_surface_of_several_visible_cells_is_drawn_once_with_their_union() {
 fn a_curved_surface_beside_the_eye_meets_only_the_octagons_its_bounds_show_in() {
     let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 16.0 / 9.0);
     let vp = camera.view_proj();
-    let rectangle = |lo: glam::Vec2, hi: glam::Vec2| {
-        Octagon::from_points([
-            lo,
-            hi,
-            glam::Vec2::new(lo.x, hi.y),
-            glam::Vec2::new(hi.x, lo.y),
-        ])
-    };
     let right_half = rectangle(glam::Vec2::new(0.0, -1.0), glam::Vec2::ONE);
     // Looking along +X, +Y is to the left: a box from behind the eye to far ahead, on the left.
     let left = [Vec3::new(-50.0, 10.0, -20.0), Vec3::new(300.0, 60.0, 20.0)];
