@@ -11,6 +11,7 @@ mod coloured_light;
 mod doors;
 mod fences;
 mod fog;
+mod glows;
 mod golden;
 mod hdr;
 mod keep;

@@ -155,6 +155,9 @@ pub mod surface_flags {
     pub const DETAIL: u32 = 8;
     /// Drawn only where its material's texels are opaque (Quake's `{` fence textures).
     pub const FENCE: u32 = 16;
+    /// Added to what is behind it, at full light, hiding nothing (Quake 3's glows:
+    /// `blendFunc add` over nothing): drawn with the liquids, after the solid surfaces.
+    pub const GLOW: u32 = 32;
 }
 
 /// One vertex of a world surface.

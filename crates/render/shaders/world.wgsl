@@ -129,6 +129,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
     let time = frame.params.x;
     var uv = in.uv;
     let liquid = (in.flags & SURFACE_LIQUID) != 0u;
+    let glow = (in.flags & SURFACE_GLOW) != 0u;
     if liquid {
         uv = liquid_warp(uv, time);
     }
@@ -145,7 +146,7 @@ fn shade(in: FragmentIn) -> vec4<f32> {
         var light = baked * frame.params.y;
         // Liquids without a lightmap are fullbright; lit water has one.
         let no_lightmap = (in.flags & VERTEX_NO_LIGHTMAP) != 0u;
-        if (liquid && no_lightmap) || (frame.params.z > 0.5 && frame.params.z < 1.5) {
+        if ((liquid || glow) && no_lightmap) || (frame.params.z > 0.5 && frame.params.z < 1.5) {
             light = vec3<f32>(1.0);
         } else if no_lightmap {
             light = unlit.light;
@@ -173,11 +174,14 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let uv = liquid_warp(in.uv, frame.params.x);
+    // A glow is not warped (its coordinates as they are, selected after both are made).
+    let warped = liquid_warp(in.uv, frame.params.x);
+    let uv = select(in.uv, warped, (in.flags & SURFACE_LIQUID) != 0u);
     let tex = textureSample(materials, material_sampler, uv, in.layer);
     let baked = style_light(in.lightmap_uv, fragment_rows(in)) * frame.params.y;
     let light = select(baked, vec3<f32>(1.0), (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
-    return plainly_finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
+    let color = plainly_finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
+    return vec4<f32>(color.rgb, select(1.0, 0.0, (in.flags & SURFACE_GLOW) != 0u));
 }
 
 // The camera's sky in a frame that does not tint (those go through `fs_main`): Quake's two
@@ -205,7 +209,8 @@ fn plainly_finished(shaded: vec3<f32>, in: FragmentIn) -> vec4<f32> {
 }
 
 // A shaded colour as the frame stores it: fogged, tinted by the cells and depth overlays, and
-// its alpha (1 but for the top of water over its reflection).
+// its alpha (1 but for the top of water over its reflection, and 0 for a glow, which adds),
+// premultiplied: the liquids' blend is `src + (1 − alpha)·dst`.
 fn finished(shaded: vec3<f32>, in: FragmentIn) -> vec4<f32> {
     var color = fogged(shaded, in);
     if frame.params.z > 1.5 {
@@ -220,6 +225,9 @@ fn finished(shaded: vec3<f32>, in: FragmentIn) -> vec4<f32> {
         let cos_theta = clamp(to_eye.z / max(length(to_eye), 1e-3), 0.0, 1.0);
         alpha = 1.0 - (0.02 + 0.98 * pow(1.0 - cos_theta, 5.0));
     }
-    return vec4<f32>(stored(saturated(color)), alpha);
+    if (in.flags & SURFACE_GLOW) != 0u {
+        return vec4<f32>(stored(saturated(color)), 0.0);
+    }
+    return vec4<f32>(stored(saturated(color)) * alpha, alpha);
 }
 

@@ -90,6 +90,7 @@ struct DrawRecord {
 const SURFACE_SKY: u32 = 1u;
 const SURFACE_LIQUID: u32 = 2u;
 const SURFACE_FENCE: u32 = 16u;
+const SURFACE_GLOW: u32 = 32u;
 const VERTEX_NO_LIGHTMAP: u32 = 65536u;
 const LIGHT_UNIT: u32 = 64u;
 const GRID_LIT: u32 = 2147483648u;

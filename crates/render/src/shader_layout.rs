@@ -135,6 +135,7 @@ fn shared_constants() -> Vec<(&'static str, u64)> {
         ("BLOOM_TILE", super::bloom::TILE.into()),
         ("SURFACE_LIQUID", surface_flags::LIQUID.into()),
         ("SURFACE_FENCE", surface_flags::FENCE.into()),
+        ("SURFACE_GLOW", surface_flags::GLOW.into()),
         ("LIGHT_UNIT", super::world::LIGHT_UNIT.into()),
         ("GRID_LIT", super::world::GRID_LIT.into()),
         ("OBJECT_LIGHT_UNIT", super::world::OBJECT_LIGHT_UNIT.into()),

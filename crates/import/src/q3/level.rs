@@ -367,15 +367,16 @@ fn materials(
             | (fence as u32 * material_flags::FENCE);
         // A decal lies on another surface and bounds nothing: detail.
         let detail = script.is_some_and(|s| s.decal);
-        let drawn = sh.surface_flags & SURF_NODRAW == 0
-            && sh.content_flags & CONTENTS_FOG == 0
-            && coverage != Coverage::Additive;
+        let drawn = sh.surface_flags & SURF_NODRAW == 0 && sh.content_flags & CONTENTS_FOG == 0;
+        // Added over what is behind it (a teleporter's field, a light's halo): a glow.
+        let glow = coverage == Coverage::Additive && !sky;
         flags.push(drawn.then_some(
             (sky as u32 * surface_flags::SKY)
                 | (liquid as u32 * surface_flags::LIQUID)
                 | (translucent as u32 * surface_flags::TRANSLUCENT)
                 | (fence as u32 * surface_flags::FENCE)
-                | (detail as u32 * surface_flags::DETAIL),
+                | (detail as u32 * surface_flags::DETAIL)
+                | (glow as u32 * surface_flags::GLOW),
         ));
         list.push(m);
         lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));

@@ -44,7 +44,7 @@ pub enum Coverage {
     Opaque,
     /// Blended by its alpha: drawn where its alpha is over a half, as a fence.
     AlphaBlended,
-    /// Added to what is under it (a glow over nothing): not drawn.
+    /// Added to what is under it (a glow over nothing): drawn as a glow (`surface_flags::GLOW`).
     Additive,
 }
 
@@ -61,8 +61,9 @@ pub enum Lighting {
 
 impl ShaderScript {
     /// Whether the level draws it as its game does: every stage is the lightmap, or a
-    /// texture drawn as it is (`rgbGen identity`) either first or multiplied by what is
-    /// under it (`blendFunc filter`), or an alpha-tested texture (a fence); nothing moves,
+    /// texture drawn as it is (`rgbGen identity`) either first (opaque, or added over what is
+    /// behind: a glow) or multiplied by what is under it (`blendFunc filter`), or an
+    /// alpha-tested texture (a fence); nothing moves,
     /// animates, glows on top or bends the surface. Anything else falls back to its base
     /// image.
     pub fn drawn_as_one_texture(&self) -> bool {
@@ -84,10 +85,12 @@ impl ShaderScript {
                 "tcmod" | "animmap" | "tcgen" | "alphagen" | "depthfunc" | "videomap"
             )
         };
+        // Added over nothing as the first stage: a glow (`Coverage::Additive`).
+        let glow = |k: usize, b: &[String]| k == 0 && (b == ["add"] || b == ["gl_one", "gl_one"]);
         self.sky_box.is_none()
-            && self.stages.iter().all(|st| {
+            && self.stages.iter().enumerate().all(|(k, st)| {
                 let lightmap = st.image.as_deref() == Some("$lightmap");
-                plain_blend(&st.blend)
+                (plain_blend(&st.blend) || glow(k, &st.blend))
                     && (lightmap || plain_rgb(st.rgb_gen.as_deref()))
                     && st.directives.iter().all(|d| lightmap || still(d))
             })
@@ -326,6 +329,8 @@ grate { { map grate.tga
  blendFunc filter } }
 panel { { map panel.jpg } { map lights.tga
  alphaFunc GE128 } }
+halo { { map halo.tga
+ blendFunc add } }
 "#;
         let mut all = HashMap::new();
         parse_into(text, &mut all);
@@ -349,7 +354,10 @@ panel { { map panel.jpg } { map lights.tga
         assert!(all["web"].decal && !all["glow"].decal);
         assert_eq!(all["grate"].coverage(), Coverage::AlphaBlended);
         assert_eq!(all["panel"].coverage(), Coverage::Opaque);
-        assert_eq!(all.len(), 6);
+        // A glow alone is drawn as the game does; one over the lightmap is not.
+        assert_eq!(all["halo"].coverage(), Coverage::Additive);
+        assert!(all["halo"].drawn_as_one_texture() && !all["glow"].drawn_as_one_texture());
+        assert_eq!(all.len(), 7);
     }
 
     #[test]

@@ -163,12 +163,12 @@ impl SurfaceKind {
         SurfaceKind::Liquid,
     ];
 
-    /// The kind of a surface with `flags` (`surface_flags`): sky, else liquid, else fence,
-    /// else opaque.
+    /// The kind of a surface with `flags` (`surface_flags`): sky, else liquid (glows too:
+    /// blended over the solid surfaces as liquids are), else fence, else opaque.
     pub fn of(flags: u32) -> SurfaceKind {
         if flags & surface_flags::SKY != 0 {
             SurfaceKind::Sky
-        } else if flags & surface_flags::LIQUID != 0 {
+        } else if flags & (surface_flags::LIQUID | surface_flags::GLOW) != 0 {
             SurfaceKind::Liquid
         } else if flags & surface_flags::FENCE != 0 {
             SurfaceKind::Fence

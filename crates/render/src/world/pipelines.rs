@@ -296,7 +296,8 @@ pub(super) fn make_pipeline(
             },
             wgpu::ColorTargetState {
                 format,
-                blend: translucent.then_some(wgpu::BlendState::ALPHA_BLENDING),
+                // Premultiplied: alpha 1 covers, alpha 0 adds (a glow); see `finished`.
+                blend: translucent.then_some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
                 write_mask: wgpu::ColorWrites::ALL,
             },
         ),
