@@ -5,9 +5,8 @@
 
 use glam::Vec3;
 
-use crate::support::{capture, gpu};
-use lanthorn::geom::CameraSpec;
-use lanthorn::level::{surface_flags, Cell, Level, Material, Surface, Vertex};
+use crate::support::{capture, gpu, in_one_cell, LOOKING_ALONG_X};
+use lanthorn::level::{surface_flags, Level, Material, Surface, Vertex};
 
 /// A quad in the plane x = `x`, over y `y0..y1` and z −40..40, both windings, fullbright.
 fn quad(x: f32, (y0, y1): (f32, f32), material: u32, flags: u32) -> Surface {
@@ -44,24 +43,14 @@ fn level(wall: bool, front: bool, behind: bool) -> Level {
         (behind, quad(150.0, (-90.0, 0.0), 1, surface_flags::GLOW)),
     ];
     level.surfaces = chosen.into_iter().filter(|c| c.0).map(|c| c.1).collect();
-    let mut cell = Cell {
-        surfaces: (0..level.surfaces.len() as u32).collect(),
-        ..Default::default()
-    };
-    cell.aabb = lanthorn::geom::Aabb::new(Vec3::splat(-1000.0), Vec3::splat(1000.0));
-    level.cells.push(cell);
-    level
+    in_one_cell(level)
 }
 
 #[test]
 fn a_glow_adds_to_the_wall_behind_it_and_a_wall_in_front_hides_it() {
     let Some(_) = gpu() else { return };
     let size = (160u32, 90u32);
-    let spec = CameraSpec {
-        position: Vec3::ZERO,
-        yaw: 0.0,
-        pitch: 0.0,
-    };
+    let spec = LOOKING_ALONG_X;
     let settings = lanthorn::render::settings::FrameSettings::default();
     let render = |l: Level| capture(&l, spec, size, lanthorn::vis::CullMode::None, &settings);
     let (all, wall) = (

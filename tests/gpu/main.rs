@@ -22,6 +22,7 @@ mod overlays;
 mod pak;
 mod patches;
 mod portals;
+mod scroll;
 mod shaders;
 mod shadows;
 mod styles;

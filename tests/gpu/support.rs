@@ -152,3 +152,22 @@ pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::Sea
     }
     Some(lanthorn::load::search::SearchPath::new(&dir, Some("baseoa")).unwrap())
 }
+
+/// `level` with every surface in one open cell over ±1000 units (a scene of loose surfaces,
+/// drawn with `CullMode::None`).
+pub(crate) fn in_one_cell(mut level: lanthorn::level::Level) -> lanthorn::level::Level {
+    let mut cell = lanthorn::level::Cell {
+        surfaces: (0..level.surfaces.len() as u32).collect(),
+        ..Default::default()
+    };
+    cell.aabb = lanthorn::geom::Aabb::new(glam::Vec3::splat(-1000.0), glam::Vec3::splat(1000.0));
+    level.cells.push(cell);
+    level
+}
+
+/// The eye at the origin looking along +X, level: +Y is to the left of the picture.
+pub(crate) const LOOKING_ALONG_X: lanthorn::geom::CameraSpec = lanthorn::geom::CameraSpec {
+    position: glam::Vec3::ZERO,
+    yaw: 0.0,
+    pitch: 0.0,
+};

@@ -239,6 +239,9 @@ pub struct Material {
     /// A specular map at the texels' size (RGBA8: RGB the specular colour, A the gloss: the
     /// Blinn-Phong exponent 2^(1 + 10·A)), or `None` (no highlights).
     pub specular: Option<Vec<u8>>,
+    /// How fast its picture moves across its surfaces, in repeats a second along u and v
+    /// (Quake 3's `tcMod scroll`); zero for a still one. Not kept in `.lvl` files.
+    pub scroll: [f32; 2],
 }
 
 impl Material {

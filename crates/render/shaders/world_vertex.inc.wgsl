@@ -90,7 +90,8 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);
     #endif
-    out.uv = v.uv;
+    // A scrolling material moves by its speed times the time, taken modulo one repeat.
+    out.uv = v.uv + fract(material_scroll[v.layer] * frame.params.x);
     out.lightmap_uv = v.lightmap_uv;
     out.layer = v.layer;
     out.flags = v.flags;

@@ -20,6 +20,9 @@ pub struct MaterialArray {
     pub layers: Vec<u32>,
     /// Their normal and specular maps (moving objects' lamps read them).
     pub maps: MaterialMaps,
+    /// Each layer's scroll (`Material::scroll`), two floats a layer (storage; the vertex stage
+    /// moves texture coordinates by it and the frame's time).
+    pub scroll: wgpu::Buffer,
 }
 
 impl MaterialArray {
@@ -48,12 +51,27 @@ impl MaterialArray {
             sampler(wgpu::FilterMode::Nearest),
             sampler(wgpu::FilterMode::Linear),
         ];
+        let scroll: Vec<[f32; 2]> = materials.iter().map(|m| m.scroll).collect();
+        let scroll = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("material scroll"),
+                // Never empty: a binding needs a buffer of some size.
+                contents: bytemuck::cast_slice(if scroll.is_empty() {
+                    &[[0.0f32; 2]]
+                } else {
+                    &scroll
+                }),
+                usage: wgpu::BufferUsages::STORAGE,
+            },
+        );
         MaterialArray {
             texture,
             view,
             samplers,
             layers: (0..materials.len() as u32).collect(),
             maps: MaterialMaps::create(gpu, materials),
+            scroll,
         }
     }
 }

@@ -74,7 +74,7 @@ pub struct Q3Report {
     pub drawn: usize,
     /// Patches among the drawn.
     pub patches: usize,
-    /// Flares, `nodraw`, fog-volume and additive-only (glow) surfaces, left out.
+    /// Flares, `nodraw` and fog-volume surfaces, left out.
     pub left_out: usize,
     /// Materials, and the shader scripts among them.
     pub materials: usize,
@@ -86,8 +86,21 @@ pub struct Q3Report {
     /// stages are the lightmap and plain textures: `ShaderScript::drawn_as_one_texture`);
     /// the rest fall back to their base image.
     pub faithful: usize,
+    /// Of the rest, how many fall back for each first thing not drawn
+    /// (`ShaderScript::fallback`: `tcMod rotate`, `animmap`, `blendFunc gl_one gl_one`, …).
+    pub fallbacks: std::collections::BTreeMap<String, usize>,
     /// Level surface → the file's surface.
     pub file_surface: Vec<u32>,
+}
+
+impl Q3Report {
+    /// A drawn surface whose shader falls back for `fallback` (`None`: drawn as the game does).
+    fn count_drawn(&mut self, fallback: &Option<String>) {
+        match fallback {
+            None => self.faithful += 1,
+            Some(why) => *self.fallbacks.entry(why.clone()).or_default() += 1,
+        }
+    }
 }
 
 /// Builds the level of a read map; `files` gives its textures and shader scripts.
@@ -322,8 +335,8 @@ struct Materials {
     flags: Vec<Option<u32>>,
     /// Per shader: how its surfaces take light.
     lighting: Vec<Lighting>,
-    /// Per shader: drawn as the game draws it.
-    faithful: Vec<bool>,
+    /// Per shader: the first thing of it not drawn as the game draws it (`None`: drawn so).
+    fallback: Vec<Option<String>>,
 }
 
 fn materials(
@@ -335,7 +348,7 @@ fn materials(
     let mut list = Vec::with_capacity(map.shaders.len());
     let mut flags = Vec::with_capacity(map.shaders.len());
     let mut lighting = Vec::with_capacity(map.shaders.len());
-    let mut faithful = Vec::with_capacity(map.shaders.len());
+    let mut fallback = Vec::with_capacity(map.shaders.len());
     for sh in &map.shaders {
         let name = sh.name.to_ascii_lowercase();
         let script = scripts.get(&name);
@@ -355,6 +368,7 @@ fn materials(
         let mut m = Material {
             name: sh.name.clone(),
             color: [0.5; 3],
+            scroll: script.and_then(ShaderScript::scroll).unwrap_or_default(),
             ..Default::default()
         };
         if let Some((w, h, rgba)) = texels {
@@ -380,14 +394,14 @@ fn materials(
         ));
         list.push(m);
         lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));
-        faithful.push(script.is_none_or(ShaderScript::drawn_as_one_texture));
+        fallback.push(script.and_then(ShaderScript::fallback));
     }
     report.materials = list.len();
     Materials {
         list,
         flags,
         lighting,
-        faithful,
+        fallback,
     }
 }
 
@@ -520,7 +534,7 @@ fn surfaces(
         };
         level_surface[i] = Some(out.len() as u32);
         report.file_surface.push(i as u32);
-        report.faithful += materials.faithful[s.shader as usize] as usize;
+        report.count_drawn(&materials.fallback[s.shader as usize]);
         block_of.push(block.map(|b| (b, sub)));
         out.push(Surface {
             vertices: vertices

@@ -270,6 +270,7 @@ fn openarenas_materials_find_their_pictures() {
     };
     let archives = Archives(archives);
     let (mut materials, mut missing, mut drawn, mut faithful, mut maps) = (0, 0, 0, 0, 0);
+    let mut fallbacks = std::collections::BTreeMap::<String, usize>::new();
     for name in [
         "maps/oa_dm1.bsp",
         "maps/oa_dm4.bsp",
@@ -291,7 +292,15 @@ fn openarenas_materials_find_their_pictures() {
         }
         (materials, missing) = (materials + report.materials, missing + report.missing.len());
         (drawn, faithful, maps) = (drawn + report.drawn, faithful + report.faithful, maps + 1);
+        for (why, n) in report.fallbacks {
+            *fallbacks.entry(why).or_default() += n;
+        }
     }
+    let mut why: Vec<(usize, String)> = fallbacks.into_iter().map(|(w, n)| (n, w)).collect();
+    why.sort_unstable_by(|a, b| b.cmp(a));
+    eprintln!("falling back, by the first thing not drawn: {why:?}");
+    // Every surface is either drawn as the game draws it or counted with a reason.
+    assert_eq!(faithful + why.iter().map(|w| w.0).sum::<usize>(), drawn);
     eprintln!("{maps} maps: {missing} of {materials} materials without a picture; {faithful} of {drawn} surfaces drawn as the game draws them");
     // The misses are shaders that name no picture at all (`textures/NULL`, `noshader`).
     assert!(

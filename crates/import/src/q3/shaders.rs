@@ -35,6 +35,10 @@ pub struct Stage {
     pub rgb_gen: Option<String>,
     /// Its directives' names, lower case.
     pub directives: Vec<String>,
+    /// Its `tcMod`s' kinds (`scroll`, `scale`, `rotate`, `turb`, …), lower case, in order.
+    pub tc_mods: Vec<String>,
+    /// Its first `tcMod scroll`: texture repeats a second along s and t.
+    pub scroll: Option<[f32; 2]>,
 }
 
 /// How a material's base picture is put on the screen, by its stage's `blendFunc`.
@@ -63,12 +67,20 @@ impl ShaderScript {
     /// Whether the level draws it as its game does: every stage is the lightmap, or a
     /// texture drawn as it is (`rgbGen identity`) either first (opaque, or added over what is
     /// behind: a glow) or multiplied by what is under it (`blendFunc filter`), or an
-    /// alpha-tested texture (a fence); nothing moves,
+    /// alpha-tested texture (a fence); nothing moves but the base picture's scroll, nothing
     /// animates, glows on top or bends the surface. Anything else falls back to its base
     /// image.
     pub fn drawn_as_one_texture(&self) -> bool {
+        self.fallback().is_none()
+    }
+
+    /// The first thing of it the level does not draw (`None`: it draws it as its game does):
+    /// `sky box`, `blendFunc …`, `rgbGen …`, `tcMod …`, or the directive's name.
+    pub fn fallback(&self) -> Option<String> {
+        // None, `GL_ONE GL_ZERO` (the same: it replaces), or multiplied by what is under it.
         let plain_blend = |b: &[String]| {
             b.is_empty()
+                || b == ["gl_one", "gl_zero"]
                 || b == ["filter"]
                 || b == ["gl_dst_color", "gl_zero"]
                 || b == ["gl_zero", "gl_src_color"]
@@ -79,31 +91,57 @@ impl ShaderScript {
                 None | Some("identity" | "identitylighting" | "vertex" | "exactvertex")
             )
         };
-        let still = |d: &String| {
-            !matches!(
-                d.as_str(),
-                "tcmod" | "animmap" | "tcgen" | "alphagen" | "depthfunc" | "videomap"
-            )
-        };
         // Added over nothing as the first stage: a glow (`Coverage::Additive`).
         let glow = |k: usize, b: &[String]| k == 0 && (b == ["add"] || b == ["gl_one", "gl_one"]);
-        self.sky_box.is_none()
-            && self.stages.iter().enumerate().all(|(k, st)| {
-                let lightmap = st.image.as_deref() == Some("$lightmap");
-                (plain_blend(&st.blend) || glow(k, &st.blend))
-                    && (lightmap || plain_rgb(st.rgb_gen.as_deref()))
-                    && st.directives.iter().all(|d| lightmap || still(d))
-            })
+        if self.sky_box.is_some() {
+            return Some("sky box".into());
+        }
+        let base = self.base_stage();
+        for (k, st) in self.stages.iter().enumerate() {
+            if !(plain_blend(&st.blend) || glow(k, &st.blend)) {
+                return Some(format!("blendFunc {}", st.blend.join(" ")));
+            }
+            if st.image.as_deref() == Some("$lightmap") {
+                continue;
+            }
+            if !plain_rgb(st.rgb_gen.as_deref()) {
+                return Some(format!("rgbGen {}", st.rgb_gen.as_deref().unwrap_or("")));
+            }
+            // The base picture's stage may scroll (`Material::scroll`); nothing else moves.
+            let moving = st
+                .tc_mods
+                .iter()
+                .find(|m| Some(k) != base || *m != "scroll");
+            if let Some(m) = moving {
+                return Some(format!("tcMod {m}"));
+            }
+            let unsupported = |d: &&String| {
+                matches!(
+                    d.as_str(),
+                    "animmap" | "tcgen" | "alphagen" | "depthfunc" | "videomap"
+                )
+            };
+            if let Some(d) = st.directives.iter().find(unsupported) {
+                return Some(d.clone());
+            }
+        }
+        None
+    }
+
+    /// The stage of its base picture: the first whose image is not the lightmap or white.
+    fn base_stage(&self) -> Option<usize> {
+        (self.stages.iter()).position(|st| st.image.as_deref().is_some_and(|i| !i.starts_with('$')))
+    }
+
+    /// How fast its base picture scrolls (`tcMod scroll` on its stage), in repeats a second.
+    pub fn scroll(&self) -> Option<[f32; 2]> {
+        self.stages.get(self.base_stage()?)?.scroll
     }
 
     /// How its base picture covers what is under it (`Coverage`). An alpha test
     /// (`alphaFunc`) on the base's stage makes it a fence too.
     pub fn coverage(&self) -> Coverage {
-        let Some(base) = self
-            .stages
-            .iter()
-            .find(|st| st.image.as_deref().is_some_and(|i| !i.starts_with('$')))
-        else {
+        let Some(base) = self.base_stage().map(|k| &self.stages[k]) else {
             return Coverage::Opaque;
         };
         // A later stage's alpha test lays its picture over an opaque base: only the base's own
@@ -278,6 +316,14 @@ fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
                     "animmap" => st.image = lower.get(1).cloned(),
                     "blendfunc" => st.blend = lower,
                     "rgbgen" => st.rgb_gen = lower.first().cloned(),
+                    "tcmod" => {
+                        st.tc_mods.extend(lower.first().cloned());
+                        let speed = |k: usize| lower.get(k).and_then(|v| v.parse::<f32>().ok());
+                        let finite = |v: &[f32; 2]| v.iter().all(|x| x.is_finite());
+                        if st.scroll.is_none() && lower.first().is_some_and(|m| m == "scroll") {
+                            st.scroll = speed(1).zip(speed(2)).map(|(u, v)| [u, v]).filter(finite);
+                        }
+                    }
                     _ => {}
                 }
                 st.directives.push(d);
@@ -331,6 +377,12 @@ panel { { map panel.jpg } { map lights.tga
  alphaFunc GE128 } }
 halo { { map halo.tga
  blendFunc add } }
+lava { { map lava.tga
+ tcMod scroll 0.05 -0.1 } { map $lightmap
+ blendFunc filter } }
+spin { { map spin.tga
+ tcMod scroll 1 0
+ tcMod rotate 30 } }
 "#;
         let mut all = HashMap::new();
         parse_into(text, &mut all);
@@ -357,7 +409,13 @@ halo { { map halo.tga
         // A glow alone is drawn as the game does; one over the lightmap is not.
         assert_eq!(all["halo"].coverage(), Coverage::Additive);
         assert!(all["halo"].drawn_as_one_texture() && !all["glow"].drawn_as_one_texture());
-        assert_eq!(all.len(), 7);
+        // A scrolling base picture is drawn as the game does; scrolling and turning is not.
+        assert_eq!(all["lava"].scroll(), Some([0.05, -0.1]));
+        assert!(all["lava"].drawn_as_one_texture());
+        assert_eq!(all["spin"].stages[0].tc_mods, ["scroll", "rotate"]);
+        assert!(!all["spin"].drawn_as_one_texture());
+        assert_eq!(all["textures/skies/blue"].scroll(), Some([0.1, 0.0]));
+        assert_eq!(all.len(), 9);
     }
 
     #[test]

@@ -281,6 +281,8 @@ pub(super) fn read_materials(r: &mut R) -> Res<Vec<Material>> {
             flags,
             normal,
             specular,
+            // Only Quake 3's materials scroll, and those are never written to `.lvl`.
+            scroll: [0.0; 2],
         });
     }
     Ok(materials)

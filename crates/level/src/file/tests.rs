@@ -117,6 +117,7 @@ pub(crate) fn sample() -> Level {
                 flags: 0,
                 normal: Some(vec![128, 128, 255, 255, 200, 128, 220, 255]),
                 specular: Some(vec![40, 40, 40, 128, 0, 0, 0, 0]),
+                scroll: [0.0; 2],
             },
             Material {
                 name: "sky1 ünïcode".into(),
@@ -128,6 +129,7 @@ pub(crate) fn sample() -> Level {
                 flags: material_flags::SKY,
                 normal: None,
                 specular: None,
+                scroll: [0.0; 2],
             },
         ],
         lightmaps: Lightmaps {

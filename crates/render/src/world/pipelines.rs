@@ -64,6 +64,8 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             // The materials' normal and specular maps (moving objects' lamps, OBJECT_LAMPS).
             texture_entry(9, wgpu::TextureViewDimension::D2Array),
             texture_entry(10, wgpu::TextureViewDimension::D2Array),
+            // Each material layer's scroll (Quake 3's `tcMod scroll`), read per vertex.
+            storage_entry(11, wgpu::ShaderStages::VERTEX),
         ],
     })
 }
@@ -184,6 +186,10 @@ pub(super) fn world_bind_group(
             wgpu::BindGroupEntry {
                 binding: 10,
                 resource: wgpu::BindingResource::TextureView(&res.materials.maps.specular),
+            },
+            wgpu::BindGroupEntry {
+                binding: 11,
+                resource: res.materials.scroll.as_entire_binding(),
             },
         ],
     })

@@ -427,7 +427,9 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     let surface = &level.surfaces[s];
     let material = level.materials.get(surface.material as usize)?;
     let rect = surface.lightmap?;
+    // A scrolling picture moves over its lightmap every frame: drawn directly.
     if SurfaceKind::of(surface.flags) != SurfaceKind::Opaque
+        || material.scroll != [0.0; 2]
         || material.texels.is_none()
         || material.width == 0
         || material.height == 0
