@@ -242,6 +242,21 @@ pub struct Material {
     /// How fast its picture moves across its surfaces, in repeats a second along u and v
     /// (Quake 3's `tcMod scroll`); zero for a still one. Not kept in `.lvl` files.
     pub scroll: [f32; 2],
+    /// Pictures shown in turn in its place (Quake 3's `animMap`); `None` for one picture.
+    /// Not kept in `.lvl` files.
+    pub animation: Option<Animation>,
+}
+
+/// A material's pictures shown in turn: `frames` materials from `first` on in
+/// `Level::materials`, `rate` a second, the first at time 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Animation {
+    /// The first picture's material.
+    pub first: u32,
+    /// How many pictures (at least 1).
+    pub frames: u32,
+    /// Pictures a second.
+    pub rate: f32,
 }
 
 impl Material {

@@ -124,6 +124,19 @@ fn validate_styles(i: usize, s: &Surface, layers: usize) -> Result<(), String> {
 
 fn validate_materials(materials: &[Material]) -> Result<(), String> {
     for (i, m) in materials.iter().enumerate() {
+        if let Some(a) = m.animation {
+            let end = a.first as u64 + a.frames as u64;
+            if a.frames == 0 || end > materials.len() as u64 || !(a.rate.is_finite()) {
+                return Err(format!(
+                    "material {i} ({}) animates {} pictures from material {} at {} a second, but there are {} materials",
+                    m.name,
+                    a.frames,
+                    a.first,
+                    a.rate,
+                    materials.len()
+                ));
+            }
+        }
         let texels = m.width as u64 * m.height as u64;
         if let Some(t) = &m.texels {
             if t.len() as u64 != texels * 4 {

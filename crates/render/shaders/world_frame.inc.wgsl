@@ -80,8 +80,10 @@ struct DrawRecord {
 @group(0) @binding(9) var normal_maps: texture_2d_array<f32>;
 @group(0) @binding(10) var specular_maps: texture_2d_array<f32>;
 #endif
-// Each material layer's scroll in repeats a second (Quake 3's `tcMod scroll`; zero: still).
-@group(0) @binding(11) var<storage, read> material_scroll: array<vec2<f32>>;
+// Each material layer's motion (render::materials::motion_words): its scroll in repeats a
+// second (x, y: f32 bits; Quake 3's `tcMod scroll`), its animation's pictures a second (z: f32
+// bits) and first picture's layer and count (w: low 16 bits, high 16; `animMap`).
+@group(0) @binding(11) var<storage, read> material_motion: array<vec4<u32>>;
 
 #ifdef SUN_SHADOWS
 // The sun's shadow cascades (render::shadow), group 2 of the colour pipelines.

@@ -90,10 +90,15 @@ fn vs_main(v: WorldVertex, @builtin(instance_index) slot: u32) -> VertexOut {
     #ifdef CLIP_DISTANCES
     out.clip_distances = octagon_distances(clip, record.oct_min, record.oct_max);
     #endif
-    // A scrolling material moves by its speed times the time, taken modulo one repeat.
-    out.uv = v.uv + fract(material_scroll[v.layer] * frame.params.x);
+    // A scrolling material moves by its speed times the time, modulo one repeat; an animated
+    // one shows the picture of the moment.
+    let motion = material_motion[v.layer];
+    let time = frame.params.x;
+    out.uv = v.uv + fract(bitcast<vec2<f32>>(motion.xy) * time);
     out.lightmap_uv = v.lightmap_uv;
-    out.layer = v.layer;
+    let pictures = motion.w >> 16u;
+    let picture = u32(max(floor(time * bitcast<f32>(motion.z)), 0.0)) % max(pictures, 1u);
+    out.layer = select(v.layer, (motion.w & 65535u) + picture, pictures > 0u);
     out.flags = v.flags;
     out.slot = slot;
     out.world = world;

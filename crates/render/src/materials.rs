@@ -20,9 +20,9 @@ pub struct MaterialArray {
     pub layers: Vec<u32>,
     /// Their normal and specular maps (moving objects' lamps read them).
     pub maps: MaterialMaps,
-    /// Each layer's scroll (`Material::scroll`), two floats a layer (storage; the vertex stage
-    /// moves texture coordinates by it and the frame's time).
-    pub scroll: wgpu::Buffer,
+    /// Each layer's motion (storage; `motion_words`): the vertex stage moves texture
+    /// coordinates by its scroll and picks its animation's picture by the frame's time.
+    pub motion: wgpu::Buffer,
 }
 
 impl MaterialArray {
@@ -51,17 +51,17 @@ impl MaterialArray {
             sampler(wgpu::FilterMode::Nearest),
             sampler(wgpu::FilterMode::Linear),
         ];
-        let scroll: Vec<[f32; 2]> = materials.iter().map(|m| m.scroll).collect();
-        let scroll = wgpu::util::DeviceExt::create_buffer_init(
+        let count = materials.len();
+        let mut motion: Vec<[u32; 4]> = materials.iter().map(|m| motion_words(m, count)).collect();
+        // Never empty: a binding needs a buffer of some size.
+        if motion.is_empty() {
+            motion.push([0; 4]);
+        }
+        let motion = wgpu::util::DeviceExt::create_buffer_init(
             &gpu.device,
             &wgpu::util::BufferInitDescriptor {
-                label: Some("material scroll"),
-                // Never empty: a binding needs a buffer of some size.
-                contents: bytemuck::cast_slice(if scroll.is_empty() {
-                    &[[0.0f32; 2]]
-                } else {
-                    &scroll
-                }),
+                label: Some("material motion"),
+                contents: bytemuck::cast_slice(&motion),
                 usage: wgpu::BufferUsages::STORAGE,
             },
         );
@@ -71,9 +71,26 @@ impl MaterialArray {
             samplers,
             layers: (0..materials.len() as u32).collect(),
             maps: MaterialMaps::create(gpu, materials),
-            scroll,
+            motion,
         }
     }
+}
+
+/// A layer's motion as the vertex stage reads it (`material_motion`): its scroll's two floats'
+/// bits, its animation's pictures a second (bits), and its first picture's layer in the low 16
+/// bits with the number of pictures above (0: still). An animation reaching past the last of
+/// `count` layers, or starting past 65,535, is left still.
+pub fn motion_words(m: &Material, count: usize) -> [u32; 4] {
+    let animation = m.animation.filter(|a| {
+        a.first < 1 << 16 && a.frames < 1 << 16 && (a.first + a.frames) as usize <= count
+    });
+    let (rate, picked) = animation.map_or((0.0, 0), |a| (a.rate, a.first | (a.frames << 16)));
+    [
+        m.scroll[0].to_bits(),
+        m.scroll[1].to_bits(),
+        f32::to_bits(rate),
+        picked,
+    ]
 }
 
 /// The materials' normal and specular maps, layer for layer with the materials (a flat

@@ -22,8 +22,8 @@ use glam::{Vec2, Vec3};
 
 use lanthorn_geom::{Aabb, DPlane, DPolygon, Plane};
 use lanthorn_level::{
-    material_flags, surface_flags, Cell, Entity, Level, LightStyles, Material, Object, Portal, Pvs,
-    Sky, Surface, Vertex,
+    material_flags, surface_flags, Animation, Cell, Entity, Level, LightStyles, Material, Object,
+    Portal, Pvs, Sky, Surface, Vertex,
 };
 use lanthorn_light::atlas::{self, LuxelBlock};
 
@@ -397,11 +397,46 @@ fn materials(
         fallback.push(script.and_then(ShaderScript::fallback));
     }
     report.materials = list.len();
+    animations(map, scripts, files, &mut list);
     Materials {
         list,
         flags,
         lighting,
         fallback,
+    }
+}
+
+/// Each shader whose base picture is an `animMap` gets its pictures as a run of materials at
+/// the end of `list` (one a picture; one not found shows the shader's own) and an animation
+/// over them.
+fn animations(
+    map: &Ibsp,
+    scripts: &HashMap<String, ShaderScript>,
+    files: &dyn GameFiles,
+    list: &mut Vec<Material>,
+) {
+    for (i, sh) in map.shaders.iter().enumerate() {
+        let script = scripts.get(&sh.name.to_ascii_lowercase());
+        let Some((rate, pictures)) = script.and_then(ShaderScript::anim_map) else {
+            continue;
+        };
+        let first = list.len() as u32;
+        for (k, picture) in pictures.iter().enumerate() {
+            let mut frame = Material {
+                name: format!("{}#{k}", sh.name),
+                ..list[i].clone()
+            };
+            if let Some((w, h, rgba)) = texture(files, picture) {
+                frame.color = mean_colour(&rgba);
+                (frame.width, frame.height, frame.texels) = (w, h, Some(rgba));
+            }
+            list.push(frame);
+        }
+        list[i].animation = Some(Animation {
+            first,
+            frames: pictures.len() as u32,
+            rate: *rate,
+        });
     }
 }
 

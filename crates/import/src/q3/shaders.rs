@@ -22,6 +22,8 @@ pub struct ShaderScript {
     pub two_sided: bool,
     /// `polygonOffset`: a decal, drawn over the surface it lies on.
     pub decal: bool,
+    /// Its first `deformVertexes` kind (`wave`, `autosprite`, …), lower case.
+    pub deform: Option<String>,
 }
 
 /// One stage: a picture and how it is blended.
@@ -39,6 +41,8 @@ pub struct Stage {
     pub tc_mods: Vec<String>,
     /// Its first `tcMod scroll`: texture repeats a second along s and t.
     pub scroll: Option<[f32; 2]>,
+    /// `animMap`'s pictures a second and its pictures (`image` is the first).
+    pub anim_map: Option<(f32, Vec<String>)>,
 }
 
 /// How a material's base picture is put on the screen, by its stage's `blendFunc`.
@@ -96,6 +100,9 @@ impl ShaderScript {
         if self.sky_box.is_some() {
             return Some("sky box".into());
         }
+        if let Some(d) = &self.deform {
+            return Some(format!("deformVertexes {d}"));
+        }
         let base = self.base_stage();
         for (k, st) in self.stages.iter().enumerate() {
             if !(plain_blend(&st.blend) || glow(k, &st.blend)) {
@@ -115,11 +122,12 @@ impl ShaderScript {
             if let Some(m) = moving {
                 return Some(format!("tcMod {m}"));
             }
-            let unsupported = |d: &&String| {
-                matches!(
-                    d.as_str(),
-                    "animmap" | "tcgen" | "alphagen" | "depthfunc" | "videomap"
-                )
+            // The base picture's stage may animate (`Material::animation`).
+            let animates = Some(k) == base && st.anim_map.is_some();
+            let unsupported = |d: &&String| match d.as_str() {
+                "animmap" => !animates,
+                "tcgen" | "alphagen" | "depthfunc" | "videomap" => true,
+                _ => false,
             };
             if let Some(d) = st.directives.iter().find(unsupported) {
                 return Some(d.clone());
@@ -136,6 +144,11 @@ impl ShaderScript {
     /// How fast its base picture scrolls (`tcMod scroll` on its stage), in repeats a second.
     pub fn scroll(&self) -> Option<[f32; 2]> {
         self.stages.get(self.base_stage()?)?.scroll
+    }
+
+    /// Its base picture's `animMap`: pictures a second, and the pictures.
+    pub fn anim_map(&self) -> Option<&(f32, Vec<String>)> {
+        self.stages.get(self.base_stage()?)?.anim_map.as_ref()
     }
 
     /// How its base picture covers what is under it (`Coverage`). An alpha test
@@ -285,6 +298,7 @@ fn body(words: &[(bool, String)], at: &mut usize, name: String) -> ShaderScript 
                     "surfaceparm" => s.surface_parms.extend(arg(0)),
                     "skyparms" => s.sky_box = arg(0).filter(|b| b != "-"),
                     "polygonoffset" => s.decal = true,
+                    "deformvertexes" => s.deform = s.deform.take().or(arg(0)),
                     "cull" => {
                         s.two_sided =
                             matches!(arg(0).as_deref(), Some("none" | "disable" | "twosided"))
@@ -313,7 +327,14 @@ fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
                 match d.as_str() {
                     "map" | "clampmap" => st.image = lower.first().cloned(),
                     // animMap FREQUENCY IMAGE…: its first image.
-                    "animmap" => st.image = lower.get(1).cloned(),
+                    "animmap" => {
+                        st.image = lower.get(1).cloned();
+                        let rate = lower.first().and_then(|r| r.parse::<f32>().ok());
+                        let rate = rate.filter(|r| r.is_finite() && *r >= 0.0);
+                        // Quake 3 takes at most 8 pictures.
+                        let pictures = lower.iter().skip(1).take(8).cloned().collect::<Vec<_>>();
+                        st.anim_map = rate.filter(|_| !pictures.is_empty()).map(|r| (r, pictures));
+                    }
                     "blendfunc" => st.blend = lower,
                     "rgbgen" => st.rgb_gen = lower.first().cloned(),
                     "tcmod" => {
@@ -383,6 +404,9 @@ lava { { map lava.tga
 spin { { map spin.tga
  tcMod scroll 1 0
  tcMod rotate 30 } }
+fire { { animMap 10 f1.tga f2.tga f3.tga
+ blendFunc add } }
+flame { deformVertexes autoSprite { animMap 10 f1.tga f2.tga } }
 "#;
         let mut all = HashMap::new();
         parse_into(text, &mut all);
@@ -415,7 +439,22 @@ spin { { map spin.tga
         assert_eq!(all["spin"].stages[0].tc_mods, ["scroll", "rotate"]);
         assert!(!all["spin"].drawn_as_one_texture());
         assert_eq!(all["textures/skies/blue"].scroll(), Some([0.1, 0.0]));
-        assert_eq!(all.len(), 9);
+        // An animated base picture is drawn as the game does (its pictures in turn).
+        let fire = &all["fire"];
+        assert_eq!(
+            fire.anim_map(),
+            Some(&(
+                10.0,
+                vec!["f1.tga".into(), "f2.tga".into(), "f3.tga".into()]
+            ))
+        );
+        assert_eq!((fire.base_image(), fire.fallback()), (Some("f1.tga"), None));
+        // Bending the surface is not drawn.
+        assert_eq!(
+            all["flame"].fallback().as_deref(),
+            Some("deformVertexes autosprite")
+        );
+        assert_eq!(all.len(), 11);
     }
 
     #[test]

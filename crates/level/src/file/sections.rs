@@ -283,6 +283,7 @@ pub(super) fn read_materials(r: &mut R) -> Res<Vec<Material>> {
             specular,
             // Only Quake 3's materials scroll, and those are never written to `.lvl`.
             scroll: [0.0; 2],
+            animation: None,
         });
     }
     Ok(materials)

@@ -118,6 +118,7 @@ pub(crate) fn sample() -> Level {
                 normal: Some(vec![128, 128, 255, 255, 200, 128, 220, 255]),
                 specular: Some(vec![40, 40, 40, 128, 0, 0, 0, 0]),
                 scroll: [0.0; 2],
+                animation: None,
             },
             Material {
                 name: "sky1 ünïcode".into(),
@@ -130,6 +131,7 @@ pub(crate) fn sample() -> Level {
                 normal: None,
                 specular: None,
                 scroll: [0.0; 2],
+                animation: None,
             },
         ],
         lightmaps: Lightmaps {
@@ -564,4 +566,25 @@ fn a_bad_material_map_is_invalid() {
     level.materials[1].specular = Some(vec![0; 64 * 64 * 4]);
     let e = validate(&level).unwrap_err();
     assert!(e.contains("has a specular map but no texels"), "{e}");
+}
+
+/// An animation whose pictures run past the last material, or has none, is refused by name;
+/// one within the materials is not.
+#[test]
+fn an_animation_past_the_materials_is_invalid() {
+    let mut level = sample();
+    let animate = |first, frames| {
+        Some(crate::Animation {
+            first,
+            frames,
+            rate: 2.0,
+        })
+    };
+    level.materials[0].animation = animate(0, 2);
+    validate(&level).unwrap();
+    for (first, frames) in [(1, 2), (0, 0), (u32::MAX, 2)] {
+        level.materials[0].animation = animate(first, frames);
+        let e = validate(&level).unwrap_err();
+        assert!(e.contains("material 0 (wall) animates"), "{e}");
+    }
 }

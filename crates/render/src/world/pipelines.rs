@@ -64,7 +64,7 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             // The materials' normal and specular maps (moving objects' lamps, OBJECT_LAMPS).
             texture_entry(9, wgpu::TextureViewDimension::D2Array),
             texture_entry(10, wgpu::TextureViewDimension::D2Array),
-            // Each material layer's scroll (Quake 3's `tcMod scroll`), read per vertex.
+            // Each material layer's scroll and animation (Quake 3's `tcMod scroll`, `animMap`).
             storage_entry(11, wgpu::ShaderStages::VERTEX),
         ],
     })
@@ -189,7 +189,7 @@ pub(super) fn world_bind_group(
             },
             wgpu::BindGroupEntry {
                 binding: 11,
-                resource: res.materials.scroll.as_entire_binding(),
+                resource: res.materials.motion.as_entire_binding(),
             },
         ],
     })

@@ -430,6 +430,7 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     // A scrolling picture moves over its lightmap every frame: drawn directly.
     if SurfaceKind::of(surface.flags) != SurfaceKind::Opaque
         || material.scroll != [0.0; 2]
+        || material.animation.is_some()
         || material.texels.is_none()
         || material.width == 0
         || material.height == 0
