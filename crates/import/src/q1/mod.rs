@@ -337,13 +337,15 @@ fn import(
         _ => light::Light::choose((l.lighting, l.faces.len()), lit, &bspx, &mut said),
     };
     let entities = entities::parse(l.entities, file)?;
-    let materials = match l.format {
+    let mut materials = match l.format {
         lumps::BspFormat::Hl30 => textures::decode_half_life(l.textures, file)?,
         _ => textures::decode(l.textures, palette, file)?,
     };
     let mut tree = tree::build(&l, file)?;
     let (mut surfaces, lightmaps, warnings) =
         surfaces_and_lightmaps((&l, &light), &materials, file)?;
+    // After the surfaces: the pictures' copies go at the end, numbered past every texture.
+    textures::animate_chains(&mut materials);
     said.extend(warnings);
     let mut warnings = said;
     let mut cells = std::mem::take(&mut tree.cells);

@@ -3,7 +3,7 @@
 //! a 16-bit count, 256, then the colours). Only mip level 0 is decoded (the renderer builds
 //! its own mipmaps).
 
-use lanthorn_level::{material_flags, Material};
+use lanthorn_level::{material_flags, Animation, Material};
 
 use super::lumps::{i32_at, u32_at};
 use super::Q1Error;
@@ -246,9 +246,82 @@ pub(super) fn own_palette(m: &[u8], (w, h): (u32, u32), name: &str) -> Result<[u
     }
 }
 
+/// Quake's animated textures: `+0name` … `+9name` shown in turn, five a second; every texture
+/// of a chain shows the chain's picture of the moment, the first at time 0
+/// (`R_TextureAnimation`). The chain's pictures are copied to the end of `materials` as a run,
+/// and each texture of the chain animates over it. A chain stops at a missing number (Quake
+/// refuses such a map; the pictures before it still turn).
+pub(super) fn animate_chains(materials: &mut Vec<Material>) {
+    let mut chains: std::collections::BTreeMap<String, [Option<usize>; 10]> = Default::default();
+    for (i, m) in materials.iter().enumerate() {
+        if let [b'+', digit @ b'0'..=b'9', ..] = m.name.as_bytes() {
+            let chain = chains.entry(m.name[2..].to_ascii_lowercase()).or_default();
+            chain[(digit - b'0') as usize] = Some(i);
+        }
+    }
+    for frames in chains.values() {
+        let run: Vec<usize> = frames.iter().map_while(|f| *f).collect();
+        if run.len() < 2 {
+            continue;
+        }
+        let first = materials.len() as u32;
+        for &i in &run {
+            materials.push(materials[i].clone());
+        }
+        let animation = Animation {
+            first,
+            frames: run.len() as u32,
+            rate: 5.0,
+        };
+        for &i in frames.iter().flatten() {
+            materials[i].animation = Some(animation);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `+0`…`+2` of one name animate over a run of copies of those three at five a second;
+    /// `+5` past the gap shows the run too; a lone `+0` and other textures stay still.
+    #[test]
+    fn quakes_animated_textures_turn_over_a_run_of_their_pictures() {
+        let named = |name: &str, shade: u8| Material {
+            name: name.into(),
+            width: 1,
+            height: 1,
+            texels: Some(vec![shade, shade, shade, 255]),
+            ..Default::default()
+        };
+        let mut materials = vec![
+            named("+1slip", 1),
+            named("wall", 9),
+            named("+0SLIP", 0),
+            named("+2slip", 2),
+            named("+5slip", 5),
+            named("+0lone", 7),
+        ];
+        animate_chains(&mut materials);
+        assert_eq!(materials.len(), 9);
+        let shades: Vec<u8> = materials[6..]
+            .iter()
+            .map(|m| m.texels.as_ref().unwrap()[0])
+            .collect();
+        assert_eq!(shades, [0, 1, 2], "the run in Quake's order");
+        let turning = Some(Animation {
+            first: 6,
+            frames: 3,
+            rate: 5.0,
+        });
+        for i in [0, 2, 3, 4] {
+            assert_eq!(materials[i].animation, turning, "{}", materials[i].name);
+        }
+        assert_eq!(
+            (materials[1].animation, materials[5].animation),
+            (None, None)
+        );
+    }
 
     #[test]
     fn name_flags() {
