@@ -1,5 +1,6 @@
-//! A small map written here by the format's public layout, each way a damaged one fails (one
-//! error naming the lump and record), random damage, and OpenArena's 62 maps where Debian
+//! Small maps written here by the format's public layout (a floor; two areas with a door in
+//! the area portal between them), each way a damaged one fails (one error naming the lump and
+//! record), random damage, and OpenArena's 62 maps where Debian
 //! installs them: every one reads, and holds what q3map2 always writes (models that cover the
 //! surfaces in order, a tree that reaches no leaf twice); how many have a visibility lump is printed (a map compiled
 //! without vis has none).
@@ -258,4 +259,103 @@ fn openarenas_maps_read_and_hold_what_q3map2_writes() {
     }
     eprintln!("{maps} maps ({with_vis} with visibility), {surfaces} surfaces, {patches} patches");
     assert!(maps >= 60 && patches > 0, "{maps} maps, {patches} patches");
+}
+
+/// Two rooms and the area-portal leaf between them, a door filling it: x < −8 is leaf A (area
+/// 0), −8..8 leaf P (the area-portal brush's: cluster 2, area −1), x > 8 leaf B (area 1), all
+/// in the tree's box ±64; the door (model 1, `func_door` with `spawnflags`) is one face at
+/// x = −8 over the box's section.
+fn door_map(spawnflags: u32) -> [Vec<u8>; 17] {
+    let mut shader = b"textures/door".to_vec();
+    shader.resize(64, 0);
+    shader.extend(le(&[0, 1]));
+    let vertex = |y: f32, z: f32| {
+        let mut v = lef(&[-8.0, y, z, y / 64.0, z / 64.0, 0.0, 0.0, -1.0, 0.0, 0.0]);
+        v.extend([255, 255, 255, 255]);
+        v
+    };
+    let mut surface = le(&[0, -1, 1, 0, 4, 0, 6, -1, 0, 0, 0, 0]);
+    surface.extend(lef(&[0.0; 9]));
+    surface.extend(lef(&[-1.0, 0.0, 0.0]));
+    surface.extend(le(&[0, 0]));
+    let leaf = |cluster: i32, area: i32, x0: i32, x1: i32| {
+        le(&[cluster, area, x0, -64, -64, x1, 64, 64, 0, 0, 0, 0])
+    };
+    let model = |x0: f32, x1: f32, surfaces: [i32; 2]| {
+        [
+            lef(&[x0, -64.0, -64.0, x1, 64.0, 64.0]),
+            le(&[surfaces[0], surfaces[1], 0, 0]),
+        ]
+        .concat()
+    };
+    let entities = format!(
+        "{{\n\"classname\" \"worldspawn\"\n}}\n{{\n\"classname\" \"func_door\"\n\"model\" \"*1\"\n\"angle\" \"-1\"\n\"spawnflags\" \"{spawnflags}\"\n}}\n\0"
+    );
+    [
+        entities.into_bytes(),
+        shader,
+        [lef(&[1.0, 0.0, 0.0, -8.0]), lef(&[1.0, 0.0, 0.0, 8.0])].concat(),
+        [
+            le(&[0, 1, -1, -64, -64, -64, 64, 64, 64]),
+            le(&[1, -2, -3, -8, -64, -64, 64, 64, 64]),
+        ]
+        .concat(),
+        [leaf(0, 0, -64, -8), leaf(1, 1, 8, 64), leaf(2, -1, -8, 8)].concat(),
+        Vec::new(),
+        Vec::new(),
+        [model(-64.0, 64.0, [0, 0]), model(-8.0, 8.0, [0, 1])].concat(),
+        Vec::new(),
+        Vec::new(),
+        [
+            vertex(-64.0, -64.0),
+            vertex(64.0, -64.0),
+            vertex(64.0, 64.0),
+            vertex(-64.0, 64.0),
+        ]
+        .concat(),
+        le(&[0, 1, 2, 0, 2, 3]),
+        Vec::new(),
+        surface,
+        Vec::new(),
+        Vec::new(),
+        [le(&[3, 1]), vec![7, 7, 7]].concat(),
+    ]
+}
+
+/// The door closes both portals of the area-portal leaf, so no open portal joins the two
+/// areas; spawned open (`spawnflags 1`), it closes none.
+#[test]
+fn a_door_in_an_area_portal_shuts_the_way_between_the_areas() {
+    use lanthorn_level::spawn::{apply, SpawnRules};
+    let map = read(&ibsp(&door_map(0)), "door.bsp").unwrap();
+    let (mut level, _) = to_level(&map, "door.bsp", &NoFiles).unwrap();
+    lanthorn_level::validate::validate(&level).unwrap();
+    assert_eq!(
+        (level.cells.len(), level.portals.len()),
+        (3, 2),
+        "A–P and P–B"
+    );
+    let cell_of_x = |x: f32| level.locate(glam::Vec3::new(x, 0.0, 0.0)).unwrap();
+    let (a, p, b) = (cell_of_x(-40.0), cell_of_x(0.0), cell_of_x(40.0));
+    let mut of_p = level.cells[p as usize].portals.clone();
+    of_p.sort_unstable();
+    assert_eq!(level.objects.len(), 1);
+    assert_eq!(level.objects[0].closes, of_p);
+    // Past the shut portals A reaches nothing, and never B.
+    let open = |c: u32| {
+        let portals = level.cells[c as usize].portals.iter();
+        portals
+            .filter(|q| !level.objects[0].closes.contains(q))
+            .count()
+    };
+    assert_eq!((open(a), open(b)), (0, 0));
+    apply(&mut level, SpawnRules::default());
+    assert!(!level.objects[0].closes.is_empty(), "shut as it spawns");
+    let map = read(&ibsp(&door_map(1)), "door.bsp").unwrap();
+    let (mut level, _) = to_level(&map, "door.bsp", &NoFiles).unwrap();
+    apply(&mut level, SpawnRules::default());
+    assert!(
+        level.objects[0].closes.is_empty(),
+        "spawned open, it shuts nothing"
+    );
 }
