@@ -74,7 +74,7 @@ pub struct Q3Report {
     pub drawn: usize,
     /// Patches among the drawn.
     pub patches: usize,
-    /// Flares, `nodraw` and fog-volume surfaces, left out.
+    /// Flares, `nodraw`, fog-volume and tinting (`Coverage::Tints`) surfaces, left out.
     pub left_out: usize,
     /// Materials, and the shader scripts among them.
     pub materials: usize,
@@ -381,7 +381,9 @@ fn materials(
             | (fence as u32 * material_flags::FENCE);
         // A decal lies on another surface and bounds nothing: detail.
         let detail = script.is_some_and(|s| s.decal);
-        let drawn = sh.surface_flags & SURF_NODRAW == 0 && sh.content_flags & CONTENTS_FOG == 0;
+        let drawn = sh.surface_flags & SURF_NODRAW == 0
+            && sh.content_flags & CONTENTS_FOG == 0
+            && coverage != Coverage::Tints;
         // Added over what is behind it (a teleporter's field, a light's halo): a glow.
         let glow = coverage == Coverage::Additive && !sky;
         flags.push(drawn.then_some(

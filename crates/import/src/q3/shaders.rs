@@ -54,6 +54,10 @@ pub enum Coverage {
     AlphaBlended,
     /// Added to what is under it (a glow over nothing): drawn as a glow (`surface_flags::GLOW`).
     Additive,
+    /// Multiplying what is behind it, as the first stage (`GL_DST_COLOR …`, `filter`: water that
+    /// brightens the floor under it, tinted glass): not drawn, which is nearer the game's
+    /// picture than the base picture drawn opaque.
+    Tints,
 }
 
 /// How a material's surfaces take light.
@@ -154,9 +158,17 @@ impl ShaderScript {
     /// How its base picture covers what is under it (`Coverage`). An alpha test
     /// (`alphaFunc`) on the base's stage makes it a fence too.
     pub fn coverage(&self) -> Coverage {
-        let Some(base) = self.base_stage().map(|k| &self.stages[k]) else {
+        let Some(k) = self.base_stage() else {
             return Coverage::Opaque;
         };
+        let base = &self.stages[k];
+        let reads_behind = base
+            .blend
+            .first()
+            .is_some_and(|b| b == "gl_dst_color" || b == "filter");
+        if k == 0 && reads_behind {
+            return Coverage::Tints;
+        }
         // A later stage's alpha test lays its picture over an opaque base: only the base's own
         // makes holes.
         let alpha_test = base.directives.iter().any(|d| d == "alphafunc");
@@ -398,6 +410,9 @@ panel { { map panel.jpg } { map lights.tga
  alphaFunc GE128 } }
 halo { { map halo.tga
  blendFunc add } }
+pool { { map caustic.jpg
+ blendFunc gl_dst_color gl_one } { map $lightmap
+ blendFunc gl_dst_color gl_zero } }
 lava { { map lava.tga
  tcMod scroll 0.05 -0.1 } { map $lightmap
  blendFunc filter } }
@@ -430,6 +445,9 @@ flame { deformVertexes autoSprite { animMap 10 f1.tga f2.tga } }
         assert!(all["web"].decal && !all["glow"].decal);
         assert_eq!(all["grate"].coverage(), Coverage::AlphaBlended);
         assert_eq!(all["panel"].coverage(), Coverage::Opaque);
+        // A first stage multiplying what is behind tints it; over the lightmap it is plain.
+        assert_eq!(all["pool"].coverage(), Coverage::Tints);
+        assert_eq!(m.coverage(), Coverage::Opaque);
         // A glow alone is drawn as the game does; one over the lightmap is not.
         assert_eq!(all["halo"].coverage(), Coverage::Additive);
         assert!(all["halo"].drawn_as_one_texture() && !all["glow"].drawn_as_one_texture());
@@ -454,7 +472,7 @@ flame { deformVertexes autoSprite { animMap 10 f1.tga f2.tga } }
             all["flame"].fallback().as_deref(),
             Some("deformVertexes autosprite")
         );
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 12);
     }
 
     #[test]
