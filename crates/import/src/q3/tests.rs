@@ -31,6 +31,14 @@ fn ibsp(lumps: &[Vec<u8>; 17]) -> Vec<u8> {
     out
 }
 
+/// The vertices lump of a square ±64 on a side, `vertex` making each from its two coordinates,
+/// in the order the indices `0 1 2 0 2 3` draw it.
+fn quad_vertices(vertex: impl Fn(f32, f32) -> Vec<u8>) -> Vec<u8> {
+    [(-64.0, -64.0), (64.0, -64.0), (64.0, 64.0), (-64.0, 64.0)]
+        .map(|(a, b)| vertex(a, b))
+        .concat()
+}
+
 /// A floor quad over one plane: a root node with an empty leaf in front and a solid one behind,
 /// one planar surface (two triangles) in model 0, one lightmap page, one cluster.
 fn floor() -> [Vec<u8>; 17] {
@@ -64,13 +72,7 @@ fn floor() -> [Vec<u8>; 17] {
         .concat(),
         Vec::new(),
         Vec::new(),
-        [
-            vertex(-64.0, -64.0),
-            vertex(64.0, -64.0),
-            vertex(64.0, 64.0),
-            vertex(-64.0, 64.0),
-        ]
-        .concat(),
+        quad_vertices(vertex),
         le(&[0, 1, 2, 0, 2, 3]),
         Vec::new(),
         surface,
@@ -306,13 +308,7 @@ fn door_map(spawnflags: u32) -> [Vec<u8>; 17] {
         [model(-64.0, 64.0, [0, 0]), model(-8.0, 8.0, [0, 1])].concat(),
         Vec::new(),
         Vec::new(),
-        [
-            vertex(-64.0, -64.0),
-            vertex(64.0, -64.0),
-            vertex(64.0, 64.0),
-            vertex(-64.0, 64.0),
-        ]
-        .concat(),
+        quad_vertices(vertex),
         le(&[0, 1, 2, 0, 2, 3]),
         Vec::new(),
         surface,
