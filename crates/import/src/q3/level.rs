@@ -7,44 +7,31 @@
 //!   their triangles, patches tessellated (`patch::tessellate`, the same steps everywhere so
 //!   that neighbours share their borders' vertices). Quake 3 winds triangles clockwise seen
 //!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw`, fog
-//!   volumes' sides and glows added over nothing draw nothing here and are left out; a picture
-//!   blended by its alpha is drawn as a fence (alpha-tested).
+//!   volumes' sides and shaders that only tint what is behind them are left out; a picture
+//!   blended by its alpha is drawn as a fence (alpha-tested), one added over what is behind it
+//!   as a glow.
 //! - Lightmap pages go into the atlas whole; a vertex-lit surface gets a block of luxels that
 //!   holds its vertices' colours interpolated (`vertex_light`). Quake 3 scales its maps' light by 4 (`mapOverBrightBits` 2 on a
 //!   window without hardware gamma), clamped keeping the colour; the level's light is drawn ×2,
 //!   so luxels are stored at half that.
-//! - A material is the picture of its shader: the script's base image (`shaders`) or the
-//!   texture of the shader's own name, `.tga`, `.jpg` or `.png`, from the game's files.
-
-use std::collections::HashMap;
+//! - A material is the picture of its shader (`materials`): the script's base image
+//!   (`shaders`) or the texture of the shader's own name, `.tga`, `.jpg` or `.png`, from the
+//!   game's files.
 
 use glam::{Vec2, Vec3};
 
 use lanthorn_geom::{Aabb, DPlane, DPolygon, Plane};
 use lanthorn_level::{
-    material_flags, surface_flags, Animation, Cell, Entity, Level, LightStyles, Material, Object,
-    Portal, Pvs, Sky, Surface, Vertex,
+    surface_flags, Cell, Entity, Level, LightStyles, Object, Portal, Pvs, Surface, Vertex,
 };
 use lanthorn_light::atlas::{self, LuxelBlock};
 
-use super::shaders::{self, Coverage, Lighting, ShaderScript};
+use super::materials::{materials, read_scripts, sky, Materials};
+use super::shaders::Lighting;
 use super::{patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
-/// Quake 3's `SURF_SKY`.
-const SURF_SKY: i32 = 0x4;
-/// `SURF_NODRAW`.
-const SURF_NODRAW: i32 = 0x80;
-/// `CONTENTS_LAVA | CONTENTS_SLIME | CONTENTS_WATER`.
-const CONTENTS_LIQUID: i32 = 8 | 16 | 32;
-/// `CONTENTS_FOG`: a fog volume's sides, drawn as fog, not as walls.
-const CONTENTS_FOG: i32 = 64;
-/// `CONTENTS_TRANSLUCENT`.
-const CONTENTS_TRANSLUCENT: i32 = 0x2000_0000;
 /// Steps each patch piece is cut into along each side.
 pub const PATCH_STEPS: u32 = 8;
-/// Textures larger than this on a side are not read (a damaged header would ask for more).
-const MAX_TEXTURE_SIDE: u32 = 4096;
-
 /// The game's files a map's materials come from (Quake 3's search path).
 pub trait GameFiles {
     /// `name`'s bytes from the first place that holds it.
@@ -168,51 +155,6 @@ pub fn to_level(
     Ok((level, report))
 }
 
-/// The sky: the first sky shader's material, and its script's far box (`skyParms env/NAME`:
-/// pictures `NAME_rt`, `_lf`, `_bk`, `_ft`, `_up`, `_dn`, facing +X, −X, +Y, −Y, +Z, −Z in
-/// Quake 3's box) as six more materials when all six are found.
-fn sky(
-    map: &Ibsp,
-    scripts: &HashMap<String, ShaderScript>,
-    files: &dyn GameFiles,
-    materials: &mut Vec<Material>,
-) -> Option<Sky> {
-    let i = materials
-        .iter()
-        .position(|m| m.flags & material_flags::SKY != 0)?;
-    let far_box = map
-        .shaders
-        .iter()
-        .filter(|sh| sh.surface_flags & SURF_SKY != 0)
-        .find_map(|sh| scripts.get(&sh.name.to_ascii_lowercase())?.sky_box.clone());
-    let faces = far_box.and_then(|name| {
-        let pictures: Vec<(u32, u32, Vec<u8>)> = ["rt", "lf", "bk", "ft", "up", "dn"]
-            .iter()
-            .map(|side| texture(files, &format!("{name}_{side}")))
-            .collect::<Option<_>>()?;
-        let first = materials.len() as u32;
-        for ((w, h, rgba), side) in pictures
-            .into_iter()
-            .zip(["rt", "lf", "bk", "ft", "up", "dn"])
-        {
-            materials.push(Material {
-                name: format!("{name}_{side}"),
-                width: w,
-                height: h,
-                color: mean_colour(&rgba),
-                texels: Some(rgba),
-                ..Default::default()
-            });
-        }
-        Some(std::array::from_fn(|k| first + k as u32))
-    });
-    Some(Sky {
-        material: Some(i as u32),
-        cubemap: None,
-        faces,
-    })
-}
-
 /// Marks `DETAIL` the surfaces none of whose triangles lies on a bounding plane of a cell that
 /// lists it: q3map2's detail brushes, patches and models, which stand inside cells and split
 /// none (the near plane cutting one shows only what the portals already lead to).
@@ -311,175 +253,6 @@ fn bound_by_the_world_box(map: &Ibsp, cells: &mut [Cell], portals: &mut Vec<Port
             *p = new_index[*p as usize];
         }
     }
-}
-
-/// Every shader script on the game's path, by name. A name two files define takes the
-/// definition of the file last by name, as ioquake3 joins the files' text in reverse order and
-/// takes the first definition it finds.
-fn read_scripts(files: &dyn GameFiles) -> HashMap<String, ShaderScript> {
-    let mut all = HashMap::new();
-    let mut names = files.list("scripts", ".shader");
-    names.sort_by_key(|n| std::cmp::Reverse(n.to_ascii_lowercase()));
-    for name in names {
-        if let Some(bytes) = files.read(&name) {
-            shaders::parse_into(&String::from_utf8_lossy(&bytes), &mut all);
-        }
-    }
-    all
-}
-
-/// The materials, one per shader, and each shader's surface flags.
-struct Materials {
-    list: Vec<Material>,
-    /// Per shader: `surface_flags` of its surfaces, or `None` for shaders that draw nothing.
-    flags: Vec<Option<u32>>,
-    /// Per shader: how its surfaces take light.
-    lighting: Vec<Lighting>,
-    /// Per shader: the first thing of it not drawn as the game draws it (`None`: drawn so).
-    fallback: Vec<Option<String>>,
-}
-
-fn materials(
-    map: &Ibsp,
-    scripts: &HashMap<String, ShaderScript>,
-    files: &dyn GameFiles,
-    report: &mut Q3Report,
-) -> Materials {
-    let mut list = Vec::with_capacity(map.shaders.len());
-    let mut flags = Vec::with_capacity(map.shaders.len());
-    let mut lighting = Vec::with_capacity(map.shaders.len());
-    let mut fallback = Vec::with_capacity(map.shaders.len());
-    for sh in &map.shaders {
-        let name = sh.name.to_ascii_lowercase();
-        let script = scripts.get(&name);
-        report.scripted += script.is_some() as usize;
-        let picture = script.and_then(|s| s.base_image()).unwrap_or(&name);
-        let texels = texture(files, picture);
-        if texels.is_none() && sh.surface_flags & (SURF_NODRAW | SURF_SKY) == 0 {
-            report.missing.push(name.clone());
-        }
-        let sky = sh.surface_flags & SURF_SKY != 0;
-        let liquid = sh.content_flags & CONTENTS_LIQUID != 0;
-        let blended =
-            script.is_some_and(|s| s.stages.first().is_some_and(|st| !st.blend.is_empty()));
-        let translucent = sh.content_flags & CONTENTS_TRANSLUCENT != 0 && (liquid || blended);
-        let coverage = script.map_or(Coverage::Opaque, ShaderScript::coverage);
-        let fence = coverage == Coverage::AlphaBlended;
-        let mut m = Material {
-            name: sh.name.clone(),
-            color: [0.5; 3],
-            scroll: script.and_then(ShaderScript::scroll).unwrap_or_default(),
-            ..Default::default()
-        };
-        if let Some((w, h, rgba)) = texels {
-            m.color = mean_colour(&rgba);
-            (m.width, m.height, m.texels) = (w, h, Some(rgba));
-        }
-        m.flags = (sky as u32 * material_flags::SKY)
-            | (liquid as u32 * material_flags::LIQUID)
-            | (translucent as u32 * material_flags::TRANSLUCENT)
-            | (fence as u32 * material_flags::FENCE);
-        // A decal lies on another surface and bounds nothing: detail.
-        let detail = script.is_some_and(|s| s.decal);
-        let drawn = sh.surface_flags & SURF_NODRAW == 0
-            && sh.content_flags & CONTENTS_FOG == 0
-            && coverage != Coverage::Tints;
-        // Added over what is behind it (a teleporter's field, a light's halo): a glow.
-        let glow = coverage == Coverage::Additive && !sky;
-        flags.push(drawn.then_some(
-            (sky as u32 * surface_flags::SKY)
-                | (liquid as u32 * surface_flags::LIQUID)
-                | (translucent as u32 * surface_flags::TRANSLUCENT)
-                | (fence as u32 * surface_flags::FENCE)
-                | (detail as u32 * surface_flags::DETAIL)
-                | (glow as u32 * surface_flags::GLOW),
-        ));
-        list.push(m);
-        lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));
-        fallback.push(script.and_then(ShaderScript::fallback));
-    }
-    report.materials = list.len();
-    animations(map, scripts, files, &mut list);
-    Materials {
-        list,
-        flags,
-        lighting,
-        fallback,
-    }
-}
-
-/// Each shader whose base picture is an `animMap` gets its pictures as a run of materials at
-/// the end of `list` (one a picture; one not found shows the shader's own) and an animation
-/// over them.
-fn animations(
-    map: &Ibsp,
-    scripts: &HashMap<String, ShaderScript>,
-    files: &dyn GameFiles,
-    list: &mut Vec<Material>,
-) {
-    for (i, sh) in map.shaders.iter().enumerate() {
-        let script = scripts.get(&sh.name.to_ascii_lowercase());
-        let Some((rate, pictures)) = script.and_then(ShaderScript::anim_map) else {
-            continue;
-        };
-        let first = list.len() as u32;
-        for (k, picture) in pictures.iter().enumerate() {
-            let mut frame = Material {
-                name: format!("{}#{k}", sh.name),
-                ..list[i].clone()
-            };
-            if let Some((w, h, rgba)) = texture(files, picture) {
-                frame.color = mean_colour(&rgba);
-                (frame.width, frame.height, frame.texels) = (w, h, Some(rgba));
-            }
-            list.push(frame);
-        }
-        list[i].animation = Some(Animation {
-            first,
-            frames: pictures.len() as u32,
-            rate: *rate,
-        });
-    }
-}
-
-/// A picture by name, as Quake 3 finds it: the name's own extension, else `.tga`, `.jpg`,
-/// `.png`. RGBA8 with its size.
-fn texture(files: &dyn GameFiles, name: &str) -> Option<(u32, u32, Vec<u8>)> {
-    let stem = name
-        .rsplit_once('.')
-        .filter(|(_, ext)| !ext.contains('/'))
-        .map_or(name, |(s, _)| s);
-    let tries = [name.to_string()]
-        .into_iter()
-        .chain(["tga", "jpg", "png"].map(|e| format!("{stem}.{e}")));
-    tries
-        .filter_map(|n| files.read(&n))
-        .find_map(|b| decode(&b))
-}
-
-/// Decodes a TGA, JPEG or PNG; `None` for anything else or too large.
-fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<u8>)> {
-    // TGA has no magic number: a file that is not a known format is tried as one.
-    let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
-    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_TEXTURE_SIDE);
-    limits.max_image_height = Some(MAX_TEXTURE_SIDE);
-    reader.limits(limits);
-    let img = reader.decode().ok()?.to_rgba8();
-    Some((img.width(), img.height(), img.into_raw()))
-}
-
-/// The mean colour of RGBA8 texels, in linear RGB 0..1.
-fn mean_colour(rgba: &[u8]) -> [f32; 3] {
-    let n = (rgba.len() / 4).max(1) as f64;
-    let mut sum = [0.0f64; 3];
-    for px in rgba.chunks_exact(4) {
-        for k in 0..3 {
-            sum[k] += (px[k] as f64 / 255.0).powf(2.2);
-        }
-    }
-    sum.map(|s| (s / n) as f32)
 }
 
 /// Where a surface's light comes from: none (fullbright), its lightmap page, or a block made

@@ -4,6 +4,7 @@
 
 mod level;
 mod lumps;
+mod materials;
 pub mod patch;
 pub mod shaders;
 mod tree;

@@ -427,7 +427,7 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     let surface = &level.surfaces[s];
     let material = level.materials.get(surface.material as usize)?;
     let rect = surface.lightmap?;
-    // A scrolling picture moves over its lightmap every frame: drawn directly.
+    // A scrolling or animated picture changes over its lightmap every frame: drawn directly.
     if SurfaceKind::of(surface.flags) != SurfaceKind::Opaque
         || material.scroll != [0.0; 2]
         || material.animation.is_some()
