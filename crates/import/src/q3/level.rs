@@ -26,32 +26,12 @@ use lanthorn_level::{
 };
 use lanthorn_light::atlas::{self, LuxelBlock};
 
-use super::materials::{materials, read_scripts, sky, Materials};
+use super::materials::{materials, read_scripts, sky, GameFiles, Materials};
 use super::shaders::Lighting;
 use super::{patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
 /// Steps each patch piece is cut into along each side.
 pub const PATCH_STEPS: u32 = 8;
-/// The game's files a map's materials come from (Quake 3's search path).
-pub trait GameFiles {
-    /// `name`'s bytes from the first place that holds it.
-    fn read(&self, name: &str) -> Option<Vec<u8>>;
-    /// The names of the files in `folder` (e.g. `scripts`) whose names end in `ext`.
-    fn list(&self, folder: &str, ext: &str) -> Vec<String>;
-}
-
-/// No game files: materials get their sizes from nothing and draw as flat colours.
-pub struct NoFiles;
-
-impl GameFiles for NoFiles {
-    fn read(&self, _: &str) -> Option<Vec<u8>> {
-        None
-    }
-    fn list(&self, _: &str, _: &str) -> Vec<String> {
-        Vec::new()
-    }
-}
-
 /// What the import made of the file's surfaces and materials.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Q3Report {
@@ -102,7 +82,10 @@ pub fn to_level(
         surfaces: map.surfaces.len(),
         ..Default::default()
     };
-    let materials = materials(map, &scripts, files, &mut report);
+    let materials = materials(map, &scripts, files);
+    report.scripted = materials.scripted;
+    report.missing.clone_from(&materials.missing);
+    report.materials = materials.shaders;
     let (mut surfaces, level_surface, lightmaps) = surfaces(map, &materials, file, &mut report)?;
     let mut cells = tree.cells;
     for (cell, &leaf) in cells.iter_mut().zip(&tree.cell_leaf) {

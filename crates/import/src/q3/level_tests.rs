@@ -9,7 +9,7 @@ use glam::Vec3;
 
 use super::*;
 use crate::pk3::Pk3;
-use crate::q3::{read, Ibsp};
+use crate::q3::{read, Ibsp, NoFiles};
 
 /// OpenArena's game folder, where Debian installs it.
 const BASEOA: &str = lanthorn_testdata::OPENARENA_BASEOA;

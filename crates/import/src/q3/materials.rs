@@ -6,9 +6,28 @@ use std::collections::HashMap;
 
 use lanthorn_level::{material_flags, surface_flags, Animation, Material, Sky};
 
-use super::level::{GameFiles, Q3Report};
 use super::shaders::{self, Coverage, Lighting, ShaderScript};
 use super::Ibsp;
+
+/// The game's files a map's materials come from (Quake 3's search path).
+pub trait GameFiles {
+    /// `name`'s bytes from the first place that holds it.
+    fn read(&self, name: &str) -> Option<Vec<u8>>;
+    /// The names of the files in `folder` (e.g. `scripts`) whose names end in `ext`.
+    fn list(&self, folder: &str, ext: &str) -> Vec<String>;
+}
+
+/// No game files: materials get their sizes from nothing and draw as flat colours.
+pub struct NoFiles;
+
+impl GameFiles for NoFiles {
+    fn read(&self, _: &str) -> Option<Vec<u8>> {
+        None
+    }
+    fn list(&self, _: &str, _: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
 
 /// Quake 3's `SURF_SKY`.
 const SURF_SKY: i32 = 0x4;
@@ -47,26 +66,32 @@ pub(super) struct Materials {
     pub(super) lighting: Vec<Lighting>,
     /// Per shader: the first thing of it not drawn as the game draws it (`None`: drawn so).
     pub(super) fallback: Vec<Option<String>>,
+    /// Shaders a script describes.
+    pub(super) scripted: usize,
+    /// Shaders whose picture was not found (drawn as a flat grey).
+    pub(super) missing: Vec<String>,
+    /// Materials before the animations' pictures: one a shader.
+    pub(super) shaders: usize,
 }
 
 pub(super) fn materials(
     map: &Ibsp,
     scripts: &HashMap<String, ShaderScript>,
     files: &dyn GameFiles,
-    report: &mut Q3Report,
 ) -> Materials {
     let mut list = Vec::with_capacity(map.shaders.len());
     let mut flags = Vec::with_capacity(map.shaders.len());
     let mut lighting = Vec::with_capacity(map.shaders.len());
     let mut fallback = Vec::with_capacity(map.shaders.len());
+    let (mut scripted, mut missing) = (0, Vec::new());
     for sh in &map.shaders {
         let name = sh.name.to_ascii_lowercase();
         let script = scripts.get(&name);
-        report.scripted += script.is_some() as usize;
+        scripted += script.is_some() as usize;
         let picture = script.and_then(|s| s.base_image()).unwrap_or(&name);
         let texels = texture(files, picture);
         if texels.is_none() && sh.surface_flags & (SURF_NODRAW | SURF_SKY) == 0 {
-            report.missing.push(name.clone());
+            missing.push(name.clone());
         }
         let sky = sh.surface_flags & SURF_SKY != 0;
         let liquid = sh.content_flags & CONTENTS_LIQUID != 0;
@@ -108,13 +133,16 @@ pub(super) fn materials(
         lighting.push(script.map_or(Lighting::Lightmap, ShaderScript::lighting));
         fallback.push(script.and_then(ShaderScript::fallback));
     }
-    report.materials = list.len();
+    let shaders = list.len();
     animations(map, scripts, files, &mut list);
     Materials {
         list,
         flags,
         lighting,
         fallback,
+        scripted,
+        missing,
+        shaders,
     }
 }
 

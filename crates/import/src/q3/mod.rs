@@ -12,8 +12,9 @@ mod vertex_light;
 
 use std::ops::Range;
 
-pub use self::level::{to_level, GameFiles, NoFiles, Q3Report, PATCH_STEPS};
+pub use self::level::{to_level, Q3Report, PATCH_STEPS};
 pub use self::lumps::LUMP_NAMES;
+pub use self::materials::{GameFiles, NoFiles};
 
 /// Why a file is not a Quake 3 map this reader can take.
 #[derive(Debug, thiserror::Error)]
