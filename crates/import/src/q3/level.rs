@@ -28,7 +28,7 @@ use lanthorn_light::atlas::{self, LuxelBlock};
 
 use super::materials::{materials, read_scripts, sky, GameFiles, Materials};
 use super::shaders::Lighting;
-use super::{patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
+use super::{light_grid, patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
 /// Steps each patch piece is cut into along each side.
 pub const PATCH_STEPS: u32 = 8;
@@ -58,6 +58,8 @@ pub struct Q3Report {
     pub fallbacks: std::collections::BTreeMap<String, usize>,
     /// Level surface → the file's surface.
     pub file_surface: Vec<u32>,
+    /// Why the level has no light grid for moving objects (`None`: it has the map's).
+    pub no_light_grid: Option<String>,
 }
 
 impl Q3Report {
@@ -120,6 +122,10 @@ pub fn to_level(
     let pvs = pvs(map, &tree.cell_leaf);
     let mut materials = materials;
     let sky = sky(map, &scripts, files, &mut materials.list);
+    let worldspawn = entities.iter().find(|e| e.classname() == "worldspawn");
+    let light_grid = light_grid::read(map, worldspawn)
+        .map_err(|why| report.no_light_grid = Some(why))
+        .ok();
     let level = Level {
         cells,
         portals,
@@ -132,7 +138,7 @@ pub fn to_level(
         sky,
         terrain: None,
         pvs,
-        light_grid: None,
+        light_grid,
         leak: None,
     };
     Ok((level, report))

@@ -3,6 +3,7 @@
 //! `to_level` builds a [`lanthorn_level::Level`] of it (`level`).
 
 mod level;
+mod light_grid;
 mod lumps;
 mod materials;
 pub mod patch;
