@@ -6,6 +6,7 @@
 
 mod bloom;
 mod cli;
+mod clouds;
 mod clipping;
 mod coloured_light;
 mod doors;

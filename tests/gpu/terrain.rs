@@ -594,6 +594,7 @@ fn terrain_sky_shows_the_level_skybox() {
         material: None,
         cubemap: Some("procedural:dusk".into()),
         faces: None,
+        clouds: None,
     });
     let size = (160u32, 90u32);
     let mut r = Renderer::new(gpu, &level, size);

@@ -367,6 +367,55 @@ pub struct Sky {
     /// +Z, −Z, each as seen from inside as Quake 3 lays them out (`SKY_BOX_FACES`). Not kept in
     /// `.lvl` files (Quake 3 maps are read from their BSP).
     pub faces: Option<[u32; 6]>,
+    /// Quake 3's cloud layers, drawn over the far box (or black) where the box has none. Not
+    /// kept in `.lvl` files.
+    pub clouds: Option<Clouds>,
+}
+
+/// Most cloud layers a sky has (the renderer's uniform holds this many).
+pub const MAX_CLOUD_LAYERS: usize = 4;
+
+/// Quake 3's cloud layers (`skyParms` and the sky shader's stages, `tr_sky.c`): pictures on a
+/// dome `height` units over the eye, part of a sphere 4096 units in radius whose centre lies
+/// that far below the eye. A direction `d` meets it at `p`, and the picture's coordinates are
+/// the angles of `p` (from the centre) to +X and to +Y, in radians, moved by each layer's
+/// `scale` and `scroll`. No layer is drawn in the directions through the box's bottom face.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Clouds {
+    /// The dome's height over the eye (`skyParms`' second word, > 0).
+    pub height: f32,
+    /// The layers, drawn in order (at most `MAX_CLOUD_LAYERS`).
+    pub layers: Vec<CloudLayer>,
+}
+
+/// The radius of the sphere the cloud dome is part of (`tr_sky.c`'s `radiusWorld`).
+pub const CLOUD_SPHERE_RADIUS: f32 = 4096.0;
+
+/// One cloud layer: a picture, how it moves and how it covers what lies under it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CloudLayer {
+    /// Its picture.
+    pub material: u32,
+    /// The picture's coordinates are `angles · scale + scroll · seconds` (the stage's `tcMod
+    /// scale` and `scroll` in their order, folded into one).
+    pub scale: Vec2,
+    /// Repeats a second along s and t.
+    pub scroll: Vec2,
+    /// How it covers what is under it.
+    pub blend: CloudBlend,
+}
+
+/// How a cloud layer covers what is under it (its stage's `blendFunc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloudBlend {
+    /// Replaces it (no `blendFunc`).
+    Replace,
+    /// Adds to it (`add`, `GL_ONE GL_ONE`).
+    Add,
+    /// Multiplies it (`filter`, `GL_DST_COLOR GL_ZERO`).
+    Multiply,
+    /// Over it by the picture's alpha (`blend`).
+    Alpha,
 }
 
 /// How a picture of `Sky::faces` lies: for a point of the face at `(s, t)` ∈ \[−1, 1\]² (`s`

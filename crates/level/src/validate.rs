@@ -305,6 +305,34 @@ fn validate_sky(level: &Level) -> Result<(), String> {
             "the sky box uses material {m} but there are {nm} materials"
         ));
     }
+    match level.sky.as_ref().and_then(|s| s.clouds.as_ref()) {
+        Some(c) => validate_clouds(c, nm),
+        None => Ok(()),
+    }
+}
+
+fn validate_clouds(c: &crate::Clouds, nm: usize) -> Result<(), String> {
+    if !(c.height > 0.0 && c.height.is_finite()) {
+        return Err(format!("the cloud layers' height {} is not positive", c.height));
+    }
+    if c.layers.len() > crate::MAX_CLOUD_LAYERS {
+        return Err(format!(
+            "the sky has {} cloud layers (at most {})",
+            c.layers.len(),
+            crate::MAX_CLOUD_LAYERS
+        ));
+    }
+    for (k, l) in c.layers.iter().enumerate() {
+        if l.material as usize >= nm {
+            return Err(format!(
+                "cloud layer {k} uses material {} but there are {nm} materials",
+                l.material
+            ));
+        }
+        if !(l.scale.is_finite() && l.scroll.is_finite()) {
+            return Err(format!("cloud layer {k}'s scale or scroll is not finite"));
+        }
+    }
     Ok(())
 }
 

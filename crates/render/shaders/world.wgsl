@@ -10,7 +10,8 @@
 // Entry points, by who draws with them (every one starts at vs_main unless named):
 //   fs_opaque                    the camera's opaque surfaces (render::world::pipelines)
 //   fs_fence                     the camera's fences (holes where their texels are)
-//   fs_sky / fs_skybox           the camera's sky, Quake's or a cubemap (unless tinted)
+//   fs_sky / fs_skybox           the camera's sky, Quake's or a cubemap, Quake 3's clouds
+//                                over either (unless tinted)
 //   fs_liquid                    the camera's liquids (unless tinted, fullbright or reflecting)
 //   fs_main                      the camera's surfaces under a tint, liquids over a reflection
 //   fs_portal_view               views through mirrors and teleporters
@@ -192,6 +193,9 @@ fn fs_sky(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
+    if frame.clouds.params.x > 0.5 {
+        return plainly_finished(sky_with_clouds(vec3<f32>(0.0), in.world, frame.eye.xyz), in);
+    }
     return plainly_finished(layered_sky(in.world, in.layer, frame.eye.xyz), in);
 }
 
@@ -200,7 +204,8 @@ fn fs_skybox(in: FragmentIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    return plainly_finished(skybox_color(in.world, frame.eye.xyz), in);
+    let eye = frame.eye.xyz;
+    return plainly_finished(sky_with_clouds(skybox_color(in.world, eye), in.world, eye), in);
 }
 
 // `finished` for a frame that neither tints nor reflects: fogged and stored, opaque.

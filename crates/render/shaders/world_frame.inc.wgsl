@@ -24,6 +24,17 @@ struct WorldFog {
     sky: array<vec4<f32>, 6>,
 };
 
+// Quake 3's cloud layers over the sky (render::world::SkyClouds; world_sky.inc.wgsl).
+struct SkyClouds {
+    // x: layers (0: none), y: the dome's height over the eye, z: the sphere's radius
+    params: vec4<f32>,
+    // Per layer: x: its picture's material layer, y: its blend (0 replace, 1 add, 2 multiply,
+    // 3 over by alpha)
+    kinds: array<vec4<f32>, 4>,
+    // Per layer: xy: scale, zw: repeats a second
+    motion: array<vec4<f32>, 4>,
+};
+
 struct WorldFrame {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
@@ -42,6 +53,7 @@ struct WorldFrame {
     shadow: vec4<f32>,
     // x: 1 = the tops of water show the reflection the flow opened for them (VERTEX_WATER_TOP)
     water: vec4<f32>,
+    clouds: SkyClouds,
 };
 
 struct DrawRecord {

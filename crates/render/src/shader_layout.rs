@@ -18,7 +18,7 @@ use super::tonemap::ToneMapUniform;
 use super::ui_cover::CoverUniform;
 use super::ui_paint::{UiScreen, VERTEX_ATTRIBUTES as UI_VERTEX_ATTRIBUTES};
 use super::world::{
-    DrawRecord, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
+    DrawRecord, SkyClouds, WorldFrame, WorldVertex, WorldView, MAX_VIEWS, VERTEX_NO_LIGHTMAP,
     VERTEX_PACKED_STYLES,
 };
 use egui::epaint::Vertex;
@@ -71,7 +71,8 @@ macro_rules! twin {
 /// Every struct a uniform or storage buffer holds, with the Rust type written into it.
 fn buffer_twins() -> Vec<Twin> {
     vec![
-        twin!(WorldFrame: view_proj, eye, params, styles, views, fog, shadow_to_light, shadow, water),
+        twin!(WorldFrame: view_proj, eye, params, styles, views, fog, shadow_to_light, shadow, water, clouds),
+        twin!(SkyClouds: params, kinds, motion),
         twin!(WorldFog: params, sun, zenith, horizon, sky),
         twin!(WorldView: view_proj, clip_plane, eye),
         twin!(DrawRecord: oct_min = octagon.min, oct_max = octagon.max, view, cell, depth, light, origin),
@@ -156,6 +157,8 @@ fn shared_lengths() -> Vec<(&'static str, &'static str, usize)> {
     vec![
         ("WorldFrame", "views", MAX_VIEWS),
         ("WorldFog", "sky", 6),
+        ("SkyClouds", "kinds", lanthorn_level::MAX_CLOUD_LAYERS),
+        ("SkyClouds", "motion", lanthorn_level::MAX_CLOUD_LAYERS),
         ("WorldFrame", "shadow_to_light", crate::shadow::CASCADES),
         (
             "WorldFrame",

@@ -216,6 +216,7 @@ fn sky(map: &MapFile, level: &Level) -> Option<Sky> {
         material,
         cubemap,
         faces: None,
+        clouds: None,
     })
 }
 

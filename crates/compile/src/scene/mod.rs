@@ -311,6 +311,7 @@ fn add_world(scene: &Scene, open_sky: Option<u32>, level: &mut Level) {
             material: open_sky,
             cubemap: scene.sky.clone(),
             faces: None,
+            clouds: None,
         });
     }
     level.terrain = scene.terrain.as_ref().map(|t| TerrainRef {

@@ -639,6 +639,7 @@ fn sky(materials: &[Material], entities: &[Entity]) -> Option<Sky> {
                 .and_then(|e| e.get("sky"))
                 .map(str::to_string),
             faces: None,
+            clouds: None,
         })
 }
 

@@ -1,10 +1,10 @@
 //! A Quake 3 map's materials: the shader scripts on the game's path, each shader's picture
 //! (the script's base image or the texture of its own name), how its surfaces are drawn
-//! (flags, light, what falls back), the animations' pictures, and the sky's far box.
+//! (flags, light, what falls back) and the animations' pictures.
 
 use std::collections::HashMap;
 
-use lanthorn_level::{material_flags, surface_flags, Animation, Material, Sky};
+use lanthorn_level::{material_flags, surface_flags, Animation, Material};
 
 use super::shaders::{self, Coverage, Lighting, ShaderScript};
 use super::Ibsp;
@@ -30,7 +30,7 @@ impl GameFiles for NoFiles {
 }
 
 /// Quake 3's `SURF_SKY`.
-const SURF_SKY: i32 = 0x4;
+pub(super) const SURF_SKY: i32 = 0x4;
 /// `SURF_NODRAW`.
 const SURF_NODRAW: i32 = 0x80;
 /// `CONTENTS_LAVA | CONTENTS_SLIME | CONTENTS_WATER`.
@@ -192,7 +192,7 @@ fn animations(
 
 /// A picture by name, as Quake 3 finds it: the name's own extension, else `.tga`, `.jpg`,
 /// `.png`. RGBA8 with its size.
-fn texture(files: &dyn GameFiles, name: &str) -> Option<(u32, u32, Vec<u8>)> {
+pub(super) fn texture(files: &dyn GameFiles, name: &str) -> Option<(u32, u32, Vec<u8>)> {
     let stem = name
         .rsplit_once('.')
         .filter(|(_, ext)| !ext.contains('/'))
@@ -219,7 +219,7 @@ fn decode(bytes: &[u8]) -> Option<(u32, u32, Vec<u8>)> {
 }
 
 /// The mean colour of RGBA8 texels, in linear RGB 0..1.
-fn mean_colour(rgba: &[u8]) -> [f32; 3] {
+pub(super) fn mean_colour(rgba: &[u8]) -> [f32; 3] {
     let n = (rgba.len() / 4).max(1) as f64;
     let mut sum = [0.0f64; 3];
     for px in rgba.chunks_exact(4) {
@@ -228,49 +228,4 @@ fn mean_colour(rgba: &[u8]) -> [f32; 3] {
         }
     }
     sum.map(|s| (s / n) as f32)
-}
-
-/// The sky: the first sky shader's material, and its script's far box (`skyParms env/NAME`:
-/// pictures `NAME_rt`, `_lf`, `_bk`, `_ft`, `_up`, `_dn`, facing +X, −X, +Y, −Y, +Z, −Z in
-/// Quake 3's box) as six more materials when all six are found.
-pub(super) fn sky(
-    map: &Ibsp,
-    scripts: &HashMap<String, ShaderScript>,
-    files: &dyn GameFiles,
-    materials: &mut Vec<Material>,
-) -> Option<Sky> {
-    let i = materials
-        .iter()
-        .position(|m| m.flags & material_flags::SKY != 0)?;
-    let far_box = map
-        .shaders
-        .iter()
-        .filter(|sh| sh.surface_flags & SURF_SKY != 0)
-        .find_map(|sh| scripts.get(&sh.name.to_ascii_lowercase())?.sky_box.clone());
-    let faces = far_box.and_then(|name| {
-        let pictures: Vec<(u32, u32, Vec<u8>)> = ["rt", "lf", "bk", "ft", "up", "dn"]
-            .iter()
-            .map(|side| texture(files, &format!("{name}_{side}")))
-            .collect::<Option<_>>()?;
-        let first = materials.len() as u32;
-        for ((w, h, rgba), side) in pictures
-            .into_iter()
-            .zip(["rt", "lf", "bk", "ft", "up", "dn"])
-        {
-            materials.push(Material {
-                name: format!("{name}_{side}"),
-                width: w,
-                height: h,
-                color: mean_colour(&rgba),
-                texels: Some(rgba),
-                ..Default::default()
-            });
-        }
-        Some(std::array::from_fn(|k| first + k as u32))
-    });
-    Some(Sky {
-        material: Some(i as u32),
-        cubemap: None,
-        faces,
-    })
 }

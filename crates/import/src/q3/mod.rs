@@ -8,6 +8,7 @@ mod lumps;
 mod materials;
 pub mod patch;
 pub mod shaders;
+mod sky;
 mod tree;
 mod vertex_light;
 

@@ -5,6 +5,9 @@
 
 use std::collections::HashMap;
 
+/// The cloud height the game takes where `skyParms` gives none (`-`, 0).
+const DEFAULT_CLOUD_HEIGHT: f32 = 512.0;
+
 /// One shader of a script.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShaderScript {
@@ -16,6 +19,9 @@ pub struct ShaderScript {
     pub editor_image: Option<String>,
     /// `skyParms`' far box (`env/NAME`), `-` given as none.
     pub sky_box: Option<String>,
+    /// `skyParms`' cloud height (none without `skyParms`; 512 where it gives none, `-`, or 0,
+    /// as the game takes it).
+    pub cloud_height: Option<f32>,
     /// Its `surfaceparm`s, lower case.
     pub surface_parms: Vec<String>,
     /// `cull none` / `cull disable` / `cull twosided`: both sides drawn.
@@ -43,6 +49,42 @@ pub struct Stage {
     pub scroll: Option<[f32; 2]>,
     /// `animMap`'s pictures a second and its pictures (`image` is the first).
     pub anim_map: Option<(f32, Vec<String>)>,
+    /// Its `tcMod scale`s and `scroll`s folded in their order into one motion.
+    pub motion: TextureMotion,
+}
+
+/// Texture coordinates moved as `st · scale + scroll · seconds`: a stage's `tcMod scale`s and
+/// `scroll`s in their order (a scale after a scroll scales its speed too).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TextureMotion {
+    /// Multiplies the coordinates.
+    pub scale: [f32; 2],
+    /// Repeats a second added to them.
+    pub scroll: [f32; 2],
+}
+
+impl Default for TextureMotion {
+    fn default() -> Self {
+        TextureMotion {
+            scale: [1.0; 2],
+            scroll: [0.0; 2],
+        }
+    }
+}
+
+impl TextureMotion {
+    /// Applies one `tcMod` (`scale A B` or `scroll A B`; others leave it as it is).
+    fn then(mut self, kind: &str, a: f32, b: f32) -> TextureMotion {
+        match kind {
+            "scale" => {
+                self.scale = [self.scale[0] * a, self.scale[1] * b];
+                self.scroll = [self.scroll[0] * a, self.scroll[1] * b];
+            }
+            "scroll" => self.scroll = [self.scroll[0] + a, self.scroll[1] + b],
+            _ => {}
+        }
+        self
+    }
 }
 
 /// How a material's base picture is put on the screen, by its stage's `blendFunc`.
@@ -101,8 +143,8 @@ impl ShaderScript {
         };
         // Added over nothing as the first stage: a glow (`Coverage::Additive`).
         let glow = |k: usize, b: &[String]| k == 0 && (b == ["add"] || b == ["gl_one", "gl_one"]);
-        if self.sky_box.is_some() {
-            return Some("sky box".into());
+        if self.cloud_height.is_some() {
+            return self.sky_fallback();
         }
         if let Some(d) = &self.deform {
             return Some(format!("deformVertexes {d}"));
@@ -135,6 +177,38 @@ impl ShaderScript {
             };
             if let Some(d) = st.directives.iter().find(unsupported) {
                 return Some(d.clone());
+            }
+        }
+        None
+    }
+
+    /// What of a sky (`skyParms`) the level does not draw: its far box and up to
+    /// `MAX_CLOUD_LAYERS` stages of a picture scaled and scrolled, replacing, adding to,
+    /// multiplying or blended over what is under them.
+    fn sky_fallback(&self) -> Option<String> {
+        if self.stages.len() > lanthorn_level::MAX_CLOUD_LAYERS {
+            return Some("more than 4 cloud layers".into());
+        }
+        let blends: [&[&str]; 8] = [
+            &[],
+            &["gl_one", "gl_zero"],
+            &["add"],
+            &["gl_one", "gl_one"],
+            &["filter"],
+            &["gl_dst_color", "gl_zero"],
+            &["gl_zero", "gl_src_color"],
+            &["blend"],
+        ];
+        for st in &self.stages {
+            if !blends.iter().any(|b| st.blend == *b) {
+                return Some(format!("cloud layer blendFunc {}", st.blend.join(" ")));
+            }
+            if let Some(m) = st.tc_mods.iter().find(|m| *m != "scale" && *m != "scroll") {
+                return Some(format!("cloud layer tcMod {m}"));
+            }
+            let unsupported = ["animmap", "tcgen", "alphagen", "rgbgen", "alphafunc"];
+            if let Some(d) = st.directives.iter().find(|d| unsupported.contains(&d.as_str())) {
+                return Some(format!("cloud layer {d}"));
             }
         }
         None
@@ -308,7 +382,12 @@ fn body(words: &[(bool, String)], at: &mut usize, name: String) -> ShaderScript 
                 match d.as_str() {
                     "qer_editorimage" => s.editor_image = arg(0),
                     "surfaceparm" => s.surface_parms.extend(arg(0)),
-                    "skyparms" => s.sky_box = arg(0).filter(|b| b != "-"),
+                    "skyparms" => {
+                        s.sky_box = arg(0).filter(|b| b != "-");
+                        let height = arg(1).and_then(|h| h.parse::<f32>().ok());
+                        let height = height.filter(|h| h.is_finite() && *h > 0.0);
+                        s.cloud_height = Some(height.unwrap_or(DEFAULT_CLOUD_HEIGHT));
+                    }
                     "polygonoffset" => s.decal = true,
                     "deformvertexes" => s.deform = s.deform.take().or(arg(0)),
                     "cull" => {
@@ -356,6 +435,11 @@ fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
                         if st.scroll.is_none() && lower.first().is_some_and(|m| m == "scroll") {
                             st.scroll = speed(1).zip(speed(2)).map(|(u, v)| [u, v]).filter(finite);
                         }
+                        if let (Some(kind), Some(a), Some(b)) = (lower.first(), speed(1), speed(2)) {
+                            let moved = st.motion.then(kind, a, b);
+                            let ok = moved.scale.iter().chain(&moved.scroll).all(|v| v.is_finite());
+                            st.motion = if ok { moved } else { st.motion };
+                        }
                     }
                     _ => {}
                 }
@@ -369,6 +453,27 @@ fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tcMod scale` then `scroll` moves by the speed as written; `scroll` then `scale` scales
+    /// the speed too (`(st + v·t)·k`), as the game applies them in turn.
+    #[test]
+    fn a_stages_scales_and_scrolls_fold_in_their_order() {
+        let mut all = HashMap::new();
+        let text = "textures/skies/x {\n skyparms full 756 -\n { map a.tga\n tcmod scale 2 3
+            tcmod scroll -0.01 0.02 }\n { map b.tga\n blendfunc add\n tcmod scroll 0.5 0.25
+            tcmod scale 2 4\n tcmod rotate 10 }\n { map c.tga\n tcmod scale 2 nan } }";
+        parse_into(text, &mut all);
+        let sky = &all["textures/skies/x"];
+        assert_eq!((sky.sky_box.as_deref(), sky.cloud_height), (Some("full"), Some(756.0)));
+        let m: Vec<TextureMotion> = sky.stages.iter().map(|s| s.motion).collect();
+        assert_eq!(m[0], TextureMotion { scale: [2.0, 3.0], scroll: [-0.01, 0.02] });
+        assert_eq!(m[1], TextureMotion { scale: [2.0, 4.0], scroll: [1.0, 1.0] });
+        assert_eq!(m[2], TextureMotion::default(), "a scale that is no number is skipped");
+        let mut none = HashMap::new();
+        parse_into("s { skyparms env/a - - } t { surfaceparm sky }", &mut none);
+        assert_eq!(none["s"].cloud_height, Some(512.0), "the game's default");
+        assert_eq!(none["t"].cloud_height, None, "no skyParms");
+    }
 
     #[test]
     fn stages_images_and_parms_are_read_and_the_first_definition_wins() {

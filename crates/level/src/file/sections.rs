@@ -463,6 +463,7 @@ pub(super) fn read_sky(r: &mut R) -> Res<Option<Sky>> {
         material,
         cubemap,
         faces: None,
+        clouds: None,
     }))
 }
 

@@ -168,6 +168,7 @@ pub(crate) fn sample() -> Level {
             material: Some(1),
             cubemap: Some("sky/day".into()),
             faces: None,
+            clouds: None,
         }),
         terrain: Some(TerrainRef {
             heightmap: "procedural:1024".into(),

@@ -126,6 +126,7 @@ impl WorldPass {
                 shadows: None,
             },
             skybox_active: skybox.active,
+            clouds: SkyClouds::of(level),
             mesh,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,

@@ -5,6 +5,7 @@
 
 mod batches;
 mod borrowed;
+mod clouds;
 mod count_pass;
 mod create;
 use self::create::world_module;
@@ -45,6 +46,7 @@ pub use self::draws::{
     DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
     LIGHT_UNIT,
 };
+pub use self::clouds::SkyClouds;
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
     IndexRange, SurfaceKind, WorldMesh, WorldVertex, KINDS, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
@@ -76,6 +78,8 @@ pub struct WorldFrame {
     /// x: 1 where the tops of water show the reflection the flow opened for them this frame
     /// (blended over it by Schlick's Fresnel term, F0 = 0.02); y, z, w: 0.
     pub water: [f32; 4],
+    /// Quake 3's cloud layers over the sky (none: zero layers).
+    pub clouds: SkyClouds,
 }
 
 /// One view as the shader sees it.
@@ -108,6 +112,8 @@ pub struct WorldPass {
     lighting: WorldLighting,
     /// The level has a cubemap skybox (`render::skybox`): sky surfaces show it.
     skybox_active: bool,
+    /// The level's cloud layers over its sky.
+    clouds: SkyClouds,
     mesh: WorldMesh,
     use_indirect: bool,
     /// Records that fit the records buffer.
@@ -507,6 +513,7 @@ impl WorldPass {
                 0.0,
                 0.0,
             ],
+            clouds: self.clouds,
         };
         gpu.queue
             .write_buffer(&self.buffers.frame_buffer, 0, bytemuck::bytes_of(&frame));
