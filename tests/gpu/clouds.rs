@@ -21,7 +21,11 @@ const SCROLL: Vec2 = Vec2::new(0.5, 0.0);
 fn checkerboard() -> Material {
     let texels = (0..64)
         .flat_map(|i| {
-            let v = if ((i % 8) < 4) == ((i / 8) < 4) { 255 } else { 0 };
+            let v = if ((i % 8) < 4) == ((i / 8) < 4) {
+                255
+            } else {
+                0
+            };
             [v, v, v, 255]
         })
         .collect();
@@ -60,7 +64,12 @@ fn sky_cube() -> Surface {
                 }
             };
             let first = vertices.len() as u32;
-            vertices.extend([at(-300.0, -300.0), at(300.0, -300.0), at(300.0, 300.0), at(-300.0, 300.0)]);
+            vertices.extend([
+                at(-300.0, -300.0),
+                at(300.0, -300.0),
+                at(300.0, 300.0),
+                at(-300.0, 300.0),
+            ]);
             // Both windings: whichever faces the eye is drawn.
             indices.extend([0, 1, 2, 0, 2, 3, 0, 2, 1, 0, 3, 2].map(|k| first + k));
         }
@@ -163,7 +172,9 @@ fn cloud_layers_lie_where_the_game_puts_them_and_scroll() {
                         bottom += 1;
                         r.max(g).max(b) < 12
                     }
-                    Some((white, edge)) if edge > 0.06 && -d.z + 0.03 < d.x.abs().max(d.y.abs()) => {
+                    Some((white, edge))
+                        if edge > 0.06 && -d.z + 0.03 < d.x.abs().max(d.y.abs()) =>
+                    {
                         // White under dark red, or black under it.
                         match white {
                             true => g > 150 && r >= g,

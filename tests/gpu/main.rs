@@ -6,8 +6,8 @@
 
 mod bloom;
 mod cli;
-mod clouds;
 mod clipping;
+mod clouds;
 mod coloured_light;
 mod doors;
 mod fences;

@@ -313,7 +313,10 @@ fn validate_sky(level: &Level) -> Result<(), String> {
 
 fn validate_clouds(c: &crate::Clouds, nm: usize) -> Result<(), String> {
     if !(c.height > 0.0 && c.height.is_finite()) {
-        return Err(format!("the cloud layers' height {} is not positive", c.height));
+        return Err(format!(
+            "the cloud layers' height {} is not positive",
+            c.height
+        ));
     }
     if c.layers.len() > crate::MAX_CLOUD_LAYERS {
         return Err(format!(

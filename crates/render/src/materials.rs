@@ -6,12 +6,33 @@ use lanthorn_level::{Lightmaps, Material};
 
 /// Layer edge in texels; Quake's largest wall textures are 256 wide.
 pub const LAYER_SIZE: u32 = 256;
+/// Layer edge for a level with larger pictures (Quake 3's are often 512): a wall seen close
+/// keeps their detail.
+pub const LARGE_LAYER_SIZE: u32 = 512;
+/// The most memory the larger layers may take (mip levels included); past it a level keeps
+/// `LAYER_SIZE`.
+const LARGE_ARRAY_BUDGET: u64 = 256 << 20;
+
+/// The layer edge for `materials`: `LARGE_LAYER_SIZE` where a picture is larger than
+/// `LAYER_SIZE` and the array stays within its budget, else `LAYER_SIZE`.
+pub fn layer_size(materials: &[Material]) -> u32 {
+    let large = materials
+        .iter()
+        .any(|m| m.texels.is_some() && m.width.max(m.height) > LAYER_SIZE);
+    let layer_bytes = u64::from(LARGE_LAYER_SIZE).pow(2) * 4 * 4 / 3;
+    match large && materials.len() as u64 * layer_bytes <= LARGE_ARRAY_BUDGET {
+        true => LARGE_LAYER_SIZE,
+        false => LAYER_SIZE,
+    }
+}
 
 /// Every material as one layer of a 2D texture array, with the samplers the world draws
 /// them with and their normal and specular maps.
 pub struct MaterialArray {
-    /// The array: one mipmapped LAYER_SIZE² RGBA8 layer per material.
+    /// The array: one mipmapped `layer_size`² RGBA8 layer per material.
     pub texture: wgpu::Texture,
+    /// Its layers' edge (`layer_size`).
+    pub layer_size: u32,
     /// `texture` as a 2D array, as the shaders bind it.
     pub view: wgpu::TextureView,
     /// [nearest (Quake's look), linear] magnification; both mipmapped.
@@ -28,8 +49,9 @@ pub struct MaterialArray {
 impl MaterialArray {
     /// Uploads `materials` as layers in their order, with their normal and specular maps.
     pub fn create(gpu: &Gpu, materials: &[Material]) -> MaterialArray {
-        let layers: Vec<Vec<u8>> = materials.iter().map(layer_texels).collect();
-        let texture = layer_array(gpu, "materials", &layers);
+        let n = layer_size(materials);
+        let layers: Vec<Vec<u8>> = materials.iter().map(|m| layer_texels(m, n)).collect();
+        let texture = layer_array(gpu, "materials", &layers, n);
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
@@ -67,6 +89,7 @@ impl MaterialArray {
         );
         MaterialArray {
             texture,
+            layer_size: n,
             view,
             samplers,
             layers: (0..materials.len() as u32).collect(),
@@ -113,7 +136,7 @@ impl MaterialMaps {
                     .iter()
                     .map(|m| map_texels(m, map(m).as_deref(), none))
                     .collect();
-                layer_array(gpu, label, &layers)
+                layer_array(gpu, label, &layers, LAYER_SIZE)
             } else {
                 single_texel_array(gpu, label, none)
             };
@@ -144,9 +167,9 @@ fn map_texels(m: &Material, map: Option<&[u8]>, none: [u8; 4]) -> Vec<u8> {
     }
 }
 
-/// A LAYER_SIZE² RGBA8 array of `layers` (at least one), mipmapped by 2×2 box filtering.
-fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>]) -> wgpu::Texture {
-    square_array(gpu, label, LAYER_SIZE, layers, LAYER_SIZE.ilog2() + 1)
+/// An `n`² RGBA8 array of `layers` (at least one), mipmapped by 2×2 box filtering.
+fn layer_array(gpu: &Gpu, label: &str, layers: &[Vec<u8>], n: u32) -> wgpu::Texture {
+    square_array(gpu, label, n, layers, n.ilog2() + 1)
 }
 
 /// One 1×1 layer of `texel`.
@@ -220,12 +243,12 @@ fn write_layer(
     );
 }
 
-/// The material resampled (nearest) to LAYER_SIZE², RGBA8, alpha 0 where fullbright; a
-/// fence's alpha is its own (0 in its holes, whose colour the importer took from around them,
-/// so the box-filtered mip levels average coverage without darkening the edges).
-pub fn layer_texels(m: &Material) -> Vec<u8> {
+/// The material resampled (nearest) to `size`², RGBA8, alpha 0 where fullbright; a fence's
+/// alpha is its own (0 in its holes, whose colour the importer took from around them, so the
+/// box-filtered mip levels average coverage without darkening the edges).
+pub fn layer_texels(m: &Material, size: u32) -> Vec<u8> {
     let fence = m.flags & lanthorn_level::material_flags::FENCE != 0;
-    let n = LAYER_SIZE as usize;
+    let n = size as usize;
     let mut out = vec![0u8; n * n * 4];
     match &m.texels {
         Some(t) if m.width > 0 && m.height > 0 && t.len() >= (m.width * m.height * 4) as usize => {
@@ -251,11 +274,11 @@ pub fn layer_texels(m: &Material) -> Vec<u8> {
         }
         _ => {
             // No texels (a compiled scene names a material only): the flat colour with a faint
-            // 32-texel checker so surfaces and their orientation stay readable.
+            // checker of 8 squares a side so surfaces and their orientation stay readable.
             let c = m.color.map(|v| linear_to_srgb(v) * 255.0);
             for (i, px) in out.chunks_exact_mut(4).enumerate() {
                 let (x, y) = (i % n, i / n);
-                let shade = if ((x / 32) + (y / 32)) % 2 == 0 {
+                let shade = if ((x * 8 / n) + (y * 8 / n)) % 2 == 0 {
                     1.0
                 } else {
                     0.88
@@ -542,6 +565,50 @@ mod sky_box_tests {
                     "layer {f} texel {x},{y} looks along {d}"
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod layer_size_tests {
+    use super::*;
+
+    fn picture(side: u32) -> Material {
+        Material {
+            width: side,
+            height: side / 2,
+            texels: Some(vec![0; (side * side / 2 * 4) as usize]),
+            ..Default::default()
+        }
+    }
+
+    /// Larger layers only where a picture needs them and the array stays within its budget;
+    /// a picture resamples to either size with its texels where they belong.
+    #[test]
+    fn layers_grow_for_large_pictures_within_the_budget() {
+        assert_eq!(layer_size(&[picture(256), picture(64)]), LAYER_SIZE);
+        assert_eq!(layer_size(&[picture(64), picture(512)]), LARGE_LAYER_SIZE);
+        let named_only = Material {
+            width: 1024,
+            height: 1024,
+            ..Default::default()
+        };
+        assert_eq!(layer_size(&[named_only]), LAYER_SIZE, "no texels to keep");
+        // 1.33 MiB a 512² layer with its mips: 192 fit in 256 MiB, 193 do not.
+        let mut many = vec![picture(512)];
+        many.resize(192, picture(16));
+        assert_eq!(layer_size(&many), LARGE_LAYER_SIZE);
+        many.push(picture(16));
+        assert_eq!(layer_size(&many), LAYER_SIZE);
+        let mut m = picture(512);
+        let t = m.texels.as_mut().unwrap();
+        // The texel at (300, 200) of the 512 × 256 picture: red.
+        t[(200 * 512 + 300) * 4] = 255;
+        for n in [LAYER_SIZE, LARGE_LAYER_SIZE] {
+            let layer = layer_texels(&m, n);
+            let (x, y) = (300 * n as usize / 512, 200 * n as usize / 256);
+            assert_eq!(layer[(y * n as usize + x) * 4], 255, "{n}");
+            assert_eq!(layer[0], 0);
         }
     }
 }

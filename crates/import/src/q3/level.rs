@@ -27,8 +27,8 @@ use lanthorn_level::{
 use lanthorn_light::atlas::{self, LuxelBlock};
 
 use super::materials::{materials, read_scripts, GameFiles, Materials};
-use super::sky::sky;
 use super::shaders::Lighting;
+use super::sky::sky;
 use super::{light_grid, patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
 /// Steps each patch piece is cut into along each side.

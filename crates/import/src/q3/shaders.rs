@@ -207,7 +207,11 @@ impl ShaderScript {
                 return Some(format!("cloud layer tcMod {m}"));
             }
             let unsupported = ["animmap", "tcgen", "alphagen", "rgbgen", "alphafunc"];
-            if let Some(d) = st.directives.iter().find(|d| unsupported.contains(&d.as_str())) {
+            if let Some(d) = st
+                .directives
+                .iter()
+                .find(|d| unsupported.contains(&d.as_str()))
+            {
                 return Some(format!("cloud layer {d}"));
             }
         }
@@ -435,9 +439,14 @@ fn stage(words: &[(bool, String)], at: &mut usize) -> Stage {
                         if st.scroll.is_none() && lower.first().is_some_and(|m| m == "scroll") {
                             st.scroll = speed(1).zip(speed(2)).map(|(u, v)| [u, v]).filter(finite);
                         }
-                        if let (Some(kind), Some(a), Some(b)) = (lower.first(), speed(1), speed(2)) {
+                        if let (Some(kind), Some(a), Some(b)) = (lower.first(), speed(1), speed(2))
+                        {
                             let moved = st.motion.then(kind, a, b);
-                            let ok = moved.scale.iter().chain(&moved.scroll).all(|v| v.is_finite());
+                            let ok = moved
+                                .scale
+                                .iter()
+                                .chain(&moved.scroll)
+                                .all(|v| v.is_finite());
                             st.motion = if ok { moved } else { st.motion };
                         }
                     }
@@ -464,11 +473,30 @@ mod tests {
             tcmod scale 2 4\n tcmod rotate 10 }\n { map c.tga\n tcmod scale 2 nan } }";
         parse_into(text, &mut all);
         let sky = &all["textures/skies/x"];
-        assert_eq!((sky.sky_box.as_deref(), sky.cloud_height), (Some("full"), Some(756.0)));
+        assert_eq!(
+            (sky.sky_box.as_deref(), sky.cloud_height),
+            (Some("full"), Some(756.0))
+        );
         let m: Vec<TextureMotion> = sky.stages.iter().map(|s| s.motion).collect();
-        assert_eq!(m[0], TextureMotion { scale: [2.0, 3.0], scroll: [-0.01, 0.02] });
-        assert_eq!(m[1], TextureMotion { scale: [2.0, 4.0], scroll: [1.0, 1.0] });
-        assert_eq!(m[2], TextureMotion::default(), "a scale that is no number is skipped");
+        assert_eq!(
+            m[0],
+            TextureMotion {
+                scale: [2.0, 3.0],
+                scroll: [-0.01, 0.02]
+            }
+        );
+        assert_eq!(
+            m[1],
+            TextureMotion {
+                scale: [2.0, 4.0],
+                scroll: [1.0, 1.0]
+            }
+        );
+        assert_eq!(
+            m[2],
+            TextureMotion::default(),
+            "a scale that is no number is skipped"
+        );
         let mut none = HashMap::new();
         parse_into("s { skyparms env/a - - } t { surfaceparm sky }", &mut none);
         assert_eq!(none["s"].cloud_height, Some(512.0), "the game's default");

@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 
 use glam::Vec2;
-use lanthorn_level::{material_flags, CloudBlend, CloudLayer, Clouds, Material, Sky, MAX_CLOUD_LAYERS};
+use lanthorn_level::{
+    material_flags, CloudBlend, CloudLayer, Clouds, Material, Sky, MAX_CLOUD_LAYERS,
+};
 
 use super::materials::{mean_colour, texture, GameFiles, SURF_SKY};
 use super::shaders::{ShaderScript, Stage};
@@ -68,7 +70,11 @@ fn picture(name: String, width: u32, height: u32, rgba: Vec<u8>) -> Material {
 
 /// The script's stages as cloud layers (the first `MAX_CLOUD_LAYERS` whose picture is found),
 /// when it gives a cloud height.
-fn clouds(s: &ShaderScript, files: &dyn GameFiles, materials: &mut Vec<Material>) -> Option<Clouds> {
+fn clouds(
+    s: &ShaderScript,
+    files: &dyn GameFiles,
+    materials: &mut Vec<Material>,
+) -> Option<Clouds> {
     let height = s.cloud_height?;
     let mut layers = Vec::new();
     for st in s.stages.iter().take(MAX_CLOUD_LAYERS) {

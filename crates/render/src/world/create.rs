@@ -105,6 +105,7 @@ impl WorldPass {
                 pipelines,
                 layout,
                 samplers: materials.samplers.clone(),
+                layer_size: materials.layer_size,
                 bind_groups,
                 color_format,
                 clip_distances,

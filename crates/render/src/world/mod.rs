@@ -38,6 +38,7 @@ use lanthorn_geom::Camera;
 use lanthorn_level::Level;
 use lanthorn_vis::VisibleSet;
 
+pub use self::clouds::SkyClouds;
 pub use self::count_pass::{
     CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, COUNT_FORMAT,
 };
@@ -46,7 +47,6 @@ pub use self::draws::{
     DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
     LIGHT_UNIT,
 };
-pub use self::clouds::SkyClouds;
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
     IndexRange, SurfaceKind, WorldMesh, WorldVertex, KINDS, VERTEX_MAPPED, VERTEX_NO_LIGHTMAP,
@@ -152,6 +152,8 @@ struct WorldPipelines {
     /// The world's group 0 layout and material samplers (the cache's pipelines share them).
     layout: wgpu::BindGroupLayout,
     samplers: [wgpu::Sampler; 2],
+    /// The material layers' edge in texels (`materials::layer_size`).
+    layer_size: u32,
     /// [nearest, linear] texture filtering.
     bind_groups: [wgpu::BindGroup; 2],
     color_format: wgpu::TextureFormat,
@@ -297,6 +299,7 @@ impl WorldPass {
                 layout: &self.shading.layout,
                 samplers: &self.shading.samplers,
                 color_format: self.shading.color_format,
+                layer_size: self.shading.layer_size,
             };
             atlas.use_module(&gpu.device, &shading);
         }
@@ -409,6 +412,7 @@ impl WorldPass {
                     layout: &self.shading.layout,
                     samplers: &self.shading.samplers,
                     color_format: self.shading.color_format,
+                    layer_size: self.shading.layer_size,
                 };
                 surface_cache::atlas::CacheAtlas::create(
                     gpu,

@@ -8,7 +8,6 @@ use wgpu::util::DeviceExt;
 use super::{Bake, CacheSurface, SurfacePlan, ATLAS_LEVELS, ATLAS_SIZE};
 use crate::bindings::sampler_entry;
 use crate::gpu::Gpu;
-use crate::materials::LAYER_SIZE;
 use crate::pass::Offscreen;
 use crate::shaders;
 use crate::world::mesh::WorldVertex;
@@ -64,6 +63,8 @@ pub(crate) struct CacheAtlas {
     /// This frame's bake: per atlas level, its quads' vertex buffer and vertex count (empty:
     /// nothing to bake).
     pending: Vec<(wgpu::Buffer, u32)>,
+    /// The material layers' edge in texels (`materials::layer_size`).
+    layer_size: u32,
 }
 
 /// What the atlas is made with: the world's shader module and its group 0 layout.
@@ -72,6 +73,8 @@ pub(crate) struct WorldShading<'a> {
     pub layout: &'a wgpu::BindGroupLayout,
     pub samplers: &'a [wgpu::Sampler; 2],
     pub color_format: wgpu::TextureFormat,
+    /// The material layers' edge in texels (`materials::layer_size`).
+    pub layer_size: u32,
 }
 
 impl CacheAtlas {
@@ -137,6 +140,7 @@ impl CacheAtlas {
         });
         let (mip_pipeline, mip_sources) = mip_pipeline(device, &levels);
         CacheAtlas {
+            layer_size: world.layer_size,
             bake_pipeline: bake_pipeline(device, world),
             pipeline: cached_pipeline(device, world, &cache_layout),
             cache_layout,
@@ -166,7 +170,7 @@ impl CacheAtlas {
         let mut vertices = Vec::with_capacity(bakes.len() * 6);
         for b in bakes {
             if let Some(s) = plan.surface(b.surface) {
-                vertices.extend(bake_quad(s, b));
+                vertices.extend(bake_quad(s, b, self.layer_size));
             }
             let at = b.surface as u64 * 16;
             gpu.queue
@@ -246,13 +250,13 @@ fn clip_of(p: [f64; 2], size: f64) -> [f32; 2] {
 
 /// The two triangles covering `b`'s region, with the material and lightmap coordinates of its
 /// corners (both are affine in the material's texel space, so the corners carry them).
-fn bake_quad(s: &CacheSurface, b: &Bake) -> [BakeVertex; 6] {
+fn bake_quad(s: &CacheSurface, b: &Bake, layer_size: u32) -> [BakeVertex; 6] {
     let r = &b.region;
     let [t0, t1] = r.texel_corners();
     let a = [r.atlas[0] as f64, r.atlas[1] as f64];
     let e = [a[0] + r.size[0] as f64, a[1] + r.size[1] as f64];
     let largest = s.size.x.max(s.size.y);
-    let lod = (r.level as f32 + (LAYER_SIZE as f32 / largest).log2()).max(0.0);
+    let lod = (r.level as f32 + (layer_size as f32 / largest).log2()).max(0.0);
     let corner = |cx: usize, cy: usize| {
         let texel = [[t0[0], t1[0]][cx], [t0[1], t1[1]][cy]];
         let uv = glam::Vec2::new(
