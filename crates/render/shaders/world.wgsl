@@ -194,7 +194,7 @@ fn fs_sky(in: FragmentIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     if frame.clouds.params.x > 0.5 {
-        return plainly_finished(sky_with_clouds(vec3<f32>(0.0), in.world, frame.eye.xyz), in);
+        return plainly_finished(clouds_over(vec3<f32>(0.0), in.world, frame.eye.xyz), in);
     }
     return plainly_finished(layered_sky(in.world, in.layer, frame.eye.xyz), in);
 }
@@ -205,7 +205,7 @@ fn fs_skybox(in: FragmentIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     let eye = frame.eye.xyz;
-    return plainly_finished(sky_with_clouds(skybox_color(in.world, eye), in.world, eye), in);
+    return plainly_finished(clouds_over(skybox_color(in.world, eye), in.world, eye), in);
 }
 
 // `finished` for a frame that neither tints nor reflects: fogged and stored, opaque.

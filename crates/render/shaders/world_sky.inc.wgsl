@@ -3,22 +3,13 @@
 
 // In control flow that may not be uniform: the clouds' pictures at their finest level.
 fn sky_color(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
-    let st = cloud_coordinates(world, eye);
-    let finest = vec4<f32>(0.0);
     if frame.params.w > 0.5 {
-        return clouds_over(skybox_color(world, eye), world, eye, st, finest);
+        return clouds_at_finest_level_over(skybox_color(world, eye), world, eye);
     }
     if frame.clouds.params.x > 0.5 {
-        return clouds_over(vec3<f32>(0.0), world, eye, st, finest);
+        return clouds_at_finest_level_over(vec3<f32>(0.0), world, eye);
     }
     return layered_sky(world, layer, eye);
-}
-
-// The sky of `fs_sky` and `fs_skybox` (uniform control flow): the clouds' pictures mipmapped.
-fn sky_with_clouds(under: vec3<f32>, world: vec3<f32>, eye: vec3<f32>) -> vec3<f32> {
-    let st = cloud_coordinates(world, eye);
-    let steps = vec4<f32>(dpdx(st), dpdy(st));
-    return clouds_over(under, world, eye, st, steps);
 }
 
 // Quake 3's cloud coordinates (tr_sky.c): the direction from the eye meets a sphere whose top
@@ -33,33 +24,54 @@ fn cloud_coordinates(world: vec3<f32>, eye: vec3<f32>) -> vec2<f32> {
     return vec2<f32>(acos(clamp(v.x, -1.0, 1.0)), acos(clamp(v.y, -1.0, 1.0)));
 }
 
-// The cloud layers over `under` at coordinates `st` (their screen steps: `steps`, xy across,
-// zw down), each scaled and scrolled by its layer. None through the box's bottom face.
-fn clouds_over(
-    under: vec3<f32>, world: vec3<f32>, eye: vec3<f32>, st: vec2<f32>, steps: vec4<f32>
-) -> vec3<f32> {
-    let d = normalize(world - eye);
-    let layers = u32(frame.clouds.params.x + 0.5);
-    if layers == 0u || -d.z > max(abs(d.x), abs(d.y)) {
-        return under;
+// Layer `k`'s picture coordinates at cloud coordinates `st`: scaled, then scrolled.
+fn cloud_uv(st: vec2<f32>, k: u32) -> vec2<f32> {
+    let motion = frame.clouds.motion[k];
+    return st * motion.xy + fract(motion.zw * frame.params.x);
+}
+
+fn cloud_layers() -> u32 {
+    return min(u32(frame.clouds.params.x + 0.5), 4u);
+}
+
+// Layer `k`'s `texel` over `color`: replacing it, added, multiplied or over it by its alpha.
+fn cloud_layer_over(color: vec3<f32>, texel: vec4<f32>, k: u32) -> vec3<f32> {
+    switch u32(frame.clouds.kinds[k].y + 0.5) {
+        case 0u: { return texel.rgb; }
+        case 1u: { return color + texel.rgb; }
+        case 2u: { return color * texel.rgb; }
+        default: { return mix(color, texel.rgb, texel.a); }
     }
+}
+
+// `clouds` where the direction from the eye is not through the box's bottom face, which the
+// game leaves without clouds; `under` there.
+fn unless_through_the_bottom(clouds: vec3<f32>, under: vec3<f32>, d: vec3<f32>) -> vec3<f32> {
+    return select(clouds, under, -d.z > max(abs(d.x), abs(d.y)));
+}
+
+// The cloud layers over `under` (for `fs_sky` and `fs_skybox`, in uniform control flow: their
+// pictures mipmapped by the screen's derivatives).
+fn clouds_over(under: vec3<f32>, world: vec3<f32>, eye: vec3<f32>) -> vec3<f32> {
+    let st = cloud_coordinates(world, eye);
     var color = under;
-    for (var k = 0u; k < min(layers, 4u); k = k + 1u) {
-        let kind = frame.clouds.kinds[k];
-        let motion = frame.clouds.motion[k];
-        let uv = st * motion.xy + fract(motion.zw * frame.params.x);
-        let texel = textureSampleGrad(
-            materials, material_sampler, uv, u32(kind.x), steps.xy * motion.xy,
-            steps.zw * motion.xy
-        );
-        switch u32(kind.y + 0.5) {
-            case 0u: { color = texel.rgb; }
-            case 1u: { color = color + texel.rgb; }
-            case 2u: { color = color * texel.rgb; }
-            default: { color = mix(color, texel.rgb, texel.a); }
-        }
+    for (var k = 0u; k < cloud_layers(); k = k + 1u) {
+        let picture = u32(frame.clouds.kinds[k].x);
+        color = cloud_layer_over(color, textureSample(materials, material_sampler, cloud_uv(st, k), picture), k);
     }
-    return color;
+    return unless_through_the_bottom(color, under, world - eye);
+}
+
+// `clouds_over` in any control flow, sampling the pictures' finest level.
+fn clouds_at_finest_level_over(under: vec3<f32>, world: vec3<f32>, eye: vec3<f32>) -> vec3<f32> {
+    let st = cloud_coordinates(world, eye);
+    var color = under;
+    for (var k = 0u; k < cloud_layers(); k = k + 1u) {
+        let uv = cloud_uv(st, k);
+        let texel = textureSampleLevel(materials, material_sampler, uv, u32(frame.clouds.kinds[k].x), 0.0);
+        color = cloud_layer_over(color, texel, k);
+    }
+    return unless_through_the_bottom(color, under, world - eye);
 }
 
 // The level's cubemap skybox in the direction of `world` from `eye`.
