@@ -68,6 +68,45 @@ fn is_fence(level: &Level, s: u32) -> bool {
         .is_some_and(|x| x.flags & lanthorn_level::surface_flags::FENCE != 0)
 }
 
+/// Whether fence surface `s` may show what no portal leads to: a unit to either side of it
+/// lie points of cells no open portal joins, or solid (it is drawn on a brush, or over one
+/// that draws nothing). One that stands wholly in open space (Quake 3's trees and other
+/// models, non-solid shaders) shows through its holes only what the eye would see were it
+/// not there, which the flow reaches through the portals.
+fn opens_a_window(level: &Level, s: u32) -> bool {
+    if !is_fence(level, s) {
+        return false;
+    }
+    let surface = &level.surfaces[s as usize];
+    !surface.indices.chunks_exact(3).all(|t| {
+        let Some(corners) = triangle(surface, t) else {
+            return true;
+        };
+        let n = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+        let Some(n) = n.try_normalize() else {
+            return true;
+        };
+        let centre = (corners[0] + corners[1] + corners[2]) / 3.0;
+        // Its centre and its corners pulled a tenth of the way in, a unit to either side.
+        let points = [centre, corners[0], corners[1], corners[2]].map(|p| p + (centre - p) * 0.1);
+        points.iter().all(|&p| {
+            let (front, back) = (level.locate(p + n), level.locate(p - n));
+            front.zip(back).is_some_and(|(a, b)| joined(level, a, b))
+        })
+    })
+}
+
+/// Cells `a` and `b` are one, or share an open portal.
+fn joined(level: &Level, a: u32, b: u32) -> bool {
+    a == b
+        || level.cells[a as usize].portals.iter().any(|&p| {
+            level.portals.get(p as usize).is_some_and(|p| {
+                p.flags & lanthorn_level::portal_flags::CLOSED == 0
+                    && ((p.front, p.back) == (a, b) || (p.front, p.back) == (b, a))
+            })
+        })
+}
+
 /// A triangle's corners.
 fn triangle(surface: &lanthorn_level::Surface, t: &[u32]) -> Option<[Vec3; 3]> {
     let at = |k: usize| surface.vertices.get(t[k] as usize).map(|v| v.position);
@@ -106,9 +145,11 @@ pub struct Culler {
     pub cut: Octagon,
     /// The screen region of this frame's visible fence surfaces (`fence_windows`).
     pub fences: Octagon,
-    /// Per cell: it lists a fence surface (textures with holes, which show what is behind
-    /// the solid they are drawn on).
+    /// Per cell: it lists a fence surface that opens a window (`opens_a_window`: textures
+    /// with holes, which show what is behind the solid they are drawn on).
     has_fences: Vec<bool>,
+    /// Per level surface: it is such a fence (empty: the level has none).
+    window_fences: Vec<bool>,
     /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
     marked: Vec<bool>,
     near: Vec<u32>,
@@ -152,6 +193,13 @@ impl Culler {
     pub fn new(level: &Level, mode: CullMode) -> Culler {
         let mut flow = PortalFlow::new(level);
         super::movers::shut_still_doors(level, &mut flow.shut);
+        let any_fence = (0..level.surfaces.len() as u32).any(|s| is_fence(level, s));
+        let window_fences: Vec<bool> = match any_fence {
+            true => (0..level.surfaces.len() as u32)
+                .map(|s| opens_a_window(level, s))
+                .collect(),
+            false => Vec::new(),
+        };
         Culler {
             mode,
             tracker: EyeTracker::new(),
@@ -168,8 +216,13 @@ impl Culler {
             has_fences: level
                 .cells
                 .iter()
-                .map(|c| c.surfaces.iter().any(|&s| is_fence(level, s)))
+                .map(|c| {
+                    c.surfaces
+                        .iter()
+                        .any(|&s| window_fences.get(s as usize) == Some(&true))
+                })
                 .collect(),
+            window_fences,
             marked: Vec::new(),
             near: Vec::new(),
             pvs_rule: super::pvs::PvsRule::Everything,
@@ -211,7 +264,8 @@ impl Culler {
         let cells = out.cells.iter().filter(|c| c.view == 0);
         for c in cells.filter(|c| self.has_fences.get(c.cell as usize) == Some(&true)) {
             let cell = &level.cells[c.cell as usize];
-            for s in cell.surfaces.iter().filter(|&&s| is_fence(level, s)) {
+            let opens = |s: &&u32| self.window_fences.get(**s as usize) == Some(&true);
+            for s in cell.surfaces.iter().filter(opens) {
                 let surface = &level.surfaces[*s as usize];
                 let mut region = Octagon::EMPTY;
                 for t in surface.indices.chunks_exact(3) {

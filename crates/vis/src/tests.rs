@@ -420,7 +420,8 @@ fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
 /// A fence on a doorless wall of the maze (a texture with holes drawn on solid): the room
 /// behind it shows through its holes, which no portal leads to. The culler adds that room with
 /// the fence's screen region; the same wall without the fence hides it (the oracle: the ray
-/// through the fence's centre crosses the wall plane into that room and nowhere else).
+/// through the fence's centre crosses the wall plane into that room and nowhere else). The
+/// same fence standing in the room shows only what the portals lead to.
 #[test]
 fn a_room_seen_through_a_fence_on_a_wall_is_drawn_where_the_fence_is() {
     use lanthorn_level::{surface_flags, Surface, Vertex};
@@ -481,4 +482,13 @@ fn a_room_seen_through_a_fence_on_a_wall_is_drawn_where_the_fence_is() {
         seen_at_centre(&level),
         "the room behind the fence is drawn where the fence is"
     );
+    // The same fence moved into the middle of the eye's room stands in open space: what its
+    // holes show the portals lead to, and it opens no window.
+    for v in &mut level.surfaces[fence as usize].vertices {
+        v.position.x -= 20.0;
+    }
+    let mut culler = super::Culler::new(&level, super::CullMode::Portal);
+    culler.cull(&level, &cam, &mut VisibleSet::default());
+    assert!(culler.fences.is_empty(), "a fence in open space");
+    assert!(!seen_at_centre(&level), "nothing past the wall behind it");
 }
