@@ -87,7 +87,10 @@ impl WorldPass {
             &pipeline_layout,
             &module,
             color_format,
-            skybox.active,
+            SkyShading {
+                skybox: skybox.active,
+                clouds: SkyClouds::of(level).params[0] > 0.0,
+            },
         );
         let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
         WorldPass {

@@ -4,7 +4,9 @@
 
 use super::draws::{ViewClass, ViewLink};
 use super::mesh::SurfaceKind;
-use super::pipelines::{make_pipeline, stencil, stencil_equal, CameraShading, PipelineOutput};
+use super::pipelines::{
+    make_pipeline, stencil, stencil_equal, CameraShading, PipelineOutput, SkyShading,
+};
 use super::WorldPass;
 use crate::gpu::Gpu;
 use crate::pass::{
@@ -274,7 +276,12 @@ impl IdPipelines {
                 output,
                 class,
                 back_faces,
-                CameraShading::Own { skybox: false },
+                CameraShading::Own {
+                    sky: SkyShading {
+                        skybox: false,
+                        clouds: false,
+                    },
+                },
             )
         });
         let marks = MarkPipelines {

@@ -26,7 +26,7 @@ use bytemuck::{Pod, Zeroable};
 
 use self::pipelines::{
     create_bind_group_layout, create_bind_groups, create_color_pipelines, create_draw_buffers,
-    create_mesh_buffers, BindGroupResources,
+    create_mesh_buffers, BindGroupResources, SkyShading,
 };
 use super::gpu::Gpu;
 use super::materials::MaterialArray;
@@ -288,7 +288,10 @@ impl WorldPass {
             layout,
             module,
             self.shading.color_format,
-            self.skybox_active,
+            SkyShading {
+                skybox: self.skybox_active,
+                clouds: self.clouds.params[0] > 0.0,
+            },
         );
         self.shading.full = Default::default();
         self.shading.stamp = next_stamp();

@@ -195,14 +195,14 @@ pub(super) fn world_bind_group(
     })
 }
 
-/// The colour pipelines, indexed like `WorldPass::pipelines`; `skybox`: the level's sky is its
-/// cubemap skybox.
+/// The colour pipelines, indexed like `WorldPass::pipelines`; `sky`: what the level's sky
+/// shows.
 pub(super) fn create_color_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
-    skybox: bool,
+    sky: SkyShading,
 ) -> [wgpu::RenderPipeline; 3 * KINDS] {
     std::array::from_fn(|i| {
         make_pipeline(
@@ -213,7 +213,7 @@ pub(super) fn create_color_pipelines(
             PipelineOutput::Color(color_format),
             ViewClass::ALL[i / KINDS],
             false,
-            CameraShading::Own { skybox },
+            CameraShading::Own { sky },
         )
     })
 }
@@ -241,13 +241,22 @@ pub(super) fn full_shading_pipeline(
     )
 }
 
+/// What the level's sky shows, each with its own fragment stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct SkyShading {
+    /// Its cubemap skybox.
+    pub skybox: bool,
+    /// Quake 3's cloud layers (over the skybox where it has one, else black).
+    pub clouds: bool,
+}
+
 /// How the camera's batches shade their fragments (other views, and ids, ignore it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum CameraShading {
     /// Each kind's own fragment stage, with no branch for what most frames do not do:
-    /// `fs_opaque`, `fs_sky` (`fs_skybox` where `skybox`: the level's sky is its cubemap),
+    /// `fs_opaque`, the sky's (`fs_sky`, `fs_skybox`, `fs_clouds`, `fs_skybox_clouds`),
     /// `fs_fence`, `fs_liquid`.
-    Own { skybox: bool },
+    Own { sky: SkyShading },
     /// `fs_main` (fences keep `fs_fence`): tints, fullbright, water over its reflection.
     Full,
 }
@@ -259,8 +268,12 @@ impl CameraShading {
             (_, SurfaceKind::Fence) => "fs_fence",
             (CameraShading::Full, _) => "fs_main",
             (CameraShading::Own { .. }, SurfaceKind::Opaque) => "fs_opaque",
-            (CameraShading::Own { skybox: false }, SurfaceKind::Sky) => "fs_sky",
-            (CameraShading::Own { skybox: true }, SurfaceKind::Sky) => "fs_skybox",
+            (CameraShading::Own { sky }, SurfaceKind::Sky) => match (sky.skybox, sky.clouds) {
+                (false, false) => "fs_sky",
+                (true, false) => "fs_skybox",
+                (false, true) => "fs_clouds",
+                (true, true) => "fs_skybox_clouds",
+            },
             (CameraShading::Own { .. }, SurfaceKind::Liquid) => "fs_liquid",
         }
     }
