@@ -4,9 +4,11 @@
 //!   node planes as for Quake 1 (`crate::portalize`); the clusters' visibility becomes the
 //!   cells' `pvs`.
 //! - Every drawn surface of the file becomes one level surface: polygons and triangle soups as
-//!   their triangles, patches tessellated (`patch::tessellate`, the same steps everywhere so
-//!   that neighbours share their borders' vertices). Quake 3 winds triangles clockwise seen
-//!   from the front; they are turned to the level's counter-clockwise. Flares, `nodraw`, fog
+//!   their triangles, patches tessellated (`patch::tessellate`) in as few steps as keep them
+//!   within `PATCH_TOLERANCE` of their curves, the same for every patch of a group that shares
+//!   a border point, so that neighbours share their borders' vertices (`patch::group_steps`).
+//!   Quake 3 winds triangles clockwise seen from the front; they are turned to the level's
+//!   counter-clockwise. Flares, `nodraw`, fog
 //!   volumes' sides and shaders that only tint what is behind them are left out; a picture
 //!   blended by its alpha is drawn as a fence (alpha-tested), one added over what is behind it
 //!   as a glow.
@@ -31,8 +33,11 @@ use super::shaders::Lighting;
 use super::sky::sky;
 use super::{light_grid, patch, tree, vertex_light, Ibsp, Q3Error, SurfaceType, LIGHTMAP_BYTES};
 
-/// Steps each patch piece is cut into along each side.
+/// The most steps a patch piece is cut into along each side.
 pub const PATCH_STEPS: u32 = 8;
+/// How far a tessellated patch may stray from its curve (units): finer than the game's
+/// `r_subdivisions` 4.
+pub const PATCH_TOLERANCE: f32 = 1.0;
 /// What the import made of the file's surfaces and materials.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Q3Report {
@@ -245,13 +250,38 @@ fn bound_by_the_world_box(map: &Ibsp, cells: &mut [Cell], portals: &mut Vec<Port
     }
 }
 
+/// Per file surface, the steps its patch pieces are cut into (`patch::group_steps`; 0 for
+/// what is no patch).
+pub fn patch_steps(map: &Ibsp) -> Vec<u32> {
+    let patches: Vec<usize> = (map.surfaces.iter().enumerate())
+        .filter(|(_, s)| s.kind == SurfaceType::Patch)
+        .map(|(i, _)| i)
+        .collect();
+    let grids: Vec<(&[super::Vertex], u32, u32)> = patches
+        .iter()
+        .map(|&i| {
+            let s = &map.surfaces[i];
+            let control = &map.vertices[s.vertices.start as usize..s.vertices.end as usize];
+            (control, s.patch[0], s.patch[1])
+        })
+        .collect();
+    let mut steps = vec![0; map.surfaces.len()];
+    for (&i, n) in patches
+        .iter()
+        .zip(patch::group_steps(&grids, PATCH_STEPS, PATCH_TOLERANCE))
+    {
+        steps[i] = n;
+    }
+    steps
+}
+
 /// Where a surface's light comes from: none (fullbright), its lightmap page, or a block made
 /// from its vertices' colours.
 fn light_of(
     s: &super::Surface,
     flags: u32,
     materials: &Materials,
-    (vertices, indices): (&[super::Vertex], &[u32]),
+    (vertices, indices, steps): (&[super::Vertex], &[u32], u32),
 ) -> Option<Result<usize, vertex_light::LightBlock>> {
     let lighting = materials.lighting[s.shader as usize];
     match s.lightmap {
@@ -259,7 +289,7 @@ fn light_of(
         l if l >= 0 && lighting == Lighting::Lightmap => Some(Ok(l as usize)),
         _ => Some(Err(match s.kind {
             SurfaceType::Patch => {
-                let columns = (s.patch[0] - 1) / 2 * PATCH_STEPS + 1;
+                let columns = (s.patch[0] - 1) / 2 * steps + 1;
                 vertex_light::of_grid(vertices, columns, overbright)
             }
             _ => vertex_light::projected(vertices, indices, overbright),
@@ -284,6 +314,7 @@ fn surfaces(
         .map(|p| (128, 128, p.chunks_exact(3).flat_map(overbright).collect()))
         .collect();
     let mut block_of: Vec<Option<(usize, Option<[u32; 4]>)>> = Vec::new();
+    let steps = patch_steps(map);
     for (i, s) in map.surfaces.iter().enumerate() {
         let flags = materials.flags[s.shader as usize];
         let (Some(flags), false) = (flags, s.kind == SurfaceType::Flare) else {
@@ -294,7 +325,7 @@ fn surfaces(
         let (vertices, indices) = match s.kind {
             SurfaceType::Patch => {
                 report.patches += 1;
-                patch::tessellate(control, s.patch[0], s.patch[1], PATCH_STEPS)
+                patch::tessellate(control, s.patch[0], s.patch[1], steps[i])
             }
             _ => (
                 control.to_vec(),
@@ -306,7 +337,8 @@ fn surfaces(
             continue;
         }
         // Lightmap coordinates: on the page, or on the vertex-light block.
-        let (block, vertex_uv) = match light_of(s, flags, materials, (&vertices, &indices)) {
+        let tessellated = (&vertices[..], &indices[..], steps[i]);
+        let (block, vertex_uv) = match light_of(s, flags, materials, tessellated) {
             None => (None, None),
             Some(Ok(page)) => (Some(page), None),
             Some(Err(b)) => {

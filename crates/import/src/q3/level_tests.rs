@@ -265,12 +265,13 @@ fn check_pvs(name: &str, l: &Level) -> (usize, usize) {
 /// keep a plane hold every vertex on it.
 fn facing(name: &str, l: &Level, map: &Ibsp, report: &Q3Report) -> (usize, usize) {
     let (mut right, mut all) = (0, 0);
+    let steps = super::patch_steps(map);
     for (s, &f) in l.surfaces.iter().zip(&report.file_surface) {
         let fs = &map.surfaces[f as usize];
         let control = &map.vertices[fs.vertices.start as usize..fs.vertices.end as usize];
         let normals: Vec<Vec3> = match fs.kind {
             SurfaceType::Patch => {
-                patch::tessellate(control, fs.patch[0], fs.patch[1], PATCH_STEPS).0
+                patch::tessellate(control, fs.patch[0], fs.patch[1], steps[f as usize]).0
             }
             _ => control.to_vec(),
         }
@@ -405,9 +406,10 @@ fn openarenas_maps_become_levels_that_agree_with_what_q3map2_wrote() {
     // A grid one step off on x and y: 81 % agree, correlation 0.28.
     assert!(grid_agree * 100 >= grid_points * 83 && median_r > 0.35);
     // The rest lie in q3map2's merged ("meta") surfaces, whose vertex normals are not always
-    // their triangles' (the game culls by winding alone, as the level does).
+    // their triangles' (the game culls by winding alone, as the level does): 1,092 of 857,115
+    // (patches cut by their bends; 1,098 of 1,188,744 with every patch at 8 steps).
     assert!(
-        right * 1000 >= triangles * 999,
+        right * 1000 >= triangles * 998,
         "{right} of {triangles} triangles face along their normals"
     );
     assert!(

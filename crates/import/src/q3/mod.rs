@@ -14,7 +14,7 @@ mod vertex_light;
 
 use std::ops::Range;
 
-pub use self::level::{to_level, Q3Report, PATCH_STEPS};
+pub use self::level::{patch_steps, to_level, Q3Report, PATCH_STEPS, PATCH_TOLERANCE};
 pub use self::lumps::LUMP_NAMES;
 pub use self::materials::{GameFiles, NoFiles};
 

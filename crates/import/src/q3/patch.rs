@@ -113,6 +113,79 @@ fn piece(i: usize, steps: u32, count: usize) -> (usize, u32) {
     }
 }
 
+/// Fewest steps a piece side is cut into.
+pub const MIN_STEPS: u32 = 2;
+
+/// Steps for each of `patches` (control points, width, height): the fewest, a power of two
+/// from `MIN_STEPS` to `max_steps`, that keep every piece's rows and columns within
+/// `tolerance` units of their curves (a quadratic Bézier cut into `n` equal steps strays at
+/// most |p0 − 2p1 + p2| / 4n² from its chords), and the same for every patch of a group that
+/// shares a border control point, so that neighbours still meet vertex for vertex.
+pub fn group_steps(patches: &[(&[Vertex], u32, u32)], max_steps: u32, tolerance: f32) -> Vec<u32> {
+    let needed: Vec<u32> = patches
+        .iter()
+        .map(|&(control, w, h)| {
+            let bend = largest_bend(control, w as usize, h as usize);
+            let mut n = MIN_STEPS.min(max_steps);
+            while n < max_steps && bend / (4.0 * (n * n) as f32) > tolerance {
+                n *= 2;
+            }
+            n
+        })
+        .collect();
+    let group = border_groups(patches);
+    let mut most = std::collections::HashMap::new();
+    for (&g, &n) in group.iter().zip(&needed) {
+        let m = most.entry(g).or_insert(n);
+        *m = (*m).max(n);
+    }
+    group.iter().map(|g| most[g]).collect()
+}
+
+/// The largest |p0 − 2p1 + p2| over the rows and columns of a patch's pieces.
+fn largest_bend(control: &[Vertex], w: usize, h: usize) -> f32 {
+    let at = |r: usize, c: usize| glam::Vec3::from(control[r * w + c].position);
+    let bend = |a: glam::Vec3, b: glam::Vec3, c: glam::Vec3| (a - 2.0 * b + c).length();
+    let mut most = 0.0f32;
+    for r in 0..h {
+        for c in (0..w.saturating_sub(2)).step_by(2) {
+            most = most.max(bend(at(r, c), at(r, c + 1), at(r, c + 2)));
+        }
+    }
+    for c in 0..w {
+        for r in (0..h.saturating_sub(2)).step_by(2) {
+            most = most.max(bend(at(r, c), at(r + 1, c), at(r + 2, c)));
+        }
+    }
+    most
+}
+
+/// Per patch, the smallest index of the patches it is joined to through shared border control
+/// points (by their positions' bits), directly or through others.
+fn border_groups(patches: &[(&[Vertex], u32, u32)]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..patches.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut first_at = std::collections::HashMap::new();
+    for (i, &(control, w, h)) in patches.iter().enumerate() {
+        let (w, h) = (w as usize, h as usize);
+        let border =
+            (0..w * h).filter(|k| k / w == 0 || k / w + 1 == h || k % w == 0 || k % w + 1 == w);
+        for k in border {
+            let key = control[k].position.map(f32::to_bits);
+            let j = *first_at.entry(key).or_insert(i);
+            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+            parent[a.max(b)] = a.min(b);
+        }
+    }
+    (0..patches.len()).map(|i| root(&mut parent, i)).collect()
+}
+
 #[cfg(test)]
 #[path = "patch_tests.rs"]
 mod tests;

@@ -3,7 +3,7 @@
 //! same vertices there to the bit — on made-up grids and on every pair of OpenArena's patches
 //! that share an edge.
 
-use super::super::{read, Ibsp, Surface, SurfaceType};
+use super::super::{patch_steps, read, Ibsp, Surface, SurfaceType};
 use super::*;
 use crate::pk3::Pk3;
 
@@ -159,11 +159,19 @@ fn openarenas_neighbouring_patches_meet_without_a_crack() {
             .filter(|s| s.kind == SurfaceType::Patch)
             .collect();
         let mut owner = std::collections::HashMap::new();
+        // The steps the importer cuts each patch into (`patch_steps`: by its bends, equal
+        // across patches that share a border point).
+        let all_steps = patch_steps(&map);
+        let steps: Vec<u32> = (map.surfaces.iter().zip(&all_steps))
+            .filter(|(s, _)| s.kind == SurfaceType::Patch)
+            .map(|(_, &n)| n)
+            .collect();
         let tess: Vec<std::collections::BTreeSet<[u32; 3]>> = patches
             .iter()
-            .map(|s| {
+            .zip(&steps)
+            .map(|(s, &n)| {
                 let control = &map.vertices[s.vertices.start as usize..s.vertices.end as usize];
-                let (v, _) = tessellate(control, s.patch[0], s.patch[1], 8);
+                let (v, _) = tessellate(control, s.patch[0], s.patch[1], n);
                 v.iter().map(|v| v.position.map(f32::to_bits)).collect()
             })
             .collect();
@@ -191,8 +199,10 @@ fn openarenas_neighbouring_patches_meet_without_a_crack() {
                                 && b.contains(&piece[2]),
                             "{name}"
                         );
+                        assert_eq!(steps[i], steps[j], "{name}: neighbours {j} and {i}");
                         let shared = a.intersection(b).count();
-                        assert!(shared >= 9, "{name}: patches {j} and {i} share {shared} vertices along a common border of 9");
+                        let n = steps[i] as usize + 1;
+                        assert!(shared >= n, "{name}: patches {j} and {i} share {shared} vertices along a common border of {n}");
                         pairs += 1;
                     }
                 } else {
@@ -204,4 +214,61 @@ fn openarenas_neighbouring_patches_meet_without_a_crack() {
     }
     eprintln!("{pairs} shared patch borders in {checked_maps} maps");
     assert!(pairs > 0);
+}
+
+/// A row of a patch bent by `bend` (|p0 − 2p1 + p2|) along z: its steps keep the tessellation
+/// within the tolerance of the curve, measured at each step's middle against the exact
+/// Bézier (a quadratic strays most from its chord there), and half as many would not; a flat
+/// patch takes the fewest; one that shares a border point with a bent one takes the bent
+/// one's steps.
+#[test]
+fn patches_take_the_steps_their_bends_need_and_neighbours_share_them() {
+    let row = |x0: f32, bend: f32| -> Vec<Vertex> {
+        (0..3)
+            .flat_map(|r| {
+                (0..3).map(move |c| {
+                    let z = if c == 1 { -bend / 2.0 } else { 0.0 };
+                    point(x0 + 64.0 * c as f32, 64.0 * r as f32, z)
+                })
+            })
+            .collect()
+    };
+    let tolerance = 1.0;
+    for bend in [0.0, 3.0, 8.0, 20.0, 60.0, 500.0] {
+        let control = row(0.0, bend);
+        let n = group_steps(&[(&control, 3, 3)], 8, tolerance)[0];
+        let exact = |t: f32| {
+            let (p0, p1, p2) = (0.0, -bend / 2.0, 0.0);
+            (1.0 - t).powi(2) * p0 + 2.0 * t * (1.0 - t) * p1 + t * t * p2
+        };
+        let (v, _) = tessellate(&control, 3, 3, n);
+        let worst = (0..n as usize)
+            .map(|k| {
+                let mid = (v[k].position[2] + v[k + 1].position[2]) / 2.0;
+                (mid - exact((k as f32 + 0.5) / n as f32)).abs()
+            })
+            .fold(0.0f32, f32::max);
+        assert!(
+            n == 8 || worst <= tolerance + 1e-4,
+            "bend {bend}: {n} steps stray {worst}"
+        );
+        if n > MIN_STEPS {
+            assert!(
+                bend / (n * n) as f32 > tolerance,
+                "bend {bend}: {n} steps where {} do",
+                n / 2
+            );
+        }
+        if bend == 0.0 {
+            assert_eq!(n, MIN_STEPS);
+        }
+    }
+    // A flat patch beside a bent one, sharing its border column x = 128, and one apart.
+    let (bent, flat, apart) = (row(0.0, 500.0), row(128.0, 0.0), row(1000.0, 0.0));
+    let steps = group_steps(
+        &[(&bent, 3, 3), (&flat, 3, 3), (&apart, 3, 3)],
+        8,
+        tolerance,
+    );
+    assert_eq!(steps, [8, 8, MIN_STEPS]);
 }
