@@ -82,7 +82,36 @@ pub struct LightGrid {
     pub sun_visible: Vec<u8>,
 }
 
+/// The smallest `stride` such that every `stride`th point along each axis of a grid of `size`
+/// points fits within `MAX_POINTS` (an imported grid larger than Lanthorn's keeps those).
+pub fn stride_to_fit(size: [u32; 3]) -> u32 {
+    (1u32..)
+        .find(|s| size.iter().map(|&n| n.div_ceil(*s) as u64).product::<u64>() <= MAX_POINTS as u64)
+        .expect("a stride of the largest side fits")
+}
+
 impl LightGrid {
+    /// A grid without a sun or minimum light (an imported map's): per point its styles and,
+    /// in point order, its slots.
+    pub fn without_sun(
+        (origin, spacing, size): (Vec3, Vec3, [u32; 3]),
+        styles: Vec<LightStyles>,
+        slots: Vec<Sh9>,
+    ) -> LightGrid {
+        LightGrid {
+            origin,
+            spacing,
+            size,
+            minlight: 0.0,
+            sun_style: 0,
+            first: LightGrid::firsts(&styles),
+            styles,
+            slots,
+            sun: None,
+            sun_visible: Vec::new(),
+        }
+    }
+
     /// Points in the box.
     pub fn point_count(&self) -> usize {
         self.size.iter().map(|&n| n as usize).product()

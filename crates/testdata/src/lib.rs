@@ -246,3 +246,15 @@ pub const OPENARENA_DEVELOPMENT_PK3S: [&str; 8] = [
     "pak6-misc.pk3",
     "pak6-patch085.pk3",
 ];
+
+/// Pearson's correlation of the pairs (NaN for fewer than two or no spread).
+pub fn correlation(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len() as f64;
+    let (mx, my) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+    let cov: f64 = pairs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = pairs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+    let vy: f64 = pairs.iter().map(|(_, y)| (y - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}

@@ -612,14 +612,7 @@ fn the_compilers_light_grid_lights_objects_where_the_map_is_open() {
             }
         }
     }
-    let n = pairs.len() as f64;
-    let (mx, my) = pairs
-        .iter()
-        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
-    let cov: f64 = pairs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
-    let vx: f64 = pairs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
-    let vy: f64 = pairs.iter().map(|(_, y)| (y - my).powi(2)).sum();
-    let r = cov / (vx * vy).sqrt();
+    let r = lanthorn_testdata::correlation(&pairs);
     println!(
         "{:?} points of {}: {agree} of {points} agree with the cells; light against the floor \
          below at {} points: correlation {r:.2}",

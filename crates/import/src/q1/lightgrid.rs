@@ -10,7 +10,7 @@
 use glam::Vec3;
 
 use lanthorn_geom::sh::Sh9;
-use lanthorn_level::light_grid::{LightGrid, MAX_POINTS};
+use lanthorn_level::light_grid::{self, LightGrid};
 use lanthorn_level::styles::{LightStyles, MAX_SLOTS, NO_STYLE};
 
 /// A cursor over the lump that reads little-endian values, `None` past its end.
@@ -63,10 +63,7 @@ pub(crate) fn read(lump: &[u8]) -> Result<LightGrid, String> {
         .ok_or_else(short)?;
     // Every `stride`th point, so the grid fits Lanthorn's.
     let total = size.iter().map(|&n| n as u64).product::<u64>();
-    let stride = (1u32..).find(|s| {
-        size.iter().map(|&n| n.div_ceil(*s) as u64).product::<u64>() <= MAX_POINTS as u64
-    });
-    let stride = stride.expect("a stride fits");
+    let stride = light_grid::stride_to_fit(size);
     let ours = size.map(|n| n.div_ceil(stride));
     let count = ours.iter().map(|&n| n as usize).product::<usize>();
     let mut points: Vec<Option<Vec<(u8, [u8; 3])>>> = vec![None; count];
@@ -131,16 +128,5 @@ fn grid(
         }
         styles.push(LightStyles(s));
     }
-    LightGrid {
-        origin,
-        spacing,
-        size,
-        minlight: 0.0,
-        sun_style: 0,
-        first: LightGrid::firsts(&styles),
-        styles,
-        slots,
-        sun: None,
-        sun_visible: Vec::new(),
-    }
+    LightGrid::without_sun((origin, spacing, size), styles, slots)
 }

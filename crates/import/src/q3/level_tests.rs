@@ -217,27 +217,18 @@ fn check_light_grid(name: &str, l: &Level, report: &Q3Report) -> (usize, usize, 
                 let lit = grid.styles[at].count() > 0;
                 let open = l.locate(p).is_some();
                 agree += usize::from(lit == open);
-                let floor = lanthorn_light::point::light_below(l, p, &scales, 1.0);
-                if let (true, true, Some(f)) = (lit, open, floor) {
+                if !(lit && open) {
+                    continue;
+                }
+                if let Some(f) = lanthorn_light::point::light_below(l, p, &scales, 1.0) {
                     let g = grid.slots[grid.first[at] as usize].eval(Vec3::Z).x;
                     pairs.push((f64::from(g), f64::from(f[0])));
                 }
             }
         }
     }
-    (agree, grid.point_count(), correlation(&pairs))
-}
-
-/// Pearson's correlation of the pairs (`None` for fewer than 100).
-fn correlation(pairs: &[(f64, f64)]) -> Option<f64> {
-    let n = pairs.len() as f64;
-    let (mx, my) = pairs
-        .iter()
-        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
-    let cov: f64 = pairs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
-    let vx: f64 = pairs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
-    let vy: f64 = pairs.iter().map(|(_, y)| (y - my).powi(2)).sum();
-    (pairs.len() >= 100).then(|| cov / (vx * vy).sqrt())
+    let r = (pairs.len() >= 100).then(|| lanthorn_testdata::correlation(&pairs));
+    (agree, grid.point_count(), r)
 }
 
 fn check_pvs(name: &str, l: &Level) -> (usize, usize) {

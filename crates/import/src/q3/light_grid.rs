@@ -13,7 +13,7 @@
 use glam::Vec3;
 
 use lanthorn_geom::sh::Sh9;
-use lanthorn_level::light_grid::{LightGrid, MAX_POINTS};
+use lanthorn_level::light_grid::{self, LightGrid};
 use lanthorn_level::styles::{LightStyles, MAX_SLOTS, NO_STYLE};
 use lanthorn_level::Entity;
 
@@ -65,9 +65,7 @@ pub(super) fn read(map: &Ibsp, worldspawn: Option<&Entity>) -> Result<LightGrid,
             map.light_grid.len()
         ));
     }
-    let stride = (1u32..)
-        .find(|s| size.iter().map(|&n| n.div_ceil(*s) as u64).product::<u64>() <= MAX_POINTS as u64)
-        .expect("a stride fits");
+    let stride = light_grid::stride_to_fit(size);
     let ours = size.map(|n| n.div_ceil(stride));
     let mut styles = Vec::with_capacity(ours.iter().map(|&n| n as usize).product());
     let mut slots = Vec::new();
@@ -85,18 +83,12 @@ pub(super) fn read(map: &Ibsp, worldspawn: Option<&Entity>) -> Result<LightGrid,
             }
         }
     }
-    Ok(LightGrid {
-        origin,
-        spacing: spacing * stride as f32,
-        size: ours,
-        minlight: 0.0,
-        sun_style: 0,
-        first: LightGrid::firsts(&styles),
+    let spacing = spacing * stride as f32;
+    Ok(LightGrid::without_sun(
+        (origin, spacing, ours),
         styles,
         slots,
-        sun: None,
-        sun_visible: Vec::new(),
-    })
+    ))
 }
 
 /// The unit direction toward a point's directed light (`R_SetupEntityLightingGrid`: byte 7 the

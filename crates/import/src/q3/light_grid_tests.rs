@@ -3,6 +3,7 @@ use glam::Vec3;
 use super::super::{Ibsp, LightGridPoint, Model};
 use super::*;
 use lanthorn_geom::rng::XorShift;
+use lanthorn_level::light_grid::MAX_POINTS;
 
 /// Most a clamped cosine truncated to order-2 harmonics is off anywhere, per unit of the
 /// light: its Legendre series is 1/4 + t/2 + (5/16)·P₂(t) + …, which at t = 0 gives

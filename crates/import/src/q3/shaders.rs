@@ -53,6 +53,22 @@ pub struct Stage {
     pub motion: TextureMotion,
 }
 
+impl Stage {
+    /// How it covers what is under it as a cloud layer (`None`: a blend no cloud layer has).
+    pub fn cloud_blend(&self) -> Option<lanthorn_level::CloudBlend> {
+        use lanthorn_level::CloudBlend;
+        match self.blend.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            [] | ["gl_one", "gl_zero"] => Some(CloudBlend::Replace),
+            ["add"] | ["gl_one", "gl_one"] => Some(CloudBlend::Add),
+            ["filter"] | ["gl_dst_color", "gl_zero"] | ["gl_zero", "gl_src_color"] => {
+                Some(CloudBlend::Multiply)
+            }
+            ["blend"] | ["gl_src_alpha", "gl_one_minus_src_alpha"] => Some(CloudBlend::Alpha),
+            _ => None,
+        }
+    }
+}
+
 /// Texture coordinates moved as `st · scale + scroll · seconds`: a stage's `tcMod scale`s and
 /// `scroll`s in their order (a scale after a scroll scales its speed too).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -189,18 +205,8 @@ impl ShaderScript {
         if self.stages.len() > lanthorn_level::MAX_CLOUD_LAYERS {
             return Some("more than 4 cloud layers".into());
         }
-        let blends: [&[&str]; 8] = [
-            &[],
-            &["gl_one", "gl_zero"],
-            &["add"],
-            &["gl_one", "gl_one"],
-            &["filter"],
-            &["gl_dst_color", "gl_zero"],
-            &["gl_zero", "gl_src_color"],
-            &["blend"],
-        ];
         for st in &self.stages {
-            if !blends.iter().any(|b| st.blend == *b) {
+            if st.cloud_blend().is_none() {
                 return Some(format!("cloud layer blendFunc {}", st.blend.join(" ")));
             }
             if let Some(m) = st.tc_mods.iter().find(|m| *m != "scale" && *m != "scroll") {

@@ -13,7 +13,7 @@ use lanthorn_level::{
 };
 
 use super::materials::{mean_colour, texture, GameFiles, SURF_SKY};
-use super::shaders::{ShaderScript, Stage};
+use super::shaders::ShaderScript;
 use super::Ibsp;
 
 /// The level's sky, with the pictures it needs appended to `materials`.
@@ -88,21 +88,10 @@ fn clouds(
             material: materials.len() as u32,
             scale: Vec2::from(st.motion.scale),
             scroll: Vec2::from(st.motion.scroll),
-            blend: cloud_blend(st),
+            // A blend no cloud layer has adds, as most sky stages over the first do.
+            blend: st.cloud_blend().unwrap_or(CloudBlend::Add),
         });
         materials.push(picture(name.to_string(), w, h, rgba));
     }
     (!layers.is_empty()).then_some(Clouds { height, layers })
-}
-
-/// How a stage covers what is under it; a blend the level has no cloud layer for adds.
-pub(super) fn cloud_blend(st: &Stage) -> CloudBlend {
-    match st.blend.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] | ["gl_one", "gl_zero"] => CloudBlend::Replace,
-        ["filter"] | ["gl_dst_color", "gl_zero"] | ["gl_zero", "gl_src_color"] => {
-            CloudBlend::Multiply
-        }
-        ["blend"] | ["gl_src_alpha", "gl_one_minus_src_alpha"] => CloudBlend::Alpha,
-        _ => CloudBlend::Add,
-    }
 }

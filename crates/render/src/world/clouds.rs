@@ -28,6 +28,11 @@ fn blend_code(b: CloudBlend) -> f32 {
 }
 
 impl SkyClouds {
+    /// It has a layer.
+    pub fn any(&self) -> bool {
+        self.params[0] > 0.0
+    }
+
     /// The level's cloud layers (none without).
     pub fn of(level: &Level) -> SkyClouds {
         let Some(c) = level.sky.as_ref().and_then(|s| s.clouds.as_ref()) else {

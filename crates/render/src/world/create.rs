@@ -82,6 +82,7 @@ impl WorldPass {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        let clouds = SkyClouds::of(level);
         let pipelines = create_color_pipelines(
             device,
             &pipeline_layout,
@@ -89,7 +90,7 @@ impl WorldPass {
             color_format,
             SkyShading {
                 skybox: skybox.active,
-                clouds: SkyClouds::of(level).params[0] > 0.0,
+                clouds: clouds.any(),
             },
         );
         let cache_plan = surface_cache::SurfacePlan::new(level, &mesh);
@@ -130,7 +131,7 @@ impl WorldPass {
                 shadows: None,
             },
             skybox_active: skybox.active,
-            clouds: SkyClouds::of(level),
+            clouds,
             mesh,
             use_indirect: gpu.features.indirect_first_instance,
             max_records,

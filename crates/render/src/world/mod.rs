@@ -290,7 +290,7 @@ impl WorldPass {
             self.shading.color_format,
             SkyShading {
                 skybox: self.skybox_active,
-                clouds: self.clouds.params[0] > 0.0,
+                clouds: self.clouds.any(),
             },
         );
         self.shading.full = Default::default();
