@@ -16,6 +16,7 @@ mod glows;
 mod golden;
 mod hdr;
 mod keep;
+mod liquids;
 mod material_maps;
 mod object_light;
 mod overdraw;

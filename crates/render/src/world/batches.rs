@@ -16,16 +16,28 @@ impl WorldPass {
     /// making their pipelines on first use.
     pub(super) fn use_full_shading(&mut self, gpu: &Gpu, reflects: bool) {
         let tinted = self.debug.tinted;
-        self.shading.full_kinds = SurfaceKind::ALL.map(|kind| match kind {
+        self.shading.camera.full_kinds = SurfaceKind::ALL.map(|kind| match kind {
             SurfaceKind::Fence => false,
             SurfaceKind::Liquid => tinted || reflects,
             SurfaceKind::Opaque | SurfaceKind::Sky => tinted,
         });
+        if self.shading.camera.liquids_can_cover
+            && !self.shading.camera.full_kinds[SurfaceKind::Liquid as usize]
+        {
+            self.shading.camera.covering_liquids.get_or_init(|| {
+                pipelines::covering_liquid_pipeline(
+                    &gpu.device,
+                    self.color_layout(),
+                    &self.shading.module,
+                    self.shading.color_format,
+                )
+            });
+        }
         for kind in SurfaceKind::ALL {
-            if !self.shading.full_kinds[kind as usize] {
+            if !self.shading.camera.full_kinds[kind as usize] {
                 continue;
             }
-            self.shading.full[kind as usize].get_or_init(|| {
+            self.shading.camera.full[kind as usize].get_or_init(|| {
                 pipelines::full_shading_pipeline(
                     &gpu.device,
                     self.color_layout(),
@@ -37,11 +49,33 @@ impl WorldPass {
         }
     }
 
+    /// This frame's camera liquids cover what is under them: the level's can (no glow) and the
+    /// frame neither tints nor reflects water (whose top blends over its reflection). They are
+    /// then drawn first, writing depth (`draws::LIQUIDS_FIRST_ORDER`): where a liquid lies over a
+    /// pool's floor, the floor is not shaded (e1m4's third intermission: 1.39 fragments a pixel).
+    pub(crate) fn liquids_cover(&self) -> bool {
+        self.covering_liquids().is_some()
+    }
+
+    /// The camera liquids' pipeline where they cover this frame (see `liquids_cover`).
+    fn covering_liquids(&self) -> Option<&wgpu::RenderPipeline> {
+        let reflects_or_tints = self.shading.camera.full_kinds[SurfaceKind::Liquid as usize];
+        (self.shading.camera.liquids_can_cover && !reflects_or_tints)
+            .then(|| self.shading.camera.covering_liquids.get())
+            .flatten()
+    }
+
     /// The pipeline a colour batch other than the cached one draws with this frame.
     pub(super) fn batch_pipeline(&self, batch: usize) -> &wgpu::RenderPipeline {
         let (class, kind) = draws::batch_class_kind(batch);
-        let full = (class == draws::ViewClass::Camera && self.shading.full_kinds[kind as usize])
-            .then(|| self.shading.full[kind as usize].get())
+        if class == draws::ViewClass::Camera && kind == SurfaceKind::Liquid {
+            if let Some(p) = self.covering_liquids() {
+                return p;
+            }
+        }
+        let full = (class == draws::ViewClass::Camera
+            && self.shading.camera.full_kinds[kind as usize])
+            .then(|| self.shading.camera.full[kind as usize].get())
             .flatten();
         full.unwrap_or(&self.shading.pipelines[batch])
     }

@@ -117,8 +117,7 @@ impl WorldPass {
                 aerial_fog,
                 linear_output: false,
                 linear_filtering: false,
-                full: Default::default(),
-                full_kinds: [false; KINDS],
+                camera: CameraPipelines::new(liquids_can_cover(level, &mesh)),
                 stamp: super::next_stamp(),
             },
             debug: DebugDraws::new(gpu, level),
@@ -213,4 +212,14 @@ impl DebugDraws {
                 .any(|c| c.flags & lanthorn_level::cell_flags::OUTDOOR != 0),
         }
     }
+}
+
+/// Whether `level`'s liquids can cover what is under them: it has some (`mesh`), and none is a
+/// glow (added over what is under it: `surface_flags::GLOW`).
+pub(super) fn liquids_can_cover(level: &Level, mesh: &WorldMesh) -> bool {
+    !mesh.liquid_ranges.is_empty()
+        && !level
+            .surfaces
+            .iter()
+            .any(|s| s.flags & lanthorn_level::surface_flags::GLOW != 0)
 }

@@ -168,6 +168,15 @@ struct WorldPipelines {
     linear_output: bool,
     /// Which of `bind_groups` draws (`FrameSettings::linear_filtering`).
     linear_filtering: bool,
+    /// The camera's pipelines other than each kind's own, made on first use.
+    camera: CameraPipelines,
+    /// Unique to this world and its variant (`shading_stamp`).
+    stamp: u64,
+}
+
+/// The camera's pipelines a frame may draw with instead of each kind's own (`WorldPipelines::
+/// pipelines`), made on first use and dropped with the module they use.
+struct CameraPipelines {
     /// By surface kind, the camera's surfaces through `fs_main`, made on first use:
     /// `fs_opaque`, `fs_sky` and `fs_liquid` have no branch for tints, fullbright or the
     /// Fresnel blend over a reflection, which a software rasterizer would run for every
@@ -176,8 +185,28 @@ struct WorldPipelines {
     /// By surface kind, whether this frame draws the camera's surfaces with `full`: all but
     /// fences in a frame that tints or is fullbright, liquids in one that reflects water.
     full_kinds: [bool; KINDS],
-    /// Unique to this world and its variant (`shading_stamp`).
-    stamp: u64,
+    /// The level has liquids and none is a glow: they cover what is under them, and a frame
+    /// that neither tints nor reflects draws them first (`WorldPass::liquids_cover`).
+    liquids_can_cover: bool,
+    /// That frame's camera liquids (`pipelines::covering_liquid_pipeline`), made on first use.
+    covering_liquids: std::cell::OnceCell<wgpu::RenderPipeline>,
+}
+
+impl CameraPipelines {
+    fn new(liquids_can_cover: bool) -> CameraPipelines {
+        CameraPipelines {
+            full: Default::default(),
+            full_kinds: [false; KINDS],
+            liquids_can_cover,
+            covering_liquids: Default::default(),
+        }
+    }
+
+    /// Drops the pipelines made with a module that is gone (they are made again on use).
+    fn forget(&mut self) {
+        self.full = Default::default();
+        self.covering_liquids = Default::default();
+    }
 }
 
 /// What the debug views take of the world: the tint, the wireframe's means, the portals the id
@@ -293,7 +322,7 @@ impl WorldPass {
                 clouds: self.clouds.any(),
             },
         );
-        self.shading.full = Default::default();
+        self.shading.camera.forget();
         self.shading.stamp = next_stamp();
         // The cache keeps what it baked (its plan knows it): only its pipelines change.
         if let Some(atlas) = &mut self.cache.atlas {
@@ -607,7 +636,7 @@ impl Pass for WorldPass {
             wgpu::IndexFormat::Uint32,
         );
         let list = self.draws.list();
-        for (batch, (first, count)) in list.batches_in_order() {
+        for (batch, (first, count)) in list.batches_in_order(self.liquids_cover()) {
             if count == 0 {
                 continue;
             }

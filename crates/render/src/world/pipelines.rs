@@ -241,6 +241,26 @@ pub(super) fn full_shading_pipeline(
     )
 }
 
+/// The camera's liquids where they cover what is under them: `fs_liquid`, not blended, writing
+/// depth, drawn before the other batches (`draws::LIQUIDS_FIRST_ORDER`).
+pub(super) fn covering_liquid_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+) -> wgpu::RenderPipeline {
+    make_pipeline(
+        device,
+        layout,
+        module,
+        SurfaceKind::Liquid,
+        PipelineOutput::Color(color_format),
+        ViewClass::Camera,
+        false,
+        CameraShading::Covering,
+    )
+}
+
 /// What the level's sky shows, each with its own fragment stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct SkyShading {
@@ -259,6 +279,9 @@ pub(super) enum CameraShading {
     Own { sky: SkyShading },
     /// `fs_main` (fences keep `fs_fence`): tints, fullbright, water over its reflection.
     Full,
+    /// The camera's liquids through `fs_liquid` where they cover what is under them (no glow,
+    /// no reflection): not blended, writing depth (`WorldPass::liquids_cover`).
+    Covering,
 }
 
 impl CameraShading {
@@ -274,7 +297,10 @@ impl CameraShading {
                 (false, true) => "fs_clouds",
                 (true, true) => "fs_skybox_clouds",
             },
-            (CameraShading::Own { .. }, SurfaceKind::Liquid) => "fs_liquid",
+            (CameraShading::Own { .. } | CameraShading::Covering, SurfaceKind::Liquid) => {
+                "fs_liquid"
+            }
+            (CameraShading::Covering, _) => "fs_opaque",
         }
     }
 }
@@ -305,7 +331,7 @@ pub(super) fn make_pipeline(
         PipelineOutput::Ids(depth) => (None, depth),
     };
     let mirrored = class == ViewClass::Mirrored;
-    let translucent = kind == SurfaceKind::Liquid;
+    let translucent = kind == SurfaceKind::Liquid && shading != CameraShading::Covering;
     let fence = kind == SurfaceKind::Fence;
     let (entry, target) = match color {
         Some(format) => (

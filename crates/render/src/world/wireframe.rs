@@ -60,7 +60,11 @@ impl Pass for WireframePass<'_> {
             return;
         };
         self.world.bind_mesh(pass, false);
-        for (batch, (first, count)) in self.world.draw_list().batches_in_order() {
+        for (batch, (first, count)) in self
+            .world
+            .draw_list()
+            .batches_in_order(self.world.liquids_cover())
+        {
             if count > 0 {
                 pass.set_pipeline(&pipelines[batch_class_kind(batch).0 as usize]);
                 self.world.draw_batch(pass, first, count);

@@ -123,6 +123,11 @@ pub const CACHED_BATCH: usize = 3 * KINDS;
 /// counters follow it too, so depth ties and overdraw come out as in the frame.
 pub(crate) const BATCH_ORDER: [usize; BATCHES] =
     [CACHED_BATCH, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 3];
+/// The order of a frame whose camera liquids cover what is under them (`WorldPass::
+/// liquids_cover`): they come first and write depth, so a pool's floor and walls under the
+/// surface fail the depth test instead of being shaded and then covered.
+pub(crate) const LIQUIDS_FIRST_ORDER: [usize; BATCHES] =
+    [3, CACHED_BATCH, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11];
 const _: () = assert!(KINDS == 4 && SurfaceKind::Liquid as usize == 3);
 
 /// The batch of (`class`, `kind`).
@@ -163,13 +168,22 @@ pub struct DrawList {
 }
 
 impl DrawList {
-    /// The sub-draws of (`class`, `kind`) in the frame's order: for the camera's opaque
-    /// surfaces the cached batch's first, then the batch's.
-    /// Batches in the frame's order with their (first command, count).
-    pub(crate) fn batches_in_order(&self) -> impl Iterator<Item = (usize, (u32, u32))> + '_ {
-        BATCH_ORDER.into_iter().map(|b| (b, self.batches[b]))
+    /// Batches in the frame's order with their (first command, count); `liquids_first`: the
+    /// order of a frame whose camera liquids cover (`LIQUIDS_FIRST_ORDER`).
+    pub(crate) fn batches_in_order(
+        &self,
+        liquids_first: bool,
+    ) -> impl Iterator<Item = (usize, (u32, u32))> + '_ {
+        let order = if liquids_first {
+            LIQUIDS_FIRST_ORDER
+        } else {
+            BATCH_ORDER
+        };
+        order.into_iter().map(|b| (b, self.batches[b]))
     }
 
+    /// The sub-draws of (`class`, `kind`) in the frame's order: for the camera's opaque
+    /// surfaces the cached batch's first, then the batch's.
     pub(crate) fn commands_of(
         &self,
         class: ViewClass,
