@@ -104,6 +104,13 @@ def qs_env(timing, frames):
     return env
 
 
+def cpu_outside_submit(j):
+    """The frame's CPU time outside the submit-and-wait: every `cpu_*` stage median of
+    `bench --json` but `submit + wait` and `readback` (culling, draw building, recording)."""
+    return sum(v for k, v in j.items() if k.startswith("cpu_") and k.endswith("_ms_median")
+               and "submit" not in k and "readback" not in k)
+
+
 def fmt(v):
     return f"{v:g}"
 
@@ -150,7 +157,7 @@ class Compare:
         _, x, y, z, yaw, pitch = cam
         path = tmp / "still.json"
         path.write_text(json.dumps({"speed": 8, "keys": [{"pos": [x, y, z], "yaw": yaw, "pitch": -pitch}]}))
-        qs_ms, ln_ms, ln_world, wpoly, surfaces = [], [], [], None, None
+        qs_ms, ln_ms, ln_world, ln_cpu, wpoly, surfaces = [], [], [], [], None, None
         for _ in range(self.args.runs):
             text = run(self.qs_cmd(mp, cam, tmp / "qs_t.png"), env=qs_env(True, self.args.frames))
             m = re.search(r"= ([\d.]+) ms/frame", text)
@@ -166,10 +173,11 @@ class Compare:
             j = json.loads(b.strip().splitlines()[-1])
             ln_ms.append(j["frame_ms_median"])
             ln_world.append(j.get("gpu_world_ms_median", float("nan")))
+            ln_cpu.append(cpu_outside_submit(j))
             surfaces = j.get("surfaces_median")
         med = lambda v: statistics.median(v) if v else float("nan")
-        return dict(qs_ms=med(qs_ms), ln_ms=med(ln_ms), ln_world_ms=med(ln_world), wpoly=wpoly,
-                    surfaces=surfaces, runs=len(ln_ms))
+        return dict(qs_ms=med(qs_ms), ln_ms=med(ln_ms), ln_world_ms=med(ln_world),
+                    ln_cpu_ms=med(ln_cpu), wpoly=wpoly, surfaces=surfaces, runs=len(ln_ms))
 
     def camera(self, mp, cam, timed):
         with tempfile.TemporaryDirectory() as t:
@@ -210,7 +218,12 @@ class Compare:
             p95 = ratios[min(len(ratios) - 1, max(0, -(-95 * len(ratios) // 100) - 1))]
             summary += (f"; Lanthorn / quakespasm frame ms over {len(ratios)} timed cameras: median "
                         f"{statistics.median(ratios):.2f}, p95 {p95:.2f}, worst {ratios[-1]:.2f} "
-                        f"({slow['map']} {slow['camera']})")
+                        f"({slow['map']} {slow['camera']}), {sum(r <= 0.5 for r in ratios)} at or "
+                        f"under 0.5")
+            busy = max(timed, key=lambda r: r.get("ln_cpu_ms", 0))
+            summary += (f"; CPU outside the submit: median "
+                        f"{statistics.median(r.get('ln_cpu_ms', 0) for r in timed):.3f} ms, most "
+                        f"{busy.get('ln_cpu_ms', 0):.3f} ({busy['map']} {busy['camera']})")
         (self.out / "table.md").write_text(table + "\n" + summary + "\n")
         print(summary)
         worst = sorted(results, key=lambda r: r["ssim"])[:5]

@@ -17,6 +17,7 @@
 //   fs_portal_view               views through mirrors and teleporters
 //   fs_wire                      the wireframe overlay
 //   vs_cached / fs_cached        surfaces drawn from the surface cache (world_cache)
+//   fs_cached_magnified          those magnified all over, from its finest level (world_cache)
 //   vs_bake / fs_bake            the surface cache's bake into its atlas (world_cache)
 //   fs_count, fs_count_unclipped the fragment count (world_count)
 //   fs_ids, vs_portal_mark / fs_portal_mark, vs_far_plane / fs_no_surface

@@ -74,6 +74,23 @@ fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     #endif
 }
 
+// A cached surface magnified wherever it shows (`cache_state::CACHED_MAGNIFIED`): the GPU's
+// level of detail is below 0 all over it, so the finest level is what `fs_cached` samples;
+// read without the derivatives and level choice (a quarter of a full frame of close walls on
+// llvmpipe).
+@fragment
+fn fs_cached_magnified(in: CachedIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    let color = textureSampleLevel(surface_cache, cache_sampler, in.cache_uv, 0.0).rgb * CACHE_RANGE;
+    #ifdef AERIAL_FOG
+    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
+    #else
+    return vec4<f32>(stored(color), 1.0);
+    #endif
+}
+
 // A surface's region of the atlas as the bake draws it: the corners of its texel grid.
 struct BakeVertex {
     @location(0) position: vec2<f32>,

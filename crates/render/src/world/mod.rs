@@ -45,7 +45,7 @@ pub use self::count_pass::{
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
     DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
-    LIGHT_UNIT,
+    LIGHT_UNIT, MAGNIFIED_BATCH,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -640,11 +640,11 @@ impl Pass for WorldPass {
             if count == 0 {
                 continue;
             }
-            if batch == CACHED_BATCH {
+            if batch == CACHED_BATCH || batch == MAGNIFIED_BATCH {
                 let Some(atlas) = &self.cache.atlas else {
                     continue;
                 };
-                pass.set_pipeline(&atlas.pipeline);
+                pass.set_pipeline(&atlas.pipelines[(batch == MAGNIFIED_BATCH) as usize]);
                 pass.set_bind_group(
                     1,
                     &atlas.bind_groups[self.shading.linear_filtering as usize],

@@ -16,8 +16,9 @@ pub struct DrawBuilder {
     frame: u32,
     /// Camera-view surfaces listed by several visible cells (`SurfaceTests::once`).
     shared: SharedSurfaces,
-    /// The cached batch's sub-draws while the others are built.
-    cached: Vec<DrawCommand>,
+    /// The cached batches' sub-draws while the others are built: [`CACHED_BATCH`],
+    /// [`MAGNIFIED_BATCH`].
+    cached: [Vec<DrawCommand>; 2],
     list: DrawList,
 }
 
@@ -171,7 +172,7 @@ impl DrawBuilder {
             cached_surfaces: &mut list.cached_surfaces,
             bake_surfaces: &mut list.bake_surfaces,
         };
-        out.cached.clear();
+        out.cached.iter_mut().for_each(Vec::clear);
         out.cached_surfaces.clear();
         out.bake_surfaces.clear();
         for class in ViewClass::ALL {
@@ -232,13 +233,15 @@ impl DrawBuilder {
                 }
             }
         }
-        let first = out.commands.len() as u32;
-        out.commands.append(out.cached);
-        let count = out.commands.len() as u32 - first;
-        list.batches[CACHED_BATCH] = (first, count);
-        stats.sub_draws += count;
-        if count > 0 {
-            stats.draw_calls += if inputs.multi_draw { 1 } else { count };
+        for (batch, cached) in [CACHED_BATCH, MAGNIFIED_BATCH].into_iter().zip(out.cached) {
+            let first = out.commands.len() as u32;
+            out.commands.append(cached);
+            let count = out.commands.len() as u32 - first;
+            list.batches[batch] = (first, count);
+            stats.sub_draws += count;
+            if count > 0 {
+                stats.draw_calls += if inputs.multi_draw { 1 } else { count };
+            }
         }
         stats.cached = out.cached_surfaces.len() as u32;
         stats.baking = out.bake_surfaces.len() as u32;
@@ -351,8 +354,9 @@ pub(in crate::world) struct SubDraws<'a> {
     batch_start: usize,
     /// The surface cache's states for this batch (empty: none are cached).
     states: &'a [u8],
-    /// Sub-draws of the cached batch, and the surfaces that go to it or want baking.
-    cached: &'a mut Vec<DrawCommand>,
+    /// Sub-draws of the cached batches (as `DrawBuilder::cached`), and the surfaces that go
+    /// to them or want baking.
+    cached: &'a mut [Vec<DrawCommand>; 2],
     cached_surfaces: &'a mut Vec<u32>,
     bake_surfaces: &'a mut Vec<u32>,
 }
@@ -369,8 +373,8 @@ impl SubDraws<'_> {
         append_run(self.commands, start, r, slot);
     }
 
-    /// [`push`](Self::push) for `surface`'s indices: to the cached batch where the cache
-    /// holds it.
+    /// [`push`](Self::push) for `surface`'s indices: to a cached batch where the cache holds
+    /// it.
     pub(in crate::world) fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
         use self::cache_state as state;
         let st = self
@@ -378,7 +382,8 @@ impl SubDraws<'_> {
             .get(surface as usize)
             .copied()
             .unwrap_or(state::DIRECT);
-        if st != state::CACHED || r.count == 0 || slot >= self.records {
+        let magnified = st == state::CACHED_MAGNIFIED;
+        if !(st == state::CACHED || magnified) || r.count == 0 || slot >= self.records {
             if st == state::BAKE && r.count > 0 && slot < self.records {
                 self.bake_surfaces.push(surface);
             }
@@ -386,7 +391,7 @@ impl SubDraws<'_> {
         }
         self.triangles += r.count as u64 / 3;
         self.cached_surfaces.push(surface);
-        append_run(self.cached, 0, r, slot);
+        append_run(&mut self.cached[magnified as usize], 0, r, slot);
     }
 }
 

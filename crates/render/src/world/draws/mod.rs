@@ -112,22 +112,54 @@ impl ViewClass {
         [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
 }
 
-/// Batches: view class × surface kind (`batch(class, kind)`), then the cached one.
-pub const BATCHES: usize = 3 * KINDS + 1;
+/// Batches: view class × surface kind (`batch(class, kind)`), then the two cached ones.
+pub const BATCHES: usize = 3 * KINDS + 2;
 /// The batch of the camera's opaque surfaces drawn from the surface cache (its own pipeline);
 /// batches below are [view class] × [opaque, sky, fence, liquid].
 pub const CACHED_BATCH: usize = 3 * KINDS;
-/// The order the frame draws its batches in: the cached batch first (most of what the camera
-/// sees, front to back), then view class × kind, the camera's liquids last: the top of water
-/// blends over the reflection drawn under it (a mirrored view). The id pass and the fragment
-/// counters follow it too, so depth ties and overdraw come out as in the frame.
-pub(crate) const BATCH_ORDER: [usize; BATCHES] =
-    [CACHED_BATCH, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 3];
+/// The batch of the cached surfaces magnified wherever they show (`cache_state::
+/// CACHED_MAGNIFIED`), drawn from the cache's finest level (`fs_cached_magnified`).
+pub const MAGNIFIED_BATCH: usize = 3 * KINDS + 1;
+/// The order the frame draws its batches in: the cached batches first (most of what the camera
+/// sees, front to back; the magnified ones, mostly near, before the rest), then view class ×
+/// kind, the camera's liquids last: the top of water blends over the reflection drawn under
+/// it (a mirrored view). The id pass and the fragment counters follow it too, so depth ties
+/// and overdraw come out as in the frame.
+pub(crate) const BATCH_ORDER: [usize; BATCHES] = [
+    MAGNIFIED_BATCH,
+    CACHED_BATCH,
+    0,
+    1,
+    2,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    3,
+];
 /// The order of a frame whose camera liquids cover what is under them (`WorldPass::
 /// liquids_cover`): they come first and write depth, so a pool's floor and walls under the
 /// surface fail the depth test instead of being shaded and then covered.
-pub(crate) const LIQUIDS_FIRST_ORDER: [usize; BATCHES] =
-    [3, CACHED_BATCH, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11];
+pub(crate) const LIQUIDS_FIRST_ORDER: [usize; BATCHES] = [
+    3,
+    MAGNIFIED_BATCH,
+    CACHED_BATCH,
+    0,
+    1,
+    2,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+];
 const _: () = assert!(KINDS == 4 && SurfaceKind::Liquid as usize == 3);
 
 /// The batch of (`class`, `kind`).
@@ -137,7 +169,7 @@ pub(crate) fn batch(class: ViewClass, kind: SurfaceKind) -> usize {
 
 /// The view class and surface kind of `batch`'s draws.
 pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {
-    if batch == CACHED_BATCH {
+    if batch == CACHED_BATCH || batch == MAGNIFIED_BATCH {
         return (ViewClass::Camera, SurfaceKind::Opaque);
     }
     (
@@ -183,17 +215,17 @@ impl DrawList {
     }
 
     /// The sub-draws of (`class`, `kind`) in the frame's order: for the camera's opaque
-    /// surfaces the cached batch's first, then the batch's.
+    /// surfaces the cached batches' first, then the batch's.
     pub(crate) fn commands_of(
         &self,
         class: ViewClass,
         kind: SurfaceKind,
     ) -> impl Iterator<Item = &DrawCommand> + '_ {
         let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
-        let batches = [CACHED_BATCH, batch(class, kind)];
+        let batches = [MAGNIFIED_BATCH, CACHED_BATCH, batch(class, kind)];
         batches
             .into_iter()
-            .skip(1 - cached as usize)
+            .skip(2 - 2 * cached as usize)
             .flat_map(move |b| {
                 let (first, count) = self.batches[b];
                 &self.commands[first as usize..(first + count) as usize]
@@ -221,6 +253,9 @@ pub mod cache_state {
     pub const BAKE: u8 = 1;
     /// In the cache: drawn from it.
     pub const CACHED: u8 = 2;
+    /// In the cache, and magnified wherever it shows: drawn from the cache's finest level
+    /// ([`MAGNIFIED_BATCH`](super::MAGNIFIED_BATCH)).
+    pub const CACHED_MAGNIFIED: u8 = 3;
 }
 
 /// What one frame's draws are built from.
@@ -237,7 +272,7 @@ pub struct DrawInputs<'a> {
     /// The tests a surface of a visible cell or object must pass to be drawn.
     pub tests: SurfaceTests,
     /// Per surface, `surface_cache::state` (empty: nothing is cached): the camera's opaque
-    /// surfaces in the cache go to [`CACHED_BATCH`].
+    /// surfaces in the cache go to [`CACHED_BATCH`] or [`MAGNIFIED_BATCH`].
     pub cache_states: &'a [u8],
 }
 

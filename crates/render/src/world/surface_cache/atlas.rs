@@ -52,8 +52,9 @@ pub(crate) struct CacheAtlas {
     mip_pipeline: wgpu::RenderPipeline,
     /// Level `k`'s view as the source of level `k + 1`.
     mip_sources: Vec<wgpu::BindGroup>,
-    /// The camera's cached opaque surfaces.
-    pub pipeline: wgpu::RenderPipeline,
+    /// The camera's cached opaque surfaces: [`fs_cached`, `fs_cached_magnified`] (by
+    /// `cache_state::CACHED_MAGNIFIED`).
+    pub pipelines: [wgpu::RenderPipeline; 2],
     /// [nearest, linear] (the world's material samplers).
     pub bind_groups: [wgpu::BindGroup; 2],
     /// Per level surface: `uv · xy + zw` is its place in the atlas.
@@ -142,7 +143,7 @@ impl CacheAtlas {
         CacheAtlas {
             layer_size: world.layer_size,
             bake_pipeline: bake_pipeline(device, world),
-            pipeline: cached_pipeline(device, world, &cache_layout),
+            pipelines: cached_pipelines(device, world, &cache_layout),
             cache_layout,
             mip_pipeline,
             mip_sources,
@@ -157,7 +158,7 @@ impl CacheAtlas {
     /// stays: it is lit the same).
     pub(crate) fn use_module(&mut self, device: &wgpu::Device, world: &WorldShading<'_>) {
         self.bake_pipeline = bake_pipeline(device, world);
-        self.pipeline = cached_pipeline(device, world, &self.cache_layout);
+        self.pipelines = cached_pipelines(device, world, &self.cache_layout);
     }
 
     /// Uploads the quads that bake `bakes` and their mip levels this frame (recorded by
@@ -411,12 +412,22 @@ fn mip_pipeline(
     (pipeline, sources)
 }
 
-/// The camera's cached opaque surfaces: `vs_cached` / `fs_cached`, tested and written like the
-/// camera's other opaque surfaces.
+/// The camera's cached opaque surfaces: `vs_cached` / `fs_cached`, and `fs_cached_magnified`
+/// for those magnified all over, tested and written like the camera's other opaque surfaces.
+fn cached_pipelines(
+    device: &wgpu::Device,
+    world: &WorldShading<'_>,
+    cache_layout: &wgpu::BindGroupLayout,
+) -> [wgpu::RenderPipeline; 2] {
+    ["fs_cached", "fs_cached_magnified"]
+        .map(|entry| cached_pipeline(device, world, cache_layout, entry))
+}
+
 fn cached_pipeline(
     device: &wgpu::Device,
     world: &WorldShading<'_>,
     cache_layout: &wgpu::BindGroupLayout,
+    entry: &str,
 ) -> wgpu::RenderPipeline {
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("world cached"),
@@ -447,7 +458,7 @@ fn cached_pipeline(
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module: world.module,
-            entry_point: Some("fs_cached"),
+            entry_point: Some(entry),
             compilation_options: Default::default(),
             targets: &[Some(world.color_format.into())],
         }),

@@ -11,12 +11,12 @@
 
 pub(super) mod atlas;
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4, Vec4Swizzles};
 use guillotiere::{size2, AllocId, AtlasAllocator};
 
 use super::mesh::{SurfaceKind, WorldMesh, WorldVertex, VERTEX_NO_LIGHTMAP};
 use lanthorn_level::styles::{StyleMode, ANIMATED, MAX_STYLES, NO_STYLE};
-use lanthorn_level::Level;
+use lanthorn_level::{Level, Vertex};
 
 /// The atlas is this many texels square.
 pub const ATLAS_SIZE: u32 = 4096;
@@ -32,6 +32,10 @@ pub const PAD: f32 = ALIGN as f32;
 pub const MAX_LEVEL: u32 = 6;
 /// Atlas texels baked per frame at most; surfaces beyond wait (drawn directly meanwhile).
 pub const BAKE_BUDGET: u64 = 1 << 20;
+/// A cached surface is drawn from the finest level (`cache_state::CACHED_MAGNIFIED`) where a
+/// pixel spans at most this much of a texel of its region anywhere on it: the GPU's level of
+/// detail is then below log2 of this (−0.32) all over it, a margin for its per-quad estimate.
+pub const MAGNIFIED_TEXELS: f32 = 0.8;
 
 /// What the cache needs of a surface, worked out once.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,6 +48,11 @@ pub struct CacheSurface {
     pub size: Vec2,
     /// World units per material texel (the geometric mean of the two axes).
     pub texel_world: f32,
+    /// The most material texels one world unit along the surface spans, in any direction
+    /// (`texel_stretch`).
+    pub texel_stretch: f32,
+    /// Its plane: unit normal and distance from the origin (`normal · p = w`).
+    pub plane: Vec4,
     /// Atlas luxel coordinates at `uv`: `lm_base + uv.x · lm_du + uv.y · lm_dv`.
     pub lm_base: Vec2,
     /// Atlas luxels per unit of `uv.x`.
@@ -264,7 +273,11 @@ impl SurfacePlan {
             let level = self.level_to_bake(i, &s);
             let fine_enough = e.region.level <= level || e.asked <= level;
             let usable = fine_enough && e.scales == self.slot_scales(&s);
-            self.states[i] = if usable { state::CACHED } else { state::BAKE };
+            self.states[i] = match (usable, self.magnified(&s, e.region.level)) {
+                (false, _) => state::BAKE,
+                (true, false) => state::CACHED,
+                (true, true) => state::CACHED_MAGNIFIED,
+            };
         }
         &self.states
     }
@@ -372,6 +385,20 @@ impl SurfacePlan {
         }
     }
 
+    /// Whether a pixel spans at most `MAGNIFIED_TEXELS` of a texel of `s`'s region at `level`
+    /// wherever it shows. At distance r a pixel spans r / f units across the ray, stretched
+    /// by 1 / cos θ = r / h along the plane (h: the eye's height over it): at most r² / (f h)
+    /// units, r at most the distance to the bounds' farthest corner (pixels off the axis span
+    /// less, so this bounds them too).
+    fn magnified(&self, s: &CacheSurface, level: u32) -> bool {
+        let h = (s.plane.xyz().dot(self.eye) - s.plane.w).abs();
+        let far = (self.eye - s.bounds_min)
+            .abs()
+            .max((self.eye - s.bounds_max).abs());
+        let texels_per_unit = s.texel_stretch / (1u32 << level) as f32;
+        far.length_squared() * texels_per_unit <= MAGNIFIED_TEXELS * self.focal_px * h
+    }
+
     /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region
     /// fits the atlas at all (a surface larger than the atlas at the level it needs was baked
     /// coarser, and then found not fine enough and baked again, every frame).
@@ -457,12 +484,18 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     let (bounds_min, bounds_max) =
         positions.fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(p), hi.max(p)));
     let texel_world = texel_size(surface, size)?;
+    let texel_stretch = texel_stretch(surface, size)?;
+    let plane = surface
+        .normal
+        .extend(surface.normal.dot(surface.vertices[0].position));
     let border = lanthorn_light::atlas::BORDER as f32 - 0.5;
     Some(CacheSurface {
         min,
         max,
         size,
         texel_world,
+        texel_stretch,
+        plane,
         lm_base,
         lm_du,
         lm_dv,
@@ -525,6 +558,44 @@ fn texel_size(s: &lanthorn_level::Surface, size: Vec2) -> Option<f32> {
     }
     let r = (world / texels).sqrt();
     (r.is_finite() && r > 0.0).then_some(r)
+}
+
+/// The most material texels one world unit of `s` spans, in any direction along it: the
+/// largest singular value of the map from its plane to its texels (one affine map over a
+/// surface), from its widest triangle.
+fn texel_stretch(s: &lanthorn_level::Surface, size: Vec2) -> Option<f32> {
+    let corners = |t: &[u32]| {
+        let v = |i: u32| s.vertices.get(i as usize);
+        Some((v(t[0])?, v(t[1])?, v(t[2])?))
+    };
+    let twice_area = |(a, b, c): &(&Vertex, &Vertex, &Vertex)| {
+        (b.position - a.position)
+            .cross(c.position - a.position)
+            .length()
+    };
+    let (a, b, c) = s
+        .indices
+        .chunks_exact(3)
+        .filter_map(corners)
+        .max_by(|x, y| twice_area(x).total_cmp(&twice_area(y)))?;
+    let (e1, e2) = (b.position - a.position, c.position - a.position);
+    // The triangle's edges in an orthonormal frame of its plane.
+    let u = e1.normalize_or_zero();
+    let w = e1.cross(e2).cross(e1).normalize_or_zero();
+    let (p1, p2) = (
+        Vec2::new(e1.dot(u), e1.dot(w)),
+        Vec2::new(e2.dot(u), e2.dot(w)),
+    );
+    let det = p1.perp_dot(p2);
+    let (t1, t2) = ((b.uv - a.uv) * size, (c.uv - a.uv) * size);
+    // The map's columns: texels per unit along the frame's two axes (J p1 = t1, J p2 = t2).
+    let jx = (t1 * p2.y - t2 * p1.y) / det;
+    let jy = (t2 * p1.x - t1 * p2.x) / det;
+    // The square root of JᵀJ's larger eigenvalue.
+    let (m11, m22, m12) = (jx.dot(jx), jy.dot(jy), jx.dot(jy));
+    let larger = 0.5 * (m11 + m22) + (0.25 * (m11 - m22).powi(2) + m12 * m12).sqrt();
+    let stretch = larger.sqrt();
+    (stretch.is_finite() && stretch > 0.0).then_some(stretch)
 }
 
 #[cfg(test)]

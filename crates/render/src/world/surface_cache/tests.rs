@@ -9,6 +9,8 @@ fn wall(origin: Vec2, w: f32, h: f32, style2: Option<u8>) -> CacheSurface {
         max: origin + Vec2::new(w, h),
         size: Vec2::splat(64.0),
         texel_world: 1.0,
+        texel_stretch: 1.0,
+        plane: Vec4::new(0.0, 1.0, 0.0, 0.0),
         lm_base: Vec2::ZERO,
         lm_du: Vec2::new(4.0, 0.0),
         lm_dv: Vec2::new(0.0, 4.0),
@@ -159,15 +161,16 @@ fn states_follow_styles_and_distance() {
         state::BAKE
     );
     assert_eq!(plan.plan(&[], &[0])[0].region.level, 0);
+    // 100 units in front of a 64-unit wall every texel covers over 5 pixels: magnified.
     assert_eq!(
         plan.states(near, 640.0, &scales, StyleMode::Animated)[0],
-        state::CACHED
+        state::CACHED_MAGNIFIED
     );
     // With every style held at "m", the flickering surface is cached too.
     let st = plan
         .states(near, 640.0, &scales, StyleMode::Normal)
         .to_vec();
-    assert_eq!(st, [state::CACHED, state::BAKE]);
+    assert_eq!(st, [state::CACHED_MAGNIFIED, state::BAKE]);
 }
 
 /// A full atlas makes room by evicting what was drawn longest ago, never what this frame drew
@@ -273,5 +276,134 @@ fn a_surface_placed_coarser_for_want_of_room_is_not_baked_again_until_it_needs_f
     assert_eq!(
         plan.states(near, 640.0, &scales, StyleMode::Normal)[1],
         state::BAKE
+    );
+}
+
+/// The largest of |M d| over unit directions d, by brute force over 3,600 directions.
+fn largest_stretch(m: [Vec2; 2]) -> f32 {
+    (0..3600)
+        .map(|k| {
+            let a = k as f32 * std::f32::consts::TAU / 3600.0;
+            (m[0] * a.cos() + m[1] * a.sin()).length()
+        })
+        .fold(0.0, f32::max)
+}
+
+/// A 3×2 quad surface in a tilted plane whose texel coordinates are `m` applied to its
+/// in-plane coordinates along `a` and `b` (an orthonormal pair), of a 64² material.
+fn sheared_quad(a: Vec3, b: Vec3, m: [Vec2; 2]) -> lanthorn_level::Surface {
+    let corners = [(0.0, 0.0), (3.0, 0.0), (3.0, 2.0), (0.0, 2.0)];
+    let origin = Vec3::new(5.0, -7.0, 11.0);
+    lanthorn_level::Surface {
+        vertices: corners
+            .iter()
+            .map(|&(x, y)| Vertex {
+                position: origin + a * x + b * y,
+                uv: (m[0] * x + m[1] * y) / 64.0,
+                lightmap_uv: Vec2::ZERO,
+            })
+            .collect(),
+        indices: vec![0, 1, 2, 0, 2, 3],
+        normal: a.cross(b),
+        ..Default::default()
+    }
+}
+
+/// `texel_stretch` is the most texels a unit step along the surface crosses, in any
+/// direction (brute force over directions), for sheared and rotated maps in tilted planes.
+#[test]
+fn texel_stretch_is_the_most_texels_a_unit_step_crosses() {
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(7);
+    let mut r = || rng.range_f64(-1.0, 1.0) as f32;
+    for _ in 0..200 {
+        let a = Vec3::new(r(), r(), r()).normalize();
+        let b = a.cross(Vec3::new(r(), r(), r())).normalize();
+        let m = [
+            Vec2::new(4.0 * r(), 4.0 * r()),
+            Vec2::new(4.0 * r(), 4.0 * r()),
+        ];
+        if m[0].perp_dot(m[1]).abs() < 0.1 {
+            continue;
+        }
+        let got = texel_stretch(&sheared_quad(a, b, m), Vec2::splat(64.0)).unwrap();
+        let want = largest_stretch(m);
+        assert!((got - want).abs() <= 1e-3 * want, "{got} against {want}");
+    }
+}
+
+/// Texels a pixel spans along the frame's x and y at pixel (x, y) of a camera at `eye` with
+/// basis `frame` (forward, right, up) and focal length `f` pixels, on the plane `plane`, whose
+/// texel coordinates are `texel(p)`: central differences of the ray's hit point.
+fn texels_per_pixel(
+    eye: Vec3,
+    frame: [Vec3; 3],
+    f: f32,
+    plane: Vec4,
+    texel: impl Fn(Vec3) -> Vec2,
+    (x, y): (f32, f32),
+) -> f32 {
+    let hit = |x: f32, y: f32| {
+        let d = frame[0] + frame[1] * (x / f) + frame[2] * (y / f);
+        let t = (plane.w - plane.xyz().dot(eye)) / plane.xyz().dot(d);
+        texel(eye + d * t)
+    };
+    let dx = hit(x + 0.5, y) - hit(x - 0.5, y);
+    let dy = hit(x, y + 0.5) - hit(x, y - 0.5);
+    dx.length().max(dy.length())
+}
+
+/// A surface called magnified spans at most one texel of its region a pixel wherever a camera
+/// at the eye, turned any way, sees it (so the GPU's level of detail is below 0 all over it
+/// and its finest level is what it samples); and the call is not vacuous: close walls are
+/// magnified, far and grazing ones are not.
+#[test]
+fn a_surface_called_magnified_spans_under_a_texel_a_pixel_everywhere() {
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(11);
+    let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
+    plan.focal_px = 640.0;
+    let (mut magnified, mut not) = (0, 0);
+    for _ in 0..2000 {
+        let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
+        // A wall in y = 0 of `w × h` units, `k` texels a unit along x and z (sheared).
+        let (w, h) = (r(8.0, 512.0), r(8.0, 256.0));
+        let m = [
+            Vec2::new(r(0.2, 4.0), r(-1.0, 1.0)),
+            Vec2::new(r(-1.0, 1.0), r(0.2, 4.0)),
+        ];
+        let level = r(0.0, 3.99) as u32;
+        let mut s = wall(Vec2::ZERO, w, h, None);
+        s.texel_stretch = largest_stretch(m);
+        let eye = Vec3::new(r(-300.0, 800.0), r(-900.0, -0.5), r(-200.0, 500.0));
+        plan.eye = eye;
+        if !plan.magnified(&s, level) {
+            not += 1;
+            continue;
+        }
+        magnified += 1;
+        let texel = |p: Vec3| (m[0] * p.x + m[1] * p.z) / (1u32 << level) as f32;
+        for _ in 0..20 {
+            let p = Vec3::new(r(0.0, w as f64), 0.0, r(0.0, h as f64));
+            // A camera looking at p from any direction the eye can see it from.
+            let forward = ((p - eye).normalize()
+                + Vec3::new(r(-0.5, 0.5), r(-0.5, 0.5), r(-0.5, 0.5)) * 0.5)
+                .normalize();
+            let right = forward.cross(Vec3::Z).normalize();
+            let up = right.cross(forward);
+            let v = p - eye;
+            let z = v.dot(forward);
+            if z <= 1.0 {
+                continue;
+            }
+            let at = (640.0 * v.dot(right) / z, 640.0 * v.dot(up) / z);
+            let n = texels_per_pixel(eye, [forward, right, up], 640.0, s.plane, texel, at);
+            assert!(
+                n <= 1.0,
+                "{n} texels a pixel at {p} from {eye}, level {level}"
+            );
+        }
+    }
+    assert!(
+        magnified > 100 && not > 100,
+        "{magnified} magnified, {not} not"
     );
 }
