@@ -484,7 +484,8 @@ fn cache_surface(level: &Level, vertex: Option<WorldVertex>, s: usize) -> Option
     let (bounds_min, bounds_max) =
         positions.fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(p), hi.max(p)));
     let texel_world = texel_size(surface, size)?;
-    let texel_stretch = texel_stretch(surface, size)?;
+    // Unknown (a degenerate widest triangle): never counted as magnified.
+    let texel_stretch = texel_stretch(surface, size).unwrap_or(f32::INFINITY);
     let plane = surface
         .normal
         .extend(surface.normal.dot(surface.vertices[0].position));
