@@ -297,10 +297,10 @@ impl CameraShading {
                 (false, true) => "fs_clouds",
                 (true, true) => "fs_skybox_clouds",
             },
-            (CameraShading::Own { .. } | CameraShading::Covering, SurfaceKind::Liquid) => {
+            // Covering is the liquids' shading alone (`covering_liquid_pipeline`).
+            (CameraShading::Own { .. }, SurfaceKind::Liquid) | (CameraShading::Covering, _) => {
                 "fs_liquid"
             }
-            (CameraShading::Covering, _) => "fs_opaque",
         }
     }
 }
