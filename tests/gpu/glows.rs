@@ -5,8 +5,8 @@
 
 use glam::Vec3;
 
-use crate::support::{capture, gpu, in_one_cell, LOOKING_ALONG_X};
-use lanthorn::level::{surface_flags, Level, Material, Surface, Vertex};
+use crate::support::{capture, coloured_in_one_cell, gpu, LOOKING_ALONG_X};
+use lanthorn::level::{surface_flags, Level, Surface, Vertex};
 
 /// A quad in the plane x = `x`, over y `y0..y1` and z −40..40, both windings, fullbright.
 fn quad(x: f32, (y0, y1): (f32, f32), material: u32, flags: u32) -> Surface {
@@ -29,21 +29,15 @@ fn quad(x: f32, (y0, y1): (f32, f32), material: u32, flags: u32) -> Surface {
 /// A wall across the view at x 100 over y −60..60 (`wall`), a glow over its left half at x 50
 /// (`front`), and a glow behind it at x 150 over its right half (`behind`).
 fn level(wall: bool, front: bool, behind: bool) -> Level {
-    let mut level = Level::default();
-    for (name, color) in [("wall", [0.4, 0.2, 0.1]), ("glow", [0.1, 0.2, 0.5])] {
-        level.materials.push(Material {
-            name: name.into(),
-            color,
-            ..Default::default()
-        });
-    }
-    let chosen = [
-        (wall, quad(100.0, (-60.0, 60.0), 0, 0)),
-        (front, quad(50.0, (0.0, 30.0), 1, surface_flags::GLOW)),
-        (behind, quad(150.0, (-90.0, 0.0), 1, surface_flags::GLOW)),
-    ];
-    level.surfaces = chosen.into_iter().filter(|c| c.0).map(|c| c.1).collect();
-    in_one_cell(level)
+    let materials = [("wall", [0.4, 0.2, 0.1]), ("glow", [0.1, 0.2, 0.5])];
+    coloured_in_one_cell(
+        &materials,
+        [
+            (wall, quad(100.0, (-60.0, 60.0), 0, 0)),
+            (front, quad(50.0, (0.0, 30.0), 1, surface_flags::GLOW)),
+            (behind, quad(150.0, (-90.0, 0.0), 1, surface_flags::GLOW)),
+        ],
+    )
 }
 
 #[test]

@@ -5,9 +5,9 @@
 
 use glam::Vec3;
 
-use crate::support::{capture, gpu, in_one_cell, unavailable, LOOKING_ALONG_X};
+use crate::support::{capture, coloured_in_one_cell, gpu, unavailable, LOOKING_ALONG_X};
 use lanthorn::geom::Camera;
-use lanthorn::level::{surface_flags, Level, Material, Surface, Vertex};
+use lanthorn::level::{surface_flags, Level, Surface, Vertex};
 use lanthorn::render::overdraw::OverdrawCounter;
 use lanthorn::render::pass::{FrameInputs, Pass};
 use lanthorn::render::settings::FrameSettings;
@@ -41,25 +41,19 @@ fn quad(x: f32, (y0, y1): (f32, f32), material: u32, flags: u32) -> Surface {
 /// one over its left half at x 50 (`near`), listed wall, near, far: the far liquid is drawn
 /// after the near one.
 fn level(wall: bool, near: bool, far: bool) -> Level {
-    let mut level = Level::default();
-    for (name, color) in [
+    let materials = [
         ("wall", [0.4, 0.2, 0.1]),
         ("*near", [0.1, 0.2, 0.6]),
         ("*far", [0.1, 0.6, 0.2]),
-    ] {
-        level.materials.push(Material {
-            name: name.into(),
-            color,
-            ..Default::default()
-        });
-    }
-    let chosen = [
-        (wall, quad(150.0, (-90.0, 90.0), 0, 0)),
-        (near, quad(50.0, (0.0, 30.0), 1, surface_flags::LIQUID)),
-        (far, quad(100.0, (-40.0, 40.0), 2, surface_flags::LIQUID)),
     ];
-    level.surfaces = chosen.into_iter().filter(|c| c.0).map(|c| c.1).collect();
-    in_one_cell(level)
+    coloured_in_one_cell(
+        &materials,
+        [
+            (wall, quad(150.0, (-90.0, 90.0), 0, 0)),
+            (near, quad(50.0, (0.0, 30.0), 1, surface_flags::LIQUID)),
+            (far, quad(100.0, (-40.0, 40.0), 2, surface_flags::LIQUID)),
+        ],
+    )
 }
 
 /// Fragments that pass the depth test when drawn, per pixel, in the frame's order.

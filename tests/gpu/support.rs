@@ -155,6 +155,24 @@ pub(crate) fn openarena_development_game() -> Option<lanthorn::load::search::Sea
 
 /// `level` with every surface in one open cell over ±1000 units (a scene of loose surfaces,
 /// drawn with `CullMode::None`).
+/// A level of flat-coloured materials (name, colour) and the surfaces marked `true`, in
+/// their order, all in one cell (`in_one_cell`).
+pub(crate) fn coloured_in_one_cell(
+    materials: &[(&str, [f32; 3])],
+    surfaces: impl IntoIterator<Item = (bool, lanthorn::level::Surface)>,
+) -> lanthorn::level::Level {
+    let mut level = lanthorn::level::Level::default();
+    for &(name, color) in materials {
+        level.materials.push(lanthorn::level::Material {
+            name: name.into(),
+            color,
+            ..Default::default()
+        });
+    }
+    level.surfaces = surfaces.into_iter().filter(|c| c.0).map(|c| c.1).collect();
+    in_one_cell(level)
+}
+
 pub(crate) fn in_one_cell(mut level: lanthorn::level::Level) -> lanthorn::level::Level {
     let mut cell = lanthorn::level::Cell {
         surfaces: (0..level.surfaces.len() as u32).collect(),

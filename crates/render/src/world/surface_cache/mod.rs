@@ -273,10 +273,12 @@ impl SurfacePlan {
             let level = self.level_to_bake(i, &s);
             let fine_enough = e.region.level <= level || e.asked <= level;
             let usable = fine_enough && e.scales == self.slot_scales(&s);
-            self.states[i] = match (usable, self.magnified(&s, e.region.level)) {
-                (false, _) => state::BAKE,
-                (true, false) => state::CACHED,
-                (true, true) => state::CACHED_MAGNIFIED,
+            self.states[i] = if !usable {
+                state::BAKE
+            } else if self.magnified(&s, e.region.level) {
+                state::CACHED_MAGNIFIED
+            } else {
+                state::CACHED
             };
         }
         &self.states
