@@ -145,7 +145,101 @@ fn bench_e1m1_views(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_flow, bench_e1m1, bench_e1m1_views);
+/// The CPU's part of a frame at wide views, the slowest for it: the intermission cameras of
+/// five id maps and one deathmatch map (the quakespasm comparison's cameras: 150–230 cells,
+/// 300–450 surfaces), the portal flow then the per-surface tests and draw building, all 22
+/// cameras per iteration (divide by 22 for one frame).
+fn bench_wide_views(c: &mut Criterion) {
+    use lanthorn::render::world::{DrawBuilder, DrawInputs, SurfaceTests, WorldMesh};
+    const CAMERAS: [(&str, [f32; 3], f32, f32); 22] = [
+        ("e1m1", [-112.0, 704.0, 56.0], 45.0, -20.0),
+        ("e1m1", [-208.0, 2736.0, 192.0], 225.0, -20.0),
+        ("e1m1", [240.0, 2664.0, 104.0], 120.0, -20.0),
+        ("e1m1", [1376.0, 1936.0, 64.0], 135.0, -20.0),
+        ("e1m3", [-544.0, 24.0, 176.0], 225.0, -20.0),
+        ("e1m3", [904.0, -216.0, 56.0], 305.0, -20.0),
+        ("e1m3", [1112.0, 288.0, 680.0], 65.0, -12.0),
+        ("e1m3", [-1448.0, -744.0, 64.0], 45.0, -15.0),
+        ("e1m4", [384.0, 488.0, 1552.0], 310.0, -26.0),
+        ("e1m4", [456.0, 2144.0, 568.0], 75.0, 20.0),
+        ("e1m4", [464.0, 1032.0, 1000.0], 80.0, -10.0),
+        ("e1m4", [1080.0, -752.0, 1008.0], 135.0, -20.0),
+        ("e2m5", [416.0, -896.0, 144.0], 125.0, -20.0),
+        ("e2m5", [256.0, 336.0, -96.0], 125.0, 40.0),
+        ("e2m5", [-552.0, 928.0, 96.0], 125.0, -20.0),
+        ("e2m5", [240.0, 1496.0, 320.0], 125.0, -20.0),
+        ("e2m5", [608.0, 800.0, 304.0], 55.0, -20.0),
+        ("start", [960.0, 776.0, 160.0], 120.0, -20.0),
+        ("start", [824.0, 2320.0, 208.0], 0.0, -20.0),
+        ("start", [-256.0, 2528.0, 336.0], 225.0, -20.0),
+        ("start", [-304.0, 1720.0, -80.0], 45.0, -20.0),
+        ("dm6", [864.0, -1088.0, 336.0], 0.0, -30.0),
+    ];
+    struct Map {
+        level: lanthorn::level::Level,
+        mesh: WorldMesh,
+        flow: PortalFlow,
+    }
+    let mut maps: Vec<(&str, Map)> = Vec::new();
+    for (name, ..) in CAMERAS {
+        if maps.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let path = realdata_dir().join(format!("quake/bsp/{name}.bsp"));
+        let Ok(level) = lanthorn::load::load(&path) else {
+            eprintln!("SKIPPED: {} missing", path.display());
+            return;
+        };
+        let (mesh, flow) = (WorldMesh::build(&level, &[]), PortalFlow::new(&level));
+        maps.push((name, Map { level, mesh, flow }));
+    }
+    let views: Vec<(usize, Camera, Option<u32>)> = CAMERAS
+        .iter()
+        .map(|&(name, p, yaw, pitch)| {
+            let m = maps.iter().position(|(n, _)| *n == name).unwrap_or(0);
+            let position = Vec3::from(p);
+            let spec = CameraSpec {
+                position,
+                yaw,
+                pitch,
+            };
+            (
+                m,
+                Camera::new(spec, 16.0 / 9.0),
+                maps[m].1.level.locate(position),
+            )
+        })
+        .collect();
+    let mut vis = VisibleSet::default();
+    let mut draws = DrawBuilder::default();
+    c.bench_function("portal_flow_and_surfaces/22_wide_views", |b| {
+        b.iter(|| {
+            let mut triangles = 0;
+            for (m, camera, eye) in &views {
+                let map = &mut maps[*m].1;
+                map.flow.run(&map.level, camera, *eye, &mut vis);
+                let inputs = DrawInputs {
+                    visible: &vis,
+                    camera,
+                    max_records: usize::MAX,
+                    multi_draw: true,
+                    tests: SurfaceTests::ALL,
+                    cache_states: &[],
+                };
+                triangles += draws.build(&map.mesh, &inputs).stats.triangles;
+            }
+            triangles
+        })
+    });
+}
+
+criterion_group!(
+    benches,
+    bench_flow,
+    bench_e1m1,
+    bench_e1m1_views,
+    bench_wide_views
+);
 criterion_main!(benches);
 
 /// The shared real data (../shared/realdata beside the crate, or `LANTHORN_REALDATA`): the

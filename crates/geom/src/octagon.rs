@@ -28,6 +28,7 @@ impl Octagon {
         max: [f32::NEG_INFINITY; 4],
     };
 
+    #[inline]
     fn axes(p: Vec2) -> [f32; 4] {
         [p.x, p.y, p.x + p.y, p.x - p.y]
     }
@@ -46,6 +47,7 @@ impl Octagon {
     }
 
     /// The region both hold.
+    #[inline]
     pub fn intersect(&self, o: &Octagon) -> Octagon {
         let mut r = *self;
         for i in 0..4 {
@@ -56,6 +58,7 @@ impl Octagon {
     }
 
     /// Conservative union: the smallest octagon holding both.
+    #[inline]
     pub fn union(&self, o: &Octagon) -> Octagon {
         let mut r = *self;
         for i in 0..4 {
@@ -68,6 +71,7 @@ impl Octagon {
     /// The same region with every bound pulled in to where the region actually reaches
     /// (x+y cannot exceed max x + max y, x cannot exceed (max(x+y) + max(x−y)) / 2, …).
     /// Two rounds reach the fixed point for these four directions.
+    #[inline]
     pub fn tightened(&self) -> Octagon {
         let mut o = *self;
         for _ in 0..2 {
@@ -86,6 +90,7 @@ impl Octagon {
     }
 
     /// True when no point satisfies all eight bounds.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         if (0..4).any(|i| !(self.min[i] <= self.max[i])) {
             return true;
@@ -95,6 +100,7 @@ impl Octagon {
     }
 
     /// Whether `p` (NDC) meets all eight bounds.
+    #[inline]
     pub fn contains(&self, p: Vec2) -> bool {
         let a = Self::axes(p);
         (0..4).all(|i| a[i] >= self.min[i] && a[i] <= self.max[i])
@@ -165,26 +171,25 @@ impl Octagon {
         if polygon.len() + 9 > MAX_CLIPPED {
             return true;
         }
-        // A plane with every corner outside rejects it at once; only planes with corners on
-        // both sides need clipping (none: the polygon is inside).
-        let mut cutting = [false; 9];
-        for (plane, cuts) in cutting.iter_mut().enumerate() {
-            let (mut inside, mut outside) = (false, false);
-            for &p in polygon {
-                if self.plane_distance(plane, p) >= 0.0 {
-                    inside = true;
-                } else {
-                    outside = true;
-                }
+        // Per corner, the planes it lies outside: a corner inside all of them accepts at once
+        // (the usual case), a plane every corner lies outside rejects, and only the planes
+        // some corner lies outside need clipping.
+        let (mut all_outside, mut any_outside) = (u16::MAX, 0u16);
+        for &p in polygon {
+            let mut outside = 0u16;
+            for plane in 0..9 {
+                outside |= u16::from(self.plane_distance(plane, p) < 0.0) << plane;
             }
-            if !inside {
-                return false;
+            if outside == 0 {
+                return true;
             }
-            *cuts = outside;
+            all_outside &= outside;
+            any_outside |= outside;
         }
-        if !cutting.contains(&true) {
-            return true;
+        if all_outside != 0 {
+            return false;
         }
+        let cutting: [bool; 9] = std::array::from_fn(|plane| any_outside & (1 << plane) != 0);
         let mut buffers = [[Vec4::ZERO; MAX_CLIPPED]; 2];
         let (a, b) = buffers.split_at_mut(1);
         let (mut from, mut to) = (&mut a[0], &mut b[0]);
@@ -203,6 +208,7 @@ impl Octagon {
     /// Signed distance of a clip-space point from plane `k` of `meets_clip_polygon`: the
     /// octagon's 8 (`clip_distances` order, with a small tolerance so polygons touching an
     /// edge are kept), then the near plane.
+    #[inline]
     fn plane_distance(&self, k: usize, p: Vec4) -> f32 {
         if k == 8 {
             // A little beyond the near plane counts as in front: a wall exactly at the near

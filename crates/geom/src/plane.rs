@@ -27,6 +27,7 @@ impl Plane {
     }
 
     /// Signed distance of `p` (positive in front), in units of the normal's length.
+    #[inline]
     pub fn distance(&self, p: Vec3) -> f32 {
         self.normal.dot(p) - self.dist
     }
@@ -78,6 +79,7 @@ impl DPlane {
     }
 
     /// Signed distance of `p` (positive in front).
+    #[inline]
     pub fn distance(&self, p: DVec3) -> f64 {
         self.normal.dot(p) - self.dist
     }

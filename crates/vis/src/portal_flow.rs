@@ -161,6 +161,11 @@ pub struct PortalFlow {
     order: Vec<u32>,
     clip_in: Vec<Vec4>,
     clip_out: Vec<Vec4>,
+    /// Each portal's screen octagon in the view being run (`None`: beyond the near plane),
+    /// valid where `projected_stamp` equals `frame`: a portal is tested again from the cell
+    /// behind it and whenever a cell's octagon grew, and it projects the same each time.
+    projected: Vec<Option<Octagon>>,
+    projected_stamp: Vec<u32>,
     /// Visits of one cell before its octagon is widened to the full screen.
     pub max_visits: u16,
     /// What the last traversal did.
@@ -236,6 +241,8 @@ impl PortalFlow {
             order: Vec::new(),
             clip_in: Vec::with_capacity(16),
             clip_out: Vec::with_capacity(16),
+            projected: vec![None; level.portals.len()],
+            projected_stamp: vec![0; level.portals.len()],
             max_visits: 8,
             stats: FlowStats::default(),
             depth: vec![0; n],
@@ -273,7 +280,7 @@ impl PortalFlow {
         out: &mut VisibleSet,
     ) {
         let t = Instant::now();
-        if self.octagon.len() != level.cells.len() {
+        if self.octagon.len() != level.cells.len() || self.portals.len() != level.portals.len() {
             *self = PortalFlow {
                 max_visits: self.max_visits,
                 trace: self.trace.take(),
@@ -491,8 +498,7 @@ impl PortalFlow {
             self.record(pi, index, target, PortalOutcome::BackFacing);
             return None;
         }
-        let (f, n) = (portal.first as usize, portal.count as usize);
-        let Some(o) = self.project(view_proj, f, n) else {
+        let Some(o) = self.project(view_proj, pi as usize, portal) else {
             self.record(pi, index, target, PortalOutcome::BeyondNear);
             return None;
         };
@@ -555,6 +561,7 @@ impl PortalFlow {
         self.frame = self.frame.wrapping_add(1);
         if self.frame == 0 {
             self.stamp.fill(0);
+            self.projected_stamp.fill(0);
             self.frame = 1;
         }
         self.queue.clear();
@@ -632,11 +639,17 @@ impl PortalFlow {
         self.order.push(cell);
     }
 
-    /// The screen octagon of a world polygon, clipped to the near plane; `None` when nothing is
-    /// in front of the eye.
-    fn project(&mut self, view_proj: &Mat4, first: usize, count: usize) -> Option<Octagon> {
-        let polygon = &self.vertices[first..first + count];
-        portal_octagon(view_proj, polygon, (&mut self.clip_in, &mut self.clip_out))
+    /// The screen octagon of portal `pi`, clipped to the near plane; `None` when nothing of it
+    /// is in front of the eye. Projected once per view.
+    fn project(&mut self, view_proj: &Mat4, pi: usize, portal: &FlowPortal) -> Option<Octagon> {
+        if self.projected_stamp[pi] != self.frame {
+            let (first, count) = (portal.first as usize, portal.count as usize);
+            let polygon = &self.vertices[first..first + count];
+            let scratch = (&mut self.clip_in, &mut self.clip_out);
+            self.projected[pi] = portal_octagon(view_proj, polygon, scratch);
+            self.projected_stamp[pi] = self.frame;
+        }
+        self.projected[pi]
     }
 }
 

@@ -36,6 +36,12 @@ pub(in crate::world) struct SharedSurfaces {
     union: Vec<Octagon>,
     record: Vec<u32>,
     emitted: Vec<u32>,
+    /// The camera's tests that do not depend on the cell, once per surface a frame: the frame
+    /// a surface was last tested in, whether it faces the eye and its box is in view, and its
+    /// outline's corners in clip space (`clip[first_corner..]`, convex outlines only).
+    tested: Vec<u32>,
+    facing: Vec<bool>,
+    clip: Vec<Vec4>,
 }
 
 impl DrawBuilder {
@@ -269,7 +275,10 @@ impl DrawBuilder {
             sh.union = vec![Octagon::EMPTY; n];
             sh.record = vec![u32::MAX; n];
             sh.emitted = vec![0; n];
+            sh.tested = vec![0; n];
+            sh.facing = vec![false; n];
         }
+        sh.clip.resize(mesh.outlines.len(), Vec4::ZERO);
         let frame = self.frame;
         for k in 0..SHARED_KINDS {
             sh.passing[k].clear();
@@ -282,7 +291,7 @@ impl DrawBuilder {
             let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
             for k in 0..SHARED_KINDS {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
-                    if !at.passes(mesh, r.surface) {
+                    if !sh.passes(mesh, &at, r.surface, frame) {
                         continue;
                     }
                     let s = r.surface as usize;
@@ -322,6 +331,34 @@ impl DrawBuilder {
 const SHARED_KINDS: usize = SurfaceKind::Liquid as usize;
 
 impl SharedSurfaces {
+    /// `Placement::passes` for a camera cell's surface, with what does not depend on the
+    /// cell worked out once a frame (a surface is listed by up to a dozen cells).
+    fn passes(&mut self, mesh: &WorldMesh, at: &Placement, surface: u32, frame: u32) -> bool {
+        let s = surface as usize;
+        let c = &mesh.surface_cull[s];
+        let corners = c.first_corner as usize..(c.first_corner + c.corner_count) as usize;
+        if self.tested[s] != frame {
+            self.tested[s] = frame;
+            self.facing[s] = at.faces_and_in_view(mesh, c);
+            if self.facing[s] && c.convex {
+                let view_proj = at.eye.1;
+                for (q, p) in self.clip[corners.clone()]
+                    .iter_mut()
+                    .zip(&mesh.outlines[corners.clone()])
+                {
+                    *q = view_proj * p.extend(1.0);
+                }
+            }
+        }
+        if !self.facing[s] || !at.tests.octagon {
+            return self.facing[s];
+        }
+        match c.convex {
+            true => at.octagon.meets_clip_polygon(&self.clip[corners]),
+            false => at.meets(mesh, c, &at.octagon),
+        }
+    }
+
     /// The sub-draws of kind `k`'s passing surfaces, front to back: a surface of one cell with
     /// that cell's record, a shared one once with its own.
     pub(in crate::world) fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {

@@ -54,9 +54,15 @@ impl Placement {
 
     pub(in crate::world) fn passes(&self, mesh: &WorldMesh, surface: u32) -> bool {
         let c = &mesh.surface_cull[surface as usize];
+        self.faces_and_in_view(mesh, c)
+            && !(self.tests.octagon && !self.meets(mesh, c, &self.octagon))
+    }
+
+    /// The tests that do not depend on the octagon: the surface faces the eye and its box is
+    /// in the view.
+    pub(in crate::world) fn faces_and_in_view(&self, mesh: &WorldMesh, c: &SurfaceCull) -> bool {
         !(self.tests.back_faces && self.faces_away(c))
             && !(self.tests.boxes && !self.box_in_view(mesh, c))
-            && !(self.tests.octagon && !self.meets(mesh, c, &self.octagon))
     }
 
     /// The outline's bounding box has a corner inside each of the frustum's side planes
