@@ -103,6 +103,7 @@ impl VisibleSet {
 }
 
 pub mod cull;
+mod front_to_back;
 pub mod locate;
 pub mod movers;
 pub mod near_plane;

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use super::front_to_back::FrontToBack;
 use super::{VisibleCell, VisibleSet};
 use lanthorn_geom::{Camera, Octagon, Plane};
 use lanthorn_level::{portal_flags, Level};
@@ -155,9 +156,12 @@ pub struct PortalFlow {
     visits: Vec<u16>,
     queued: Vec<bool>,
     frame: u32,
-    /// Cells to process, nearest first: a cell is expanded after the nearer cells that feed it,
-    /// so its octagon is mostly complete and re-visits are rare.
-    queue: BinaryHeap<(Reverse<u32>, u32)>,
+    /// Cells to process, front to back (`front_to_back`): a cell is expanded after the cells
+    /// that feed it, so its octagon is complete and re-visits are rare.
+    queue: BinaryHeap<(Reverse<u128>, u32)>,
+    front_to_back: FrontToBack,
+    /// The eye of the view being run.
+    eye: Vec3,
     order: Vec<u32>,
     clip_in: Vec<Vec4>,
     clip_out: Vec<Vec4>,
@@ -238,6 +242,8 @@ impl PortalFlow {
             queued: vec![false; n],
             frame: 0,
             queue: BinaryHeap::new(),
+            front_to_back: FrontToBack::new(&level.bsp, n),
+            eye: Vec3::ZERO,
             order: Vec::new(),
             clip_in: Vec::with_capacity(16),
             clip_out: Vec::with_capacity(16),
@@ -459,7 +465,7 @@ impl PortalFlow {
                     self.open_reflection(view, &portal.plane, beyond, pending);
                     continue;
                 }
-                self.flow_into(target, octagon, (cell, d), stats);
+                self.flow_into(target, octagon, cell, stats);
             }
         }
         out.cells.extend(self.order.iter().map(|&c| VisibleCell {
@@ -561,10 +567,12 @@ impl PortalFlow {
         self.frame = self.frame.wrapping_add(1);
         if self.frame == 0 {
             self.stamp.fill(0);
+            self.front_to_back.reset();
             self.projected_stamp.fill(0);
             self.frame = 1;
         }
         self.queue.clear();
+        self.eye = view.eye;
         self.order.clear();
         self.seed(view.cell, view.octagon);
         // By index, then cleared: the buffer is kept for the next view's seeds.
@@ -585,21 +593,15 @@ impl PortalFlow {
         }
         self.depth[i] = 0;
         if !self.queued[i] {
-            self.queue.push((Reverse(0), cell));
+            let key = self.front_to_back.key(cell, self.eye, self.frame);
+            self.queue.push((Reverse(key), cell));
             self.queued[i] = true;
         }
     }
 
-    /// The flow passes a portal of `from` at distance `d` from the eye into `target` seen
-    /// through `octagon`: `target` is reached, or its octagon grows; either way it is queued
-    /// again unless already queued.
-    fn flow_into(
-        &mut self,
-        target: u32,
-        octagon: Octagon,
-        (from, d): (u32, f32),
-        stats: &mut FlowStats,
-    ) {
+    /// The flow passes a portal of `from` into `target` seen through `octagon`: `target` is
+    /// reached, or its octagon grows; either way it is queued again unless already queued.
+    fn flow_into(&mut self, target: u32, octagon: Octagon, from: u32, stats: &mut FlowStats) {
         let ti = target as usize;
         let grew = if self.stamp[ti] != self.frame {
             self.reach(target, octagon);
@@ -624,9 +626,8 @@ impl PortalFlow {
                 self.octagon[ti] = Octagon::FULL;
             }
             self.queued[ti] = true;
-            // Key: the portal's distance from the eye (non-negative floats order like their
-            // bit patterns).
-            self.queue.push((Reverse(d.abs().to_bits()), target));
+            let key = self.front_to_back.key(target, self.eye, self.frame);
+            self.queue.push((Reverse(key), target));
         }
     }
 
