@@ -76,6 +76,9 @@ struct FlowPortal {
     count: u32,
     /// Index into `transforms` for mirror/teleporter portals.
     transform: Option<u32>,
+    /// `portal_flags`, as the level had them when the flow was made (kept here: reading one
+    /// field of the level's large portals cost a cache miss per portal tested).
+    flags: u32,
 }
 
 /// A view to run after the current one: through a transformed portal.
@@ -182,7 +185,7 @@ pub struct PortalFlow {
     /// Portals passed this run (into `stats`).
     passed: u32,
     /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
-    /// itself marks `CLOSED`; empty when nothing moves.
+    /// marked `CLOSED` when the flow was made; empty when nothing moves.
     pub shut: Vec<bool>,
     /// Water reflects (`FrameSettings::reflections`): a horizontal water surface the camera
     /// sees from the air opens a view of the air mirrored in its plane, one view per plane,
@@ -220,6 +223,7 @@ impl PortalFlow {
                     back: p.back,
                     first,
                     count: p.polygon.len() as u32,
+                    flags: p.flags,
                 }
             })
             .collect();
@@ -395,9 +399,10 @@ impl PortalFlow {
             );
             for k in a..b {
                 let portal = self.portals[self.cell_portals[k] as usize];
-                // Closed (a shut door): read every frame, so doors open and close live.
+                // Closed in the level, or by a door (`shut`, read every frame: doors open and
+                // close live).
                 let pid = self.cell_portals[k] as usize;
-                let flags = level.portals.get(pid).map_or(0, |p| p.flags);
+                let flags = portal.flags;
                 let shut = self.shut.get(pid).copied().unwrap_or(false);
                 if portal.count == 0 {
                     continue;

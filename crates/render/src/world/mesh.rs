@@ -187,6 +187,55 @@ pub struct IndexRange {
     pub count: u32,
 }
 
+/// A list per index in one allocation (the per-frame tests read a visible cell's surfaces
+/// without chasing a pointer per cell).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lists<T> {
+    first: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Default for Lists<T> {
+    fn default() -> Self {
+        Lists {
+            first: vec![0],
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: Clone> Lists<T> {
+    /// Appends the next index's list.
+    pub fn push(&mut self, items: &[T]) {
+        self.items.extend_from_slice(items);
+        self.first.push(self.items.len() as u32);
+    }
+
+    /// Index `i`'s list (empty past the last).
+    pub fn get(&self, i: usize) -> Option<&[T]> {
+        let (&a, &b) = (self.first.get(i)?, self.first.get(i + 1)?);
+        Some(&self.items[a as usize..b as usize])
+    }
+
+    /// How many lists.
+    pub fn len(&self) -> usize {
+        self.first.len() - 1
+    }
+
+    /// Whether there are no lists.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T: Clone> std::ops::Index<usize> for Lists<T> {
+    type Output = [T];
+    fn index(&self, i: usize) -> &[T] {
+        let (a, b) = (self.first[i] as usize, self.first[i + 1] as usize);
+        &self.items[a..b]
+    }
+}
+
 /// One surface's indices inside its cell's (or object's) range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SurfaceRange {
@@ -231,7 +280,7 @@ pub struct WorldMesh {
     /// `cell_surfaces[kind][cell]`: the surfaces of `cell_ranges[kind][cell]`, in index order.
     /// Surfaces that face the same way are contiguous, so what back-face culling keeps stays
     /// in few runs.
-    pub cell_surfaces: [Vec<Vec<SurfaceRange>>; KINDS],
+    pub cell_surfaces: [Lists<SurfaceRange>; KINDS],
     /// `object_surfaces[kind][object]`, likewise.
     pub object_surfaces: [Vec<Vec<SurfaceRange>>; KINDS],
     /// Per level surface.
@@ -319,12 +368,12 @@ impl WorldMesh {
                     }
                     mesh.cell_liquids.push(list);
                     mesh.cell_ranges[kind as usize].push(IndexRange::default());
-                    mesh.cell_surfaces[kind as usize].push(Vec::new());
+                    mesh.cell_surfaces[kind as usize].push(&[]);
                     continue;
                 }
                 let (r, ranges) = append(&mut mesh, &cell.surfaces, kind);
                 mesh.cell_ranges[kind as usize].push(r);
-                mesh.cell_surfaces[kind as usize].push(ranges);
+                mesh.cell_surfaces[kind as usize].push(&ranges);
             }
             for obj in &level.objects {
                 let (r, ranges) = append(&mut mesh, &obj.surfaces, kind);
