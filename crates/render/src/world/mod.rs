@@ -455,9 +455,9 @@ impl WorldPass {
             // Pixels per world unit at distance 1 across the frame's height.
             let focal = camera.projection().col(1).y * frame.viewport.1 as f32 * 0.5;
             let mode = frame.settings.light_styles;
-            self.cache
-                .plan
-                .states(camera.position, focal, &self.lighting.style_scales, mode)
+            let scales = &self.lighting.style_scales;
+            let drawn = camera_opaque_surfaces(&self.mesh, visible);
+            (self.cache.plan).states_of(drawn, camera.position, focal, scales, mode)
         } else {
             &[]
         };
@@ -663,4 +663,21 @@ impl Pass for WorldPass {
 fn next_stamp() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The opaque surfaces of the camera view's cells and objects: those the surface cache's
+/// states are read for (the cached batches are the camera's opaque ones).
+fn camera_opaque_surfaces<'a>(
+    mesh: &'a WorldMesh,
+    visible: &'a VisibleSet,
+) -> impl Iterator<Item = u32> + 'a {
+    let opaque = SurfaceKind::Opaque as usize;
+    let cells = visible.cells.iter().filter(|c| c.view == 0);
+    let objects = visible.objects.iter().filter(|o| o.view == 0);
+    let of_cells = cells.flat_map(move |c| mesh.cell_surfaces[opaque].get(c.cell as usize));
+    let of_objects = objects.flat_map(move |o| mesh.object_surfaces[opaque].get(o.object as usize));
+    of_cells
+        .chain(of_objects.map(|v| v.as_slice()))
+        .flatten()
+        .map(|r| r.surface)
 }

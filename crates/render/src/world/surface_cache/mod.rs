@@ -250,6 +250,22 @@ impl SurfacePlan {
         scales: &[f32; MAX_STYLES],
         mode: StyleMode,
     ) -> &[u8] {
+        let all = 0..self.entries.len() as u32;
+        self.states_of(all, eye, focal_px, scales, mode)
+    }
+
+    /// [`states`](Self::states) worked out only for `surfaces` (those the frame may draw: the
+    /// visible cells' and objects'); the others keep what an earlier frame found, and a frame
+    /// must not read them. A walk through a large level holds thousands of regions, and
+    /// working out every one's state cost as much as the draw building.
+    pub fn states_of(
+        &mut self,
+        surfaces: impl IntoIterator<Item = u32>,
+        eye: Vec3,
+        focal_px: f32,
+        scales: &[f32; MAX_STYLES],
+        mode: StyleMode,
+    ) -> &[u8] {
         self.frame += 1;
         (self.eye, self.focal_px, self.scales) = (eye, focal_px.max(1.0), *scales);
         if self.mode != Some(mode) {
@@ -261,8 +277,10 @@ impl SurfacePlan {
                 };
             }
         }
-        for i in 0..self.entries.len() {
-            let (Some(e), Some(s)) = (self.entries[i], self.surfaces[i]) else {
+        for surface in surfaces {
+            let i = surface as usize;
+            let (Some(&Some(e)), Some(&Some(s))) = (self.entries.get(i), self.surfaces.get(i))
+            else {
                 continue;
             };
             if self.states[i] == state::DIRECT {

@@ -407,3 +407,45 @@ fn a_surface_called_magnified_spans_under_a_texel_a_pixel_everywhere() {
         "{magnified} magnified, {not} not"
     );
 }
+
+/// Working out the states of only the surfaces a frame may draw gives each of them what
+/// working out every surface's gives, from eyes near and far (bakes between frames).
+#[test]
+fn states_of_some_surfaces_match_those_of_all() {
+    let walls: Vec<_> = (0..12)
+        .map(|i| {
+            wall(
+                Vec2::new(i as f32 * 100.0, 0.0),
+                64.0,
+                64.0,
+                (i % 3 == 0).then_some(1),
+            )
+        })
+        .collect();
+    let mut plan = plan_of(walls);
+    let scales = [1.0; MAX_STYLES];
+    for (frame, y) in [3000.0f32, 900.0, 200.0, 60.0, 2000.0]
+        .into_iter()
+        .enumerate()
+    {
+        let eye = Vec3::new(600.0, -y, 32.0);
+        let all = plan.states(eye, 640.0, &scales, StyleMode::Normal).to_vec();
+        let some: Vec<u32> = (0..12u32)
+            .filter(|i| (*i as usize + frame) % 2 == 0)
+            .collect();
+        let of_some = plan
+            .states_of(some.iter().copied(), eye, 640.0, &scales, StyleMode::Normal)
+            .to_vec();
+        for &s in &some {
+            assert_eq!(
+                of_some[s as usize], all[s as usize],
+                "surface {s}, eye {eye}"
+            );
+        }
+        assert!(all.iter().any(|&st| st != state::DIRECT));
+        let wanted: Vec<u32> = (0..12)
+            .filter(|&s| all[s as usize] == state::BAKE)
+            .collect();
+        plan.plan(&[], &wanted);
+    }
+}
