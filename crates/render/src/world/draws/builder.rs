@@ -29,19 +29,42 @@ pub struct DrawBuilder {
 #[derive(Default)]
 pub(in crate::world) struct SharedSurfaces {
     passing: [Vec<(u32, SurfaceRange)>; SHARED_KINDS],
-    /// Per surface: the frame it last passed in, in how many cells, their octagons' union,
-    /// its shared record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
-    stamp: Vec<u32>,
-    cells: Vec<u32>,
-    union: Vec<Octagon>,
-    record: Vec<u32>,
-    emitted: Vec<u32>,
-    /// The camera's tests that do not depend on the cell, once per surface a frame: the frame
-    /// a surface was last tested in, whether it faces the eye and its box is in view, and its
-    /// outline's corners in clip space (`clip[first_corner..]`, convex outlines only).
-    tested: Vec<u32>,
-    facing: Vec<bool>,
+    /// Per surface, what this frame found (together: a frame touches a few hundred surfaces
+    /// of thousands, each a cache miss).
+    surfaces: Vec<SurfaceFrame>,
+    /// The outlines' corners in clip space (`clip[first_corner..]`, convex outlines only),
+    /// valid where the surface's `tested` is this frame.
     clip: Vec<Vec4>,
+}
+
+/// One surface's state in the camera's view this frame.
+#[derive(Clone, Copy)]
+struct SurfaceFrame {
+    /// The frame it last passed in, in how many cells, their octagons' union, its shared
+    /// record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
+    stamp: u32,
+    cells: u32,
+    union: Octagon,
+    record: u32,
+    emitted: u32,
+    /// The camera's tests that do not depend on the cell, once a frame: the frame it was
+    /// last tested in, whether it faces the eye and its box is in view.
+    tested: u32,
+    facing: bool,
+}
+
+impl Default for SurfaceFrame {
+    fn default() -> Self {
+        SurfaceFrame {
+            stamp: 0,
+            cells: 0,
+            union: Octagon::EMPTY,
+            record: u32::MAX,
+            emitted: 0,
+            tested: 0,
+            facing: false,
+        }
+    }
 }
 
 impl DrawBuilder {
@@ -269,14 +292,8 @@ impl DrawBuilder {
     ) {
         let sh = &mut self.shared;
         let n = mesh.surface_cull.len();
-        if sh.stamp.len() != n {
-            sh.stamp = vec![0; n];
-            sh.cells = vec![0; n];
-            sh.union = vec![Octagon::EMPTY; n];
-            sh.record = vec![u32::MAX; n];
-            sh.emitted = vec![0; n];
-            sh.tested = vec![0; n];
-            sh.facing = vec![false; n];
+        if sh.surfaces.len() != n {
+            sh.surfaces = vec![SurfaceFrame::default(); n];
         }
         sh.clip.resize(mesh.outlines.len(), Vec4::ZERO);
         let frame = self.frame;
@@ -294,13 +311,13 @@ impl DrawBuilder {
                     if !sh.passes(mesh, &at, r.surface, frame) {
                         continue;
                     }
-                    let s = r.surface as usize;
-                    if sh.stamp[s] != frame {
-                        (sh.stamp[s], sh.cells[s], sh.union[s]) = (frame, 0, Octagon::EMPTY);
-                        sh.record[s] = u32::MAX;
+                    let f = &mut sh.surfaces[r.surface as usize];
+                    if f.stamp != frame {
+                        (f.stamp, f.cells, f.union, f.record) =
+                            (frame, 0, Octagon::EMPTY, u32::MAX);
                     }
-                    sh.cells[s] += 1;
-                    sh.union[s] = sh.union[s].union(&record.octagon);
+                    f.cells += 1;
+                    f.union = f.union.union(&record.octagon);
                     sh.passing[k].push((slot as u32, *r));
                 }
             }
@@ -308,12 +325,11 @@ impl DrawBuilder {
         let records = &mut self.list.records;
         for k in 0..SHARED_KINDS {
             for &(_, r) in &sh.passing[k] {
-                let s = r.surface as usize;
-                if sh.cells[s] > 1 && sh.record[s] == u32::MAX && records.len() < inputs.max_records
-                {
-                    sh.record[s] = records.len() as u32;
+                let f = &mut sh.surfaces[r.surface as usize];
+                if f.cells > 1 && f.record == u32::MAX && records.len() < inputs.max_records {
+                    f.record = records.len() as u32;
                     records.push(DrawRecord {
-                        octagon: sh.union[s],
+                        octagon: f.union,
                         view: 0,
                         cell: u32::MAX,
                         depth: 0,
@@ -337,10 +353,11 @@ impl SharedSurfaces {
         let s = surface as usize;
         let c = &mesh.surface_cull[s];
         let corners = c.first_corner as usize..(c.first_corner + c.corner_count) as usize;
-        if self.tested[s] != frame {
-            self.tested[s] = frame;
-            self.facing[s] = at.faces_and_in_view(mesh, c);
-            if self.facing[s] && c.convex {
+        let f = &mut self.surfaces[s];
+        if f.tested != frame {
+            f.tested = frame;
+            f.facing = at.faces_and_in_view(mesh, c);
+            if f.facing && c.convex {
                 let view_proj = at.eye.1;
                 for (q, p) in self.clip[corners.clone()]
                     .iter_mut()
@@ -350,8 +367,9 @@ impl SharedSurfaces {
                 }
             }
         }
-        if !self.facing[s] || !at.tests.octagon {
-            return self.facing[s];
+        let facing = self.surfaces[s].facing;
+        if !facing || !at.tests.octagon {
+            return facing;
         }
         match c.convex {
             true => at.octagon.meets_clip_polygon(&self.clip[corners]),
@@ -363,14 +381,13 @@ impl SharedSurfaces {
     /// that cell's record, a shared one once with its own.
     pub(in crate::world) fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {
         for &(slot, r) in &self.passing[k] {
-            let s = r.surface as usize;
-            let record = self.record[s];
-            if self.cells[s] > 1 && record != u32::MAX {
-                if self.emitted[s] == frame {
+            let f = &mut self.surfaces[r.surface as usize];
+            if f.cells > 1 && f.record != u32::MAX {
+                if f.emitted == frame {
                     continue;
                 }
-                self.emitted[s] = frame;
-                out.push_surface(r.surface, r.indices, record as usize);
+                f.emitted = frame;
+                out.push_surface(r.surface, r.indices, f.record as usize);
             } else {
                 out.push_surface(r.surface, r.indices, slot as usize);
             }
