@@ -105,7 +105,7 @@ fn bench_e1m1(c: &mut Criterion) {
 /// What the CPU does per frame to decide what is drawn, on e1m1's committed views
 /// (tests/views/e1m1.json): the portal flow, then the per-surface tests and draw building.
 fn bench_e1m1_views(c: &mut Criterion) {
-    use lanthorn::render::world::{DrawBuilder, DrawInputs, SurfaceTests, WorldMesh};
+    use lanthorn::render::world::{DrawBuilder, WorldMesh};
     let path = realdata_dir().join("quake/bsp/e1m1.bsp");
     let Ok(level) = lanthorn::load::load(&path) else {
         eprintln!("SKIPPED: {} missing", path.display());
@@ -132,15 +132,7 @@ fn bench_e1m1_views(c: &mut Criterion) {
             i = (i + 1) % views.len();
             let (camera, eye) = &views[i];
             flow.run(&level, camera, *eye, &mut vis);
-            let inputs = DrawInputs {
-                visible: &vis,
-                camera,
-                max_records: usize::MAX,
-                multi_draw: true,
-                tests: SurfaceTests::ALL,
-                cache_states: &[],
-            };
-            draws.build(&mesh, &inputs).stats.triangles
+            triangles_drawn(&mut draws, &mesh, &vis, camera)
         })
     });
 }
@@ -150,7 +142,7 @@ fn bench_e1m1_views(c: &mut Criterion) {
 /// 300–450 surfaces), the portal flow then the per-surface tests and draw building, all 22
 /// cameras per iteration (divide by 22 for one frame).
 fn bench_wide_views(c: &mut Criterion) {
-    use lanthorn::render::world::{DrawBuilder, DrawInputs, SurfaceTests, WorldMesh};
+    use lanthorn::render::world::{DrawBuilder, WorldMesh};
     const CAMERAS: [(&str, [f32; 3], f32, f32); 22] = [
         ("e1m1", [-112.0, 704.0, 56.0], 45.0, -20.0),
         ("e1m1", [-208.0, 2736.0, 192.0], 225.0, -20.0),
@@ -218,19 +210,31 @@ fn bench_wide_views(c: &mut Criterion) {
             for (m, camera, eye) in &views {
                 let map = &mut maps[*m].1;
                 map.flow.run(&map.level, camera, *eye, &mut vis);
-                let inputs = DrawInputs {
-                    visible: &vis,
-                    camera,
-                    max_records: usize::MAX,
-                    multi_draw: true,
-                    tests: SurfaceTests::ALL,
-                    cache_states: &[],
-                };
-                triangles += draws.build(&map.mesh, &inputs).stats.triangles;
+                triangles += triangles_drawn(&mut draws, &map.mesh, &vis, camera);
             }
             triangles
         })
     });
+}
+
+/// The draw building of the frame that sees `visible` from `camera`, with every per-surface
+/// test and no surface cache: its triangle count.
+fn triangles_drawn(
+    draws: &mut lanthorn::render::world::DrawBuilder,
+    mesh: &lanthorn::render::world::WorldMesh,
+    visible: &VisibleSet,
+    camera: &Camera,
+) -> u64 {
+    use lanthorn::render::world::{DrawInputs, SurfaceTests};
+    let inputs = DrawInputs {
+        visible,
+        camera,
+        max_records: usize::MAX,
+        multi_draw: true,
+        tests: SurfaceTests::ALL,
+        cache_states: &[],
+    };
+    draws.build(mesh, &inputs).stats.triangles
 }
 
 criterion_group!(
