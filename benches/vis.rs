@@ -232,7 +232,7 @@ fn triangles_drawn(
         max_records: usize::MAX,
         multi_draw: true,
         tests: SurfaceTests::ALL,
-        cache_states: &[],
+        cache: None,
     };
     draws.build(mesh, &inputs).stats.triangles
 }

@@ -35,37 +35,40 @@ impl Octagon {
 
     /// The least octagon holding every point (NDC).
     pub fn from_points(points: impl IntoIterator<Item = Vec2>) -> Octagon {
-        let mut o = Octagon::EMPTY;
+        let (mut lo, mut hi) = (Vec4::INFINITY, Vec4::NEG_INFINITY);
         for p in points {
-            let a = Self::axes(p);
-            for i in 0..4 {
-                o.min[i] = o.min[i].min(a[i]);
-                o.max[i] = o.max[i].max(a[i]);
-            }
+            let a = Vec4::from_array(Self::axes(p));
+            (lo, hi) = (lo.min(a), hi.max(a));
         }
-        o
+        Octagon::of(lo, hi)
+    }
+
+    /// The bounds as vectors (the four axes' minima, maxima): one instruction a step.
+    #[inline]
+    fn bounds(&self) -> (Vec4, Vec4) {
+        (Vec4::from_array(self.min), Vec4::from_array(self.max))
+    }
+
+    #[inline]
+    fn of(min: Vec4, max: Vec4) -> Octagon {
+        Octagon {
+            min: min.to_array(),
+            max: max.to_array(),
+        }
     }
 
     /// The region both hold.
     #[inline]
     pub fn intersect(&self, o: &Octagon) -> Octagon {
-        let mut r = *self;
-        for i in 0..4 {
-            r.min[i] = r.min[i].max(o.min[i]);
-            r.max[i] = r.max[i].min(o.max[i]);
-        }
-        r
+        let ((a0, a1), (b0, b1)) = (self.bounds(), o.bounds());
+        Octagon::of(a0.max(b0), a1.min(b1))
     }
 
     /// Conservative union: the smallest octagon holding both.
     #[inline]
     pub fn union(&self, o: &Octagon) -> Octagon {
-        let mut r = *self;
-        for i in 0..4 {
-            r.min[i] = r.min[i].min(o.min[i]);
-            r.max[i] = r.max[i].max(o.max[i]);
-        }
-        r
+        let ((a0, a1), (b0, b1)) = (self.bounds(), o.bounds());
+        Octagon::of(a0.min(b0), a1.max(b1))
     }
 
     /// The same region with every bound pulled in to where the region actually reaches
@@ -73,30 +76,28 @@ impl Octagon {
     /// Two rounds reach the fixed point for these four directions.
     #[inline]
     pub fn tightened(&self) -> Octagon {
-        let mut o = *self;
+        let (mut lo, mut hi) = self.bounds();
+        let half = Vec4::new(0.5, 0.5, 1.0, 1.0);
         for _ in 0..2 {
-            let [x0, y0, s0, d0] = o.min;
-            let [x1, y1, s1, d1] = o.max;
-            o.min[0] = x0.max((s0 + d0) * 0.5);
-            o.max[0] = x1.min((s1 + d1) * 0.5);
-            o.min[1] = y0.max((s0 - d1) * 0.5);
-            o.max[1] = y1.min((s1 - d0) * 0.5);
-            o.min[2] = s0.max(x0 + y0);
-            o.max[2] = s1.min(x1 + y1);
-            o.min[3] = d0.max(x0 - y1);
-            o.max[3] = d1.min(x1 - y0);
+            // Lanes: x from s and d, y from s and d, s from x and y, d from x and y.
+            let (x0, y0, s0, d0) = lo.into();
+            let (x1, y1, s1, d1) = hi.into();
+            let reach_lo = (Vec4::new(s0, s0, x0, x0) + Vec4::new(d0, -d1, y0, -y1)) * half;
+            let reach_hi = (Vec4::new(s1, s1, x1, x1) + Vec4::new(d1, -d0, y1, -y0)) * half;
+            (lo, hi) = (lo.max(reach_lo), hi.min(reach_hi));
         }
-        o
+        Octagon::of(lo, hi)
     }
 
     /// True when no point satisfies all eight bounds.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        if (0..4).any(|i| !(self.min[i] <= self.max[i])) {
+        let (lo, hi) = self.bounds();
+        if !lo.cmple(hi).all() {
             return true;
         }
-        let t = self.tightened();
-        (0..4).any(|i| !(t.min[i] <= t.max[i]))
+        let (lo, hi) = self.tightened().bounds();
+        !lo.cmple(hi).all()
     }
 
     /// Whether `p` (NDC) meets all eight bounds.
@@ -176,10 +177,7 @@ impl Octagon {
         // some corner lies outside need clipping.
         let (mut all_outside, mut any_outside) = (u16::MAX, 0u16);
         for &p in polygon {
-            let mut outside = 0u16;
-            for plane in 0..9 {
-                outside |= u16::from(self.plane_distance(plane, p) < 0.0) << plane;
-            }
+            let outside = self.planes_outside(p);
             if outside == 0 {
                 return true;
             }
@@ -203,6 +201,21 @@ impl Octagon {
             std::mem::swap(&mut from, &mut to);
         }
         true
+    }
+
+    /// The planes of `meets_clip_polygon` a clip-space point lies outside, bit `k` for plane
+    /// `k`: the signs of `plane_distance`, worked out alike four planes at a time.
+    #[inline]
+    fn planes_outside(&self, p: Vec4) -> u16 {
+        let (lo, hi) = self.bounds();
+        let a = Vec4::new(p.x, p.y, p.x + p.y, p.x - p.y);
+        let tolerance = Vec4::splat(1e-5 * p.w.abs());
+        let below = (a - lo * p.w + tolerance).cmplt(Vec4::ZERO).bitmask();
+        let above = (hi * p.w - a + tolerance).cmplt(Vec4::ZERO).bitmask();
+        // Planes 2i (the minima) and 2i + 1 (the maxima) of axis i.
+        let spread = |m: u32| (m & 1) | (m & 2) << 1 | (m & 4) << 2 | (m & 8) << 3;
+        let near = u32::from(self.plane_distance(8, p) < 0.0) << 8;
+        (spread(below) | spread(above) << 1 | near) as u16
     }
 
     /// Signed distance of a clip-space point from plane `k` of `meets_clip_polygon`: the
@@ -261,6 +274,28 @@ mod tests {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    /// The planes a point lies outside, four at a time, are those whose distance, one at a
+    /// time, is negative: random octagons and clip-space points, some on the planes.
+    #[test]
+    fn planes_outside_match_each_plane_distance() {
+        let mut s = 3;
+        for _ in 0..300 {
+            let o = Octagon::from_points((0..3).map(|_| Vec2::new(rng(&mut s), rng(&mut s))));
+            for k in 0..40 {
+                let w = 0.1 + rng(&mut s).abs() * 3.0;
+                let mut p = Vec4::new(rng(&mut s), rng(&mut s), rng(&mut s), w) * 1.5;
+                if k % 4 == 0 {
+                    // On the plane of the minimum of x: the tolerance decides.
+                    p.x = o.min[0] * p.w;
+                }
+                let one_by_one = (0..9).fold(0u16, |m, plane| {
+                    m | u16::from(o.plane_distance(plane, p) < 0.0) << plane
+                });
+                assert_eq!(o.planes_outside(p), one_by_one, "{o:?} {p}");
+            }
+        }
     }
 
     #[test]

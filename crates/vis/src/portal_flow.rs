@@ -79,6 +79,8 @@ struct FlowPortal {
     /// `portal_flags`, as the level had them when the flow was made (kept here: reading one
     /// field of the level's large portals cost a cache miss per portal tested).
     flags: u32,
+    /// The depth of the BSP node parting its two cells (`FrontToBack::parting_depth`).
+    parting: u32,
 }
 
 /// A view to run after the current one: through a transformed portal.
@@ -206,6 +208,7 @@ impl PortalFlow {
         let n = level.cells.len();
         let mut vertices = Vec::new();
         let mut transforms = Vec::new();
+        let front_to_back = FrontToBack::new(&level.bsp, n);
         let portals = level
             .portals
             .iter()
@@ -224,6 +227,7 @@ impl PortalFlow {
                     first,
                     count: p.polygon.len() as u32,
                     flags: p.flags,
+                    parting: front_to_back.parting_depth(p.front, p.back),
                 }
             })
             .collect();
@@ -246,7 +250,7 @@ impl PortalFlow {
             queued: vec![false; n],
             frame: 0,
             queue: BinaryHeap::new(),
-            front_to_back: FrontToBack::new(&level.bsp, n),
+            front_to_back,
             eye: Vec3::ZERO,
             order: Vec::new(),
             clip_in: Vec::with_capacity(16),
@@ -385,7 +389,7 @@ impl PortalFlow {
         let view_proj = view.view_proj;
         let eye = view.eye;
 
-        while let Some((_, cell)) = self.queue.pop() {
+        while let Some((Reverse(key), cell)) = self.queue.pop() {
             let ci = cell as usize;
             self.queued[ci] = false;
             self.visits[ci] += 1;
@@ -470,7 +474,7 @@ impl PortalFlow {
                     self.open_reflection(view, &portal.plane, beyond, pending);
                     continue;
                 }
-                self.flow_into(target, octagon, cell, stats);
+                self.flow_into(target, octagon, (cell, key, portal.parting), stats);
             }
         }
         out.cells.extend(self.order.iter().map(|&c| VisibleCell {
@@ -569,8 +573,9 @@ impl PortalFlow {
     /// A new frame stamp (cells not stamped with it are unreached) and the queue holding only
     /// the view's eye cell.
     fn start_view(&mut self, view: &PendingView) {
-        self.frame = self.frame.wrapping_add(1);
-        if self.frame == 0 {
+        self.frame += 1;
+        // Frame numbers stay below 2³¹ (`FrontToBack::key` keeps one beside a bit).
+        if self.frame >= 1 << 31 {
             self.stamp.fill(0);
             self.front_to_back.reset();
             self.projected_stamp.fill(0);
@@ -604,9 +609,16 @@ impl PortalFlow {
         }
     }
 
-    /// The flow passes a portal of `from` into `target` seen through `octagon`: `target` is
-    /// reached, or its octagon grows; either way it is queued again unless already queued.
-    fn flow_into(&mut self, target: u32, octagon: Octagon, from: u32, stats: &mut FlowStats) {
+    /// The flow passes a portal of `from` (its key, the portal's parting depth) into `target`
+    /// seen through `octagon`: `target` is reached, or its octagon grows; either way it is
+    /// queued again unless already queued.
+    fn flow_into(
+        &mut self,
+        target: u32,
+        octagon: Octagon,
+        (from, from_key, parting): (u32, u128, u32),
+        stats: &mut FlowStats,
+    ) {
         let ti = target as usize;
         let grew = if self.stamp[ti] != self.frame {
             self.reach(target, octagon);
@@ -631,7 +643,8 @@ impl PortalFlow {
                 self.octagon[ti] = Octagon::FULL;
             }
             self.queued[ti] = true;
-            let key = self.front_to_back.key(target, self.eye, self.frame);
+            let near = (from_key, parting);
+            let key = (self.front_to_back).key_from(target, near, self.eye, self.frame);
             self.queue.push((Reverse(key), target));
         }
     }
@@ -665,34 +678,53 @@ impl PortalFlow {
 pub fn portal_octagon(
     view_proj: &Mat4,
     polygon: &[Vec3],
-    (clip_in, clip_out): (&mut Vec<Vec4>, &mut Vec<Vec4>),
+    scratch: (&mut Vec<Vec4>, &mut Vec<Vec4>),
 ) -> Option<Octagon> {
-    clip_in.clear();
-    clip_in.extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
     // Reverse-Z: in front of the near plane where w − z >= 0.
-    let inside = |c: &Vec4| c.w - c.z;
-    if clip_in.iter().any(|c| inside(c) < 0.0) {
-        clip_out.clear();
-        let n = clip_in.len();
-        for i in 0..n {
-            let (a, b) = (clip_in[i], clip_in[(i + 1) % n]);
-            let (da, db) = (inside(&a), inside(&b));
-            if da >= 0.0 {
-                clip_out.push(a);
-            }
-            if (da >= 0.0) != (db >= 0.0) {
-                clip_out.push(a + (b - a) * (da / (da - db)));
-            }
-        }
-        std::mem::swap(clip_in, clip_out);
-        if clip_in.len() < 3 {
-            return None;
-        }
+    let mut in_front = true;
+    let mut o = Octagon::from_points(polygon.iter().map(|p| {
+        let c = *view_proj * p.extend(1.0);
+        in_front &= c.w - c.z >= 0.0;
+        Vec2::new(c.x, c.y) / c.w.max(1e-12)
+    }));
+    if !in_front {
+        o = octagon_clipped_to_near(view_proj, polygon, scratch)?;
     }
-    let mut o = Octagon::from_points(clip_in.iter().map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)));
     for i in 0..4 {
         o.min[i] -= OCTAGON_MARGIN;
         o.max[i] += OCTAGON_MARGIN;
     }
     Some(o)
+}
+
+/// The screen octagon of the part of a world polygon in front of the near plane; `None`
+/// where there is none.
+fn octagon_clipped_to_near(
+    view_proj: &Mat4,
+    polygon: &[Vec3],
+    (clip_in, clip_out): (&mut Vec<Vec4>, &mut Vec<Vec4>),
+) -> Option<Octagon> {
+    clip_in.clear();
+    clip_in.extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
+    let inside = |c: &Vec4| c.w - c.z;
+    clip_out.clear();
+    let n = clip_in.len();
+    for i in 0..n {
+        let (a, b) = (clip_in[i], clip_in[(i + 1) % n]);
+        let (da, db) = (inside(&a), inside(&b));
+        if da >= 0.0 {
+            clip_out.push(a);
+        }
+        if (da >= 0.0) != (db >= 0.0) {
+            clip_out.push(a + (b - a) * (da / (da - db)));
+        }
+    }
+    if clip_out.len() < 3 {
+        return None;
+    }
+    Some(Octagon::from_points(
+        clip_out
+            .iter()
+            .map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)),
+    ))
 }

@@ -43,9 +43,9 @@ pub use self::count_pass::{
     CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, COUNT_FORMAT,
 };
 pub use self::draws::{
-    build_draws, culled_surfaces, pack_light, CullReason, DrawBuilder, DrawCommand, DrawInputs,
-    DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT, LIGHT_ONE,
-    LIGHT_UNIT, MAGNIFIED_BATCH,
+    build_draws, culled_surfaces, pack_light, CacheStates, CullReason, DrawBuilder, DrawCommand,
+    DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT,
+    LIGHT_ONE, LIGHT_UNIT, MAGNIFIED_BATCH,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -388,7 +388,7 @@ impl WorldPass {
                 back_faces: tests.back_faces && !self.debug.back_faces_occlude,
                 ..tests
             },
-            cache_states: &[],
+            cache: None,
         };
         culled_surfaces(&self.mesh, &inputs)
     }
@@ -437,7 +437,7 @@ impl WorldPass {
         let t = std::time::Instant::now();
         let caching =
             frame.settings.surface_cache && !self.debug.tinted && self.cache.plan.cacheable() > 0;
-        let cache_states: &[u8] = if caching {
+        if caching {
             self.cache.atlas.get_or_insert_with(|| {
                 let shading = surface_cache::atlas::WorldShading {
                     module: &self.shading.module,
@@ -456,11 +456,8 @@ impl WorldPass {
             let focal = camera.projection().col(1).y * frame.viewport.1 as f32 * 0.5;
             let mode = frame.settings.light_styles;
             let scales = &self.lighting.style_scales;
-            let drawn = camera_opaque_surfaces(&self.mesh, visible);
-            (self.cache.plan).states_of(drawn, camera.position, focal, scales, mode)
-        } else {
-            &[]
-        };
+            (self.cache.plan).begin_frame(camera.position, focal, scales, mode);
+        }
         let inputs = DrawInputs {
             visible,
             // Frozen culling: the surfaces its camera kept.
@@ -468,7 +465,7 @@ impl WorldPass {
             max_records: self.max_records,
             multi_draw: self.use_indirect,
             tests,
-            cache_states,
+            cache: caching.then_some(&self.cache.plan),
         };
         let list = self.draws.build(&self.mesh, &inputs);
         self.surface_culling_us = t.elapsed().as_secs_f64() * 1e6;
@@ -663,21 +660,4 @@ impl Pass for WorldPass {
 fn next_stamp() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// The opaque surfaces of the camera view's cells and objects: those the surface cache's
-/// states are read for (the cached batches are the camera's opaque ones).
-fn camera_opaque_surfaces<'a>(
-    mesh: &'a WorldMesh,
-    visible: &'a VisibleSet,
-) -> impl Iterator<Item = u32> + 'a {
-    let opaque = SurfaceKind::Opaque as usize;
-    let cells = visible.cells.iter().filter(|c| c.view == 0);
-    let objects = visible.objects.iter().filter(|o| o.view == 0);
-    let of_cells = cells.flat_map(move |c| mesh.cell_surfaces[opaque].get(c.cell as usize));
-    let of_objects = objects.flat_map(move |o| mesh.object_surfaces[opaque].get(o.object as usize));
-    of_cells
-        .chain(of_objects.map(|v| v.as_slice()))
-        .flatten()
-        .map(|r| r.surface)
 }

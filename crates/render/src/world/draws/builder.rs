@@ -196,7 +196,7 @@ impl DrawBuilder {
             triangles: 0,
             surfaces: 0,
             batch_start: 0,
-            states: &[],
+            cache: None,
             cached: &mut self.cached,
             cached_surfaces: &mut list.cached_surfaces,
             bake_surfaces: &mut list.bake_surfaces,
@@ -205,14 +205,19 @@ impl DrawBuilder {
         out.cached_surfaces.clear();
         out.bake_surfaces.clear();
         for class in ViewClass::ALL {
+            let seen = class_seen(inputs.visible, class);
             for kind in SurfaceKind::ALL {
                 let first = out.commands.len() as u32;
+                if !seen {
+                    list.batches[super::batch(class, kind)] = (first, 0);
+                    continue;
+                }
                 out.batch_start = out.commands.len();
                 let shared =
                     inputs.tests.once && class == ViewClass::Camera && kind != SurfaceKind::Liquid;
-                out.states = match (class, kind) {
-                    (ViewClass::Camera, SurfaceKind::Opaque) => inputs.cache_states,
-                    _ => &[],
+                out.cache = match (class, kind) {
+                    (ViewClass::Camera, SurfaceKind::Opaque) => inputs.cache,
+                    _ => None,
                 };
                 if shared {
                     self.shared.emit(&mut out, kind as usize, self.frame);
@@ -406,8 +411,8 @@ pub(in crate::world) struct SubDraws<'a> {
     surfaces: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
-    /// The surface cache's states for this batch (empty: none are cached).
-    states: &'a [u8],
+    /// The surface cache, for this batch (`None`: none are cached).
+    cache: Option<&'a dyn CacheStates>,
     /// Sub-draws of the cached batches (as `DrawBuilder::cached`), and the surfaces that go
     /// to them or want baking.
     cached: &'a mut [Vec<DrawCommand>; 2],
@@ -431,11 +436,7 @@ impl SubDraws<'_> {
     /// it.
     pub(in crate::world) fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
         use self::cache_state as state;
-        let st = self
-            .states
-            .get(surface as usize)
-            .copied()
-            .unwrap_or(state::DIRECT);
+        let st = self.cache.map_or(state::DIRECT, |c| c.state(surface));
         let magnified = st == state::CACHED_MAGNIFIED;
         if !(st == state::CACHED || magnified) || r.count == 0 || slot >= self.records {
             if st == state::BAKE && r.count > 0 && slot < self.records {
@@ -473,6 +474,17 @@ pub(in crate::world) fn append_run(
         base_vertex: 0,
         first_instance: slot as u32,
     });
+}
+
+/// Whether any view of `class` is seen: most frames have no view through a mirror or
+/// teleporter, and their batches stay empty without a pass over the items.
+fn class_seen(visible: &VisibleSet, class: ViewClass) -> bool {
+    let views = &visible.views;
+    match class {
+        ViewClass::Camera => true,
+        ViewClass::Portal => views.iter().any(|v| !v.mirrored),
+        ViewClass::Mirrored => views.iter().any(|v| v.mirrored),
+    }
 }
 
 /// Which pipeline class draws the items of `view` (0: the camera's own).

@@ -258,6 +258,13 @@ pub mod cache_state {
     pub const CACHED_MAGNIFIED: u8 = 3;
 }
 
+/// Where the surface cache holds each surface this frame (`SurfacePlan` once its frame is
+/// begun): asked only of the surfaces drawn, as they are drawn.
+pub trait CacheStates {
+    /// Surface `surface`'s [`cache_state`].
+    fn state(&self, surface: u32) -> u8;
+}
+
 /// What one frame's draws are built from.
 #[derive(Clone, Copy)]
 pub struct DrawInputs<'a> {
@@ -271,9 +278,9 @@ pub struct DrawInputs<'a> {
     pub multi_draw: bool,
     /// The tests a surface of a visible cell or object must pass to be drawn.
     pub tests: SurfaceTests,
-    /// Per surface, `surface_cache::state` (empty: nothing is cached): the camera's opaque
-    /// surfaces in the cache go to [`CACHED_BATCH`] or [`MAGNIFIED_BATCH`].
-    pub cache_states: &'a [u8],
+    /// The surface cache, its frame begun (`None`: nothing is cached): the camera's opaque
+    /// surfaces it holds go to [`CACHED_BATCH`] or [`MAGNIFIED_BATCH`].
+    pub cache: Option<&'a dyn CacheStates>,
 }
 
 /// The draws of one frame in a fresh builder (tests, tools; the pass keeps one builder).

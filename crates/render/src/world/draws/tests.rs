@@ -40,7 +40,7 @@ fn whole_cells(
             max_records,
             multi_draw,
             tests: SurfaceTests::NONE,
-            cache_states: &[],
+            cache: None,
         },
     )
 }
@@ -267,7 +267,7 @@ fn a_warm_builder_matches_a_fresh_one() {
             max_records: 256,
             multi_draw: true,
             tests: SurfaceTests::ALL,
-            cache_states: &[],
+            cache: None,
         };
         let fresh = build_draws(&mesh, &inputs);
         let got = warm.build(&mesh, &inputs);
@@ -328,7 +328,7 @@ fn surfaces_outside_the_view_or_facing_away_are_not_drawn() {
             max_records: 256,
             multi_draw: true,
             tests,
-            cache_states: &[],
+            cache: None,
         };
         build_draws(&mesh, &inputs)
     };
@@ -409,7 +409,7 @@ fn glquake_surface_counts_match_quakespasm() {
             max_records: usize::MAX,
             multi_draw: true,
             tests: SurfaceTests::GLQUAKE,
-            cache_states: &[],
+            cache: None,
         };
         build_draws(&mesh, &inputs).stats.surfaces
     };
@@ -424,6 +424,88 @@ fn glquake_surface_counts_match_quakespasm() {
         assert_eq!(count(spec, adapted), adapted_count, "{spec} at {adapted}°");
         assert_eq!(count(spec, 90.0), narrow_count, "{spec} at 90°");
     }
+}
+
+/// With the surface cache, each camera surface the builder draws goes where the plan's state
+/// of every surface (worked out for all of them at once) says: the cached batches, or drawn
+/// directly and asked to bake; the triangles drawn are those drawn with no cache. On e1m1
+/// from its intermission cameras and random eyes, several frames each with the bakes done.
+#[test]
+fn the_cache_routes_each_drawn_surface_by_its_state() {
+    use crate::world::surface_cache::{state, SurfacePlan};
+    use lanthorn_level::styles::{StyleMode, MAX_STYLES};
+    let path = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m1.bsp");
+    if !path.exists() {
+        return lanthorn_testdata::missing_realdata(&path);
+    }
+    let level = lanthorn_load::load(&path).unwrap();
+    let mesh = WorldMesh::build(&level, &[]);
+    let mut plan = SurfacePlan::new(&level, &mesh);
+    let mut flow = lanthorn_vis::PortalFlow::new(&level);
+    let mut visible = VisibleSet::default();
+    let mut builder = DrawBuilder::default();
+    let scales = [1.0; MAX_STYLES];
+    let (mut cached, mut baked) = (0, 0);
+    let mut seed = 5u64;
+    let mut rnd = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as f32 / (1u64 << 31) as f32
+    };
+    let mut eyes = vec![
+        (Vec3::new(1376.0, 1936.0, 64.0), 135.0),
+        (Vec3::new(480.0, -352.0, 110.0), 90.0),
+    ];
+    for _ in 0..6 {
+        let cell = &level.cells[(rnd() * level.cells.len() as f32) as usize % level.cells.len()];
+        let eye = cell.aabb.min + Vec3::new(rnd(), rnd(), rnd()) * cell.aabb.size();
+        eyes.push((eye, rnd() * 360.0));
+    }
+    for (eye, yaw) in eyes {
+        let camera = Camera::new(eye_at(eye, yaw), 16.0 / 9.0);
+        flow.run(&level, &camera, level.locate(eye), &mut visible);
+        for _frame in 0..3 {
+            let all = plan.states(eye, 640.0, &scales, StyleMode::Normal);
+            plan.begin_frame(eye, 640.0, &scales, StyleMode::Normal);
+            let inputs = DrawInputs {
+                visible: &visible,
+                camera: &camera,
+                max_records: usize::MAX,
+                multi_draw: true,
+                tests: SurfaceTests::ALL,
+                cache: Some(&plan),
+            };
+            let list = builder.build(&mesh, &inputs).clone();
+            let direct = build_draws(
+                &mesh,
+                &DrawInputs {
+                    cache: None,
+                    ..inputs
+                },
+            );
+            assert_eq!(list.stats.triangles, direct.stats.triangles, "eye {eye}");
+            for &s in &list.cached_surfaces {
+                let st = all[s as usize];
+                assert!(
+                    st == state::CACHED || st == state::CACHED_MAGNIFIED,
+                    "{s}: {st}"
+                );
+            }
+            for &s in &list.bake_surfaces {
+                assert_eq!(all[s as usize], state::BAKE, "surface {s}, eye {eye}");
+            }
+            (cached, baked) = (
+                cached + list.cached_surfaces.len(),
+                baked + list.bake_surfaces.len(),
+            );
+            plan.plan(&list.cached_surfaces, &list.bake_surfaces);
+        }
+    }
+    assert!(
+        cached > 100 && baked > 100,
+        "{cached} drawn cached, {baked} asked to bake"
+    );
 }
 
 /// A wall two visible cells list is drawn once, with a record of its own: the union of the
@@ -456,7 +538,7 @@ fn a_surface_of_several_visible_cells_is_drawn_once_with_their_union() {
         max_records: 256,
         multi_draw: true,
         tests: once,
-        cache_states: &[],
+        cache: None,
     };
     let list = build_draws(&mesh, &inputs);
     assert_eq!(list.records.len(), 3, "two cells and the shared wall");

@@ -145,6 +145,7 @@ impl Region {
 }
 
 pub use super::draws::cache_state as state;
+use super::draws::CacheStates;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -174,7 +175,9 @@ pub struct Bake {
 pub struct SurfacePlan {
     surfaces: Vec<Option<CacheSurface>>,
     entries: Vec<Option<Entry>>,
-    states: Vec<u8>,
+    /// Per surface, its state while the cache holds none of it in this style mode: `BAKE`,
+    /// or `DIRECT` where it cannot be cached or its styles animate.
+    unheld: Vec<u8>,
     alloc: AtlasAllocator,
     frame: u64,
     /// The style mode the states were set up for (animated styles are not cached).
@@ -215,7 +218,7 @@ impl SurfacePlan {
             finest,
             surfaces,
             entries: vec![None; n],
-            states: vec![state::DIRECT; n],
+            unheld: vec![state::DIRECT; n],
             alloc: AtlasAllocator::new(size2(units, units)),
             frame: 0,
             mode: None,
@@ -241,65 +244,44 @@ impl SurfacePlan {
         self.surfaces.get(s as usize).and_then(|s| s.as_ref())
     }
 
-    /// The frame's states (see [`state`]), seen from `eye` with `focal_px` pixels per unit at
-    /// distance 1 and the styles' brightnesses `scales` (`mode` says which animate).
+    /// The frame's states (see [`state`]) of every surface, seen from `eye` with `focal_px`
+    /// pixels per unit at distance 1 and the styles' brightnesses `scales` (`mode` says which
+    /// animate).
     pub fn states(
         &mut self,
         eye: Vec3,
         focal_px: f32,
         scales: &[f32; MAX_STYLES],
         mode: StyleMode,
-    ) -> &[u8] {
-        let all = 0..self.entries.len() as u32;
-        self.states_of(all, eye, focal_px, scales, mode)
+    ) -> Vec<u8> {
+        self.begin_frame(eye, focal_px, scales, mode);
+        (0..self.entries.len() as u32)
+            .map(|s| self.state(s))
+            .collect()
     }
 
-    /// [`states`](Self::states) worked out only for `surfaces` (those the frame may draw: the
-    /// visible cells' and objects'); the others keep what an earlier frame found, and a frame
-    /// must not read them. A walk through a large level holds thousands of regions, and
-    /// working out every one's state cost as much as the draw building.
-    pub fn states_of(
+    /// Starts a frame seen from `eye` (as [`states`](Self::states)); the draw builder then
+    /// asks [`state`](Self::state) of the surfaces it draws. A walk through a large level
+    /// holds thousands of regions, and working out every one's state cost as much as the
+    /// draw building.
+    pub fn begin_frame(
         &mut self,
-        surfaces: impl IntoIterator<Item = u32>,
         eye: Vec3,
         focal_px: f32,
         scales: &[f32; MAX_STYLES],
         mode: StyleMode,
-    ) -> &[u8] {
+    ) {
         self.frame += 1;
         (self.eye, self.focal_px, self.scales) = (eye, focal_px.max(1.0), *scales);
         if self.mode != Some(mode) {
             self.mode = Some(mode);
-            for (st, s) in self.states.iter_mut().zip(&self.surfaces) {
+            for (st, s) in self.unheld.iter_mut().zip(&self.surfaces) {
                 *st = match s {
                     Some(s) if !animates(s.styles, mode) => state::BAKE,
                     _ => state::DIRECT,
                 };
             }
         }
-        for surface in surfaces {
-            let i = surface as usize;
-            let (Some(&Some(e)), Some(&Some(s))) = (self.entries.get(i), self.surfaces.get(i))
-            else {
-                continue;
-            };
-            if self.states[i] == state::DIRECT {
-                continue;
-            }
-            // Fine enough, or as fine as the atlas had room for when this level was asked for
-            // (asked again, it would be baked coarse again, every frame).
-            let level = self.level_to_bake(i, &s);
-            let fine_enough = e.region.level <= level || e.asked <= level;
-            let usable = fine_enough && e.scales == self.slot_scales(&s);
-            self.states[i] = if !usable {
-                state::BAKE
-            } else if self.magnified(&s, e.region.level) {
-                state::CACHED_MAGNIFIED
-            } else {
-                state::CACHED
-            };
-        }
-        &self.states
     }
 
     /// After the draws are built: `drawn` were drawn from the cache (they stay), `wanted` were
@@ -370,7 +352,6 @@ impl SurfacePlan {
                 };
                 if let Some(e) = self.entries[victim].take() {
                     self.alloc.deallocate(e.alloc);
-                    self.states[victim] = state::BAKE;
                 }
             }
         }
@@ -445,6 +426,31 @@ impl SurfacePlan {
             .copied()
             .flatten()
             .map(|e| e.region)
+    }
+}
+
+/// Where the cache holds a surface this frame (after [`SurfacePlan::begin_frame`]).
+impl CacheStates for SurfacePlan {
+    fn state(&self, surface: u32) -> u8 {
+        let i = surface as usize;
+        let unheld = self.unheld.get(i).copied().unwrap_or(state::DIRECT);
+        let (Some(&Some(e)), Some(&Some(s))) = (self.entries.get(i), self.surfaces.get(i)) else {
+            return unheld;
+        };
+        if unheld == state::DIRECT {
+            return state::DIRECT;
+        }
+        // Fine enough, or as fine as the atlas had room for when this level was asked for
+        // (asked again, it would be baked coarse again, every frame).
+        let level = self.level_to_bake(i, &s);
+        let fine_enough = e.region.level <= level || e.asked <= level;
+        if !(fine_enough && e.scales == self.slot_scales(&s)) {
+            state::BAKE
+        } else if self.magnified(&s, e.region.level) {
+            state::CACHED_MAGNIFIED
+        } else {
+            state::CACHED
+        }
     }
 }
 
