@@ -171,13 +171,64 @@ pub struct Bake {
     pub uv_map: [f32; 4],
 }
 
+/// What a frame's state of a surface reads of it (of its [`CacheSurface`] and plan), in one
+/// cache line: a frame asks it of a few hundred surfaces of thousands, each a miss.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Default)]
+struct Look {
+    plane: Vec4,
+    bounds_min: Vec3,
+    bounds_max: Vec3,
+    texel_world: f32,
+    texel_stretch: f32,
+    styles: u32,
+    /// The finest level whose region fits the atlas (`finest_fit`).
+    finest: u32,
+    /// Its state while the cache holds none of it in this style mode: `BAKE`, or `DIRECT`
+    /// where it cannot be cached or its styles animate.
+    unheld: u8,
+}
+
+impl Look {
+    fn of(s: &CacheSurface, finest: u32) -> Look {
+        Look {
+            plane: s.plane,
+            bounds_min: s.bounds_min,
+            bounds_max: s.bounds_max,
+            texel_world: s.texel_world,
+            texel_stretch: s.texel_stretch,
+            styles: s.styles,
+            finest,
+            unheld: state::DIRECT,
+        }
+    }
+}
+
+/// What a frame's state reads of a surface's [`Entry`]: its level, the level asked for, the
+/// slots' brightnesses; `level` `u32::MAX` where the cache holds none of it.
+#[derive(Clone, Copy)]
+struct Held {
+    level: u32,
+    asked: u32,
+    scales: [f32; 4],
+}
+
+impl Held {
+    const NONE: Held = Held {
+        level: u32::MAX,
+        asked: u32::MAX,
+        scales: [0.0; 4],
+    };
+}
+
 /// The cache's bookkeeping: which surfaces it holds, where, and when they were last drawn.
 pub struct SurfacePlan {
     surfaces: Vec<Option<CacheSurface>>,
     entries: Vec<Option<Entry>>,
-    /// Per surface, its state while the cache holds none of it in this style mode: `BAKE`,
-    /// or `DIRECT` where it cannot be cached or its styles animate.
-    unheld: Vec<u8>,
+    /// Per surface, what a frame's state reads (`CacheStates::state`): of the surface, and of
+    /// its entry.
+    looks: Vec<Look>,
+    held: Vec<Held>,
     alloc: AtlasAllocator,
     frame: u64,
     /// The style mode the states were set up for (animated styles are not cached).
@@ -186,8 +237,9 @@ pub struct SurfacePlan {
     focal_px: f32,
     eye: Vec3,
     scales: [f32; MAX_STYLES],
-    /// Per surface: the finest level whose region fits the atlas (`finest_fit`).
-    finest: Vec<u32>,
+    /// How many surfaces it can hold at all (counted once: asked every frame, counting them
+    /// read every surface's entry).
+    cacheable: usize,
 }
 
 impl SurfacePlan {
@@ -210,15 +262,19 @@ impl SurfacePlan {
     fn of(surfaces: Vec<Option<CacheSurface>>) -> SurfacePlan {
         let n = surfaces.len();
         let units = (ATLAS_SIZE / ALIGN) as i32;
-        let finest = surfaces
+        let looks = surfaces
             .iter()
-            .map(|s| s.as_ref().map_or(0, finest_fit))
+            .map(|s| {
+                s.as_ref()
+                    .map_or(Look::default(), |s| Look::of(s, finest_fit(s)))
+            })
             .collect();
         SurfacePlan {
-            finest,
+            cacheable: surfaces.iter().filter(|s| s.is_some()).count(),
+            looks,
+            held: vec![Held::NONE; n],
             surfaces,
             entries: vec![None; n],
-            unheld: vec![state::DIRECT; n],
             alloc: AtlasAllocator::new(size2(units, units)),
             frame: 0,
             mode: None,
@@ -236,7 +292,7 @@ impl SurfacePlan {
 
     /// Surfaces the cache can hold at all.
     pub fn cacheable(&self) -> usize {
-        self.surfaces.iter().filter(|s| s.is_some()).count()
+        self.cacheable
     }
 
     /// What the cache keeps of surface `s`; `None` where it cannot be cached.
@@ -275,8 +331,8 @@ impl SurfacePlan {
         (self.eye, self.focal_px, self.scales) = (eye, focal_px.max(1.0), *scales);
         if self.mode != Some(mode) {
             self.mode = Some(mode);
-            for (st, s) in self.unheld.iter_mut().zip(&self.surfaces) {
-                *st = match s {
+            for (look, s) in self.looks.iter_mut().zip(&self.surfaces) {
+                look.unheld = match s {
                     Some(s) if !animates(s.styles, mode) => state::BAKE,
                     _ => state::DIRECT,
                 };
@@ -300,10 +356,8 @@ impl SurfacePlan {
             let Some(surface) = self.surface(s).copied() else {
                 continue;
             };
-            if let Some(old) = self.entries[s as usize].take() {
-                self.alloc.deallocate(old.alloc);
-            }
-            let level = self.level_to_bake(s as usize, &surface);
+            self.release(s as usize);
+            let level = self.level_to_bake(s as usize);
             // The first bake goes whatever its size: a surface larger than the budget waits
             // for nothing.
             if !bakes.is_empty() && Region::around(&surface, level).texels() > budget {
@@ -324,7 +378,7 @@ impl SurfacePlan {
 
     /// Allocates `s`'s region at `level` or coarser, evicting what was drawn longest ago.
     fn place(&mut self, si: usize, s: &CacheSurface, asked: u32) -> Option<Region> {
-        let scales = self.slot_scales(s);
+        let scales = self.slot_scales(s.styles);
         let mut evictable: Option<Vec<(u64, usize)>> = None;
         for level in asked..=MAX_LEVEL {
             let region = Region::around(s, level);
@@ -337,25 +391,44 @@ impl SurfacePlan {
                         a.rectangle.min.y as u32 * ALIGN,
                     ];
                     let region = Region { atlas, ..region };
-                    self.entries[si] = Some(Entry {
-                        alloc: a.id,
-                        region,
-                        asked,
-                        scales,
-                        last_used: self.frame,
-                    });
+                    self.hold(
+                        si,
+                        Entry {
+                            alloc: a.id,
+                            region,
+                            asked,
+                            scales,
+                            last_used: self.frame,
+                        },
+                    );
                     return Some(region);
                 }
                 let list = evictable.get_or_insert_with(|| self.evictable());
                 let Some((_, victim)) = list.pop() else {
                     break;
                 };
-                if let Some(e) = self.entries[victim].take() {
-                    self.alloc.deallocate(e.alloc);
-                }
+                self.release(victim);
             }
         }
         None
+    }
+
+    /// The cache holds surface `i` in `entry`.
+    fn hold(&mut self, i: usize, entry: Entry) {
+        self.held[i] = Held {
+            level: entry.region.level,
+            asked: entry.asked,
+            scales: entry.scales,
+        };
+        self.entries[i] = Some(entry);
+    }
+
+    /// The cache holds nothing of surface `i` any more (its region is free).
+    fn release(&mut self, i: usize) {
+        if let Some(e) = self.entries[i].take() {
+            self.alloc.deallocate(e.alloc);
+        }
+        self.held[i] = Held::NONE;
     }
 
     /// Entries not drawn this frame, the one drawn longest ago last.
@@ -376,6 +449,11 @@ impl SurfacePlan {
     /// The coarsest level whose texels are still no larger than a pixel where `s` comes
     /// closest to the eye (the GPU's level is at least as coarse everywhere on it).
     pub fn needed_level(&self, s: &CacheSurface) -> u32 {
+        self.needed_level_of(&Look::of(s, 0))
+    }
+
+    /// [`needed_level`](Self::needed_level) of what a surface's look holds.
+    fn needed_level_of(&self, s: &Look) -> u32 {
         let nearest = self.eye.clamp(s.bounds_min, s.bounds_max);
         let d = self.eye.distance(nearest).max(1e-3);
         let lod = (d / (self.focal_px * s.texel_world)).log2();
@@ -391,7 +469,7 @@ impl SurfacePlan {
     /// by 1 / cos θ = r / h along the plane (h: the eye's height over it): at most r² / (f h)
     /// units, r at most the distance to the bounds' farthest corner (pixels off the axis span
     /// less, so this bounds them too).
-    fn magnified(&self, s: &CacheSurface, level: u32) -> bool {
+    fn magnified(&self, s: &Look, level: u32) -> bool {
         let h = (s.plane.xyz().dot(self.eye) - s.plane.w).abs();
         let far = (self.eye - s.bounds_min)
             .abs()
@@ -403,14 +481,15 @@ impl SurfacePlan {
     /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region
     /// fits the atlas at all (a surface larger than the atlas at the level it needs was baked
     /// coarser, and then found not fine enough and baked again, every frame).
-    fn level_to_bake(&self, i: usize, s: &CacheSurface) -> u32 {
-        self.needed_level(s).max(self.finest[i])
+    fn level_to_bake(&self, i: usize) -> u32 {
+        let look = &self.looks[i];
+        self.needed_level_of(look).max(look.finest)
     }
 
     /// Each slot's style brightness this frame (0 for an empty slot), as the shader sees them.
-    fn slot_scales(&self, s: &CacheSurface) -> [f32; 4] {
+    fn slot_scales(&self, styles: u32) -> [f32; 4] {
         std::array::from_fn(|k| {
-            let style = (s.styles >> (8 * k)) & 255;
+            let style = (styles >> (8 * k)) & 255;
             if style == NO_STYLE as u32 {
                 0.0
             } else {
@@ -433,20 +512,19 @@ impl SurfacePlan {
 impl CacheStates for SurfacePlan {
     fn state(&self, surface: u32) -> u8 {
         let i = surface as usize;
-        let unheld = self.unheld.get(i).copied().unwrap_or(state::DIRECT);
-        let (Some(&Some(e)), Some(&Some(s))) = (self.entries.get(i), self.surfaces.get(i)) else {
-            return unheld;
-        };
-        if unheld == state::DIRECT {
+        let (Some(look), Some(held)) = (self.looks.get(i), self.held.get(i)) else {
             return state::DIRECT;
+        };
+        if look.unheld == state::DIRECT || held.level == Held::NONE.level {
+            return look.unheld;
         }
         // Fine enough, or as fine as the atlas had room for when this level was asked for
         // (asked again, it would be baked coarse again, every frame).
-        let level = self.level_to_bake(i, &s);
-        let fine_enough = e.region.level <= level || e.asked <= level;
-        if !(fine_enough && e.scales == self.slot_scales(&s)) {
+        let level = self.needed_level_of(look).max(look.finest);
+        let fine_enough = held.level <= level || held.asked <= level;
+        if !(fine_enough && held.scales == self.slot_scales(look.styles)) {
             state::BAKE
-        } else if self.magnified(&s, e.region.level) {
+        } else if self.magnified(look, held.level) {
             state::CACHED_MAGNIFIED
         } else {
             state::CACHED

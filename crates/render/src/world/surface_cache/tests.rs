@@ -375,7 +375,7 @@ fn a_surface_called_magnified_spans_under_a_texel_a_pixel_everywhere() {
         s.texel_stretch = largest_stretch(m);
         let eye = Vec3::new(r(-300.0, 800.0), r(-900.0, -0.5), r(-200.0, 500.0));
         plan.eye = eye;
-        if !plan.magnified(&s, level) {
+        if !plan.magnified(&Look::of(&s, 0), level) {
             not += 1;
             continue;
         }
