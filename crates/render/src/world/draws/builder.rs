@@ -32,13 +32,15 @@ pub(in crate::world) struct SharedSurfaces {
     /// Per surface, what this frame found (together: a frame touches a few hundred surfaces
     /// of thousands, each a cache miss).
     surfaces: Vec<SurfaceFrame>,
-    /// The outlines' corners in clip space (`clip[first_corner..]`, convex outlines only),
-    /// valid where the surface's `tested` is this frame.
+    /// This frame's outline corners in clip space, of the convex outlines tested, each at its
+    /// surface's `clip_at` (appended as found: stored by the outline's own index they were a
+    /// cold line written a surface).
     clip: Vec<Vec4>,
 }
 
-/// One surface's state in the camera's view this frame.
+/// One surface's state in the camera's view this frame (a line each).
 #[derive(Clone, Copy)]
+#[repr(align(64))]
 struct SurfaceFrame {
     /// The frame it last passed in, in how many cells, their octagons' union, its shared
     /// record (`u32::MAX`: none, drawn per cell), the frame it was drawn in.
@@ -51,6 +53,8 @@ struct SurfaceFrame {
     /// last tested in, whether it faces the eye and its box is in view.
     tested: u32,
     facing: bool,
+    /// Where its outline's clip-space corners start in `SharedSurfaces::clip`.
+    clip_at: u32,
 }
 
 impl Default for SurfaceFrame {
@@ -63,6 +67,7 @@ impl Default for SurfaceFrame {
             emitted: 0,
             tested: 0,
             facing: false,
+            clip_at: 0,
         }
     }
 }
@@ -300,7 +305,7 @@ impl DrawBuilder {
         if sh.surfaces.len() != n {
             sh.surfaces = vec![SurfaceFrame::default(); n];
         }
-        sh.clip.resize(mesh.outlines.len(), Vec4::ZERO);
+        sh.clip.clear();
         let frame = self.frame;
         for k in 0..SHARED_KINDS {
             sh.passing[k].clear();
@@ -364,20 +369,22 @@ impl SharedSurfaces {
             f.facing = at.faces_and_in_view(mesh, c);
             if f.facing && c.convex {
                 let view_proj = at.eye.1;
-                for (q, p) in self.clip[corners.clone()]
-                    .iter_mut()
-                    .zip(&mesh.outlines[corners.clone()])
-                {
-                    *q = view_proj * p.extend(1.0);
-                }
+                f.clip_at = self.clip.len() as u32;
+                let outline = &mesh.outlines[corners.clone()];
+                self.clip
+                    .extend(outline.iter().map(|p| view_proj * p.extend(1.0)));
             }
         }
-        let facing = self.surfaces[s].facing;
-        if !facing || !at.tests.octagon {
-            return facing;
+        let f = self.surfaces[s];
+        if !f.facing || !at.tests.octagon {
+            return f.facing;
         }
         match c.convex {
-            true => at.octagon.meets_clip_polygon(&self.clip[corners]),
+            true => {
+                let at_clip = f.clip_at as usize;
+                let clip = &self.clip[at_clip..at_clip + corners.len()];
+                at.octagon.meets_clip_polygon(clip)
+            }
             false => at.meets(mesh, c, &at.octagon),
         }
     }
