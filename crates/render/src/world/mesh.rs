@@ -236,16 +236,19 @@ impl<T: Clone> std::ops::Index<usize> for Lists<T> {
     }
 }
 
-/// One surface's indices inside its cell's (or object's) range.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One surface's indices inside its cell's (or object's) range, with what its tests read
+/// (a copy of `WorldMesh::surface_cull`'s: a frame reads the lists of the visible cells in
+/// order, where reading each surface's own was a cache miss).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SurfaceRange {
     pub surface: u32,
     pub indices: IndexRange,
+    pub cull: SurfaceCull,
 }
 
 /// What the per-surface test needs of a surface: its plane (`normal · p = dist`, the front
 /// facing `normal`) and its outline.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SurfaceCull {
     pub normal: Vec3,
     pub dist: f32,
@@ -274,7 +277,7 @@ pub struct WorldMesh {
     /// lists them (blending twice would darken them): one range per liquid surface...
     pub liquid_ranges: Vec<IndexRange>,
     /// ...and, per cell, the liquid surfaces it lists (indices into `liquid_ranges`).
-    pub cell_liquids: Vec<Vec<u32>>,
+    pub cell_liquids: Lists<u32>,
     /// The surface of each of `liquid_ranges`.
     pub liquid_surfaces: Vec<u32>,
     /// `cell_surfaces[kind][cell]`: the surfaces of `cell_ranges[kind][cell]`, in index order.
@@ -335,6 +338,7 @@ impl WorldMesh {
                 let start = mesh.indices.len() as u32;
                 mesh.indices.extend(s.indices.iter().map(|i| i + b));
                 ranges.push(SurfaceRange {
+                    cull: mesh.surface_cull[si as usize],
                     surface: si,
                     indices: IndexRange {
                         first: start,
@@ -366,7 +370,7 @@ impl WorldMesh {
                         }
                         list.push(liquid_of_surface[si as usize]);
                     }
-                    mesh.cell_liquids.push(list);
+                    mesh.cell_liquids.push(&list);
                     mesh.cell_ranges[kind as usize].push(IndexRange::default());
                     mesh.cell_surfaces[kind as usize].push(&[]);
                     continue;

@@ -318,7 +318,7 @@ impl DrawBuilder {
             let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
             for k in 0..SHARED_KINDS {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
-                    if !sh.passes(mesh, &at, r.surface, frame) {
+                    if !sh.passes(mesh, &at, r, frame) {
                         continue;
                     }
                     let f = &mut sh.surfaces[r.surface as usize];
@@ -359,9 +359,8 @@ const SHARED_KINDS: usize = SurfaceKind::Liquid as usize;
 impl SharedSurfaces {
     /// `Placement::passes` for a camera cell's surface, with what does not depend on the
     /// cell worked out once a frame (a surface is listed by up to a dozen cells).
-    fn passes(&mut self, mesh: &WorldMesh, at: &Placement, surface: u32, frame: u32) -> bool {
-        let s = surface as usize;
-        let c = &mesh.surface_cull[s];
+    fn passes(&mut self, mesh: &WorldMesh, at: &Placement, r: &SurfaceRange, frame: u32) -> bool {
+        let (s, c) = (r.surface as usize, &r.cull);
         let corners = c.first_corner as usize..(c.first_corner + c.corner_count) as usize;
         let f = &mut self.surfaces[s];
         if f.tested != frame {
@@ -552,7 +551,7 @@ pub(in crate::world) fn push_surfaces(
 ) -> u32 {
     let mut n = 0;
     for s in surfaces {
-        if at.passes(mesh, s.surface) {
+        if at.passes_cull(mesh, &s.cull) {
             out.push_surface(s.surface, s.indices, slot);
             n += 1;
         }

@@ -53,7 +53,11 @@ impl Placement {
     }
 
     pub(in crate::world) fn passes(&self, mesh: &WorldMesh, surface: u32) -> bool {
-        let c = &mesh.surface_cull[surface as usize];
+        self.passes_cull(mesh, &mesh.surface_cull[surface as usize])
+    }
+
+    /// [`passes`](Self::passes) for the surface whose test data is `c`.
+    pub(in crate::world) fn passes_cull(&self, mesh: &WorldMesh, c: &SurfaceCull) -> bool {
         self.faces_and_in_view(mesh, c)
             && !(self.tests.octagon && !self.meets(mesh, c, &self.octagon))
     }
