@@ -66,21 +66,28 @@ pub struct PortalTest {
     pub outcome: PortalOutcome,
 }
 
-/// A portal as the flow reads it: packed, with its vertices in one shared array.
+/// A portal as the flow reads it from one of its cells: packed, in that cell's list, its
+/// vertices in one shared array. A frame finds these cold (the rasterizer's threads ran since
+/// the last), and a cell's list read in order costs a few misses where each portal's own
+/// entry cost one a test.
 #[derive(Clone, Copy, Debug)]
 struct FlowPortal {
     plane: Plane,
-    front: u32,
-    back: u32,
+    /// The cell on its other side.
+    beyond: u32,
+    /// The cell it is listed in is its front (else its back).
+    from_front: bool,
     first: u32,
     count: u32,
     /// Index into `transforms` for mirror/teleporter portals.
     transform: Option<u32>,
-    /// `portal_flags`, as the level had them when the flow was made (kept here: reading one
-    /// field of the level's large portals cost a cache miss per portal tested).
+    /// `portal_flags`, as the level had them when the flow was made (reading one field of the
+    /// level's large portals cost a cache miss per portal tested).
     flags: u32,
     /// The depth of the BSP node parting its two cells (`FrontToBack::parting_depth`).
     parting: u32,
+    /// Its index in `Level::portals`.
+    portal: u32,
 }
 
 /// A view to run after the current one: through a transformed portal.
@@ -149,12 +156,13 @@ pub const MAX_VIEW_DEPTH: u32 = 2;
 /// the octagon of the cell they lead from, nearest first; each reached cell gets the union of
 /// the octagons it was entered through. Keeps its buffers between frames.
 pub struct PortalFlow {
-    portals: Vec<FlowPortal>,
+    /// The level's portal count (the level the flow was made for).
+    level_portals: usize,
     transforms: Vec<Mat4>,
     vertices: Vec<Vec3>,
-    /// Portals of cell `c`: `cell_portals[cell_first[c]..cell_first[c + 1]]`.
+    /// Portals of cell `c`, as seen from it: `cell_portals[cell_first[c]..cell_first[c + 1]]`.
     cell_first: Vec<u32>,
-    cell_portals: Vec<u32>,
+    cell_portals: Vec<FlowPortal>,
     octagon: Vec<Octagon>,
     /// Frame stamp per cell: the octagon is valid when it equals `frame`.
     stamp: Vec<u32>,
@@ -170,11 +178,6 @@ pub struct PortalFlow {
     order: Vec<u32>,
     clip_in: Vec<Vec4>,
     clip_out: Vec<Vec4>,
-    /// Each portal's screen octagon in the view being run (`None`: beyond the near plane),
-    /// valid where `projected_stamp` equals `frame`: a portal is tested again from the cell
-    /// behind it and whenever a cell's octagon grew, and it projects the same each time.
-    projected: Vec<Option<Octagon>>,
-    projected_stamp: Vec<u32>,
     /// Visits of one cell before its octagon is widened to the full screen.
     pub max_visits: u16,
     /// What the last traversal did.
@@ -209,10 +212,12 @@ impl PortalFlow {
         let mut vertices = Vec::new();
         let mut transforms = Vec::new();
         let front_to_back = FrontToBack::new(&level.bsp, n);
-        let portals = level
+        // Each portal as its front cell sees it (its back cell's differs in two fields).
+        let portals: Vec<FlowPortal> = level
             .portals
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let first = vertices.len() as u32;
                 vertices.extend_from_slice(&p.polygon);
                 let transform = p.transform.map(|m| {
@@ -222,24 +227,36 @@ impl PortalFlow {
                 FlowPortal {
                     transform,
                     plane: p.plane,
-                    front: p.front,
-                    back: p.back,
+                    beyond: p.back,
+                    from_front: true,
                     first,
                     count: p.polygon.len() as u32,
                     flags: p.flags,
                     parting: front_to_back.parting_depth(p.front, p.back),
+                    portal: i as u32,
                 }
             })
             .collect();
         let mut cell_first = Vec::with_capacity(n + 1);
         let mut cell_portals = Vec::new();
-        for c in &level.cells {
+        for (ci, c) in level.cells.iter().enumerate() {
             cell_first.push(cell_portals.len() as u32);
-            cell_portals.extend_from_slice(&c.portals);
+            let listed = c.portals.iter().filter_map(|&pid| {
+                let (p, seen) = (&level.portals.get(pid as usize)?, portals[pid as usize]);
+                Some(match p.front == ci as u32 {
+                    true => seen,
+                    false => FlowPortal {
+                        beyond: p.front,
+                        from_front: false,
+                        ..seen
+                    },
+                })
+            });
+            cell_portals.extend(listed);
         }
         cell_first.push(cell_portals.len() as u32);
         PortalFlow {
-            portals,
+            level_portals: level.portals.len(),
             transforms,
             vertices,
             cell_first,
@@ -255,8 +272,6 @@ impl PortalFlow {
             order: Vec::new(),
             clip_in: Vec::with_capacity(16),
             clip_out: Vec::with_capacity(16),
-            projected: vec![None; level.portals.len()],
-            projected_stamp: vec![0; level.portals.len()],
             max_visits: 8,
             stats: FlowStats::default(),
             depth: vec![0; n],
@@ -294,7 +309,7 @@ impl PortalFlow {
         out: &mut VisibleSet,
     ) {
         let t = Instant::now();
-        if self.octagon.len() != level.cells.len() || self.portals.len() != level.portals.len() {
+        if self.octagon.len() != level.cells.len() || self.level_portals != level.portals.len() {
             *self = PortalFlow {
                 max_visits: self.max_visits,
                 trace: self.trace.take(),
@@ -402,24 +417,20 @@ impl PortalFlow {
                 self.cell_first[ci + 1] as usize,
             );
             for k in a..b {
-                let portal = self.portals[self.cell_portals[k] as usize];
+                let portal = self.cell_portals[k];
                 // Closed in the level, or by a door (`shut`, read every frame: doors open and
                 // close live).
-                let pid = self.cell_portals[k] as usize;
+                let pid = portal.portal as usize;
                 let flags = portal.flags;
                 let shut = self.shut.get(pid).copied().unwrap_or(false);
                 if portal.count == 0 {
                     continue;
                 }
-                let target = if portal.front == cell {
-                    portal.back
-                } else {
-                    portal.front
-                };
+                let target = portal.beyond;
                 if flags & portal_flags::CLOSED != 0 || shut {
                     // Traced where it faces the eye, so the portals overlay shows the door.
                     let d = portal.plane.distance(eye);
-                    if (portal.front == cell) == (d > 0.0) {
+                    if portal.from_front == (d > 0.0) {
                         self.record(pid as u32, index, target, PortalOutcome::Closed);
                     }
                     continue;
@@ -429,13 +440,13 @@ impl PortalFlow {
                 }
                 stats.portals_tested += 1;
                 let d = portal.plane.distance(eye);
-                let tested = (self.cell_portals[k], cell, target, index);
+                let tested = (portal.portal, target, index);
                 let Some(octagon) =
                     self.seen_through(&portal, tested, (d, near_zone), parent, &view_proj)
                 else {
                     continue;
                 };
-                let pi = self.cell_portals[k];
+                let pi = portal.portal;
                 if octagon.is_empty() {
                     self.record(pi, index, target, PortalOutcome::OutsideOctagon);
                     continue;
@@ -487,13 +498,14 @@ impl PortalFlow {
         stats.cells_reached += self.order.len() as u32;
     }
 
-    /// The screen octagon through which the view sees `portal` from `cell` (`tested`: the
-    /// portal, `cell`, the cell beyond, the view), `d` from the eye, in `cell`'s octagon
-    /// `parent`; `None` (recorded) where it faces away or lies wholly beyond the near plane.
+    /// The screen octagon through which the view sees `portal` from the cell it is listed in
+    /// (`tested`: the portal, the cell beyond, the view), `d` from the eye, in that cell's
+    /// octagon `parent`; `None` (recorded) where it faces away or lies wholly beyond the near
+    /// plane.
     fn seen_through(
         &mut self,
         portal: &FlowPortal,
-        (pi, cell, target, index): (u32, u32, u32, u32),
+        (pi, target, index): (u32, u32, u32),
         (d, near_zone): (f32, f32),
         parent: Octagon,
         view_proj: &Mat4,
@@ -504,7 +516,7 @@ impl PortalFlow {
         }
         // Back-face test: the eye must be on this cell's side of the portal. A mirror or
         // teleporter is one-sided: seen from its front cell only.
-        let on_our_side = if portal.front == cell {
+        let on_our_side = if portal.from_front {
             d > 0.0
         } else {
             d < 0.0 && portal.transform.is_none()
@@ -513,7 +525,7 @@ impl PortalFlow {
             self.record(pi, index, target, PortalOutcome::BackFacing);
             return None;
         }
-        let Some(o) = self.project(view_proj, pi as usize, portal) else {
+        let Some(o) = self.project(view_proj, portal) else {
             self.record(pi, index, target, PortalOutcome::BeyondNear);
             return None;
         };
@@ -578,7 +590,6 @@ impl PortalFlow {
         if self.frame >= 1 << 31 {
             self.stamp.fill(0);
             self.front_to_back.reset();
-            self.projected_stamp.fill(0);
             self.frame = 1;
         }
         self.queue.clear();
@@ -658,17 +669,13 @@ impl PortalFlow {
         self.order.push(cell);
     }
 
-    /// The screen octagon of portal `pi`, clipped to the near plane; `None` when nothing of it
-    /// is in front of the eye. Projected once per view.
-    fn project(&mut self, view_proj: &Mat4, pi: usize, portal: &FlowPortal) -> Option<Octagon> {
-        if self.projected_stamp[pi] != self.frame {
-            let (first, count) = (portal.first as usize, portal.count as usize);
-            let polygon = &self.vertices[first..first + count];
-            let scratch = (&mut self.clip_in, &mut self.clip_out);
-            self.projected[pi] = portal_octagon(view_proj, polygon, scratch);
-            self.projected_stamp[pi] = self.frame;
-        }
-        self.projected[pi]
+    /// The screen octagon of `portal`, clipped to the near plane; `None` when nothing of it
+    /// is in front of the eye. A portal faces the eye from one of its cells, so it is projected
+    /// once a view but where that cell is expanded again.
+    fn project(&mut self, view_proj: &Mat4, portal: &FlowPortal) -> Option<Octagon> {
+        let (first, count) = (portal.first as usize, portal.count as usize);
+        let polygon = &self.vertices[first..first + count];
+        portal_octagon(view_proj, polygon, (&mut self.clip_in, &mut self.clip_out))
     }
 }
 
