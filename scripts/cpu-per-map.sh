@@ -5,11 +5,11 @@
 # stages, summed. Without the fragment count bench runs after each frame by default (its
 # readback and CPU work between frames are no part of a frame, and leave the caches colder).
 # On demand (#47's ≤ 0.3 ms a frame on every map); needs a release build.
-#   scripts/cpu-per-map.sh [FRAMES]
+#   scripts/cpu-per-map.sh [FRAMES]   (LANTHORN=path/to/build to time another build)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 frames="${1:-120}"
-bin="$here/target/release/lanthorn"
+bin="${LANTHORN:-$here/target/release/lanthorn}"
 maps=("$here"/../shared/realdata/quake/bsp/*.bsp keep)
 printf '%-8s %8s  %s\n' map cpu_ms "stages (ms, medians)"
 for m in "${maps[@]}"; do

@@ -477,6 +477,36 @@ fn convex_hull_in_plane(points: &[Vec3], normal: Vec3) -> Option<Vec<usize>> {
 mod outline_tests {
     use super::*;
 
+    /// Every cell lists each of its level surfaces once across the kinds (its liquids apart),
+    /// and each entry carries its surface's own test data (e1m1).
+    #[test]
+    fn each_cell_lists_its_surfaces_with_their_own_test_data() {
+        let path = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m1.bsp");
+        if !path.exists() {
+            return lanthorn_testdata::missing_realdata(&path);
+        }
+        let level = lanthorn_load::load(&path).unwrap();
+        let mesh = WorldMesh::build(&level, &[]);
+        for (c, cell) in level.cells.iter().enumerate() {
+            let mut listed: Vec<u32> = Vec::new();
+            for kind in SurfaceKind::ALL {
+                for r in &mesh.cell_surfaces[kind as usize][c] {
+                    assert_eq!(r.cull, mesh.surface_cull[r.surface as usize], "cell {c}");
+                    listed.push(r.surface);
+                }
+            }
+            listed.extend(
+                mesh.cell_liquids[c]
+                    .iter()
+                    .map(|&l| mesh.liquid_surfaces[l as usize]),
+            );
+            listed.sort_unstable();
+            let mut own = cell.surfaces.clone();
+            own.sort_unstable();
+            assert_eq!(listed, own, "cell {c}");
+        }
+    }
+
     #[test]
     fn the_outline_of_a_fan_with_a_centre_and_t_junction_points_is_its_corners_in_order() {
         // A square in z = 4 with a point on one side (a T-junction) and the fan centre last,
