@@ -244,6 +244,9 @@ pub struct SurfaceRange {
     pub surface: u32,
     pub indices: IndexRange,
     pub cull: SurfaceCull,
+    /// No other cell lists the surface (most do not: the draw builder keeps no frame state
+    /// for these).
+    pub lone: bool,
 }
 
 /// What the per-surface test needs of a surface: its plane (`normal · p = dist`, the front
@@ -324,6 +327,12 @@ impl WorldMesh {
             mesh.surface_cull.push(cull);
         }
         // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
+        let mut listings = vec![0u32; level.surfaces.len()];
+        for &si in level.cells.iter().flat_map(|c| &c.surfaces) {
+            if let Some(n) = listings.get_mut(si as usize) {
+                *n += 1;
+            }
+        }
         let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
             let mut of_kind: Vec<u32> = surfaces
                 .iter()
@@ -339,6 +348,7 @@ impl WorldMesh {
                 mesh.indices.extend(s.indices.iter().map(|i| i + b));
                 ranges.push(SurfaceRange {
                     cull: mesh.surface_cull[si as usize],
+                    lone: listings[si as usize] <= 1,
                     surface: si,
                     indices: IndexRange {
                         first: start,
@@ -478,7 +488,8 @@ mod outline_tests {
     use super::*;
 
     /// Every cell lists each of its level surfaces once across the kinds (its liquids apart),
-    /// and each entry carries its surface's own test data (e1m1).
+    /// and each entry carries its surface's own test data and whether no other cell lists it
+    /// (e1m1).
     #[test]
     fn each_cell_lists_its_surfaces_with_their_own_test_data() {
         let path = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m1.bsp");
@@ -487,11 +498,21 @@ mod outline_tests {
         }
         let level = lanthorn_load::load(&path).unwrap();
         let mesh = WorldMesh::build(&level, &[]);
+        let cells_listing = |s: u32| {
+            level
+                .cells
+                .iter()
+                .filter(|c| c.surfaces.contains(&s))
+                .count()
+        };
+        let mut lone = 0;
         for (c, cell) in level.cells.iter().enumerate() {
             let mut listed: Vec<u32> = Vec::new();
             for kind in SurfaceKind::ALL {
                 for r in &mesh.cell_surfaces[kind as usize][c] {
                     assert_eq!(r.cull, mesh.surface_cull[r.surface as usize], "cell {c}");
+                    assert_eq!(r.lone, cells_listing(r.surface) == 1, "cell {c}");
+                    lone += usize::from(r.lone);
                     listed.push(r.surface);
                 }
             }
@@ -505,6 +526,7 @@ mod outline_tests {
             own.sort_unstable();
             assert_eq!(listed, own, "cell {c}");
         }
+        assert!(lone > 1000, "{lone} lone surfaces");
     }
 
     #[test]

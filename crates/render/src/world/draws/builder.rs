@@ -318,6 +318,13 @@ impl DrawBuilder {
             let at = Placement::in_camera_view(eyes, record.octagon, inputs.tests);
             for k in 0..SHARED_KINDS {
                 for r in &mesh.cell_surfaces[k][*cell as usize] {
+                    if r.lone {
+                        // No other cell lists it: nothing to share, nothing to read twice.
+                        if sh.passes_alone(mesh, &at, r) {
+                            sh.passing[k].push((slot as u32, *r));
+                        }
+                        continue;
+                    }
                     if !sh.passes(mesh, &at, r, frame) {
                         continue;
                     }
@@ -334,7 +341,7 @@ impl DrawBuilder {
         }
         let records = &mut self.list.records;
         for k in 0..SHARED_KINDS {
-            for &(_, r) in &sh.passing[k] {
+            for &(_, r) in sh.passing[k].iter().filter(|(_, r)| !r.lone) {
                 let f = &mut sh.surfaces[r.surface as usize];
                 if f.cells > 1 && f.record == u32::MAX && records.len() < inputs.max_records {
                     f.record = records.len() as u32;
@@ -360,30 +367,49 @@ impl SharedSurfaces {
     /// `Placement::passes` for a camera cell's surface, with what does not depend on the
     /// cell worked out once a frame (a surface is listed by up to a dozen cells).
     fn passes(&mut self, mesh: &WorldMesh, at: &Placement, r: &SurfaceRange, frame: u32) -> bool {
-        let (s, c) = (r.surface as usize, &r.cull);
-        let corners = c.first_corner as usize..(c.first_corner + c.corner_count) as usize;
-        let f = &mut self.surfaces[s];
+        let f = &mut self.surfaces[r.surface as usize];
         if f.tested != frame {
             f.tested = frame;
-            f.facing = at.faces_and_in_view(mesh, c);
-            if f.facing && c.convex {
-                let view_proj = at.eye.1;
+            f.facing = at.faces_and_in_view(mesh, &r.cull);
+            if f.facing {
                 f.clip_at = self.clip.len() as u32;
-                let outline = &mesh.outlines[corners.clone()];
-                self.clip
-                    .extend(outline.iter().map(|p| view_proj * p.extend(1.0)));
+                project_outline(&mut self.clip, mesh, at, &r.cull);
             }
         }
-        let f = self.surfaces[s];
-        if !f.facing || !at.tests.octagon {
-            return f.facing;
+        let f = self.surfaces[r.surface as usize];
+        f.facing && self.meets_octagon(mesh, at, &r.cull, f.clip_at as usize)
+    }
+
+    /// `Placement::passes` for a surface only one cell lists (no frame state: it is tested
+    /// once a frame anyway).
+    fn passes_alone(&mut self, mesh: &WorldMesh, at: &Placement, r: &SurfaceRange) -> bool {
+        if !at.faces_and_in_view(mesh, &r.cull) {
+            return false;
+        }
+        let clip_at = self.clip.len();
+        project_outline(&mut self.clip, mesh, at, &r.cull);
+        let meets = self.meets_octagon(mesh, at, &r.cull, clip_at);
+        self.clip.truncate(clip_at);
+        meets
+    }
+
+    /// Whether the outline of a surface that faces the eye meets the placement's octagon
+    /// (passes where the octagon test is off); a convex one's clip-space corners are
+    /// `clip[clip_at..]`.
+    fn meets_octagon(
+        &self,
+        mesh: &WorldMesh,
+        at: &Placement,
+        c: &SurfaceCull,
+        clip_at: usize,
+    ) -> bool {
+        if !at.tests.octagon {
+            return true;
         }
         match c.convex {
-            true => {
-                let at_clip = f.clip_at as usize;
-                let clip = &self.clip[at_clip..at_clip + corners.len()];
-                at.octagon.meets_clip_polygon(clip)
-            }
+            true => at
+                .octagon
+                .meets_clip_polygon(&self.clip[clip_at..clip_at + c.corner_count as usize]),
             false => at.meets(mesh, c, &at.octagon),
         }
     }
@@ -392,6 +418,11 @@ impl SharedSurfaces {
     /// that cell's record, a shared one once with its own.
     pub(in crate::world) fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {
         for &(slot, r) in &self.passing[k] {
+            if r.lone {
+                out.push_surface(r.surface, r.indices, slot as usize);
+                out.surfaces += 1;
+                continue;
+            }
             let f = &mut self.surfaces[r.surface as usize];
             if f.cells > 1 && f.record != u32::MAX {
                 if f.emitted == frame {
@@ -404,6 +435,17 @@ impl SharedSurfaces {
             }
             out.surfaces += 1;
         }
+    }
+}
+
+/// Appends the clip-space corners of a convex outline (`c`'s) to `clip`, as the camera sees
+/// them (nothing for one that is not convex).
+fn project_outline(clip: &mut Vec<Vec4>, mesh: &WorldMesh, at: &Placement, c: &SurfaceCull) {
+    if c.convex {
+        let view_proj = at.eye.1;
+        let first = c.first_corner as usize;
+        let outline = &mesh.outlines[first..first + c.corner_count as usize];
+        clip.extend(outline.iter().map(|p| view_proj * p.extend(1.0)));
     }
 }
 
