@@ -103,6 +103,24 @@ pub fn object_seen_from_an_unlinked_cell(level: &lanthorn_level::Level) -> Optio
     None
 }
 
+/// A seeded stream of numbers in [0, 1) (a 64-bit LCG's high bits): tests that sample eyes
+/// get the same ones every run.
+pub fn unit_random(mut seed: u64) -> impl FnMut() -> f32 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as f32 / (1u64 << 31) as f32
+    }
+}
+
+/// A point in the box of a cell of `level` picked by `rnd` ([`unit_random`]).
+pub fn point_in_a_cell(level: &lanthorn_level::Level, rnd: &mut impl FnMut() -> f32) -> glam::Vec3 {
+    let n = level.cells.len();
+    let cell = &level.cells[(rnd() * n as f32) as usize % n];
+    cell.aabb.min + glam::Vec3::new(rnd(), rnd(), rnd()) * cell.aabb.size()
+}
+
 /// Points of a surface (moved by `origin`) with their triangle's normal: each triangle's
 /// centre and the points `toward` of the way from it to each corner.
 pub fn surface_samples(

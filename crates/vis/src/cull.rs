@@ -273,7 +273,7 @@ impl Culler {
                         continue;
                     };
                     let Some(o) =
-                        super::portal_flow::portal_octagon(&view_proj, &tri, (&mut a, &mut b))
+                        super::screen_octagon::portal_octagon(&view_proj, &tri, (&mut a, &mut b))
                     else {
                         continue;
                     };

@@ -89,25 +89,23 @@ impl FrontToBack {
     /// before with another eye): cells with smaller keys come first front to back; the eye's own cell
     /// has key 0.
     pub(crate) fn key(&mut self, cell: u32, eye: Vec3, frame: u32) -> u128 {
-        let c = cell as usize;
-        let (a, b) = (self.first[c] as usize, self.first[c + 1] as usize);
-        let eye_sides = self.eye_sides(&(a..b), 0, eye, frame);
-        // A bit is set where the cell lies on the far side of the node from the eye; the
-        // first such node from the root decides between two cells.
-        self.sides[c] ^ eye_sides
+        self.key_from(cell, (0, 0), eye, frame)
+    }
+
+    /// Where cell `c`'s path lies in `path` (empty for a cell beyond the last).
+    fn span(&self, c: u32) -> std::ops::Range<usize> {
+        let c = c as usize;
+        match (self.first.get(c), self.first.get(c + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
     }
 
     /// How far down the paths of cells `a` and `b` agree: the depth of the node that parts
     /// them (0 where a path is empty). Their keys agree above it, so the key of a cell
     /// reached from its neighbour is [`key_from`](Self::key_from) that depth.
     pub(crate) fn parting_depth(&self, a: u32, b: u32) -> u32 {
-        let path = |c: u32| {
-            let c = c as usize;
-            match (self.first.get(c), self.first.get(c + 1)) {
-                (Some(&a), Some(&b)) => &self.path[a as usize..b as usize],
-                _ => &[][..],
-            }
-        };
+        let path = |c: u32| &self.path[self.span(c)];
         let shared = path(a)
             .iter()
             .zip(path(b))
@@ -126,29 +124,30 @@ impl FrontToBack {
         eye: Vec3,
         frame: u32,
     ) -> u128 {
-        let c = cell as usize;
-        let (a, b) = (self.first[c] as usize, self.first[c + 1] as usize);
-        let depth = (depth as usize).min(b - a);
+        let nodes = self.span(cell);
+        let depth = (depth as usize).min(nodes.len());
         let above = match depth {
             0 => 0,
             d => u128::MAX << (KEY_BITS - d),
         };
-        let below = self.eye_sides(&(a + depth..b), depth, eye, frame);
-        (near_key & above) | ((self.sides[c] & !above) ^ below)
+        let below = self.eye_sides(nodes.start + depth..nodes.end, depth, eye, frame);
+        // A bit is set where the cell lies on the far side of the node from the eye; the
+        // first such node from the root decides between two cells.
+        (near_key & above) | ((self.sides[cell as usize] & !above) ^ below)
     }
 
     /// The eye's sides of the nodes `path[nodes]`, the first at depth `depth`, as key bits.
     #[inline]
     fn eye_sides(
         &mut self,
-        nodes: &std::ops::Range<usize>,
+        nodes: std::ops::Range<usize>,
         depth: usize,
         eye: Vec3,
         frame: u32,
     ) -> u128 {
         let mut bits = 0u128;
         let stamp = frame << 1;
-        for (i, &n) in self.path[nodes.clone()].iter().enumerate() {
+        for (i, &n) in self.path[nodes].iter().enumerate() {
             let n = n as usize;
             let mut side = self.eye_side[n];
             if side & !1 != stamp {
@@ -213,13 +212,7 @@ mod tests {
             let level = lanthorn_load::load(&path).unwrap();
             let mut order = FrontToBack::new(&level.bsp, level.cells.len());
             let (lo, size) = (level.bounds().min, level.bounds().size());
-            let mut seed = 3u64;
-            let mut rnd = move || {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 33) as f32 / (1u64 << 31) as f32
-            };
+            let mut rnd = lanthorn_testdata::unit_random(3);
             let mut partings = 0;
             for frame in 1..=8 {
                 let eye = lo + Vec3::new(rnd(), rnd(), rnd()) * size;
@@ -254,16 +247,9 @@ mod tests {
             let level = lanthorn_load::load(&path).unwrap();
             let n = level.cells.len();
             let mut order = FrontToBack::new(&level.bsp, n);
-            let mut seed = 17u64;
-            let mut rnd = move || {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 33) as f32 / (1u64 << 31) as f32
-            };
+            let mut rnd = lanthorn_testdata::unit_random(17);
             for frame in 1..=20 {
-                let cell = &level.cells[(rnd() * n as f32) as usize % n];
-                let eye = cell.aabb.min + Vec3::new(rnd(), rnd(), rnd()) * cell.aabb.size();
+                let eye = lanthorn_testdata::point_in_a_cell(&level, &mut rnd);
                 let walk = ranks_by_walk(&level.bsp, n, eye);
                 let keys: Vec<u128> = (0..n as u32).map(|c| order.key(c, eye, frame)).collect();
                 let mut by_key: Vec<usize> = (0..n).collect();

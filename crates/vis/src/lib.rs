@@ -111,6 +111,7 @@ pub mod objects;
 pub mod portal_flow;
 pub mod portal_views;
 pub mod pvs;
+pub mod screen_octagon;
 
 pub use cull::{CullMode, Culler};
 pub use locate::EyeTracker;

@@ -7,17 +7,13 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 
 use super::front_to_back::FrontToBack;
+use super::screen_octagon::portal_octagon;
 use super::{VisibleCell, VisibleSet};
 use lanthorn_geom::{Camera, Octagon, Plane};
 use lanthorn_level::{portal_flags, Level};
-
-/// Portal octagons grow by this much (NDC) so rounding never makes them too tight: a sight
-/// that grazes a portal's corner far away was seen to land 2e-4 outside its exact octagon (an
-/// eye at the far end of a long corridor of qbsp's, where the corner's vertices are rounded).
-pub const OCTAGON_MARGIN: f32 = 1e-3;
 
 /// What one traversal did.
 #[derive(Clone, Copy, Debug, Default)]
@@ -420,9 +416,9 @@ impl PortalFlow {
                 let portal = self.cell_portals[k];
                 // Closed in the level, or by a door (`shut`, read every frame: doors open and
                 // close live).
-                let pid = portal.portal as usize;
+                let pid = portal.portal;
                 let flags = portal.flags;
-                let shut = self.shut.get(pid).copied().unwrap_or(false);
+                let shut = self.shut.get(pid as usize).copied().unwrap_or(false);
                 if portal.count == 0 {
                     continue;
                 }
@@ -431,7 +427,7 @@ impl PortalFlow {
                     // Traced where it faces the eye, so the portals overlay shows the door.
                     let d = portal.plane.distance(eye);
                     if portal.from_front == (d > 0.0) {
-                        self.record(pid as u32, index, target, PortalOutcome::Closed);
+                        self.record(pid, index, target, PortalOutcome::Closed);
                     }
                     continue;
                 }
@@ -440,15 +436,14 @@ impl PortalFlow {
                 }
                 stats.portals_tested += 1;
                 let d = portal.plane.distance(eye);
-                let tested = (portal.portal, target, index);
+                let tested = (target, index);
                 let Some(octagon) =
                     self.seen_through(&portal, tested, (d, near_zone), parent, &view_proj)
                 else {
                     continue;
                 };
-                let pi = portal.portal;
                 if octagon.is_empty() {
-                    self.record(pi, index, target, PortalOutcome::OutsideOctagon);
+                    self.record(pid, index, target, PortalOutcome::OutsideOctagon);
                     continue;
                 }
                 if let Some(ti) = portal.transform {
@@ -459,24 +454,24 @@ impl PortalFlow {
                     } else {
                         PortalOutcome::ViewLimit
                     };
-                    self.record(pi, index, target, outcome);
+                    self.record(pid, index, target, outcome);
                     if opens {
                         let m = self.transforms[ti as usize];
                         let beyond = Beyond {
                             cell: target,
                             octagon,
-                            portal: pid as u32,
+                            portal: pid,
                             parent: index,
                         };
                         pending.push(view.through(&portal.plane, m, beyond));
                     }
                     continue;
                 }
-                self.record(pi, index, target, PortalOutcome::Passed);
+                self.record(pid, index, target, PortalOutcome::Passed);
                 let beyond = Beyond {
                     cell,
                     octagon,
-                    portal: pid as u32,
+                    portal: pid,
                     parent: index,
                 };
                 let level_surface = portal.plane.normal.z.abs() > 0.99;
@@ -499,13 +494,13 @@ impl PortalFlow {
     }
 
     /// The screen octagon through which the view sees `portal` from the cell it is listed in
-    /// (`tested`: the portal, the cell beyond, the view), `d` from the eye, in that cell's
+    /// (`tested`: the cell beyond, the view), `d` from the eye, in that cell's
     /// octagon `parent`; `None` (recorded) where it faces away or lies wholly beyond the near
     /// plane.
     fn seen_through(
         &mut self,
         portal: &FlowPortal,
-        (pi, target, index): (u32, u32, u32),
+        (target, index): (u32, u32),
         (d, near_zone): (f32, f32),
         parent: Octagon,
         view_proj: &Mat4,
@@ -522,11 +517,11 @@ impl PortalFlow {
             d < 0.0 && portal.transform.is_none()
         };
         if !on_our_side {
-            self.record(pi, index, target, PortalOutcome::BackFacing);
+            self.record(portal.portal, index, target, PortalOutcome::BackFacing);
             return None;
         }
         let Some(o) = self.project(view_proj, portal) else {
-            self.record(pi, index, target, PortalOutcome::BeyondNear);
+            self.record(portal.portal, index, target, PortalOutcome::BeyondNear);
             return None;
         };
         Some(o.intersect(&parent))
@@ -677,61 +672,4 @@ impl PortalFlow {
         let polygon = &self.vertices[first..first + count];
         portal_octagon(view_proj, polygon, (&mut self.clip_in, &mut self.clip_out))
     }
-}
-
-/// The screen octagon of a world polygon clipped to the near plane, grown by
-/// `OCTAGON_MARGIN`; `None` when nothing is in front of the eye. `scratch` keeps the clip
-/// buffers between calls (no allocation once warm).
-pub fn portal_octagon(
-    view_proj: &Mat4,
-    polygon: &[Vec3],
-    scratch: (&mut Vec<Vec4>, &mut Vec<Vec4>),
-) -> Option<Octagon> {
-    // Reverse-Z: in front of the near plane where w − z >= 0.
-    let mut in_front = true;
-    let mut o = Octagon::from_points(polygon.iter().map(|p| {
-        let c = *view_proj * p.extend(1.0);
-        in_front &= c.w - c.z >= 0.0;
-        Vec2::new(c.x, c.y) / c.w.max(1e-12)
-    }));
-    if !in_front {
-        o = octagon_clipped_to_near(view_proj, polygon, scratch)?;
-    }
-    for i in 0..4 {
-        o.min[i] -= OCTAGON_MARGIN;
-        o.max[i] += OCTAGON_MARGIN;
-    }
-    Some(o)
-}
-
-/// The screen octagon of the part of a world polygon in front of the near plane; `None`
-/// where there is none.
-fn octagon_clipped_to_near(
-    view_proj: &Mat4,
-    polygon: &[Vec3],
-    (clip_in, clip_out): (&mut Vec<Vec4>, &mut Vec<Vec4>),
-) -> Option<Octagon> {
-    clip_in.clear();
-    clip_in.extend(polygon.iter().map(|p| *view_proj * p.extend(1.0)));
-    let inside = |c: &Vec4| c.w - c.z;
-    clip_out.clear();
-    let n = clip_in.len();
-    for i in 0..n {
-        let (a, b) = (clip_in[i], clip_in[(i + 1) % n]);
-        let (da, db) = (inside(&a), inside(&b));
-        if da >= 0.0 {
-            clip_out.push(a);
-        }
-        if (da >= 0.0) != (db >= 0.0) {
-            clip_out.push(a + (b - a) * (da / (da - db)));
-        }
-    }
-    if clip_out.len() < 3 {
-        return None;
-    }
-    Some(Octagon::from_points(
-        clip_out
-            .iter()
-            .map(|c| Vec2::new(c.x, c.y) / c.w.max(1e-12)),
-    ))
 }

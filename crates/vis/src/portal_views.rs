@@ -7,7 +7,8 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::portal_flow::{portal_octagon, MAX_VIEWS, MAX_VIEW_DEPTH};
+use super::portal_flow::{MAX_VIEWS, MAX_VIEW_DEPTH};
+use super::screen_octagon::portal_octagon;
 use super::{View, VisibleCell, VisibleSet};
 use lanthorn_geom::{Camera, Octagon, Plane};
 use lanthorn_level::{portal_flags, Level};

@@ -387,7 +387,7 @@ fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
         };
         let scratch = (&mut Vec::new(), &mut Vec::new());
         let Some(surface) =
-            super::portal_flow::portal_octagon(&cam.view_proj(), &p.polygon, scratch)
+            super::screen_octagon::portal_octagon(&cam.view_proj(), &p.polygon, scratch)
         else {
             continue;
         };

@@ -326,13 +326,14 @@ impl WorldMesh {
             let cull = surface_cull(s, &mut mesh.outlines);
             mesh.surface_cull.push(cull);
         }
-        // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
+        // How many cells list each surface (`SurfaceRange::lone`).
         let mut listings = vec![0u32; level.surfaces.len()];
         for &si in level.cells.iter().flat_map(|c| &c.surfaces) {
             if let Some(n) = listings.get_mut(si as usize) {
                 *n += 1;
             }
         }
+        // Appends the surfaces of `kind` among `surfaces`, grouped by the way they face.
         let append = |mesh: &mut WorldMesh, surfaces: &[u32], kind: SurfaceKind| {
             let mut of_kind: Vec<u32> = surfaces
                 .iter()

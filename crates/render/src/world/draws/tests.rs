@@ -446,20 +446,13 @@ fn the_cache_routes_each_drawn_surface_by_its_state() {
     let mut builder = DrawBuilder::default();
     let scales = [1.0; MAX_STYLES];
     let (mut cached, mut baked) = (0, 0);
-    let mut seed = 5u64;
-    let mut rnd = move || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as f32 / (1u64 << 31) as f32
-    };
+    let mut rnd = lanthorn_testdata::unit_random(5);
     let mut eyes = vec![
         (Vec3::new(1376.0, 1936.0, 64.0), 135.0),
         (Vec3::new(480.0, -352.0, 110.0), 90.0),
     ];
     for _ in 0..6 {
-        let cell = &level.cells[(rnd() * level.cells.len() as f32) as usize % level.cells.len()];
-        let eye = cell.aabb.min + Vec3::new(rnd(), rnd(), rnd()) * cell.aabb.size();
+        let eye = lanthorn_testdata::point_in_a_cell(&level, &mut rnd);
         eyes.push((eye, rnd() * 360.0));
     }
     for (eye, yaw) in eyes {

@@ -1,4 +1,5 @@
 use super::*;
+use lanthorn_level::Vertex;
 
 /// A wall of `w × h` material texels at `origin` (texels) of a 64² material, one world unit
 /// per texel, in the plane y = 0, style 0 (and a second slot of `style2` when given).
