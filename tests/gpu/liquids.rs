@@ -112,3 +112,36 @@ fn the_nearest_liquid_shows_and_what_lies_behind_is_not_shaded() {
         assert_eq!(n, 1, "fragments shaded at {at:?}");
     }
 }
+
+/// The vis-check truth agrees with the frame about what a liquid hides: its solid id image
+/// shows the liquid where the frame does, and not the wall behind it (the flow stops at the
+/// portals such liquids cover). A glow in the level is added over what lies behind it, so
+/// there the liquids go to the truth's second layer and hide nothing.
+#[test]
+fn the_truth_counts_a_liquid_as_hiding_what_the_frame_hides() {
+    let Some(gpu) = gpu() else { return };
+    let camera = Camera::new(LOOKING_ALONG_X, SIZE.0 as f32 / SIZE.1 as f32);
+    let settings = FrameSettings::default();
+    let solid = |level: &Level| {
+        let visible = VisibleSet::everything(level);
+        crate::support::solid_ids(gpu, level, &camera, &visible, &settings, SIZE)
+    };
+    let (far_only, bare) = ((95u32, 45u32), (125u32, 45u32));
+    let at = |ids: &[u32], p: (u32, u32)| ids[(p.1 * SIZE.0 + p.0) as usize];
+    // Surfaces: 0 the wall, 1 the far liquid (ids are surface + 1).
+    let hides = level(true, false, true);
+    let ids = solid(&hides);
+    assert_eq!(at(&ids, far_only), 2, "the far liquid over the wall");
+    assert_eq!(at(&ids, bare), 1, "the wall beside it");
+    let mut glowing = hides.clone();
+    glowing
+        .surfaces
+        .push(quad(140.0, (80.0, 90.0), 0, surface_flags::GLOW));
+    glowing.cells[0].surfaces.push(2);
+    let ids = solid(&glowing);
+    assert_eq!(
+        at(&ids, far_only),
+        1,
+        "with a glow, the wall under the liquid"
+    );
+}

@@ -104,6 +104,7 @@ impl VisibleSet {
 
 pub mod cull;
 mod front_to_back;
+pub mod liquid_cover;
 pub mod locate;
 pub mod movers;
 pub mod near_plane;

@@ -24,6 +24,8 @@ pub struct FlowStats {
     pub portals_tested: u32,
     /// Tested portals the flow went through (or opened a view through).
     pub portals_passed: u32,
+    /// Portals in view the flow stopped at because a liquid covers them (`liquid_cover`).
+    pub portals_covered: u32,
     /// Cells processed again because their octagon grew.
     pub revisits: u32,
     /// Cells whose re-visit bound was hit (octagon widened to the full screen).
@@ -47,6 +49,9 @@ pub enum PortalOutcome {
     ViewLimit,
     /// Closed: a shut door, or flagged `CLOSED` in the level.
     Closed,
+    /// A liquid the cell lists covers it from the eye's side (`liquid_cover`): what lies
+    /// beyond shows only through the liquid, which hides it.
+    Covered,
 }
 
 /// One portal test of a traced flow (`PortalFlow::trace`).
@@ -73,6 +78,8 @@ struct FlowPortal {
     beyond: u32,
     /// The cell it is listed in is its front (else its back).
     from_front: bool,
+    /// The liquid surfaces of the cell it is listed in cover it (`liquid_cover`).
+    covered: bool,
     first: u32,
     count: u32,
     /// Index into `transforms` for mirror/teleporter portals.
@@ -183,8 +190,9 @@ pub struct PortalFlow {
     /// When `Some`, every portal test of the last run, for the overlays (off by default: the
     /// flow then records nothing).
     pub trace: Option<Vec<PortalTest>>,
-    /// Portals passed this run (into `stats`).
+    /// Portals passed and covered this run (into `stats`).
     passed: u32,
+    covered: u32,
     /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
     /// marked `CLOSED` when the flow was made; empty when nothing moves.
     pub shut: Vec<bool>,
@@ -208,6 +216,7 @@ impl PortalFlow {
         let mut vertices = Vec::new();
         let mut transforms = Vec::new();
         let front_to_back = FrontToBack::new(&level.bsp, n);
+        let covered = crate::liquid_cover::covered_sides(level);
         // Each portal as its front cell sees it (its back cell's differs in two fields).
         let portals: Vec<FlowPortal> = level
             .portals
@@ -225,6 +234,7 @@ impl PortalFlow {
                     plane: p.plane,
                     beyond: p.back,
                     from_front: true,
+                    covered: covered[i][0],
                     first,
                     count: p.polygon.len() as u32,
                     flags: p.flags,
@@ -244,6 +254,7 @@ impl PortalFlow {
                     false => FlowPortal {
                         beyond: p.front,
                         from_front: false,
+                        covered: covered[pid as usize][1],
                         ..seen
                     },
                 })
@@ -273,6 +284,7 @@ impl PortalFlow {
             depth: vec![0; n],
             trace: None,
             passed: 0,
+            covered: 0,
             shut: Vec::new(),
             reflect_water: false,
             water_seeds: Vec::new(),
@@ -283,6 +295,9 @@ impl PortalFlow {
     fn record(&mut self, portal: u32, view: u32, target: u32, outcome: PortalOutcome) {
         if outcome == PortalOutcome::Passed {
             self.passed += 1;
+        }
+        if outcome == PortalOutcome::Covered {
+            self.covered += 1;
         }
         if let Some(t) = &mut self.trace {
             t.push(PortalTest {
@@ -317,6 +332,7 @@ impl PortalFlow {
             t.clear();
         }
         self.passed = 0;
+        self.covered = 0;
         out.cells.clear();
         out.flow_depth.clear();
         let mut stats = FlowStats::default();
@@ -382,6 +398,7 @@ impl PortalFlow {
         }
         stats.micros = t.elapsed().as_secs_f64() * 1e6;
         stats.portals_passed = self.passed;
+        stats.portals_covered = self.covered;
         self.stats = stats;
     }
 
@@ -467,7 +484,6 @@ impl PortalFlow {
                     }
                     continue;
                 }
-                self.record(pid, index, target, PortalOutcome::Passed);
                 let beyond = Beyond {
                     cell,
                     octagon,
@@ -477,9 +493,16 @@ impl PortalFlow {
                 let level_surface = portal.plane.normal.z.abs() > 0.99;
                 let clear = d.abs() >= near_zone;
                 if level_surface && self.reflects(level, (cell, target), flags, view, clear) {
+                    self.record(pid, index, target, PortalOutcome::Passed);
                     self.open_reflection(view, &portal.plane, beyond, pending);
                     continue;
                 }
+                // Within the near zone the near plane may cut the liquid open.
+                if portal.covered && clear {
+                    self.record(pid, index, target, PortalOutcome::Covered);
+                    continue;
+                }
+                self.record(pid, index, target, PortalOutcome::Passed);
                 self.flow_into(target, octagon, (cell, key, portal.parting), stats);
             }
         }

@@ -179,8 +179,8 @@ impl<'a> PanelStatus<'a> {
         ));
         if culler.mode == CullMode::Portal {
             ui.label(format!(
-                "portals: {} tested, {} passed",
-                flow.portals_tested, flow.portals_passed
+                "portals: {} tested, {} passed, {} covered by liquids",
+                flow.portals_tested, flow.portals_passed, flow.portals_covered
             ));
         }
         if let Some(o) = self.overdraw {

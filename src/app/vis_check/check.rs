@@ -179,8 +179,10 @@ impl Check<'_> {
             c.count(gpu, &self.world, total, truth.covered);
         }
         let hv = HoleView::new(&view.camera, self.opts.size, &culler.links.origins);
-        let tie =
-            |i: usize, drawn: u32, shown: u32| self.holes.depth_tie(level, &hv, i, drawn, shown);
+        let tie = |i: usize, drawn: u32, shown: u32| {
+            self.holes.depth_tie(level, &hv, i, drawn, shown)
+                || self.holes.edge_tie(level, &hv, i, drawn, shown)
+        };
         let (solid, solid_ties) =
             differing_pixels(&img.solid, &truth.images.solid, &truth.reversed.solid, tie);
         let (liquid, liquid_ties) = differing_pixels(
@@ -191,12 +193,17 @@ impl Check<'_> {
         );
         let differing = solid + liquid;
         total.depth_ties += solid_ties + liquid_ties;
+        let tied = tied_misses(&img, truth, &submitted, tie);
+        let tied_count = tied.iter().filter(|&&t| t).count() as u64;
+        total.tied_misses += tied_count;
         if culler.mode == CullMode::Portal {
             *cut_wall = !culler.cut.is_empty();
         }
         let visible_cells = vis.cells.len();
+        let missed = missed - tied_count;
         let holes = if missed + differing > 0 {
-            self.through_holes(view, &culler.links.origins, truth, &img, &submitted)
+            let counted = (submitted.as_slice(), tied.as_slice());
+            self.through_holes(view, &culler.links.origins, truth, &img, counted)
         } else {
             (0, 0, 0)
         };
@@ -243,7 +250,7 @@ impl Check<'_> {
         origins: &[glam::Vec3],
         truth: &Truth,
         img: &IdImages,
-        submitted: &[bool],
+        (submitted, tied): (&[bool], &[bool]),
     ) -> (u64, u64, u64) {
         let hv = HoleView::new(&view.camera, self.opts.size, origins);
         let through = |i: usize, id: u32| self.holes.through_solid(self.level, &hv, i, id);
@@ -279,7 +286,7 @@ impl Check<'_> {
         }
         let missed = |id: u32| {
             let s = id as usize - 1;
-            truth.seen.get(s).is_some_and(|&v| v) && !submitted[s]
+            truth.seen.get(s).is_some_and(|&v| v) && !submitted[s] && !tied[s]
         };
         // A missed surface counts apart when none of its pixels is a sight through open space:
         // as a hole when none is seen through open space at all, else as a graze.
@@ -380,9 +387,9 @@ impl Evidence<'_> {
     }
 }
 
-/// Pixels that match neither order of the truth: (differing, depth ties), a tie being a
-/// pixel whose drawn surface lies at the truth's depth (`tie`), which is not counted as
-/// differing.
+/// Pixels that match neither order of the truth: (differing, ties), a tie being a pixel whose
+/// drawn surface lies at the truth's depth or where both cover it only by rounding their
+/// outlines (`tie`), which is not counted as differing.
 fn differing_pixels(
     img: &[u32],
     truth: &[u32],
@@ -401,6 +408,37 @@ fn differing_pixels(
     (differing, ties)
 }
 
+/// Per surface, whether the truth shows it, the method did not submit it, and at every pixel
+/// where either order of the truth shows it the method's image shows what the other order
+/// does or a surface that ties with it (`tie`): leaving it out changed no pixel but by rounding.
+fn tied_misses(
+    img: &IdImages,
+    truth: &Truth,
+    submitted: &[bool],
+    tie: impl Fn(usize, u32, u32) -> bool,
+) -> Vec<bool> {
+    let missed = |id: u32| {
+        let s = (id as usize).wrapping_sub(1);
+        id != 0 && truth.seen.get(s).is_some_and(|&v| v) && !submitted[s]
+    };
+    let (mut shown, mut untied) = (vec![false; submitted.len()], vec![false; submitted.len()]);
+    let layers = [
+        (&img.solid, &truth.images.solid, &truth.reversed.solid),
+        (&img.liquid, &truth.images.liquid, &truth.reversed.liquid),
+    ];
+    for (culled, a, b) in layers {
+        for i in 0..culled.len() {
+            let p = culled[i];
+            for id in [a[i], b[i]].into_iter().filter(|&id| missed(id)) {
+                shown[id as usize - 1] = true;
+                let fine = p == a[i] || p == b[i] || (p != 0 && tie(i, p, id));
+                untied[id as usize - 1] |= !fine;
+            }
+        }
+    }
+    shown.iter().zip(&untied).map(|(&s, &u)| s && !u).collect()
+}
+
 fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
     let mut seen = vec![false; n];
     for &id in img.solid.iter().chain(img.liquid.iter()) {
@@ -409,4 +447,39 @@ fn visible_ids(img: &IdImages, n: usize) -> Vec<bool> {
         }
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four pixels; surfaces 1..=3 (ids 2..=4) seen in the truth, none submitted.
+    fn case(culled: [u32; 4]) -> Vec<bool> {
+        let ids = |solid: [u32; 4]| IdImages {
+            solid: solid.to_vec(),
+            liquid: vec![0; 4],
+        };
+        let truth = Truth {
+            images: ids([2, 3, 4, 1]),
+            reversed: ids([2, 3, 4, 4]),
+            seen: vec![true; 4],
+            visible_tris: 0,
+            covered: 4,
+        };
+        // Pixel 0 ties surface id 2 with id 1 only; pixel 2 ties id 4 with id 1.
+        let tie = |i: usize, p: u32, id: u32| p == 1 && ((i, id) == (0, 2) || (i, id) == (2, 4));
+        let submitted = [true, false, false, false];
+        tied_misses(&ids(culled), &truth, &submitted, tie)
+    }
+
+    #[test]
+    fn a_miss_is_tied_only_where_every_pixel_of_it_ties_or_matches_the_other_order() {
+        // Id 2 shows only at pixel 0, drawn as its tie; id 3 at pixel 1, drawn as nothing;
+        // id 4 at pixels 2 (a tie) and 3, where the other order shows id 1, which is drawn.
+        assert_eq!(case([1, 0, 1, 1]), [false, true, false, true]);
+        // Pixel 3 drawn as nothing: id 4 is a miss there.
+        assert_eq!(case([1, 0, 1, 0]), [false, true, false, false]);
+        // Pixel 0 drawn as nothing: no tie, id 2 is a miss.
+        assert_eq!(case([0, 0, 1, 1]), [false, false, false, true]);
+    }
 }

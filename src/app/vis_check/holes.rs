@@ -193,6 +193,25 @@ impl Holes {
     }
 }
 
+impl Holes {
+    /// Whether pixel `i` shows each of surfaces `a` and `b` (ids: surface + 1) only by
+    /// rounding its outline (`Sight::Graze`): where surfaces meet along an edge through the
+    /// pixel's centre (a wall split at a waterline and the water's edge, which id's compiler
+    /// ends at different vertices), which one the rasterizer shows is rounding, not
+    /// visibility.
+    pub(super) fn edge_tie(
+        &self,
+        level: &Level,
+        view: &HoleView,
+        i: usize,
+        a: u32,
+        b: u32,
+    ) -> bool {
+        let graze = |id| self.sight(level, view, i, id) == Sight::Graze;
+        graze(a) && graze(b)
+    }
+}
+
 /// The nearest distance along `dir` from `eye` at which the ray meets a triangle of `s`
 /// (either side), Möller–Trumbore.
 fn ray_hit(s: &crate::level::Surface, eye: Vec3, dir: Vec3) -> Option<f32> {

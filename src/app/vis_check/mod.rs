@@ -84,8 +84,12 @@ pub struct MethodTotals {
     pub grazes: u64,
     /// Differing pixels where the surface drawn and the truth's lie at the same depth along
     /// the pixel's ray (a CPU ray cast: coplanar surfaces that overlap, which the rasterizer
-    /// splits between them by rounding), counted apart from `differing_pixels`.
+    /// splits between them by rounding), or both cover it only by rounding their outlines
+    /// (`holes::Holes::edge_tie`), counted apart from `differing_pixels`.
     pub depth_ties: u64,
+    /// Missed surfaces whose every pixel in the truth the method's image shows as such a tie
+    /// (leaving them out changes no pixel), counted apart from `missed_surfaces`.
+    pub tied_misses: u64,
     /// `pvs` and `pvs-cells` at eyes in a sky leaf, where GLQuake marks every leaf and
     /// quakespasm draws nothing: (views, missed surfaces, differing pixels), counted apart.
     pub at_sky_eyes: (u64, u64, u64),
@@ -410,13 +414,19 @@ impl VisCheckReport {
             }
             if m.depth_ties > 0 {
                 println!(
-                    "    not counted: {} pixels where the surface drawn and the truth's tie in depth (overlapping coplanar surfaces)",
+                    "    not counted: {} pixels where the surface drawn and the truth's tie (overlapping coplanar surfaces, or both covering it only by rounding their edges)",
                     m.depth_ties
+                );
+            }
+            if m.tied_misses > 0 {
+                println!(
+                    "    not counted as missed: {} surfaces whose every pixel ties with the surface drawn there",
+                    m.tied_misses
                 );
             }
             if m.grazes > 0 {
                 println!(
-                    "    not counted as missed: {} surfaces seen only as grazes of their edges (their pixels are counted)",
+                    "    not counted as missed: {} surfaces seen only as grazes of their edges (their pixels are counted unless the surface drawn there is a graze too)",
                     m.grazes
                 );
             }

@@ -43,7 +43,7 @@ impl PortalColour {
 }
 
 /// Each tested portal's colour per view, by precedence: green if the flow passed it in that
-/// view; else blue if it is closed (a shut door); else yellow if the cell behind it is visible
+/// view; else blue if it is closed (a shut door) or a liquid covers it; else yellow if the cell behind it is visible
 /// in that view; else red. Sorted by
 /// (view, portal).
 pub fn portal_colours(trace: &[PortalTest], visible: &VisibleSet) -> Vec<(u32, u32, PortalColour)> {
@@ -51,7 +51,7 @@ pub fn portal_colours(trace: &[PortalTest], visible: &VisibleSet) -> Vec<(u32, u
     for t in trace {
         let colour = if t.outcome == PortalOutcome::Passed {
             PortalColour::Green
-        } else if t.outcome == PortalOutcome::Closed {
+        } else if matches!(t.outcome, PortalOutcome::Closed | PortalOutcome::Covered) {
             PortalColour::Blue
         } else if visible
             .cells

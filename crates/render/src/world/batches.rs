@@ -57,6 +57,12 @@ impl WorldPass {
         self.covering_liquids().is_some()
     }
 
+    /// The level's liquids hide what is under them, in every frame (`liquids_can_cover`): the
+    /// flow stops at the portals they cover, and the vis-check truth draws them as occluders.
+    pub(crate) fn liquids_hide(&self) -> bool {
+        self.shading.camera.liquids_can_cover
+    }
+
     /// The camera liquids' pipeline where they cover this frame (see `liquids_cover`).
     fn covering_liquids(&self) -> Option<&wgpu::RenderPipeline> {
         let reflects_or_tints = self.shading.camera.full_kinds[SurfaceKind::Liquid as usize];

@@ -214,12 +214,8 @@ impl DebugDraws {
     }
 }
 
-/// Whether `level`'s liquids can cover what is under them: it has some (`mesh`), and none is a
-/// glow (added over what is under it: `surface_flags::GLOW`).
+/// Whether `level`'s liquids can cover what is under them: it has some (`mesh`), and they hide
+/// what lies under them (no glow: `vis::liquid_cover::liquids_hide`).
 pub(super) fn liquids_can_cover(level: &Level, mesh: &WorldMesh) -> bool {
-    !mesh.liquid_ranges.is_empty()
-        && !level
-            .surfaces
-            .iter()
-            .any(|s| s.flags & lanthorn_level::surface_flags::GLOW != 0)
+    !mesh.liquid_ranges.is_empty() && lanthorn_vis::liquid_cover::liquids_hide(level)
 }

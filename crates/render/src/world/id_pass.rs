@@ -1,6 +1,7 @@
 //! Surface-id frames: the vis-check ground truth. Each pixel holds the id + 1 of the surface that
-//! covers it (0 = nothing). Liquids do not hide what is behind them, so they go to a second
-//! target, depth-tested against the solid surfaces.
+//! covers it (0 = nothing). Liquids that hide what is under them (`WorldPass::liquids_hide`:
+//! drawn opaque, and the flow stops at the portals they cover) are drawn with the solid
+//! surfaces; others (in a level with glows) go to a second target, depth-tested against them.
 
 use super::draws::{ViewClass, ViewLink};
 use super::mesh::SurfaceKind;
@@ -178,13 +179,14 @@ impl Pass for IdPass<'_> {
     }
 }
 
-/// Which surfaces the id pass draws: liquids do not hide what is behind them, so they get a
-/// target of their own (depth-tested against, but never writing, the opaque depth).
+/// Which surfaces the id pass draws: liquids that do not hide what is behind them (a level with
+/// glows) get a target of their own (depth-tested against, but never writing, the opaque
+/// depth); those that do are drawn with the solid surfaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdLayer {
-    /// Opaque and sky surfaces, writing the depth.
+    /// Opaque, sky and fence surfaces (and liquids that hide), writing the depth.
     Solid,
-    /// Liquid surfaces, tested against the solid depth without writing it.
+    /// Liquid surfaces that do not hide, tested against the solid depth.
     Liquid,
 }
 
@@ -200,9 +202,11 @@ impl IdPass<'_> {
         // Mirrored triangles wind the other way.
         let mirrored = (class == ViewClass::Mirrored) as usize;
         pass.set_stencil_reference(mark);
-        let kinds: &[SurfaceKind] = match layer {
-            IdLayer::Solid => &[SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Fence],
-            IdLayer::Liquid => &[SurfaceKind::Liquid],
+        let kinds: &[SurfaceKind] = match (layer, self.world.liquids_hide()) {
+            (IdLayer::Solid, false) => &[SurfaceKind::Opaque, SurfaceKind::Sky, SurfaceKind::Fence],
+            (IdLayer::Solid, true) => &SurfaceKind::ALL,
+            (IdLayer::Liquid, false) => &[SurfaceKind::Liquid],
+            (IdLayer::Liquid, true) => &[],
         };
         for &kind in kinds {
             pass.set_pipeline(&pipes.surfaces[mirrored * ID_KINDS.len() + id_kind(kind)]);
