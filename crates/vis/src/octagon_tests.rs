@@ -6,8 +6,10 @@
 //! clip distances), checked without the GPU: rendering a cell's surfaces unclipped and clipped
 //! differs exactly where a visible point of them falls outside its octagon. "Seen through open
 //! space" is `Level::segment_crosses_solid` from the eye to the point (tested against point
-//! location); occlusion by nearer walls does not matter, since a hidden point drawn or clipped
-//! changes no pixel, so every such point must be inside, visible or not.
+//! location), and the line meeting no liquid surface where liquids hide what lies behind them
+//! (`liquid_cover`: they are drawn opaque); occlusion by nearer walls does not matter, since a
+//! hidden point drawn or clipped changes no pixel, so every such point must be inside, visible
+//! or not.
 
 use glam::{Vec2, Vec3, Vec4};
 
@@ -81,6 +83,7 @@ pub(crate) fn check_octagons(level: &Level, count: usize, seed: u64) -> OctagonC
     let mut vis = VisibleSet::default();
     let mut result = OctagonCheck::default();
     let mut union = vec![Octagon::EMPTY; level.surfaces.len()];
+    let liquids = hiding_liquids(level);
     for spec in eyes(level, count, seed) {
         let camera = Camera::new(spec, 16.0 / 9.0);
         flow.run(level, &camera, level.locate(spec.position), &mut vis);
@@ -91,7 +94,7 @@ pub(crate) fn check_octagons(level: &Level, count: usize, seed: u64) -> OctagonC
                 union[s as usize] = union[s as usize].union(&vc.octagon);
             }
         }
-        if let Some(why) = check_eye(level, &camera, &union, &mut result.points) {
+        if let Some(why) = check_eye(level, &camera, (&union, &liquids), &mut result.points) {
             result.failure = Some(format!("eye {:?}: {why}", spec));
             return result;
         }
@@ -103,7 +106,7 @@ pub(crate) fn check_octagons(level: &Level, count: usize, seed: u64) -> OctagonC
 fn check_eye(
     level: &Level,
     camera: &Camera,
-    union: &[Octagon],
+    (union, liquids): (&[Octagon], &[[Vec3; 3]]),
     points: &mut usize,
 ) -> Option<String> {
     let vp = camera.view_proj();
@@ -129,7 +132,9 @@ fn check_eye(
             // A hair in front of the surface: the point itself lies on solid's boundary.
             let toward = (eye - x).normalize_or_zero() * 0.1;
             // Any solid at all: a point just past a corner is hidden by it.
-            if level.segment_crosses_solid(eye, x + toward, 0.0) {
+            if level.segment_crosses_solid(eye, x + toward, 0.0)
+                || liquids.iter().any(|t| segment_meets(t, eye, x))
+            {
                 continue;
             }
             *points += 1;
@@ -148,6 +153,45 @@ fn check_eye(
         }
     }
     None
+}
+
+/// The triangles of the liquid surfaces, where they hide what lies behind them.
+fn hiding_liquids(level: &Level) -> Vec<[Vec3; 3]> {
+    use lanthorn_level::surface_flags::{GLOW, LIQUID};
+    if !crate::liquid_cover::liquids_hide(level) {
+        return Vec::new();
+    }
+    let liquid = level
+        .surfaces
+        .iter()
+        .filter(|s| s.flags & (LIQUID | GLOW) == LIQUID);
+    liquid
+        .flat_map(|s| {
+            let at = |i: u32| s.vertices[i as usize].position;
+            s.indices
+                .chunks_exact(3)
+                .map(move |t| [at(t[0]), at(t[1]), at(t[2])])
+        })
+        .collect()
+}
+
+/// Whether the segment `a`–`b` meets triangle `t` (either side, its edges included: a line
+/// along a liquid's edge is open for no width) more than 0.01 units before `b` (a liquid does
+/// not hide itself, nor its other side).
+fn segment_meets(t: &[Vec3; 3], a: Vec3, b: Vec3) -> bool {
+    let (e1, e2, dir) = (t[1] - t[0], t[2] - t[0], b - a);
+    let h = dir.cross(e2);
+    let det = e1.dot(h);
+    if det.abs() < 1e-9 {
+        return false;
+    }
+    let (o, slack) = (a - t[0], 1e-4);
+    let u = o.dot(h) / det;
+    let q = o.cross(e1);
+    let v = dir.dot(q) / det;
+    let s = e2.dot(q) / det;
+    let before_b = (1.0 - s) * dir.length() > 0.01;
+    u >= -slack && v >= -slack && u + v <= 1.0 + slack && s > 0.0 && before_b
 }
 
 /// The point's position on screen (NDC), when it is in front of the near plane and on screen.

@@ -320,8 +320,10 @@ fn pool_camera(z: f32) -> Camera {
 
 /// With water reflecting, the eye over the pool sees one view — the air mirrored in the
 /// water's plane, seeded in every air cell over the water (the level's own liquid portals are
-/// the oracle) — and the flow no longer goes under the water; off, or with the eye under the
-/// water, there is no view and the flow does.
+/// the oracle) — and the flow does not go under the water; off, or with the eye under the
+/// water, there is no view. Off, the flow does not go under the water either (it hides what
+/// lies under it: `liquid_cover`), but for an eye within the near zone over it (the near plane
+/// may cut the water open).
 #[test]
 fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
     use lanthorn_level::{portal_flags, Medium};
@@ -352,7 +354,9 @@ fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
             .any(|c| c.view == 0 && medium(c.cell) == Medium::Water)
     };
     let off = run(400.0, false);
-    assert!(off.views.is_empty() && water_reached(&off));
+    assert!(off.views.is_empty() && !water_reached(&off));
+    let skimming = run(260.0, false);
+    assert!(water_reached(&skimming), "4 units over the water");
     let on = run(400.0, true);
     assert_eq!(on.views.len(), 1, "one reflection for one plane");
     let view = on.views[0];
