@@ -333,6 +333,7 @@ impl VisCheckReport {
         let mut holes = serde_json::Map::new();
         let mut grazes = serde_json::Map::new();
         let mut ties = serde_json::Map::new();
+        let mut tied = serde_json::Map::new();
         let mut sky = serde_json::Map::new();
         for m in &self.methods {
             let modes: serde_json::Map<String, serde_json::Value> = OctagonClip::ALL
@@ -352,6 +353,7 @@ impl VisCheckReport {
             holes.insert(m.method.into(), serde_json::json!(m.through_holes));
             grazes.insert(m.method.into(), m.grazes.into());
             ties.insert(m.method.into(), m.depth_ties.into());
+            tied.insert(m.method.into(), m.tied_misses.into());
             sky.insert(m.method.into(), serde_json::json!(m.at_sky_eyes));
             cells.insert(m.method.into(), quantile(&m.cells, 0.5).into());
         }
@@ -365,6 +367,7 @@ impl VisCheckReport {
             "through_holes": holes,
             "grazed_surfaces": grazes,
             "depth_ties": ties,
+            "tied_misses": tied,
             "at_sky_eyes": sky,
             "submitted_over_visible": ratio,
             "cells_visible_median": cells,
