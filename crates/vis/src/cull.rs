@@ -379,6 +379,7 @@ impl Culler {
                 let eye = self.locate(level, camera);
                 self.cut = Octagon::EMPTY;
                 self.fences = Octagon::EMPTY;
+                self.bound_flow_by_pvs(level, camera);
                 self.flow.run(level, camera, eye, out);
                 if eye.is_some() {
                     self.add_cells_past_cut_walls(level, camera, out);
@@ -422,6 +423,19 @@ impl Culler {
     /// of a visible cell lets the eye through its holes, the screen shows what lies beyond
     /// through solid: every cell in that part of the frustum is added (or its octagon
     /// widened) with that region as its octagon.
+    /// Where the level has a PVS, the camera's flow goes only into the cells GLQuake marks
+    /// (`pvs::mark`: the eye leaf's PVS, the fat PVS beside a liquid), so it never sends more
+    /// than the PVS; no bound where every cell is marked.
+    fn bound_flow_by_pvs(&mut self, level: &Level, camera: &Camera) {
+        let bound = &mut self.flow.pvs_bound;
+        if level.pvs.is_none()
+            || super::pvs::mark(level, camera.position, bound, &mut self.near)
+                == super::pvs::PvsRule::Everything
+        {
+            bound.clear();
+        }
+    }
+
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
         let reach = super::near_plane::near_reach(camera);

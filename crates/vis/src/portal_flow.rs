@@ -52,6 +52,8 @@ pub enum PortalOutcome {
     /// A liquid the cell lists covers it from the eye's side (`liquid_cover`): what lies
     /// beyond shows only through the liquid, which hides it.
     Covered,
+    /// The cell beyond is not in the level's PVS from the eye (`PortalFlow::pvs_bound`).
+    OutsidePvs,
 }
 
 /// One portal test of a traced flow (`PortalFlow::trace`).
@@ -207,6 +209,11 @@ pub struct PortalFlow {
     water_seeds: Vec<(usize, u32, Octagon)>,
     /// The seeds of the view being run besides its own cell.
     view_seeds: Vec<(u32, Octagon)>,
+    /// Per cell, whether the level's PVS lets the camera's view reach it (`Culler` sets it
+    /// from GLQuake's marked cells each frame where the level has a PVS; empty: no bound).
+    /// `vis` clips each portal sequence exactly, where octagons only bound it, so the flow
+    /// then never sends more than the PVS.
+    pub pvs_bound: Vec<bool>,
 }
 
 impl PortalFlow {
@@ -289,6 +296,7 @@ impl PortalFlow {
             reflect_water: false,
             water_seeds: Vec::new(),
             view_seeds: Vec::new(),
+            pvs_bound: Vec::new(),
         }
     }
 
@@ -500,6 +508,10 @@ impl PortalFlow {
                 // Within the near zone the near plane may cut the liquid open.
                 if portal.covered && clear {
                     self.record(pid, index, target, PortalOutcome::Covered);
+                    continue;
+                }
+                if index == 0 && self.pvs_bound.get(target as usize) == Some(&false) {
+                    self.record(pid, index, target, PortalOutcome::OutsidePvs);
                     continue;
                 }
                 self.record(pid, index, target, PortalOutcome::Passed);

@@ -497,3 +497,70 @@ fn a_room_seen_through_a_fence_on_a_wall_is_drawn_where_the_fence_is() {
     assert!(culler.fences.is_empty(), "a fence in open space");
     assert!(!seen_at_centre(&level), "nothing past the wall behind it");
 }
+
+/// On the id maps, whose BSPs carry id's PVS: from random eyes the camera's flow reaches only
+/// cells the PVS lets it (the rows of the file, as GLQuake marks them), where no wall is cut by
+/// the near plane; and at e2m6's player start, past a pillar, the bound leaves out cells the
+/// octagons alone let through.
+#[test]
+fn the_flow_on_a_level_with_a_pvs_never_reaches_past_it() {
+    let dir = lanthorn_testdata::realdata_dir().join("quake/bsp");
+    if !dir.join("e2m6.bsp").is_file() {
+        lanthorn_testdata::missing_realdata(&dir);
+        return;
+    }
+    let (mut marked, mut near) = (Vec::new(), Vec::new());
+    for (k, name) in ["e1m1", "e2m6", "dm3"].into_iter().enumerate() {
+        let level = lanthorn_load::load(&dir.join(format!("{name}.bsp"))).unwrap();
+        let mut culler = super::Culler::new(&level, super::CullMode::Portal);
+        let mut rng = Rng::seeded(40 + k as u64);
+        let (mut checked, mut out) = (0, VisibleSet::default());
+        while checked < 60 {
+            let p = lanthorn_testdata::point_in_a_cell(&level, &mut || rng.unit_f32());
+            if level.locate(p).is_none() {
+                continue;
+            }
+            let spec = CameraSpec {
+                position: p,
+                yaw: rng.unit_f32() * 360.0,
+                pitch: (rng.unit_f32() - 0.5) * 60.0,
+            };
+            culler.cull(&level, &Camera::new(spec, 16.0 / 9.0), &mut out);
+            if !culler.cut.is_empty() || !culler.fences.is_empty() {
+                continue;
+            }
+            checked += 1;
+            super::pvs::mark(&level, p, &mut marked, &mut near);
+            for c in out.cells.iter().filter(|c| c.view == 0) {
+                assert!(
+                    marked[c.cell as usize],
+                    "{name} {spec:?}: cell {} past the PVS",
+                    c.cell
+                );
+            }
+        }
+    }
+    let level = lanthorn_load::load(&dir.join("e2m6.bsp")).unwrap();
+    let spec = CameraSpec {
+        position: Vec3::new(608.0, -496.0, -418.0),
+        yaw: 90.0,
+        pitch: 0.0,
+    };
+    let camera = Camera::new(spec, 16.0 / 9.0);
+    let mut flow = PortalFlow::new(&level);
+    let (mut bounded, mut octagons_alone) = (VisibleSet::default(), VisibleSet::default());
+    flow.run(
+        &level,
+        &camera,
+        level.locate(spec.position),
+        &mut octagons_alone,
+    );
+    super::pvs::mark(&level, spec.position, &mut flow.pvs_bound, &mut near);
+    flow.run(&level, &camera, level.locate(spec.position), &mut bounded);
+    assert!(
+        bounded.cells.len() + 10 < octagons_alone.cells.len(),
+        "{} cells bounded, {} by octagons alone",
+        bounded.cells.len(),
+        octagons_alone.cells.len()
+    );
+}
