@@ -153,6 +153,8 @@ pub struct Culler {
     /// GLQuake's marked cells and the leaves near the eye (`--cull pvs`; reused buffers).
     marked: Vec<bool>,
     near: Vec<u32>,
+    /// The leaves `PortalFlow::pvs_bound` was marked from.
+    bound_leaves: Vec<u32>,
     /// The rule GLQuake marked the last frame's cells by.
     pub pvs_rule: super::pvs::PvsRule,
 }
@@ -225,6 +227,7 @@ impl Culler {
             window_fences,
             marked: Vec::new(),
             near: Vec::new(),
+            bound_leaves: Vec::new(),
             pvs_rule: super::pvs::PvsRule::Everything,
         }
     }
@@ -425,15 +428,17 @@ impl Culler {
     /// widened) with that region as its octagon.
     /// Where the level has a PVS, the camera's flow goes only into the cells GLQuake marks
     /// (`pvs::mark`: the eye leaf's PVS, the fat PVS beside a liquid), so it never sends more
-    /// than the PVS; no bound where every cell is marked.
+    /// than the PVS; no bound where every cell is marked. The marks are made again only when
+    /// the eye's leaves change (a frame usually stays in its leaf).
     fn bound_flow_by_pvs(&mut self, level: &Level, camera: &Camera) {
+        let rule = super::pvs::eye_leaves(level, camera.position, &mut self.near);
         let bound = &mut self.flow.pvs_bound;
-        if level.pvs.is_none()
-            || super::pvs::mark(level, camera.position, bound, &mut self.near)
-                == super::pvs::PvsRule::Everything
-        {
+        if rule == super::pvs::PvsRule::Everything {
             bound.clear();
+        } else if bound.len() != level.cells.len() || self.bound_leaves != self.near {
+            super::pvs::mark_from(level, rule, &self.near, bound);
         }
+        self.bound_leaves.clone_from(&self.near);
     }
 
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {

@@ -23,19 +23,24 @@ pub enum PvsRule {
 
 /// The cells GLQuake marks for an eye at `eye`; `marked[c]` for each cell `c`.
 pub fn mark(level: &Level, eye: Vec3, marked: &mut Vec<bool>, near: &mut Vec<u32>) -> PvsRule {
-    marked.clear();
-    marked.resize(level.cells.len(), false);
-    let (Some(pvs), Some(leaf)) = (&level.pvs, quake_leaf(level, eye)) else {
-        marked.fill(true);
+    let rule = eye_leaves(level, eye, near);
+    mark_from(level, rule, near, marked);
+    rule
+}
+
+/// The rule GLQuake marks by for an eye at `eye`, and into `near` the cells whose PVS it
+/// unites (the eye's cell, or those near it beside a liquid; none for `Everything`). The
+/// marks depend on these alone (`mark_from`), so a caller may keep them while they stay.
+pub fn eye_leaves(level: &Level, eye: Vec3, near: &mut Vec<u32>) -> PvsRule {
+    near.clear();
+    let (Some(_), Some(leaf)) = (&level.pvs, quake_leaf(level, eye)) else {
         return PvsRule::Everything;
     };
     let Some(&eye_cell) = level.bsp.leaves[leaf as usize].cells.first() else {
-        marked.fill(true);
         return PvsRule::Everything;
     };
     let cell = &level.cells[eye_cell as usize];
     if cell.flags & cell_flags::SKY_LEAF != 0 {
-        marked.fill(true);
         return PvsRule::Everything;
     }
     let liquid = cell.surfaces.iter().any(|&s| {
@@ -44,19 +49,27 @@ pub fn mark(level: &Level, eye: Vec3, marked: &mut Vec<bool>, near: &mut Vec<u32
             .get(s as usize)
             .is_some_and(|s| s.flags & surface_flags::LIQUID != 0)
     });
-    near.clear();
-    let rule = if liquid {
+    if liquid {
         leaves_near(level, eye, FAT_PVS_RADIUS, near);
         PvsRule::Fat
     } else {
         near.push(eye_cell);
         PvsRule::Leaf
+    }
+}
+
+/// `marked[c]` for each cell `c` GLQuake marks by `rule` from the cells `near`
+/// (`eye_leaves`): every cell for `Everything`.
+pub fn mark_from(level: &Level, rule: PvsRule, near: &[u32], marked: &mut Vec<bool>) {
+    marked.clear();
+    marked.resize(level.cells.len(), rule == PvsRule::Everything);
+    let Some(pvs) = level.pvs.as_ref().filter(|_| rule != PvsRule::Everything) else {
+        return;
     };
     for (c, m) in marked.iter_mut().enumerate() {
         let c = c as u32;
         *m = near.iter().any(|&n| n == c || pvs.visible(n, c));
     }
-    rule
 }
 
 /// The leaf holding `p` as Quake's `Mod_PointInLeaf` finds it (a point on a node's plane goes
