@@ -15,6 +15,9 @@ use super::{VisibleCell, VisibleSet};
 use lanthorn_geom::{Camera, Octagon, Plane};
 use lanthorn_level::{portal_flags, Level};
 
+#[path = "water_reflection.rs"]
+mod water_reflection;
+
 /// What one traversal did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowStats {
@@ -141,15 +144,6 @@ impl PendingView {
             reflection: false,
         }
     }
-}
-
-/// The reflection across `plane` (points `p` to `p − 2·distance(p)·n`).
-fn reflection_across(plane: &Plane) -> Mat4 {
-    let n = plane.normal;
-    let linear = glam::Mat3::IDENTITY - 2.0 * glam::Mat3::from_cols(n * n.x, n * n.y, n * n.z);
-    let mut m = Mat4::from_mat3(linear);
-    m.w_axis = (2.0 * plane.dist * n).extend(1.0);
-    m
 }
 
 /// Views through mirrors and teleporters per frame, nested at most this deep.
@@ -560,56 +554,6 @@ impl PortalFlow {
             return None;
         };
         Some(o.intersect(&parent))
-    }
-
-    /// Whether the portal from `cell` into `target` (its `flags`) is a water surface the
-    /// camera's view sees from the air, clear of the near plane (`clear`), that reflects.
-    fn reflects(
-        &self,
-        level: &Level,
-        (cell, target): (u32, u32),
-        flags: u32,
-        view: &PendingView,
-        clear: bool,
-    ) -> bool {
-        let medium = |c: u32| level.cells[c as usize].medium;
-        self.reflect_water
-            && clear
-            && view.depth == 0
-            && flags & portal_flags::LIQUID_SURFACE != 0
-            && medium(cell) == lanthorn_level::Medium::Air
-            && medium(target) == lanthorn_level::Medium::Water
-    }
-
-    /// Opens the reflection of the air above the water surface on `plane` seen from `view`
-    /// (one view per plane) and seeds it with the air cell `beyond` and its water surface's
-    /// octagon.
-    fn open_reflection(
-        &mut self,
-        view: &PendingView,
-        plane: &Plane,
-        beyond: Beyond,
-        pending: &mut Vec<PendingView>,
-    ) {
-        let seed = (beyond.cell, beyond.octagon);
-        let mut reflected = view.through(plane, reflection_across(plane), beyond);
-        reflected.reflection = true;
-        let same_plane = |p: &PendingView| {
-            p.reflection
-                && p.parent == reflected.parent
-                && (p.clip_plane - reflected.clip_plane).abs().max_element() < 1e-3
-        };
-        let index = match pending.iter().position(same_plane) {
-            Some(i) => {
-                pending[i].octagon = pending[i].octagon.union(&reflected.octagon);
-                i
-            }
-            None => {
-                pending.push(reflected);
-                pending.len() - 1
-            }
-        };
-        self.water_seeds.push((index, seed.0, seed.1));
     }
 
     /// A new frame stamp (cells not stamped with it are unreached) and the queue holding only

@@ -193,7 +193,10 @@ impl Check<'_> {
         );
         let differing = solid + liquid;
         total.depth_ties += solid_ties + liquid_ties;
-        let tied = tied_misses(&img, truth, &submitted, tie);
+        let tied = match missed > 0 {
+            true => tied_misses(&img, truth, &submitted, tie),
+            false => vec![false; n],
+        };
         let tied_count = tied.iter().filter(|&&t| t).count() as u64;
         total.tied_misses += tied_count;
         if culler.mode == CullMode::Portal {

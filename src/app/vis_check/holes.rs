@@ -191,9 +191,7 @@ impl Holes {
             _ => false,
         }
     }
-}
 
-impl Holes {
     /// Whether pixel `i` shows each of surfaces `a` and `b` (ids: surface + 1) only by
     /// rounding its outline (`Sight::Graze`): where surfaces meet along an edge through the
     /// pixel's centre (a wall split at a waterline and the water's edge, which id's compiler
