@@ -74,16 +74,24 @@ fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     #endif
 }
 
+// The finest level's texel under `uv`, as the nearest filter picks it (its regions are padded,
+// so only rounding at the atlas's own edges needs the clamp).
+fn finest_texel(uv: vec2<f32>) -> vec2<i32> {
+    let size = vec2<i32>(textureDimensions(surface_cache));
+    return clamp(vec2<i32>(floor(uv * vec2<f32>(size))), vec2<i32>(0), size - 1);
+}
+
 // A cached surface magnified wherever it shows (`cache_state::CACHED_MAGNIFIED`): the GPU's
-// level of detail is below 0 all over it, so the finest level is what `fs_cached` samples;
-// read without the derivatives and level choice (a quarter of a full frame of close walls on
-// llvmpipe).
+// level of detail is below 0 all over it, so the finest level's nearest texel is what
+// `fs_cached` samples. Read as a texel fetch, without the derivatives, the level choice and
+// the sampler: llvmpipe's fetch path costs a fifth less of a frame of close walls than its
+// sampler at level 0 (docs/performance.md).
 @fragment
 fn fs_cached_magnified(in: CachedIn) -> @location(0) vec4<f32> {
     #ifndef CLIP_DISTANCES
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
-    let color = textureSampleLevel(surface_cache, cache_sampler, in.cache_uv, 0.0).rgb * CACHE_RANGE;
+    let color = textureLoad(surface_cache, finest_texel(in.cache_uv), 0).rgb * CACHE_RANGE;
     #ifdef AERIAL_FOG
     return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
     #else
