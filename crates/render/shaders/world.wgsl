@@ -180,9 +180,13 @@ fn fs_liquid(in: FragmentIn) -> @location(0) vec4<f32> {
     let warped = liquid_warp(in.uv, frame.params.x);
     let uv = select(in.uv, warped, (in.flags & SURFACE_LIQUID) != 0u);
     let tex = textureSample(materials, material_sampler, uv, in.layer);
+    #ifdef UNLIT_LIQUIDS
+    let color = plainly_finished(tex.rgb, in);
+    #else
     let baked = style_light(in.lightmap_uv, fragment_rows(in)) * frame.params.y;
     let light = select(baked, vec3<f32>(1.0), (in.flags & VERTEX_NO_LIGHTMAP) != 0u);
     let color = plainly_finished(mix(tex.rgb, tex.rgb * light, tex.a), in);
+    #endif
     return vec4<f32>(color.rgb, select(1.0, 0.0, (in.flags & SURFACE_GLOW) != 0u));
 }
 

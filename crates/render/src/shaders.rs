@@ -120,6 +120,9 @@ pub(crate) const DEFINES: &[&str] = &[
     // Moving objects' lamps read normal and specular maps (a variant: a software rasterizer
     // runs a branch's texture reads and highlight loop for every fragment).
     "MATERIAL_MAPS",
+    // No liquid of the level has a lightmap (Quake's never do): the camera's liquids skip the
+    // lightmap fetch a branch would still pay for.
+    "UNLIT_LIQUIDS",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -365,6 +368,8 @@ pub struct WorldVariant {
     /// Moving objects' lamps read their materials' normal and specular maps (with
     /// `object_lamps`, in a level whose materials have maps).
     pub material_maps: bool,
+    /// No liquid or glow of the level has a lightmap.
+    pub unlit_liquids: bool,
 }
 
 impl WorldVariant {
@@ -386,6 +391,7 @@ pub fn world(variant: WorldVariant) -> String {
         (variant.sun_shadows, "SUN_SHADOWS"),
         (variant.linear_output, "LINEAR_OUTPUT"),
         (variant.material_maps, "MATERIAL_MAPS"),
+        (variant.unlit_liquids, "UNLIT_LIQUIDS"),
     ];
     defines.extend(switches.iter().filter(|(on, _)| *on).map(|(_, name)| *name));
     build("world.wgsl", &defines).unwrap_or_else(|e| panic!("{e}"))
@@ -454,6 +460,8 @@ pub fn all_variants() -> Vec<(String, String)> {
             object_lamps,
             linear_output,
             material_maps: false,
+            // Both ways across the list: plain (the id maps') and lit liquids.
+            unlit_liquids: clip_distances,
         },
     );
     // With the material maps: over the most variants, and over the fewest.
@@ -588,6 +596,7 @@ mod tests {
                 object_lamps: true,
                 linear_output: true,
                 material_maps: true,
+                unlit_liquids: true,
             });
             let body = &w[w.find("@vertex").unwrap()..];
             assert!(

@@ -69,13 +69,7 @@ impl WorldPass {
         // A count with the octagons open draws the same frame from records of its own.
         let (open_records, open_bind_group) =
             pipelines::open_octagon_group(device, &layout, resources, max_records);
-        let aerial_fog = level.terrain.is_some();
-        let variant = shaders::WorldVariant {
-            aerial_fog,
-            object_lamps: object_lamps.variant,
-            material_maps: object_lamps.maps,
-            ..shaders::WorldVariant::clipped(clip_distances)
-        };
+        let variant = level_variant(level, &object_lamps, clip_distances);
         let module = world_module(device, variant);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("world"),
@@ -114,7 +108,8 @@ impl WorldPass {
                 color_format,
                 clip_distances,
                 device_clip_distances: gpu.features.clip_distances,
-                aerial_fog,
+                aerial_fog: variant.aerial_fog,
+                unlit_liquids: variant.unlit_liquids,
                 linear_output: false,
                 linear_filtering: false,
                 camera: CameraPipelines::new(liquids_can_cover(level, &mesh)),
@@ -186,6 +181,31 @@ pub(super) fn world_module(
     })
 }
 
+/// The world shader's variant for `level`: its terrain's fog, its liquids' light, its moving
+/// objects' lamps.
+fn level_variant(
+    level: &Level,
+    lamps: &object_lamps::ObjectLamps,
+    clip_distances: bool,
+) -> shaders::WorldVariant {
+    shaders::WorldVariant {
+        aerial_fog: level.terrain.is_some(),
+        unlit_liquids: liquids_unlit(level),
+        object_lamps: lamps.variant,
+        material_maps: lamps.maps,
+        ..shaders::WorldVariant::clipped(clip_distances)
+    }
+}
+
+/// Whether no liquid or glow of `level` has a lightmap (the `UNLIT_LIQUIDS` variant): Quake's
+/// liquids are drawn unlit; other formats may light them.
+fn liquids_unlit(level: &Level) -> bool {
+    let lightmapped = level.lightmaps.width != 0;
+    level.surfaces.iter().all(|s| {
+        SurfaceKind::of(s.flags) != SurfaceKind::Liquid || !lightmapped || s.lightmap.is_none()
+    })
+}
+
 /// Surfaces listed by more than one cell: each may need a record of its own when drawn once.
 pub(super) fn shared_surfaces(level: &Level) -> usize {
     let mut listed = vec![0u8; level.surfaces.len()];
@@ -218,4 +238,31 @@ impl DebugDraws {
 /// what lies under them (no glow: `vis::liquid_cover::liquids_hide`).
 pub(super) fn liquids_can_cover(level: &Level, mesh: &WorldMesh) -> bool {
     !mesh.liquid_ranges.is_empty() && lanthorn_vis::liquid_cover::liquids_hide(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Quake's liquids have no lightmaps (id's `light` leaves turbulent faces unlit), so e1m1
+    /// takes the `UNLIT_LIQUIDS` variant; one liquid given a lightmap takes it away.
+    #[test]
+    fn a_level_takes_unlit_liquids_only_where_no_liquid_has_a_lightmap() {
+        let path = lanthorn_testdata::realdata_dir().join("quake/bsp/e1m1.bsp");
+        if !path.is_file() {
+            return lanthorn_testdata::missing_realdata(&path);
+        }
+        let mut level = lanthorn_load::load(&path).unwrap();
+        let is_liquid =
+            |s: &lanthorn_level::Surface| SurfaceKind::of(s.flags) == SurfaceKind::Liquid;
+        assert!(
+            level.surfaces.iter().any(is_liquid),
+            "e1m1 has water and slime"
+        );
+        assert!(liquids_unlit(&level));
+        let lit = level.surfaces.iter().find_map(|s| s.lightmap).unwrap();
+        let liquid = level.surfaces.iter().position(is_liquid).unwrap();
+        level.surfaces[liquid].lightmap = Some(lit);
+        assert!(!liquids_unlit(&level));
+    }
 }

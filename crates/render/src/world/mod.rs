@@ -163,6 +163,8 @@ struct WorldPipelines {
     device_clip_distances: bool,
     /// `module` is the `AERIAL_FOG` variant (a level under a terrain).
     aerial_fog: bool,
+    /// `module` is the `UNLIT_LIQUIDS` variant (no liquid of the level has a lightmap).
+    unlit_liquids: bool,
     /// `module` is the `LINEAR_OUTPUT` variant: the pass draws into the HDR scene
     /// (`set_scene_format`).
     linear_output: bool,
@@ -305,6 +307,7 @@ impl WorldPass {
         let variant = shaders::WorldVariant {
             clip_distances: self.shading.clip_distances,
             aerial_fog: self.shading.aerial_fog,
+            unlit_liquids: self.shading.unlit_liquids,
             sun_shadows: self.lighting.shadows.is_some(),
             object_lamps: self.lighting.object_lamps.variant,
             linear_output: self.shading.linear_output,
