@@ -157,7 +157,7 @@ class Compare:
         _, x, y, z, yaw, pitch = cam
         path = tmp / "still.json"
         path.write_text(json.dumps({"speed": 8, "keys": [{"pos": [x, y, z], "yaw": yaw, "pitch": -pitch}]}))
-        qs_ms, ln_ms, ln_world, ln_cpu, wpoly, surfaces = [], [], [], [], None, None
+        qs_ms, ln_ms, ln_world, ln_cpu, wpoly, surfaces, sky = [], [], [], [], None, None, None
         for _ in range(self.args.runs):
             text = run(self.qs_cmd(mp, cam, tmp / "qs_t.png"), env=qs_env(True, self.args.frames))
             m = re.search(r"= ([\d.]+) ms/frame", text)
@@ -175,9 +175,11 @@ class Compare:
             ln_world.append(j.get("gpu_world_ms_median", float("nan")))
             ln_cpu.append(cpu_outside_submit(j))
             surfaces = j.get("surfaces_median")
+            sky = j.get("sky_surfaces_median")
         med = lambda v: statistics.median(v) if v else float("nan")
         return dict(qs_ms=med(qs_ms), ln_ms=med(ln_ms), ln_world_ms=med(ln_world),
-                    ln_cpu_ms=med(ln_cpu), wpoly=wpoly, surfaces=surfaces, runs=len(ln_ms))
+                    ln_cpu_ms=med(ln_cpu), wpoly=wpoly, surfaces=surfaces, sky_surfaces=sky,
+                    runs=len(ln_ms))
 
     def camera(self, mp, cam, timed):
         with tempfile.TemporaryDirectory() as t:
@@ -224,6 +226,7 @@ class Compare:
             summary += (f"; CPU outside the submit: median "
                         f"{statistics.median(r.get('ln_cpu_ms', 0) for r in timed):.3f} ms, most "
                         f"{busy.get('ln_cpu_ms', 0):.3f} ({busy['map']} {busy['camera']})")
+            summary += surfaces_summary(timed)
         (self.out / "table.md").write_text(table + "\n" + summary + "\n")
         print(summary)
         worst = sorted(results, key=lambda r: r["ssim"])[:5]
@@ -232,15 +235,34 @@ class Compare:
 
 
 HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU) "
-          "| ratio | QS wpoly / Lanthorn surfaces | pass |")
+          "| ratio | QS wpoly / Lanthorn surfaces (of which sky) | pass |")
 RULE = "|---|---|---|---|---|---|---|---|---|---|"
+
+
+def sky_note(r):
+    """The sky's share of Lanthorn's surfaces, where the bench reported it."""
+    sky = r.get("sky_surfaces")
+    return f" ({sky:.0f})" if sky is not None else ""
+
+
+def surfaces_summary(timed):
+    """Lanthorn's surfaces without the sky against quakespasm's wpoly (which leaves the sky out),
+    over the cameras that have both."""
+    rows = [r for r in timed if r.get("wpoly") is not None and r.get("sky_surfaces") is not None]
+    if not rows:
+        return ""
+    ours = sum(r["surfaces"] - r["sky_surfaces"] for r in rows)
+    more = [r for r in rows if r["surfaces"] - r["sky_surfaces"] > r["wpoly"]]
+    return (f"; world surfaces without the sky {ours:.0f} against quakespasm's wpoly "
+            f"{sum(r['wpoly'] for r in rows)} over {len(rows)} cameras, more than wpoly at "
+            f"{len(more)}" + "".join(f" {r['map']} {r['camera']}" for r in more[:5]))
 
 
 def row(r):
     t = ""
     if "qs_ms" in r:
         t = (f"{r['qs_ms']:.1f} | {r['ln_ms']:.1f} ({r['ln_world_ms']:.1f}) | {r['ln_ms'] / r['qs_ms']:.2f} "
-             f"| {r['wpoly']} / {r['surfaces']:.0f}")
+             f"| {r['wpoly']} / {r['surfaces']:.0f}{sky_note(r)}")
     else:
         t = " |  |  | "
     return (f"| {r['map']} | {r['camera']} | {r['mae_linear']:.4f} | {r['ssim']:.3f} "

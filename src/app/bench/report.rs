@@ -13,6 +13,8 @@ pub struct BenchReport {
     pub triangles: Vec<u64>,
     /// World surfaces drawn per frame.
     pub surfaces: Vec<u32>,
+    /// Of those, the sky's per frame.
+    pub sky_surfaces: Vec<u32>,
     /// The camera's opaque surfaces drawn from the surface cache per frame (moving objects'
     /// too, which `surfaces` leaves out).
     pub cached: Vec<u32>,
@@ -81,6 +83,7 @@ impl BenchReport {
         self.draw_calls.push(stats.world.draw_calls);
         self.sub_draws.push(stats.world.sub_draws);
         self.surfaces.push(stats.world.surfaces);
+        self.sky_surfaces.push(stats.world.sky_surfaces);
         self.cached.push(stats.world.cached);
         self.triangles.push(stats.world.triangles);
         // Frames that drew the terrain (in a level, only those that see an outdoor cell).
@@ -97,6 +100,7 @@ impl BenchReport {
             "frame_ms": self.frame_ms,
             "triangles": self.triangles,
             "surfaces": self.surfaces,
+            "sky_surfaces": self.sky_surfaces,
             "cached": self.cached,
             "sub_draws": self.sub_draws,
             "cells_visible": self.cells_visible,
@@ -117,6 +121,7 @@ impl BenchReport {
             "sub_draws_max": self.sub_draws.iter().copied().max().unwrap_or(0),
             "triangles_median": quantile(&tris, 0.5),
             "surfaces_median": quantile(&self.surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
+            "sky_surfaces_median": quantile(&self.sky_surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
             "cached_median": quantile(&self.cached.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
             "adapter": self.adapter,
             "cull": self.cull,
@@ -242,10 +247,11 @@ impl BenchReport {
             println!("gpu {:<18} median {:.3} ms", name, quantile(v, 0.5));
         }
         println!(
-            "world          draw calls max {}, sub-draws max {}, surfaces median {}, from the surface cache {} (objects' too)",
+            "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too)",
             self.draw_calls.iter().max().unwrap_or(&0),
             self.sub_draws.iter().max().unwrap_or(&0),
             quantile(&self.surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
+            quantile(&self.sky_surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
             quantile(&self.cached.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
         );
         if !self.terrain.is_empty() {

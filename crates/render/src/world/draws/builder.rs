@@ -218,6 +218,7 @@ impl DrawBuilder {
                     continue;
                 }
                 out.batch_start = out.commands.len();
+                let surfaces_before = out.surfaces;
                 let shared =
                     inputs.tests.once && class == ViewClass::Camera && kind != SurfaceKind::Liquid;
                 out.cache = match (class, kind) {
@@ -263,6 +264,9 @@ impl DrawBuilder {
                             out.push(mesh.liquid_ranges[l as usize], slot);
                         }
                     }
+                }
+                if kind == SurfaceKind::Sky {
+                    stats.sky_surfaces += out.surfaces - surfaces_before;
                 }
                 let count = out.commands.len() as u32 - first;
                 list.batches[super::batch(class, kind)] = (first, count);

@@ -82,6 +82,8 @@ pub struct WorldStats {
     pub triangles: u64,
     /// World surfaces drawn (every copy; objects' not counted).
     pub surfaces: u32,
+    /// Of `surfaces`, the sky's (quakespasm's `r_speeds` counts them apart from its wpoly).
+    pub sky_surfaces: u32,
     /// Of the camera's opaque surfaces, those drawn from the surface cache.
     pub cached: u32,
     /// Of the camera's opaque surfaces, those drawn directly that the cache wants to hold
