@@ -195,6 +195,30 @@ fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
     assert_eq!(direct.commands.len(), list.commands.len());
 }
 
+/// The sky's surfaces are counted apart (quakespasm's wpoly leaves them out), as many as the
+/// sky batch's commands draw, read back through their vertices.
+#[test]
+fn the_sky_drawn_is_counted_apart() {
+    let level = three_cells();
+    let mesh = WorldMesh::build(&level, &[]);
+    let visible = VisibleSet {
+        cells: vec![
+            seen(0, octagon(-0.5, 0.5), 0),
+            seen(1, octagon(-0.9, -0.1), 0),
+        ],
+        ..Default::default()
+    };
+    let list = whole_cells(&mesh, &visible, 256, true);
+    let sky: BTreeSet<u32> = drawn(&mesh, &list, CAMERA_SKY)
+        .into_iter()
+        .flat_map(|(_, s)| s)
+        .collect();
+    assert_eq!(sky, set(&[1]));
+    assert_eq!(list.stats.sky_surfaces, sky.len() as u32);
+    // Cell 0's wall and sky, cell 1's wall and pool.
+    assert_eq!(list.stats.surfaces, 4);
+}
+
 #[test]
 fn portal_views_draw_their_own_liquids_and_mirrors_their_own_batch() {
     let level = three_cells();
