@@ -422,10 +422,6 @@ impl Culler {
             self.micros - self.stage_micros.objects - self.stage_micros.locate;
     }
 
-    /// Where the near plane cuts a wall (the eye within ~6 units of it), or a fence surface
-    /// of a visible cell lets the eye through its holes, the screen shows what lies beyond
-    /// through solid: every cell in that part of the frustum is added (or its octagon
-    /// widened) with that region as its octagon.
     /// Where the level has a PVS, the camera's flow goes only into the cells GLQuake marks
     /// (`pvs::mark`: the eye leaf's PVS, the fat PVS beside a liquid), so it never sends more
     /// than the PVS; no bound where every cell is marked. The marks are made again only when
@@ -441,6 +437,10 @@ impl Culler {
         self.bound_leaves.clone_from(&self.near);
     }
 
+    /// Where the near plane cuts a wall (the eye within ~6 units of it), or a fence surface
+    /// of a visible cell lets the eye through its holes, the screen shows what lies beyond
+    /// through solid: every cell in that part of the frustum is added (or its octagon
+    /// widened) with that region as its octagon.
     fn add_cells_past_cut_walls(&mut self, level: &Level, camera: &Camera, out: &mut VisibleSet) {
         let seen = out.cells.iter().filter(|c| c.view == 0).map(|c| c.cell);
         let reach = super::near_plane::near_reach(camera);

@@ -66,6 +66,14 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     v[idx]
 }
 
+/// The median of per-frame counts.
+fn median_count(counts: &[u32]) -> f64 {
+    quantile(
+        &counts.iter().map(|&c| f64::from(c)).collect::<Vec<_>>(),
+        0.5,
+    )
+}
+
 impl BenchReport {
     /// Adds a measured frame: its time, what it drew and what its culling found.
     pub(super) fn add_frame(
@@ -120,9 +128,9 @@ impl BenchReport {
             "draw_calls_max": self.draw_calls.iter().copied().max().unwrap_or(0),
             "sub_draws_max": self.sub_draws.iter().copied().max().unwrap_or(0),
             "triangles_median": quantile(&tris, 0.5),
-            "surfaces_median": quantile(&self.surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
-            "sky_surfaces_median": quantile(&self.sky_surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
-            "cached_median": quantile(&self.cached.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
+            "surfaces_median": median_count(&self.surfaces),
+            "sky_surfaces_median": median_count(&self.sky_surfaces),
+            "cached_median": median_count(&self.cached),
             "adapter": self.adapter,
             "cull": self.cull,
             "flow_us_median": quantile(&self.cull_us, 0.5),
@@ -250,9 +258,9 @@ impl BenchReport {
             "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too)",
             self.draw_calls.iter().max().unwrap_or(&0),
             self.sub_draws.iter().max().unwrap_or(&0),
-            quantile(&self.surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
-            quantile(&self.sky_surfaces.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
-            quantile(&self.cached.iter().map(|&s| s as f64).collect::<Vec<_>>(), 0.5),
+            median_count(&self.surfaces),
+            median_count(&self.sky_surfaces),
+            median_count(&self.cached),
         );
         if !self.terrain.is_empty() {
             let t = &self.terrain;
