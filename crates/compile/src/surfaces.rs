@@ -22,7 +22,7 @@ pub(super) struct SurfaceSpec {
 }
 
 /// Builds a triangulated surface from a convex polygon (counter-clockwise seen from the front),
-/// fanned without flat triangles (`geom::triangulate`): T-junction vertices on its straight
+/// cut without flat triangles (`geom::triangulate::cut`): T-junction vertices on its straight
 /// sides are kept as vertices, so no boundary edge skips one.
 pub(super) fn make_surface(points: &[DVec3], normal: DVec3, spec: &SurfaceSpec) -> Surface {
     if points.len() < 3 {
@@ -33,10 +33,9 @@ pub(super) fn make_surface(points: &[DVec3], normal: DVec3, spec: &SurfaceSpec) 
             ..Default::default()
         };
     }
-    let fan = triangulate::fan(points);
-    let indices = triangulate::fan_indices(points, fan);
+    let (indices, centre) = triangulate::cut(points);
     let mut pts = points.to_vec();
-    if fan == triangulate::Fan::Centre {
+    if centre {
         pts.push(triangulate::centre(points));
     }
     let st: Vec<(f64, f64)> = pts.iter().map(|&p| spec.tex.st(p)).collect();

@@ -1,6 +1,9 @@
 //! Triangles of a convex polygon with no flat ones. Outlines often carry collinear vertices (T-junction
 //! vertices a compiler inserted on a straight side): a fan from such a vertex, or from a corner
 //! next to one, makes zero-area triangles that the rasterizer turns into sparkles and cracks.
+//! Of the cuts without flat triangles, the one whose diagonals are shortest in sum is taken
+//! ([`cut`]): a software rasterizer shades whole 4×4 blocks along both sides of every edge,
+//! so a fan's long thin triangles cost it pixels shaded twice along each diagonal.
 
 use glam::DVec3;
 
@@ -119,6 +122,85 @@ pub fn fan_indices(points: &[DVec3], fan: Fan) -> Vec<u32> {
     out
 }
 
+/// The triangles of the convex polygon `points` (in order, either winding; triangles wind as
+/// the polygon does), and whether index `n` is a centre vertex the caller appends:
+/// [`shortest_diagonals`] where the polygon has a cut without flat triangles, else [`fan`]'s.
+pub fn cut(points: &[DVec3]) -> (Vec<u32>, bool) {
+    if let Some(indices) = shortest_diagonals(points) {
+        return (indices, false);
+    }
+    let fan = fan(points);
+    (fan_indices(points, fan), fan == Fan::Centre)
+}
+
+/// Polygons with more corners than this are fanned ([`shortest_diagonals`] costs n³).
+pub const MAX_CUT_CORNERS: usize = 96;
+
+/// The triangles between the corners of the convex polygon `points` (in order) with no flat or
+/// inverted triangle whose diagonals are shortest in sum; `None` where every such cut has one
+/// (or the polygon has fewer than 3 or more than [`MAX_CUT_CORNERS`] corners). The area and
+/// the sides are the same in every cut: the diagonals are what a cut can shorten.
+pub fn shortest_diagonals(points: &[DVec3]) -> Option<Vec<u32>> {
+    let n = points.len();
+    if !(3..=MAX_CUT_CORNERS).contains(&n) {
+        return None;
+    }
+    let normal = newell_normal(points);
+    // Sides (neighbours, and the last corner with the first) cost nothing.
+    let length = |a: usize, b: usize| match b - a == 1 || (a == 0 && b == n - 1) {
+        true => 0.0,
+        false => (points[b] - points[a]).length(),
+    };
+    // best[i * n + j]: the least diagonal length inside the part of the polygon from corner i
+    // to corner j, and the apex over side (i, j) that gives it.
+    let mut best = vec![(f64::INFINITY, usize::MAX); n * n];
+    for i in 0..n - 1 {
+        best[i * n + i + 1] = (0.0, usize::MAX);
+    }
+    for span in 2..n {
+        for i in 0..n - span {
+            let j = i + span;
+            for k in i + 1..j {
+                let cost = best[i * n + k].0 + best[k * n + j].0 + length(i, k) + length(k, j);
+                if cost < best[i * n + j].0
+                    && height_across(points[i], points[k], points[j], normal) >= FLAT_HEIGHT
+                {
+                    best[i * n + j] = (cost, k);
+                }
+            }
+        }
+    }
+    if !best[n - 1].0.is_finite() {
+        return None;
+    }
+    let mut indices = Vec::with_capacity(3 * (n - 2));
+    let mut parts = vec![(0, n - 1)];
+    while let Some((i, j)) = parts.pop() {
+        if j - i >= 2 {
+            let k = best[i * n + j].1;
+            indices.extend([i, k, j].map(|c| c as u32));
+            parts.extend([(i, k), (k, j)]);
+        }
+    }
+    Some(indices)
+}
+
+/// The height of triangle `abc` as seen along `normal` (its area across it over its longest
+/// side), negative when it winds against it. `signed_height` for a triangle in the polygon's
+/// plane; an outline whose T-junction vertex lies a hair off the plane makes triangles that
+/// are tall but stand across the plane, and cover nothing seen from the front.
+fn height_across(a: DVec3, b: DVec3, c: DVec3, normal: DVec3) -> f64 {
+    let longest = (b - a)
+        .length_squared()
+        .max((c - b).length_squared())
+        .max((a - c).length_squared())
+        .sqrt();
+    if longest == 0.0 {
+        return 0.0;
+    }
+    (b - a).cross(c - a).dot(normal) / longest
+}
+
 /// The average of the corners (inside a convex polygon).
 pub fn centre(points: &[DVec3]) -> DVec3 {
     points.iter().copied().sum::<DVec3>() / points.len().max(1) as f64
@@ -191,5 +273,128 @@ mod tests {
         let ix = fan_indices(&all, Fan::Centre);
         assert_eq!(ix.len(), 3 * all.len());
         assert!((area(&all, &ix) - 64.0).abs() < 1e-9);
+        // A cut needs no centre there: the corners' ears, then the eight side points.
+        let (ix, centre) = cut(&all);
+        assert!(!centre);
+        assert_eq!(ix.len(), 3 * (all.len() - 2));
+        assert!((area(&all, &ix) - 64.0).abs() < 1e-9);
+    }
+
+    /// Every cut of the convex polygon `0..n` into triangles, as lists of corner triples
+    /// (the triangle over side (0, n − 1) first, then each part's, recursively).
+    fn every_cut(i: usize, j: usize) -> Vec<Vec<[usize; 3]>> {
+        if j - i < 2 {
+            return vec![Vec::new()];
+        }
+        let mut out = Vec::new();
+        for k in i + 1..j {
+            for left in every_cut(i, k) {
+                for right in every_cut(k, j) {
+                    let mut t = vec![[i, k, j]];
+                    t.extend(&left);
+                    t.extend(&right);
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// A convex polygon: `corners` points on an ellipse at random angles, with up to two
+    /// points put on random sides (as a compiler's T-junction vertices: some a hair off the
+    /// side, in the plane or out of it, as e1m3's).
+    fn random_polygon(seed: &mut u64, corners: usize) -> Vec<DVec3> {
+        let mut next = || {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut angles: Vec<f64> = (0..corners)
+            .map(|_| next() * std::f64::consts::TAU)
+            .collect();
+        angles.sort_by(f64::total_cmp);
+        let (rx, ry) = (20.0 + 200.0 * next(), 20.0 + 200.0 * next());
+        let mut points: Vec<DVec3> = angles
+            .iter()
+            .map(|a| DVec3::new(rx * a.cos(), ry * a.sin(), 5.0))
+            .collect();
+        for _ in 0..(next() * 3.0) as usize {
+            let k = (next() * points.len() as f64) as usize % points.len();
+            let (a, b) = (points[k], points[(k + 1) % points.len()]);
+            let across = DVec3::Z.cross(b - a).normalize() * 0.01 * (next() - 0.5);
+            let off_plane = DVec3::Z * 0.1 * (next() - 0.5);
+            points.insert(k + 1, a.lerp(b, 0.2 + 0.6 * next()) + across + off_plane);
+        }
+        points
+    }
+
+    /// Brute force over every cut of random convex polygons with points on their sides: the
+    /// shortest cut without flat triangles is found whenever one exists, its diagonals as
+    /// short in sum as the best of all; its triangles have height, wind as the polygon and
+    /// cover it.
+    #[test]
+    fn the_shortest_diagonals_are_the_least_of_every_cut() {
+        let mut seed = 7u64;
+        let (mut found, mut none) = (0, 0);
+        // (`none` counts random polygons without one: a polygon with area almost always has one.)
+        for case in 0..600 {
+            let p = random_polygon(&mut seed, 3 + case % 5);
+            let n = p.len();
+            let normal = newell_normal(&p);
+            let diagonal = |a: usize, b: usize| {
+                let (a, b) = (a.min(b), a.max(b));
+                match b - a == 1 || (a == 0 && b == n - 1) {
+                    true => 0.0,
+                    false => (p[b] - p[a]).length(),
+                }
+            };
+            // Each inner diagonal is an edge of two triangles, each side of one.
+            let length = |cut: &[[usize; 3]]| -> f64 {
+                let edges = cut
+                    .iter()
+                    .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]);
+                edges.map(|(a, b)| diagonal(a, b)).sum::<f64>() / 2.0
+            };
+            let valid =
+                |t: &[usize; 3]| height_across(p[t[0]], p[t[1]], p[t[2]], normal) >= FLAT_HEIGHT;
+            let best = every_cut(0, n - 1)
+                .into_iter()
+                .filter(|c| c.iter().all(valid))
+                .map(|c| length(&c))
+                .fold(None, |m: Option<f64>, l| Some(m.map_or(l, |m| m.min(l))));
+            let got = shortest_diagonals(&p);
+            assert_eq!(got.is_some(), best.is_some(), "case {case}: {p:?}");
+            let (Some(ix), Some(best)) = (got, best) else {
+                none += 1;
+                continue;
+            };
+            found += 1;
+            let cut: Vec<[usize; 3]> = ix
+                .chunks(3)
+                .map(|t| [0, 1, 2].map(|k| t[k] as usize))
+                .collect();
+            assert_eq!(cut.len(), n - 2, "case {case}");
+            assert!(
+                cut.iter().all(valid),
+                "case {case}: a flat or inverted triangle"
+            );
+            assert!(
+                (length(&cut) - best).abs() < 1e-9,
+                "case {case}: {} against {best}",
+                length(&cut)
+            );
+            // Seen along the normal: triangles all facing it, summing to the polygon's area,
+            // cover it once.
+            let across = |t: [usize; 3]| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).dot(normal);
+            let whole: f64 = (1..n - 1).map(|k| across([0, k, k + 1])).sum();
+            let covered: f64 = cut.iter().map(|&t| across(t)).sum();
+            assert!((covered - whole).abs() < 1e-6 * whole, "case {case}");
+        }
+        assert!(found > 500, "{found} cut, {none} without a cut");
+        // A polygon with no area has no cut without flat triangles; `cut` then fans it.
+        let flat: Vec<DVec3> = (0..5).map(|k| DVec3::new(k as f64, 0.0, 0.0)).collect();
+        assert_eq!(shortest_diagonals(&flat), None);
+        assert_eq!(cut(&flat).0, fan_indices(&flat, fan(&flat)));
     }
 }

@@ -85,7 +85,7 @@ pub fn repair_tjunctions(surfaces: &mut [Surface], ids: &[u32]) -> usize {
         }
         total += added;
         let vertices = with_inserted(&outlines[k], &polys[k], &inserted[k]);
-        let (vertices, indices) = fan_surface(vertices, &polys[k]);
+        let (vertices, indices) = cut_surface(vertices, &polys[k]);
         let s = &mut surfaces[i as usize];
         s.vertices = vertices;
         s.indices = indices;
@@ -137,12 +137,11 @@ fn with_inserted(old: &[Vertex], points: &[DVec3], inserted: &[bool]) -> Vec<Ver
     vertices
 }
 
-/// Triangles of a convex outline with no flat one: a fan from a corner that makes none, or
-/// from an added centre vertex.
-pub fn fan_surface(mut vertices: Vec<Vertex>, points: &[DVec3]) -> (Vec<Vertex>, Vec<u32>) {
-    let fan = triangulate::fan(points);
-    let indices = triangulate::fan_indices(points, fan);
-    if fan == triangulate::Fan::Centre {
+/// Triangles of a convex outline with no flat one (`triangulate::cut`): between its corners,
+/// the diagonals shortest in sum, or a fan from an added centre vertex.
+pub fn cut_surface(mut vertices: Vec<Vertex>, points: &[DVec3]) -> (Vec<Vertex>, Vec<u32>) {
+    let (indices, centre) = triangulate::cut(points);
+    if centre {
         let centre = centre_vertex(&vertices);
         vertices.push(centre);
     }

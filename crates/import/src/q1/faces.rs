@@ -357,9 +357,9 @@ pub(super) fn build(
             }
         })
         .collect();
-    // Quake's outlines carry the T-junction vertices id's qbsp inserted: fan from a corner that
-    // makes no flat triangle (or from the centre).
-    let (vertices, indices) = lanthorn_level::tjunctions::fan_surface(vertices, &points);
+    // Quake's outlines carry the T-junction vertices id's qbsp inserted: cut with no flat
+    // triangle (or fanned from the centre).
+    let (vertices, indices) = lanthorn_level::tjunctions::cut_surface(vertices, &points);
     Ok(BuiltFace {
         surface: Surface {
             vertices,
