@@ -128,3 +128,65 @@ fn a_cache_baked_under_other_styles_is_not_drawn() {
     let (d, _) = diff(&normal_frame, &want);
     assert!(d.mean > 1.0, "{d:?}");
 }
+
+/// The cache's surfaces magnified all over, read as their finest level's texel
+/// (`fs_cached_magnified`), draw exactly what the sampler draws for them (`magnified_fetch`
+/// off: `fs_cached`): not one pixel differs, at the cameras above and at e1m1's near-portal
+/// views (eyes 0–8 units from a doorway, walls and floors close by, where the level of detail
+/// of a surface's far end comes nearest 0). The magnified batch is not empty at most of them.
+#[test]
+fn magnified_surfaces_fetched_draw_what_the_sampler_draws() {
+    let Some(gpu) = gpu() else { return };
+    let Some(e1m1) = quake_level("e1m1") else {
+        return;
+    };
+    let views = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");
+    let near_portals =
+        lanthorn::app::vis_check::views_in_cells(&views.join("e1m1-portals.json"), &e1m1).unwrap();
+    let mut levels = vec![("e1m1", e1m1, near_portals.into_iter().step_by(3).collect())];
+    for (map, camera) in cameras().into_iter().skip(1) {
+        let Some(level) = quake_level(map) else {
+            return;
+        };
+        levels.push((map, level, vec![camera]));
+    }
+    let (mut views_seen, mut with_magnified) = (0, 0);
+    for (map, level, cameras) in &levels {
+        let mut renderer = Renderer::new(gpu, level, SIZE);
+        let mut culler = Culler::new(level, CullMode::Portal);
+        let mut visible = VisibleSet::default();
+        for spec in cameras {
+            let cam = Camera::new(*spec, SIZE.0 as f32 / SIZE.1 as f32);
+            culler.cull(level, &cam, &mut visible);
+            let fetch = settings(true, StyleMode::Normal, 0.0);
+            let sampled = FrameSettings {
+                magnified_fetch: false,
+                ..fetch
+            };
+            // Baked by the third frame.
+            let mut stats = Default::default();
+            for _ in 0..3 {
+                stats = renderer.render(gpu, &cam, &visible, &fetch).world;
+            }
+            let want = renderer.read_color(gpu);
+            renderer.render(gpu, &cam, &visible, &sampled);
+            let got = renderer.read_color(gpu);
+            let differing = want
+                .pixels()
+                .zip(got.pixels())
+                .filter(|(a, b)| a != b)
+                .count();
+            assert_eq!(
+                differing, 0,
+                "{map} at {spec:?}: {differing} pixels differ ({} of {} surfaces magnified)",
+                stats.magnified, stats.cached
+            );
+            views_seen += 1;
+            with_magnified += (stats.magnified > 0) as u32;
+        }
+    }
+    assert!(
+        with_magnified * 2 > views_seen,
+        "magnified surfaces at {with_magnified} of {views_seen} views"
+    );
+}

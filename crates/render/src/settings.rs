@@ -30,6 +30,10 @@ pub struct FrameSettings {
     pub wireframe: bool,
     /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
     pub surface_cache: bool,
+    /// The cache's surfaces magnified all over read their finest level's texel directly
+    /// (`fs_cached_magnified`); off, they go through the sampler as the others do. The same
+    /// pixels either way (tests/gpu/surface_cache.rs checks it): off costs time, not looks.
+    pub magnified_fetch: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
     /// The scene is drawn in linear, unclamped light into a float target and tone-mapped into
@@ -73,6 +77,7 @@ impl Default for FrameSettings {
             wireframe: false,
             switched: 0,
             surface_cache: true,
+            magnified_fetch: true,
             bloom: false,
             hdr: false,
             exposure: 0.0,

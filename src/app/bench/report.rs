@@ -18,6 +18,8 @@ pub struct BenchReport {
     /// The camera's opaque surfaces drawn from the surface cache per frame (moving objects'
     /// too, which `surfaces` leaves out).
     pub cached: Vec<u32>,
+    /// Of those, the ones magnified all over (read as texel fetches) per frame.
+    pub magnified: Vec<u32>,
     pub cpu_stage_ms: Vec<(&'static str, Vec<f64>)>,
     pub gpu_pass_ms: Vec<(&'static str, Vec<f64>)>,
     /// Culling time per frame (µs) and visible cells.
@@ -93,6 +95,7 @@ impl BenchReport {
         self.surfaces.push(stats.world.surfaces);
         self.sky_surfaces.push(stats.world.sky_surfaces);
         self.cached.push(stats.world.cached);
+        self.magnified.push(stats.world.magnified);
         self.triangles.push(stats.world.triangles);
         // Frames that drew the terrain (in a level, only those that see an outdoor cell).
         if session.renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
@@ -110,6 +113,7 @@ impl BenchReport {
             "surfaces": self.surfaces,
             "sky_surfaces": self.sky_surfaces,
             "cached": self.cached,
+            "magnified": self.magnified,
             "sub_draws": self.sub_draws,
             "cells_visible": self.cells_visible,
             "cull_us": self.cull_us,
@@ -131,6 +135,7 @@ impl BenchReport {
             "surfaces_median": median_count(&self.surfaces),
             "sky_surfaces_median": median_count(&self.sky_surfaces),
             "cached_median": median_count(&self.cached),
+            "magnified_median": median_count(&self.magnified),
             "adapter": self.adapter,
             "cull": self.cull,
             "flow_us_median": quantile(&self.cull_us, 0.5),
@@ -255,12 +260,13 @@ impl BenchReport {
             println!("gpu {:<18} median {:.3} ms", name, quantile(v, 0.5));
         }
         println!(
-            "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too)",
+            "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too; magnified {})",
             self.draw_calls.iter().max().unwrap_or(&0),
             self.sub_draws.iter().max().unwrap_or(&0),
             median_count(&self.surfaces),
             median_count(&self.sky_surfaces),
             median_count(&self.cached),
+            median_count(&self.magnified),
         );
         if !self.terrain.is_empty() {
             let t = &self.terrain;

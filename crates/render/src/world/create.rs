@@ -225,6 +225,7 @@ impl DebugDraws {
         DebugDraws {
             portal_triangles: id_pass::PortalTriangles::build(level),
             tinted: false,
+            magnified_fetch: true,
             polygon_mode_line: gpu.features.polygon_mode_line,
             back_faces_occlude: level
                 .cells

@@ -219,6 +219,8 @@ struct DebugDraws {
     /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera surfaces go
     /// through `WorldPipelines::full`.
     tinted: bool,
+    /// `FrameSettings::magnified_fetch`.
+    magnified_fetch: bool,
     polygon_mode_line: bool,
     /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
     /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
@@ -593,6 +595,7 @@ impl Pass for WorldPass {
         self.shading.linear_filtering = s.linear_filtering;
         // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
         self.debug.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
+        self.debug.magnified_fetch = s.magnified_fetch;
         let reflects = inputs.visible.views.iter().any(|v| v.reflection);
         self.use_full_shading(gpu, reflects);
         self.lighting.style_scales = lanthorn_level::styles::scales(
@@ -644,7 +647,8 @@ impl Pass for WorldPass {
                 let Some(atlas) = &self.cache.atlas else {
                     continue;
                 };
-                pass.set_pipeline(&atlas.pipelines[(batch == MAGNIFIED_BATCH) as usize]);
+                let fetch = batch == MAGNIFIED_BATCH && self.debug.magnified_fetch;
+                pass.set_pipeline(&atlas.pipelines[fetch as usize]);
                 pass.set_bind_group(
                     1,
                     &atlas.bind_groups[self.shading.linear_filtering as usize],

@@ -200,6 +200,7 @@ impl DrawBuilder {
             records: list.records.len(),
             triangles: 0,
             surfaces: 0,
+            magnified: 0,
             batch_start: 0,
             cache: None,
             cached: &mut self.cached,
@@ -287,6 +288,7 @@ impl DrawBuilder {
             }
         }
         stats.cached = out.cached_surfaces.len() as u32;
+        stats.magnified = out.magnified;
         stats.baking = out.bake_surfaces.len() as u32;
         stats.triangles = out.triangles;
         stats.surfaces = out.surfaces;
@@ -463,6 +465,8 @@ pub(in crate::world) struct SubDraws<'a> {
     triangles: u64,
     /// World surfaces drawn (cells' and the camera's liquids; objects' not counted).
     surfaces: u32,
+    /// Cached surfaces that went to the magnified batch.
+    magnified: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
     /// The surface cache, for this batch (`None`: none are cached).
@@ -499,6 +503,7 @@ impl SubDraws<'_> {
             return self.push(r, slot);
         }
         self.triangles += r.count as u64 / 3;
+        self.magnified += magnified as u32;
         self.cached_surfaces.push(surface);
         append_run(&mut self.cached[magnified as usize], 0, r, slot);
     }

@@ -86,6 +86,9 @@ pub struct WorldStats {
     pub sky_surfaces: u32,
     /// Of the camera's opaque surfaces, those drawn from the surface cache.
     pub cached: u32,
+    /// Of `cached`, those magnified wherever they show (the finest level's texel fetched:
+    /// `MAGNIFIED_BATCH`).
+    pub magnified: u32,
     /// Of the camera's opaque surfaces, those drawn directly that the cache wants to hold
     /// (baked for the next frames).
     pub baking: u32,

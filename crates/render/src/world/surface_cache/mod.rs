@@ -38,8 +38,11 @@ pub const MAX_LEVEL: u32 = 6;
 pub const BAKE_BUDGET: u64 = 1 << 20;
 /// A cached surface is drawn from the finest level (`cache_state::CACHED_MAGNIFIED`) where a
 /// pixel spans at most this much of a texel of its region anywhere on it: the GPU's level of
-/// detail is then below log2 of this (−0.32) all over it, a margin for its per-quad estimate.
-pub const MAGNIFIED_TEXELS: f32 = 0.8;
+/// detail is then at most 0 all over it. No margin: lavapipe's per-quad estimate drew the same
+/// pixels with 1.0 as with 0.8 at 82 of the id maps' cameras (docs/performance.md); a GPU whose
+/// estimate runs above the exact one may blend a little of the next level in at the far end
+/// of such a surface, which the finest level's texel leaves out.
+pub const MAGNIFIED_TEXELS: f32 = 1.0;
 
 /// What the cache needs of a surface, worked out once.
 #[derive(Clone, Copy, Debug, PartialEq)]
