@@ -271,10 +271,7 @@ impl DrawBuilder {
                 }
                 let count = out.commands.len() as u32 - first;
                 list.batches[super::batch(class, kind)] = (first, count);
-                stats.sub_draws += count;
-                if count > 0 {
-                    stats.draw_calls += if inputs.multi_draw { 1 } else { count };
-                }
+                stats.count_batch(count, inputs.multi_draw);
             }
         }
         for (batch, cached) in [CACHED_BATCH, MAGNIFIED_BATCH].into_iter().zip(out.cached) {
@@ -282,10 +279,7 @@ impl DrawBuilder {
             out.commands.append(cached);
             let count = out.commands.len() as u32 - first;
             list.batches[batch] = (first, count);
-            stats.sub_draws += count;
-            if count > 0 {
-                stats.draw_calls += if inputs.multi_draw { 1 } else { count };
-            }
+            stats.count_batch(count, inputs.multi_draw);
         }
         stats.cached = out.cached_surfaces.len() as u32;
         stats.magnified = out.magnified;
@@ -293,6 +287,17 @@ impl DrawBuilder {
         stats.triangles = out.triangles;
         stats.surfaces = out.surfaces;
         list.stats = stats;
+    }
+}
+
+impl WorldStats {
+    /// Counts a batch of `count` sub-draws: one draw call for them all with multi-draw, else
+    /// one each.
+    fn count_batch(&mut self, count: u32, multi_draw: bool) {
+        self.sub_draws += count;
+        if count > 0 {
+            self.draw_calls += if multi_draw { 1 } else { count };
+        }
     }
 }
 
