@@ -131,9 +131,10 @@ fn a_cache_baked_under_other_styles_is_not_drawn() {
 
 /// The cache's surfaces magnified all over, read as their finest level's texel
 /// (`fs_cached_magnified`), draw exactly what the sampler draws for them (`magnified_fetch`
-/// off: `fs_cached`): not one pixel differs, at the cameras above and at e1m1's near-portal
-/// views (eyes 0–8 units from a doorway, walls and floors close by, where the level of detail
-/// of a surface's far end comes nearest 0). The magnified batch is not empty at most of them.
+/// off: `fs_cached`): not one pixel differs, at start's and dm1's cameras above and at e1m1's
+/// near-portal views (eyes 0–8 units from a doorway, walls and floors close by, where the
+/// level of detail of a surface's far end comes nearest 0). The magnified batch is not empty
+/// at most of them.
 #[test]
 fn magnified_surfaces_fetched_draw_what_the_sampler_draws() {
     let Some(gpu) = gpu() else { return };
