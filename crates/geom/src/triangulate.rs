@@ -23,6 +23,12 @@ pub enum Fan {
 
 /// Height of triangle `abc` over its longest side (0 for a degenerate one).
 pub fn triangle_height(a: DVec3, b: DVec3, c: DVec3) -> f64 {
+    over_longest_side(a, b, c, (b - a).cross(c - a).length())
+}
+
+/// `twice_area` (of triangle `abc`, however measured) over its longest side: its height (0 for
+/// a degenerate triangle).
+fn over_longest_side(a: DVec3, b: DVec3, c: DVec3, twice_area: f64) -> f64 {
     let longest = (b - a)
         .length_squared()
         .max((c - b).length_squared())
@@ -31,7 +37,7 @@ pub fn triangle_height(a: DVec3, b: DVec3, c: DVec3) -> f64 {
     if longest == 0.0 {
         return 0.0;
     }
-    (b - a).cross(c - a).length() / longest
+    twice_area / longest
 }
 
 /// The fan to use for the convex polygon `points` (in order, either winding): the first
@@ -190,15 +196,7 @@ pub fn shortest_diagonals(points: &[DVec3]) -> Option<Vec<u32>> {
 /// plane; an outline whose T-junction vertex lies a hair off the plane makes triangles that
 /// are tall but stand across the plane, and cover nothing seen from the front.
 fn height_across(a: DVec3, b: DVec3, c: DVec3, normal: DVec3) -> f64 {
-    let longest = (b - a)
-        .length_squared()
-        .max((c - b).length_squared())
-        .max((a - c).length_squared())
-        .sqrt();
-    if longest == 0.0 {
-        return 0.0;
-    }
-    (b - a).cross(c - a).dot(normal) / longest
+    over_longest_side(a, b, c, (b - a).cross(c - a).dot(normal))
 }
 
 /// The average of the corners (inside a convex polygon).
