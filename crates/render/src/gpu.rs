@@ -353,9 +353,12 @@ fn with_backends(desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
 
 /// Debug labels and object names reach the driver in release builds too, so a RenderDoc
 /// capture names every pass, pipeline and buffer (validation stays as the build and
-/// `WGPU_VALIDATION` say).
+/// `WGPU_VALIDATION` say). wgpu's check of indirect draws is off (`WGPU_VALIDATION_INDIRECT_CALL=1`
+/// turns it on): it adds a compute pass and a copy of the commands to every frame, and the world
+/// pass keeps its commands within the index buffer itself (`draws::keep_within_indices`).
 fn labelled(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
     desc.flags |= wgpu::InstanceFlags::DEBUG;
+    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
     desc
 }
 

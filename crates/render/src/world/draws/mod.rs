@@ -238,6 +238,19 @@ impl DrawList {
     }
 }
 
+/// Makes every sub-draw that would read past the mesh's `index_count` indices a no-op: what
+/// wgpu's indirect validation does on the GPU, which the world pass does without
+/// (`InstanceFlags::VALIDATION_INDIRECT_CALL` off: a compute pass and a copy of the commands
+/// every frame, docs/performance.md). The builder takes every range from the mesh, so none is
+/// out of range; an out-of-range index must not reach the GPU all the same.
+pub(crate) fn keep_within_indices(commands: &mut [DrawCommand], index_count: usize) {
+    for c in commands {
+        if c.first_index as usize + c.index_count as usize > index_count {
+            c.index_count = 0;
+        }
+    }
+}
+
 /// Where a mirror's or teleporter's view is seen from (the id pass shows it only there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewLink {

@@ -502,6 +502,8 @@ fn the_cache_routes_each_drawn_surface_by_its_state() {
                 },
             );
             assert_eq!(list.stats.triangles, direct.stats.triangles, "eye {eye}");
+            // None made a no-op by `keep_within_indices`: the builder pushes no empty run.
+            assert!(list.commands.iter().all(|c| c.index_count > 0), "eye {eye}");
             for &s in &list.cached_surfaces {
                 let st = all[s as usize];
                 assert!(
@@ -625,4 +627,30 @@ fn a_curved_surface_beside_the_eye_meets_only_the_octagons_its_bounds_show_in() 
         passed_unseen < 40,
         "{passed_unseen} boxes pass that no sample shows"
     );
+}
+
+/// A sub-draw that would read past the index buffer (its end, or `first + count` past u32)
+/// draws nothing; the others stay as they were.
+#[test]
+fn sub_draws_past_the_indices_draw_nothing() {
+    let command = |first_index: u32, index_count: u32| DrawCommand {
+        index_count,
+        instance_count: 1,
+        first_index,
+        base_vertex: 0,
+        first_instance: 7,
+    };
+    let mut commands = vec![
+        command(0, 30),
+        command(27, 3),
+        command(27, 6),
+        command(30, 0),
+        command(31, 3),
+        command(u32::MAX, 3),
+        command(3, u32::MAX),
+    ];
+    keep_within_indices(&mut commands, 30);
+    let counts: Vec<u32> = commands.iter().map(|c| c.index_count).collect();
+    assert_eq!(counts, [30, 3, 0, 0, 0, 0, 0]);
+    assert!(commands.iter().all(|c| c.first_instance == 7));
 }
