@@ -83,6 +83,12 @@ pub struct Renderer {
     /// The world pass.
     pub world: WorldPass,
     timer: Option<GpuTimer>,
+    /// Time the passes on the GPU (timestamp queries, where granted; on by default). On
+    /// lavapipe a timed pass costs the frame about 0.3 ms (a flush and a wait, docs/
+    /// performance.md): the demo times them while its panel shows them.
+    pub gpu_timers: bool,
+    /// Whether the frame last encoded was timed (its timers are read after its submit).
+    timed: bool,
     /// What the frame is cleared to (linear).
     pub clear_color: wgpu::Color,
     /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
@@ -192,6 +198,8 @@ impl Renderer {
                 clip_distances,
             ),
             timer: GpuTimer::create(gpu),
+            gpu_timers: true,
+            timed: false,
             clear_color: wgpu::Color {
                 r: 0.02,
                 g: 0.02,
@@ -409,12 +417,15 @@ impl Renderer {
             target: &self.target,
             clear: self.clear_color,
         };
-        if let Some(timer) = &mut self.timer {
+        self.timed = self.gpu_timers && self.timer.is_some();
+        let timed = self.timed;
+        if let Some(timer) = self.timer.as_mut().filter(|_| timed) {
             timer.begin_frame();
         }
         let timer = &mut self.timer;
         let mut run = |pass: &mut dyn Pass, inputs: &FrameInputs| {
-            run_pass(gpu, enc, pass, inputs, &target, timer.as_mut(), stats);
+            let timer = timer.as_mut().filter(|_| timed);
+            run_pass(gpu, enc, pass, inputs, &target, timer, stats);
         };
         // The sun's cascades first: the world and the terrain sample this frame's.
         if let Some(sun) = &mut self.sun_shadows {
@@ -453,7 +464,7 @@ impl Renderer {
         }
         stats.world = self.world.stats;
         stats.terrain = self.terrain.as_ref().map(|t| t.stats).unwrap_or_default();
-        if let Some(timer) = &mut self.timer {
+        if let Some(timer) = self.timer.as_mut().filter(|_| timed) {
             timer.resolve(enc);
         }
     }
@@ -500,7 +511,8 @@ impl Renderer {
 
     /// After the frame's submit: the GPU pass times (waiting for the GPU to finish them).
     pub fn read_timers(&mut self, gpu: &Gpu, stats: &mut FrameStats) {
-        if let Some(timer) = &mut self.timer {
+        let timed = self.timed;
+        if let Some(timer) = self.timer.as_mut().filter(|_| timed) {
             let t = Instant::now();
             stats.gpu_scopes = timer.read(gpu);
             stats.gpu_ms = GpuTimer::to_ms(&stats.gpu_scopes);

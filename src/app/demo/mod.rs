@@ -296,6 +296,9 @@ impl Demo {
         // `--screenshot` saves a frame without the panel: nothing is skipped under it.
         let saved = screenshot.or(self.opts.screenshot.as_ref().map(|_| false));
         let cover = r.ui_cover(saved);
+        // GPU pass times cost a frame on a CPU driver: taken while the panel or a trace
+        // shows them.
+        r.session.renderer.gpu_timers = self.show_panel || self.opts.trace.is_some();
         r.session
             .encode(&r.gpu, &mut enc, (&camera, &cover), &mut stats);
         let status = PanelStatus::new(&self.shown, self.camera, r);
