@@ -11,7 +11,8 @@ eye stands a whole number of units above a whole-unit floor); the intermission's
 from the map's entity. Each camera: the engine's screenshot (TGA) and, timed, the mean of its
 `com_speeds` "all" over FRAMES frames (the whole frame, game and renderer, 2D off, with the
 swap to Xvfb) and `r_speeds`' surfaces; Lanthorn's `capture` and `bench` of a still camera
-(submit + wait).
+(submit + wait; without GPU timestamp queries, which the engine does not make either and which
+cost lavapipe about 0.3 ms a frame: docs/profiling.md).
 
 Both read the maps from the Debian packages development uses (openarena-data,
 openarena-081-*, openarena-085-data): a folder of links to their archives (and the 0.8.5 game
@@ -203,7 +204,8 @@ class Compare:
             ms = []
             for _ in range(1):
                 b = run([str(self.lanthorn), "bench", mp, "--path", str(path), "--allow-solid",
-                         "--frames", str(self.args.frames), "--warmup", "5", "--json", "--no-overdraw"]
+                         "--frames", str(self.args.frames), "--warmup", "5", "--json", "--no-overdraw",
+                         "--disable", "timestamp-query"]
                         + common[:4] + common[5:])
                 j = json.loads([ln for ln in b.splitlines() if ln.startswith("{")][-1])
                 ms.append(j["frame_ms_median"])

@@ -241,7 +241,7 @@ class Compare:
         return 1 if failed else 0
 
 
-HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU) "
+HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU, timed run) "
           "| ratio | QS wpoly / Lanthorn surfaces (of which sky) | pass |")
 RULE = "|---|---|---|---|---|---|---|---|---|---|"
 

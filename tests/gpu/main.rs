@@ -31,6 +31,7 @@ mod styles;
 mod support;
 mod surface_cache;
 mod terrain;
+mod timers;
 mod ui_cover;
 mod ui_paint;
 mod views;
