@@ -4,7 +4,7 @@
 use lanthorn::geom::Camera;
 use lanthorn::render::settings::FrameSettings;
 use lanthorn::render::Renderer;
-use lanthorn::vis::{Culler, CullMode, VisibleSet};
+use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
 use crate::golden::BUILTIN_CAMERA;
 use crate::support::gpu;

@@ -358,7 +358,8 @@ fn with_backends(desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
 /// pass keeps its commands within the index buffer itself (`draws::keep_within_indices`).
 fn labelled(mut desc: wgpu::InstanceDescriptor) -> wgpu::InstanceDescriptor {
     desc.flags |= wgpu::InstanceFlags::DEBUG;
-    desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    desc.flags
+        .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
     desc
 }
 

@@ -166,12 +166,12 @@ impl FrontToBack {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The oracle: a walk of the whole tree, near child first; each cell's rank is the order
     /// in which the walk first meets it.
-    fn ranks_by_walk(bsp: &Bsp, cells: usize, eye: Vec3) -> Vec<Option<usize>> {
+    pub(crate) fn ranks_by_walk(bsp: &Bsp, cells: usize, eye: Vec3) -> Vec<Option<usize>> {
         let mut rank = vec![None; cells];
         let mut next = 0;
         let mut stack: Vec<BspChild> = bsp.root.into_iter().collect();

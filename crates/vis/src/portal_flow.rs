@@ -174,6 +174,9 @@ pub struct PortalFlow {
     front_to_back: FrontToBack,
     /// The eye of the view being run.
     eye: Vec3,
+    /// The view's cells as they are first expanded: front to back, the order they are drawn
+    /// in (in the order they were reached, a cell could come after one it covers: overdraw at
+    /// e1m4's first intermission 1.02 instead of 1.10).
     order: Vec<u32>,
     clip_in: Vec<Vec4>,
     clip_out: Vec<Vec4>,
@@ -312,7 +315,8 @@ impl PortalFlow {
     }
 
     /// Fills `out.cells` with the cells seen from `camera` (eye in `eye_cell`), in the order they
-    /// were first reached (front to back along the portal graph), each with its octagon.
+    /// were expanded (the BSP's front to back from the eye: no cell covers one before it), each
+    /// with its octagon.
     /// With no eye cell (eye in solid), every cell whose box meets the frustum is drawn.
     pub fn run(
         &mut self,
@@ -425,6 +429,8 @@ impl PortalFlow {
             self.visits[ci] += 1;
             if self.visits[ci] > 1 {
                 stats.revisits += 1;
+            } else {
+                self.order.push(cell);
             }
             let parent = self.octagon[ci];
             let (a, b) = (
@@ -640,7 +646,6 @@ impl PortalFlow {
         self.octagon[i] = octagon;
         self.visits[i] = 0;
         self.queued[i] = false;
-        self.order.push(cell);
     }
 
     /// The screen octagon of `portal`, clipped to the near plane; `None` when nothing of it
