@@ -424,14 +424,8 @@ impl PortalFlow {
         let eye = view.eye;
 
         while let Some((Reverse(key), cell)) = self.queue.pop() {
+            self.expand(cell, stats);
             let ci = cell as usize;
-            self.queued[ci] = false;
-            self.visits[ci] += 1;
-            if self.visits[ci] > 1 {
-                stats.revisits += 1;
-            } else {
-                self.order.push(cell);
-            }
             let parent = self.octagon[ci];
             let (a, b) = (
                 self.cell_first[ci] as usize,
@@ -526,6 +520,19 @@ impl PortalFlow {
         out.flow_depth
             .extend(self.order.iter().map(|&c| self.depth[c as usize]));
         stats.cells_reached += self.order.len() as u32;
+    }
+
+    /// `cell` is taken from the queue to be expanded: the first time, it joins the view's
+    /// order (front to back); again, it counts as a revisit.
+    fn expand(&mut self, cell: u32, stats: &mut FlowStats) {
+        let ci = cell as usize;
+        self.queued[ci] = false;
+        self.visits[ci] += 1;
+        if self.visits[ci] > 1 {
+            stats.revisits += 1;
+        } else {
+            self.order.push(cell);
+        }
     }
 
     /// The screen octagon through which the view sees `portal` from the cell it is listed in
