@@ -498,6 +498,20 @@ fn a_room_seen_through_a_fence_on_a_wall_is_drawn_where_the_fence_is() {
     assert!(!seen_at_centre(&level), "nothing past the wall behind it");
 }
 
+/// An eye at a random point of an open cell, turned a random way, within 30° of level.
+fn random_eye(level: &lanthorn_level::Level, rng: &mut Rng) -> CameraSpec {
+    loop {
+        let p = lanthorn_testdata::point_in_a_cell(level, &mut || rng.unit_f32());
+        if level.locate(p).is_some() {
+            return CameraSpec {
+                position: p,
+                yaw: rng.unit_f32() * 360.0,
+                pitch: (rng.unit_f32() - 0.5) * 60.0,
+            };
+        }
+    }
+}
+
 /// On the id maps, whose BSPs carry id's PVS: from random eyes the camera's flow reaches only
 /// cells the PVS lets it (the rows of the file, as GLQuake marks them), where no wall is cut by
 /// the near plane; and at e2m6's player start, past a pillar, the bound leaves out cells the
@@ -516,15 +530,8 @@ fn the_flow_on_a_level_with_a_pvs_never_reaches_past_it() {
         let mut rng = Rng::seeded(40 + k as u64);
         let (mut checked, mut out) = (0, VisibleSet::default());
         while checked < 60 {
-            let p = lanthorn_testdata::point_in_a_cell(&level, &mut || rng.unit_f32());
-            if level.locate(p).is_none() {
-                continue;
-            }
-            let spec = CameraSpec {
-                position: p,
-                yaw: rng.unit_f32() * 360.0,
-                pitch: (rng.unit_f32() - 0.5) * 60.0,
-            };
+            let spec = random_eye(&level, &mut rng);
+            let p = spec.position;
             culler.cull(&level, &Camera::new(spec, 16.0 / 9.0), &mut out);
             if !culler.cut.is_empty() || !culler.fences.is_empty() {
                 continue;
@@ -590,15 +597,8 @@ fn the_cameras_cells_come_front_to_back() {
         let mut out = VisibleSet::default();
         let mut eyes = 0;
         while eyes < 60 {
-            let p = lanthorn_testdata::point_in_a_cell(&level, &mut || rng.unit_f32());
-            if level.locate(p).is_none() {
-                continue;
-            }
-            let spec = CameraSpec {
-                position: p,
-                yaw: rng.unit_f32() * 360.0,
-                pitch: (rng.unit_f32() - 0.5) * 60.0,
-            };
+            let spec = random_eye(&level, &mut rng);
+            let p = spec.position;
             let camera = Camera::new(spec, 16.0 / 9.0);
             culler.cull(&level, &camera, &mut out);
             // What a wall cut by the near plane or a fence lets through is added after the
