@@ -331,6 +331,7 @@ impl Culler {
                         origin: self.links.origins[i],
                         light: self.links.lights[i],
                         ambient: self.links.ambient[i],
+                        first_cell: u32::MAX,
                     });
                 }
             }
@@ -553,6 +554,7 @@ impl Culler {
                     origin: self.links.origins[i],
                     light: self.links.lights[i],
                     ambient: self.links.ambient[i],
+                    first_cell: u32::MAX,
                 }),
             }
         }

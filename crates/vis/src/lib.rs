@@ -55,6 +55,9 @@ pub struct VisibleObject {
     /// Its light from the level's light grid this frame, when the level has one: each of its
     /// faces is lit by it at its normal (`light::grid::surface_light`), and `light` is unused.
     pub ambient: Option<lanthorn_level::GridLight>,
+    /// Where the first visible cell it is linked to lies in `VisibleSet::cells` (the draws
+    /// put it before that cell: front to back); `u32::MAX` where it was found otherwise.
+    pub first_cell: u32,
 }
 
 /// Cells front-to-back with their octagons, and objects.
@@ -93,6 +96,7 @@ impl VisibleSet {
                     origin: level.objects[object as usize].origin,
                     light: [1.0; 3],
                     ambient: None,
+                    first_cell: u32::MAX,
                 })
                 .collect(),
             views: Vec::new(),

@@ -175,7 +175,7 @@ impl ObjectLinks {
             Some(i) => views.get(i).map_or(camera_view_proj, |v| v.view_proj),
             None => camera_view_proj,
         };
-        for vc in cells {
+        for (first_cell, vc) in cells.iter().enumerate() {
             let vp = view_proj(vc.view);
             for &o in &self.objects_in[vc.cell as usize] {
                 let screen = screen_octagon(&vp, &self.bounds[o as usize]);
@@ -194,6 +194,7 @@ impl ObjectLinks {
                         origin: self.origins[oi],
                         light: self.lights[oi],
                         ambient: self.ambient[oi],
+                        first_cell: first_cell as u32,
                     });
                 } else {
                     let e = &mut out[slot[key] as usize];

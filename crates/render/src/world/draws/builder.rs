@@ -112,7 +112,11 @@ impl DrawBuilder {
         let records = &mut self.list.records;
         records.clear();
         self.items.clear();
+        let mut objects = visible.objects.iter().peekable();
         for (i, c) in visible.cells.iter().enumerate() {
+            while let Some(o) = objects.next_if(|o| o.first_cell as usize <= i) {
+                push_object(&mut self.items, records, o);
+            }
             self.items.push(Item::Cell {
                 cell: c.cell,
                 view: c.view,
@@ -126,22 +130,8 @@ impl DrawBuilder {
                 origin: [0.0; 4],
             });
         }
-        for o in &visible.objects {
-            self.items.push(Item::Object {
-                object: o.object,
-                view: o.view,
-            });
-            records.push(DrawRecord {
-                octagon: o.octagon,
-                view: o.view,
-                cell: u32::MAX - o.object,
-                depth: 0,
-                light: match o.ambient {
-                    Some(_) => GRID_LIT,
-                    None => pack_light(o.light),
-                },
-                origin: o.origin.extend(0.0).to_array(),
-            });
+        for o in objects {
+            push_object(&mut self.items, records, o);
         }
         self.collect_camera_liquids(mesh, visible);
         let liquid_base = self.list.records.len();
@@ -234,7 +224,12 @@ impl DrawBuilder {
                     let Some(record) = list.records.get(slot) else {
                         break;
                     };
-                    if shared && matches!(item, Item::Cell { view: 0, .. }) {
+                    if shared
+                        && matches!(
+                            item,
+                            Item::Cell { view: 0, .. } | Item::Object { view: 0, .. }
+                        )
+                    {
                         continue;
                     }
                     let at = Placement {
@@ -323,6 +318,12 @@ impl DrawBuilder {
             sh.passing[k].clear();
         }
         for (slot, item) in self.items.iter().enumerate() {
+            if let (Item::Object { object, view: 0 }, Some(record)) =
+                (item, self.list.records.get(slot))
+            {
+                sh.pass_object(mesh, (*object, slot), record, eyes, inputs.tests);
+                continue;
+            }
             let (Item::Cell { cell, view: 0 }, Some(record)) = (item, self.list.records.get(slot))
             else {
                 continue;
@@ -371,11 +372,64 @@ impl DrawBuilder {
     }
 }
 
+/// An object's item and record.
+fn push_object(
+    items: &mut Vec<Item>,
+    records: &mut Vec<DrawRecord>,
+    o: &lanthorn_vis::VisibleObject,
+) {
+    items.push(Item::Object {
+        object: o.object,
+        view: o.view,
+    });
+    records.push(DrawRecord {
+        octagon: o.octagon,
+        view: o.view,
+        cell: u32::MAX - o.object,
+        depth: 0,
+        light: match o.ambient {
+            Some(_) => GRID_LIT,
+            None => pack_light(o.light),
+        },
+        origin: o.origin.extend(0.0).to_array(),
+    });
+}
+
 /// The kinds a surface of several visible cells is drawn once with their union: all but the
 /// liquids (the first kinds: `SurfaceKind::Liquid` is the last).
 const SHARED_KINDS: usize = SurfaceKind::Liquid as usize;
 
+/// Marks an object's entry in `SharedSurfaces::passing` (its slot's top bit): drawn with its
+/// own record where it stands in the item order, not counted as a world surface.
+const OBJECT_ENTRY: u32 = 1 << 31;
+
 impl SharedSurfaces {
+    /// The camera-view object `object`'s surfaces that pass the tests, in the item order (so
+    /// drawn before the cell it is first seen in, front to back).
+    fn pass_object(
+        &mut self,
+        mesh: &WorldMesh,
+        (object, slot): (u32, usize),
+        record: &DrawRecord,
+        eyes: &ViewEyes,
+        tests: SurfaceTests,
+    ) {
+        let at = Placement {
+            eye: eyes.of(0),
+            origin: Vec4::from(record.origin).truncate(),
+            octagon: record.octagon,
+            tests,
+        };
+        for k in 0..SHARED_KINDS {
+            for r in &mesh.object_surfaces[k][object as usize] {
+                if at.passes_cull(mesh, &r.cull) {
+                    let entry = SurfaceRange { lone: true, ..*r };
+                    self.passing[k].push((slot as u32 | OBJECT_ENTRY, entry));
+                }
+            }
+        }
+    }
+
     /// `Placement::passes` for a camera cell's surface, with what does not depend on the
     /// cell worked out once a frame (a surface is listed by up to a dozen cells).
     fn passes(&mut self, mesh: &WorldMesh, at: &Placement, r: &SurfaceRange, frame: u32) -> bool {
@@ -432,6 +486,10 @@ impl SharedSurfaces {
     /// that cell's record, a shared one once with its own.
     pub(in crate::world) fn emit(&mut self, out: &mut SubDraws<'_>, k: usize, frame: u32) {
         for &(slot, r) in &self.passing[k] {
+            if slot & OBJECT_ENTRY != 0 {
+                out.push_surface(r.surface, r.indices, (slot & !OBJECT_ENTRY) as usize);
+                continue;
+            }
             if r.lone {
                 out.push_surface(r.surface, r.indices, slot as usize);
                 out.surfaces += 1;

@@ -141,6 +141,7 @@ fn the_camera_view_gets_a_record_per_cell_object_and_liquid() {
             origin: Vec3::new(1.0, 2.0, 3.0),
             light: [0.5, 1.0, 2.0],
             ambient: None,
+            first_cell: u32::MAX,
         }],
         ..Default::default()
     };
@@ -653,4 +654,60 @@ fn sub_draws_past_the_indices_draw_nothing() {
     let counts: Vec<u32> = commands.iter().map(|c| c.index_count).collect();
     assert_eq!(counts, [30, 3, 0, 0, 0, 0, 0]);
     assert!(commands.iter().all(|c| c.first_instance == 7));
+}
+
+/// An object is drawn just before the first visible cell it is linked to (front to back: it
+/// may cover what that cell and those after it show), in its own record, whether each cell's
+/// surfaces are tested where they are listed or once a frame (`SurfaceTests::once`); one found
+/// otherwise (`first_cell` none) comes after every cell.
+#[test]
+fn an_object_is_drawn_before_the_first_cell_it_is_seen_in() {
+    let level = three_cells();
+    let mesh = WorldMesh::build(&level, &[]);
+    let (a, b, c) = (octagon(-0.2, 0.4), octagon(-0.9, -0.1), octagon(0.1, 0.3));
+    let object = |first_cell| VisibleObject {
+        object: 0,
+        view: 0,
+        octagon: c,
+        origin: Vec3::ZERO,
+        light: [1.0; 3],
+        ambient: None,
+        first_cell,
+    };
+    let camera = Camera::new(eye_at(Vec3::ZERO, 0.0), 1.0);
+    for once in [false, true] {
+        for (first_cell, order) in [(1, [4, 5, 2]), (0, [5, 4, 2]), (u32::MAX, [4, 2, 5])] {
+            let visible = VisibleSet {
+                cells: vec![seen(2, a, 0), seen(1, b, 0)],
+                objects: vec![object(first_cell)],
+                ..Default::default()
+            };
+            let tests = SurfaceTests {
+                once,
+                ..SurfaceTests::NONE
+            };
+            let inputs = DrawInputs {
+                visible: &visible,
+                camera: &camera,
+                max_records: 256,
+                multi_draw: true,
+                tests,
+                cache: None,
+            };
+            let list = build_draws(&mesh, &inputs);
+            let surfaces: Vec<u32> = drawn(&mesh, &list, CAMERA_OPAQUE)
+                .into_iter()
+                .flat_map(|(_, s)| s)
+                .collect();
+            assert_eq!(surfaces, order, "first cell {first_cell}, once {once}");
+            // The door's record is its own, wherever it stands.
+            let door = list.records.iter().find(|r| r.cell == u32::MAX).unwrap();
+            assert_eq!(door.octagon, c);
+            // World surfaces only: the door is not counted.
+            assert_eq!(
+                list.stats.surfaces, 3,
+                "first cell {first_cell}, once {once}"
+            );
+        }
+    }
 }
