@@ -45,6 +45,22 @@ fn whole_cells(
     )
 }
 
+/// The camera's draw inputs for `visible` with `tests`, records to spare, multi-draw, no cache.
+fn inputs_with<'a>(
+    visible: &'a VisibleSet,
+    camera: &'a Camera,
+    tests: SurfaceTests,
+) -> DrawInputs<'a> {
+    DrawInputs {
+        visible,
+        camera,
+        max_records: 256,
+        multi_draw: true,
+        tests,
+        cache: None,
+    }
+}
+
 /// A quad (two triangles) with the given surface flags.
 fn quad(flags: u32) -> Surface {
     let v = |x: f32, y: f32| Vertex {
@@ -552,14 +568,7 @@ fn a_surface_of_several_visible_cells_is_drawn_once_with_their_union() {
         once: true,
         ..SurfaceTests::NONE
     };
-    let inputs = DrawInputs {
-        visible: &visible,
-        camera: &camera,
-        max_records: 256,
-        multi_draw: true,
-        tests: once,
-        cache: None,
-    };
+    let inputs = inputs_with(&visible, &camera, once);
     let list = build_draws(&mesh, &inputs);
     assert_eq!(list.records.len(), 3, "two cells and the shared wall");
     assert_eq!(list.records[2].octagon, a.union(&b));
@@ -686,15 +695,7 @@ fn an_object_is_drawn_before_the_first_cell_it_is_seen_in() {
                 once,
                 ..SurfaceTests::NONE
             };
-            let inputs = DrawInputs {
-                visible: &visible,
-                camera: &camera,
-                max_records: 256,
-                multi_draw: true,
-                tests,
-                cache: None,
-            };
-            let list = build_draws(&mesh, &inputs);
+            let list = build_draws(&mesh, &inputs_with(&visible, &camera, tests));
             let surfaces: Vec<u32> = drawn(&mesh, &list, CAMERA_OPAQUE)
                 .into_iter()
                 .flat_map(|(_, s)| s)
