@@ -354,7 +354,9 @@ impl DrawBuilder {
         }
         let records = &mut self.list.records;
         for k in 0..SHARED_KINDS {
-            for &(_, r) in sh.passing[k].iter().filter(|(_, r)| !r.lone) {
+            let shareable =
+                |&&(slot, r): &&(u32, SurfaceRange)| slot & OBJECT_ENTRY == 0 && !r.lone;
+            for &(_, r) in sh.passing[k].iter().filter(shareable) {
                 let f = &mut sh.surfaces[r.surface as usize];
                 if f.cells > 1 && f.record == u32::MAX && records.len() < inputs.max_records {
                     f.record = records.len() as u32;
@@ -400,7 +402,7 @@ fn push_object(
 const SHARED_KINDS: usize = SurfaceKind::Liquid as usize;
 
 /// Marks an object's entry in `SharedSurfaces::passing` (its slot's top bit): drawn with its
-/// own record where it stands in the item order, not counted as a world surface.
+/// own record where it stands in the item order, never shared, not counted as a world surface.
 const OBJECT_ENTRY: u32 = 1 << 31;
 
 impl SharedSurfaces {
@@ -423,8 +425,7 @@ impl SharedSurfaces {
         for k in 0..SHARED_KINDS {
             for r in &mesh.object_surfaces[k][object as usize] {
                 if at.passes_cull(mesh, &r.cull) {
-                    let entry = SurfaceRange { lone: true, ..*r };
-                    self.passing[k].push((slot as u32 | OBJECT_ENTRY, entry));
+                    self.passing[k].push((slot as u32 | OBJECT_ENTRY, *r));
                 }
             }
         }
