@@ -7,6 +7,7 @@ use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
 use lanthorn::level::styles::StyleMode;
 use lanthorn::level::Level;
+use lanthorn::render::world::WorldStats;
 use lanthorn::render::{settings::FrameSettings, Renderer};
 use lanthorn::vis::{CullMode, Culler, VisibleSet};
 
@@ -129,29 +130,32 @@ fn a_cache_baked_under_other_styles_is_not_drawn() {
     assert!(d.mean > 1.0, "{d:?}");
 }
 
-/// The cache's surfaces magnified all over, read as their finest level's texel
-/// (`fs_cached_magnified`), draw exactly what the sampler draws for them (`magnified_fetch`
-/// off: `fs_cached`): not one pixel differs, at start's and dm1's cameras above and at e1m1's
-/// near-portal views (eyes 0–8 units from a doorway, walls and floors close by, where the
-/// level of detail of a surface's far end comes nearest 0). The magnified batch is not empty
-/// at most of them.
-#[test]
-fn magnified_surfaces_fetched_draw_what_the_sampler_draws() {
-    let Some(gpu) = gpu() else { return };
-    let Some(e1m1) = quake_level("e1m1") else {
-        return;
-    };
+/// The views the fetch tests look from: start's and dm1's cameras above and e1m1's near-portal
+/// views (eyes 0–8 units from a doorway, walls and floors close by, where the level of detail
+/// of a surface's far end comes nearest 0); `None` without the GPU or the maps.
+fn fetch_views() -> Option<Vec<(&'static str, Level, Vec<CameraSpec>)>> {
+    gpu()?;
+    let e1m1 = quake_level("e1m1")?;
     let views = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/views");
     let near_portals =
         lanthorn::app::vis_check::views_in_cells(&views.join("e1m1-portals.json"), &e1m1).unwrap();
     let mut levels = vec![("e1m1", e1m1, near_portals.into_iter().step_by(3).collect())];
     for (map, camera) in cameras().into_iter().skip(1) {
-        let Some(level) = quake_level(map) else {
-            return;
-        };
-        levels.push((map, level, vec![camera]));
+        levels.push((map, quake_level(map)?, vec![camera]));
     }
-    let (mut views_seen, mut with_magnified) = (0, 0);
+    Some(levels)
+}
+
+/// At each of `fetch_views`, the frame with the default settings (baked by the third frame)
+/// and the same frame with `other`'s, and the first's world stats, to `check`.
+fn with_fetch_views(
+    other: impl Fn(FrameSettings) -> FrameSettings,
+    mut check: impl FnMut(&str, CameraSpec, &image::RgbaImage, &image::RgbaImage, &WorldStats),
+) -> bool {
+    let Some(levels) = fetch_views() else {
+        return false;
+    };
+    let gpu = gpu().expect("checked by fetch_views");
     for (map, level, cameras) in &levels {
         let mut renderer = Renderer::new(gpu, level, SIZE);
         let mut culler = Culler::new(level, CullMode::Portal);
@@ -160,34 +164,81 @@ fn magnified_surfaces_fetched_draw_what_the_sampler_draws() {
             let cam = Camera::new(*spec, SIZE.0 as f32 / SIZE.1 as f32);
             culler.cull(level, &cam, &mut visible);
             let fetch = settings(true, StyleMode::Normal, 0.0);
-            let sampled = FrameSettings {
-                magnified_fetch: false,
-                ..fetch
-            };
-            // Baked by the third frame.
             let mut stats = Default::default();
             for _ in 0..3 {
                 stats = renderer.render(gpu, &cam, &visible, &fetch).world;
             }
             let want = renderer.read_color(gpu);
-            renderer.render(gpu, &cam, &visible, &sampled);
+            renderer.render(gpu, &cam, &visible, &other(fetch));
             let got = renderer.read_color(gpu);
-            let differing = want
-                .pixels()
-                .zip(got.pixels())
-                .filter(|(a, b)| a != b)
-                .count();
-            assert_eq!(
-                differing, 0,
-                "{map} at {spec:?}: {differing} pixels differ ({} of {} surfaces magnified)",
-                stats.magnified, stats.cached
-            );
-            views_seen += 1;
-            with_magnified += (stats.magnified > 0) as u32;
+            check(map, *spec, &want, &got, &stats);
         }
     }
+    true
+}
+
+/// The cache's surfaces magnified all over, read as their finest level's texel
+/// (`fs_cached_magnified`), draw exactly what the sampler draws for them (`magnified_fetch`
+/// off: `fs_cached`): not one pixel differs at any of `fetch_views`. The magnified batch is
+/// not empty at most of them.
+#[test]
+fn magnified_surfaces_fetched_draw_what_the_sampler_draws() {
+    let (mut views_seen, mut with_magnified) = (0, 0);
+    let sampled = |s| FrameSettings {
+        magnified_fetch: false,
+        ..s
+    };
+    let ran = with_fetch_views(sampled, |map, spec, want, got, stats| {
+        let differing = want
+            .pixels()
+            .zip(got.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differing, 0,
+            "{map} at {spec:?}: {differing} pixels differ ({} of {} surfaces magnified)",
+            stats.magnified, stats.cached
+        );
+        views_seen += 1;
+        with_magnified += (stats.magnified > 0) as u32;
+    });
     assert!(
-        with_magnified * 2 > views_seen,
+        !ran || with_magnified * 2 > views_seen,
         "magnified surfaces at {with_magnified} of {views_seen} views"
+    );
+}
+
+/// The cache's surfaces with at most two texels a pixel, blended from views of the two finest
+/// levels (`fs_cached_two_levels`), draw what the sampler's trilinear fetch draws for them
+/// (`two_level_blend` off: `fs_cached`) but for rounding: the level of detail and the blend
+/// are worked out in the shader, not by the sampler. At every one of `fetch_views`, no pixel
+/// more than PIXEL_THRESHOLD apart and the mean difference under a level in 256; the batch is
+/// not empty at most of them.
+#[test]
+fn two_level_surfaces_draw_what_the_trilinear_fetch_draws() {
+    const MOST_APART: u8 = 12;
+    let (mut views_seen, mut with_two) = (0, 0);
+    let sampled = |s| FrameSettings {
+        two_level_blend: false,
+        ..s
+    };
+    let ran = with_fetch_views(sampled, |map, spec, want, got, stats| {
+        let (d, _) = diff(want, got);
+        let most = (want.as_raw().iter().zip(got.as_raw()))
+            .map(|(a, b)| a.abs_diff(*b))
+            .max()
+            .unwrap_or(0);
+        assert!(
+            most <= MOST_APART && d.mean < 0.25,
+            "{map} at {spec:?}: {d:?}, channels up to {most} apart ({} of {} surfaces two-level)",
+            stats.two_levels,
+            stats.cached
+        );
+        views_seen += 1;
+        with_two += (stats.two_levels > 0) as u32;
+    });
+    assert!(
+        !ran || with_two * 2 > views_seen,
+        "two-level surfaces at {with_two} of {views_seen} views"
     );
 }

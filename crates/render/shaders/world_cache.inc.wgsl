@@ -6,6 +6,9 @@
 @group(1) @binding(0) var surface_cache: texture_2d<f32>;
 @group(1) @binding(1) var cache_sampler: sampler;
 @group(1) @binding(2) var<storage, read> cache_regions: array<vec4<f32>>;
+// The atlas's two finest levels on their own (`fs_cached_two_levels`).
+@group(1) @binding(3) var cache_level_0: texture_2d<f32>;
+@group(1) @binding(4) var cache_level_1: texture_2d<f32>;
 
 struct CachedOut {
     @builtin(position) clip: vec4<f32>,
@@ -92,6 +95,31 @@ fn fs_cached_magnified(in: CachedIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     let color = textureLoad(surface_cache, finest_texel(in.cache_uv), 0).rgb * CACHE_RANGE;
+    #ifdef AERIAL_FOG
+    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
+    #else
+    return vec4<f32>(stored(color), 1.0);
+    #endif
+}
+
+// A cached surface with at most two texels of its region a pixel wherever it shows
+// (`cache_state::CACHED_TWO_LEVELS`): the GPU's level of detail is at most 1 all over it, so
+// `fs_cached` would blend the two finest levels only. Blended here from a view of each: on
+// llvmpipe, a view of one level is sampled without the per-pixel level selection and offsets
+// that a mipmapped view costs (docs/performance.md). The level of detail is the GPU's:
+// log2 of the longer of the texel steps across a pixel.
+@fragment
+fn fs_cached_two_levels(in: CachedIn) -> @location(0) vec4<f32> {
+    #ifndef CLIP_DISTANCES
+    if outside_record(in.clip_pos, in.slot) { discard; }
+    #endif
+    let texels = in.cache_uv * vec2<f32>(textureDimensions(cache_level_0));
+    let dx = dpdx(texels);
+    let dy = dpdy(texels);
+    let lod = clamp(0.5 * log2(max(dot(dx, dx), dot(dy, dy))), 0.0, 1.0);
+    let finest = textureSample(cache_level_0, cache_sampler, in.cache_uv).rgb;
+    let next = textureSample(cache_level_1, cache_sampler, in.cache_uv).rgb;
+    let color = mix(finest, next, lod) * CACHE_RANGE;
     #ifdef AERIAL_FOG
     return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
     #else

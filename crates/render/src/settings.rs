@@ -34,6 +34,11 @@ pub struct FrameSettings {
     /// (`fs_cached_magnified`); off, they go through the sampler as the others do. The same
     /// pixels either way (tests/gpu/surface_cache.rs checks it): off costs time, not looks.
     pub magnified_fetch: bool,
+    /// The cache's surfaces with at most two texels a pixel blend views of the two finest
+    /// levels (`fs_cached_two_levels`); off, they go through the sampler's mipmapped fetch.
+    /// Nearly the same pixels (tests/gpu/surface_cache.rs bounds the difference); off costs
+    /// time.
+    pub two_level_blend: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
     /// The scene is drawn in linear, unclamped light into a float target and tone-mapped into
@@ -78,6 +83,7 @@ impl Default for FrameSettings {
             switched: 0,
             surface_cache: true,
             magnified_fetch: true,
+            two_level_blend: true,
             bloom: false,
             hdr: false,
             exposure: 0.0,

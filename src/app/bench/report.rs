@@ -20,6 +20,8 @@ pub struct BenchReport {
     pub cached: Vec<u32>,
     /// Of those, the ones magnified all over (read as texel fetches) per frame.
     pub magnified: Vec<u32>,
+    /// Of those, the ones drawn from the two finest levels' own views per frame.
+    pub two_levels: Vec<u32>,
     pub cpu_stage_ms: Vec<(&'static str, Vec<f64>)>,
     pub gpu_pass_ms: Vec<(&'static str, Vec<f64>)>,
     /// Culling time per frame (µs) and visible cells.
@@ -96,6 +98,7 @@ impl BenchReport {
         self.sky_surfaces.push(stats.world.sky_surfaces);
         self.cached.push(stats.world.cached);
         self.magnified.push(stats.world.magnified);
+        self.two_levels.push(stats.world.two_levels);
         self.triangles.push(stats.world.triangles);
         // Frames that drew the terrain (in a level, only those that see an outdoor cell).
         if session.renderer.terrain.is_some() && stats.terrain.draw_calls > 0 {
@@ -114,6 +117,7 @@ impl BenchReport {
             "sky_surfaces": self.sky_surfaces,
             "cached": self.cached,
             "magnified": self.magnified,
+            "two_levels": self.two_levels,
             "sub_draws": self.sub_draws,
             "cells_visible": self.cells_visible,
             "cull_us": self.cull_us,
@@ -136,6 +140,7 @@ impl BenchReport {
             "sky_surfaces_median": median_count(&self.sky_surfaces),
             "cached_median": median_count(&self.cached),
             "magnified_median": median_count(&self.magnified),
+            "two_levels_median": median_count(&self.two_levels),
             "adapter": self.adapter,
             "cull": self.cull,
             "flow_us_median": quantile(&self.cull_us, 0.5),
@@ -260,13 +265,14 @@ impl BenchReport {
             println!("gpu {:<18} median {:.3} ms", name, quantile(v, 0.5));
         }
         println!(
-            "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too; magnified {})",
+            "world          draw calls max {}, sub-draws max {}, surfaces median {} (sky {}), from the surface cache {} (objects' too; magnified {}, two levels {})",
             self.draw_calls.iter().max().unwrap_or(&0),
             self.sub_draws.iter().max().unwrap_or(&0),
             median_count(&self.surfaces),
             median_count(&self.sky_surfaces),
             median_count(&self.cached),
             median_count(&self.magnified),
+            median_count(&self.two_levels),
         );
         if !self.terrain.is_empty() {
             let t = &self.terrain;

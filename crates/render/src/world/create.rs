@@ -226,6 +226,7 @@ impl DebugDraws {
             portal_triangles: id_pass::PortalTriangles::build(level),
             tinted: false,
             magnified_fetch: true,
+            two_level_blend: true,
             polygon_mode_line: gpu.features.polygon_mode_line,
             back_faces_occlude: level
                 .cells

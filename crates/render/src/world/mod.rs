@@ -42,10 +42,11 @@ pub use self::clouds::SkyClouds;
 pub use self::count_pass::{
     CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, COUNT_FORMAT,
 };
+use self::draws::CACHED_BATCHES;
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CacheStates, CullReason, DrawBuilder, DrawCommand,
     DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT,
-    LIGHT_ONE, LIGHT_UNIT, MAGNIFIED_BATCH,
+    LIGHT_ONE, LIGHT_UNIT, MAGNIFIED_BATCH, TWO_LEVELS_BATCH,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{
@@ -219,8 +220,9 @@ struct DebugDraws {
     /// This frame tints (`FrameSettings::tint`) or is fullbright: its camera surfaces go
     /// through `WorldPipelines::full`.
     tinted: bool,
-    /// `FrameSettings::magnified_fetch`.
+    /// `FrameSettings::magnified_fetch`, `FrameSettings::two_level_blend`.
     magnified_fetch: bool,
+    two_level_blend: bool,
     polygon_mode_line: bool,
     /// The id pass draws back faces as occluders: only in levels with outdoor cells, whose
     /// unbuilt exteriors can be seen from outside (a sealed level's never are; its one-sided
@@ -462,6 +464,7 @@ impl WorldPass {
             let mode = frame.settings.light_styles;
             let scales = &self.lighting.style_scales;
             (self.cache.plan).begin_frame(camera.position, focal, scales, mode);
+            (self.cache.plan).look_along(camera.forward(), camera.right(), camera.up());
         }
         let inputs = DrawInputs {
             visible,
@@ -596,6 +599,7 @@ impl Pass for WorldPass {
         // Fullbright and the tints go through `fs_main` (`fs_opaque` has no branch for them).
         self.debug.tinted = s.tint != crate::settings::OverlayTint::None || s.fullbright;
         self.debug.magnified_fetch = s.magnified_fetch;
+        self.debug.two_level_blend = s.two_level_blend;
         let reflects = inputs.visible.views.iter().any(|v| v.reflection);
         self.use_full_shading(gpu, reflects);
         self.lighting.style_scales = lanthorn_level::styles::scales(
@@ -643,12 +647,11 @@ impl Pass for WorldPass {
             if count == 0 {
                 continue;
             }
-            if batch == CACHED_BATCH || batch == MAGNIFIED_BATCH {
+            if CACHED_BATCHES.contains(&batch) {
                 let Some(atlas) = &self.cache.atlas else {
                     continue;
                 };
-                let fetch = batch == MAGNIFIED_BATCH && self.debug.magnified_fetch;
-                pass.set_pipeline(&atlas.pipelines[fetch as usize]);
+                pass.set_pipeline(&atlas.pipelines[self.cached_pipeline(batch)]);
                 pass.set_bind_group(
                     1,
                     &atlas.bind_groups[self.shading.linear_filtering as usize],
@@ -659,6 +662,18 @@ impl Pass for WorldPass {
             }
             pass.set_pipeline(self.batch_pipeline(batch));
             self.draw_batch(pass, first, count);
+        }
+    }
+}
+
+impl WorldPass {
+    /// The atlas pipeline (`CacheAtlas::pipelines`) that draws cached `batch`: the magnified
+    /// and two-level ones their own unless the frame's settings send them through the sampler.
+    fn cached_pipeline(&self, batch: usize) -> usize {
+        match batch {
+            MAGNIFIED_BATCH if self.debug.magnified_fetch => 1,
+            TWO_LEVELS_BATCH if self.debug.two_level_blend => 2,
+            _ => 0,
         }
     }
 }

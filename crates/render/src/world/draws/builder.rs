@@ -16,9 +16,8 @@ pub struct DrawBuilder {
     frame: u32,
     /// Camera-view surfaces listed by several visible cells (`SurfaceTests::once`).
     shared: SharedSurfaces,
-    /// The cached batches' sub-draws while the others are built: [`CACHED_BATCH`],
-    /// [`MAGNIFIED_BATCH`].
-    cached: [Vec<DrawCommand>; 2],
+    /// The cached batches' sub-draws while the others are built, as [`CACHED_BATCHES`].
+    cached: [Vec<DrawCommand>; 3],
     list: DrawList,
 }
 
@@ -192,6 +191,7 @@ impl DrawBuilder {
             triangles: 0,
             surfaces: 0,
             magnified: 0,
+            two_levels: 0,
             batch_start: 0,
             cache: None,
             cached: &mut self.cached,
@@ -270,18 +270,14 @@ impl DrawBuilder {
                 stats.count_batch(count, inputs.multi_draw);
             }
         }
-        for (batch, cached) in [CACHED_BATCH, MAGNIFIED_BATCH].into_iter().zip(out.cached) {
+        out.count_into(&mut stats);
+        for (batch, cached) in CACHED_BATCHES.into_iter().zip(out.cached) {
             let first = out.commands.len() as u32;
             out.commands.append(cached);
             let count = out.commands.len() as u32 - first;
             list.batches[batch] = (first, count);
             stats.count_batch(count, inputs.multi_draw);
         }
-        stats.cached = out.cached_surfaces.len() as u32;
-        stats.magnified = out.magnified;
-        stats.baking = out.bake_surfaces.len() as u32;
-        stats.triangles = out.triangles;
-        stats.surfaces = out.surfaces;
         list.stats = stats;
     }
 }
@@ -530,20 +526,31 @@ pub(in crate::world) struct SubDraws<'a> {
     triangles: u64,
     /// World surfaces drawn (cells' and the camera's liquids; objects' not counted).
     surfaces: u32,
-    /// Cached surfaces that went to the magnified batch.
+    /// Cached surfaces that went to the magnified batch, and to the two-level one.
     magnified: u32,
+    two_levels: u32,
     /// The first command of the batch being built: sub-draws merge only within it.
     batch_start: usize,
     /// The surface cache, for this batch (`None`: none are cached).
     cache: Option<&'a dyn CacheStates>,
     /// Sub-draws of the cached batches (as `DrawBuilder::cached`), and the surfaces that go
     /// to them or want baking.
-    cached: &'a mut [Vec<DrawCommand>; 2],
+    cached: &'a mut [Vec<DrawCommand>; 3],
     cached_surfaces: &'a mut Vec<u32>,
     bake_surfaces: &'a mut Vec<u32>,
 }
 
 impl SubDraws<'_> {
+    /// Its counts of surfaces and triangles, into `stats`.
+    fn count_into(&self, stats: &mut WorldStats) {
+        stats.cached = self.cached_surfaces.len() as u32;
+        stats.magnified = self.magnified;
+        stats.two_levels = self.two_levels;
+        stats.baking = self.bake_surfaces.len() as u32;
+        stats.triangles = self.triangles;
+        stats.surfaces = self.surfaces;
+    }
+
     /// One sub-draw of the indices `r` with the record in `slot` (nothing when empty); it
     /// extends the last one when it continues its indices with the same record.
     pub(in crate::world) fn push(&mut self, r: IndexRange, slot: usize) {
@@ -560,17 +567,24 @@ impl SubDraws<'_> {
     pub(in crate::world) fn push_surface(&mut self, surface: u32, r: IndexRange, slot: usize) {
         use self::cache_state as state;
         let st = self.cache.map_or(state::DIRECT, |c| c.state(surface));
-        let magnified = st == state::CACHED_MAGNIFIED;
-        if !(st == state::CACHED || magnified) || r.count == 0 || slot >= self.records {
+        // Its place in `cached` (as `CACHED_BATCHES`).
+        let batch = match st {
+            state::CACHED_MAGNIFIED => Some(0),
+            state::CACHED_TWO_LEVELS => Some(1),
+            state::CACHED => Some(2),
+            _ => None,
+        };
+        let Some(batch) = batch.filter(|_| r.count > 0 && slot < self.records) else {
             if st == state::BAKE && r.count > 0 && slot < self.records {
                 self.bake_surfaces.push(surface);
             }
             return self.push(r, slot);
-        }
+        };
         self.triangles += r.count as u64 / 3;
-        self.magnified += magnified as u32;
+        self.magnified += (batch == 0) as u32;
+        self.two_levels += (batch == 1) as u32;
         self.cached_surfaces.push(surface);
-        append_run(&mut self.cached[magnified as usize], 0, r, slot);
+        append_run(&mut self.cached[batch], 0, r, slot);
     }
 }
 

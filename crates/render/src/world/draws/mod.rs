@@ -89,6 +89,9 @@ pub struct WorldStats {
     /// Of `cached`, those magnified wherever they show (the finest level's texel fetched:
     /// `MAGNIFIED_BATCH`).
     pub magnified: u32,
+    /// Of `cached`, those drawn from the two finest levels' own views
+    /// (`TWO_LEVELS_BATCH`).
+    pub two_levels: u32,
     /// Of the camera's opaque surfaces, those drawn directly that the cache wants to hold
     /// (baked for the next frames).
     pub baking: u32,
@@ -117,21 +120,29 @@ impl ViewClass {
         [ViewClass::Camera, ViewClass::Portal, ViewClass::Mirrored];
 }
 
-/// Batches: view class × surface kind (`batch(class, kind)`), then the two cached ones.
-pub const BATCHES: usize = 3 * KINDS + 2;
+/// Batches: view class × surface kind (`batch(class, kind)`), then the three cached ones.
+pub const BATCHES: usize = 3 * KINDS + 3;
 /// The batch of the camera's opaque surfaces drawn from the surface cache (its own pipeline);
 /// batches below are [view class] × [opaque, sky, fence, liquid].
 pub const CACHED_BATCH: usize = 3 * KINDS;
 /// The batch of the cached surfaces magnified wherever they show (`cache_state::
 /// CACHED_MAGNIFIED`), drawn from the cache's finest level (`fs_cached_magnified`).
 pub const MAGNIFIED_BATCH: usize = 3 * KINDS + 1;
+/// The batch of the cached surfaces with at most two texels a pixel wherever they show
+/// (`cache_state::CACHED_TWO_LEVELS`), blended from views of the cache's two finest levels
+/// (`fs_cached_two_levels`).
+pub const TWO_LEVELS_BATCH: usize = 3 * KINDS + 2;
+/// The cached batches, nearest first (as the frame draws them).
+pub(crate) const CACHED_BATCHES: [usize; 3] = [MAGNIFIED_BATCH, TWO_LEVELS_BATCH, CACHED_BATCH];
 /// The order the frame draws its batches in: the cached batches first (most of what the camera
-/// sees, front to back; the magnified ones, mostly near, before the rest), then view class ×
+/// sees, front to back; the magnified ones, mostly near, then those at most two texels a pixel,
+/// before the rest), then view class ×
 /// kind, the camera's liquids last: the top of water blends over the reflection drawn under
 /// it (a mirrored view). The id pass and the fragment counters follow it too, so depth ties
 /// and overdraw come out as in the frame.
 pub(crate) const BATCH_ORDER: [usize; BATCHES] = [
     MAGNIFIED_BATCH,
+    TWO_LEVELS_BATCH,
     CACHED_BATCH,
     0,
     1,
@@ -152,6 +163,7 @@ pub(crate) const BATCH_ORDER: [usize; BATCHES] = [
 pub(crate) const LIQUIDS_FIRST_ORDER: [usize; BATCHES] = [
     3,
     MAGNIFIED_BATCH,
+    TWO_LEVELS_BATCH,
     CACHED_BATCH,
     0,
     1,
@@ -174,7 +186,7 @@ pub(crate) fn batch(class: ViewClass, kind: SurfaceKind) -> usize {
 
 /// The view class and surface kind of `batch`'s draws.
 pub(crate) fn batch_class_kind(batch: usize) -> (ViewClass, SurfaceKind) {
-    if batch == CACHED_BATCH || batch == MAGNIFIED_BATCH {
+    if CACHED_BATCHES.contains(&batch) {
         return (ViewClass::Camera, SurfaceKind::Opaque);
     }
     (
@@ -227,10 +239,11 @@ impl DrawList {
         kind: SurfaceKind,
     ) -> impl Iterator<Item = &DrawCommand> + '_ {
         let cached = class == ViewClass::Camera && kind == SurfaceKind::Opaque;
-        let batches = [MAGNIFIED_BATCH, CACHED_BATCH, batch(class, kind)];
+        let [a, b, c] = CACHED_BATCHES;
+        let batches = [a, b, c, batch(class, kind)];
         batches
             .into_iter()
-            .skip(2 - 2 * cached as usize)
+            .skip(3 - 3 * cached as usize)
             .flat_map(move |b| {
                 let (first, count) = self.batches[b];
                 &self.commands[first as usize..(first + count) as usize]
@@ -274,6 +287,10 @@ pub mod cache_state {
     /// In the cache, and magnified wherever it shows: drawn from the cache's finest level
     /// ([`MAGNIFIED_BATCH`](super::MAGNIFIED_BATCH)).
     pub const CACHED_MAGNIFIED: u8 = 3;
+    /// In the cache, and at most two texels of its region a pixel wherever it shows: blended
+    /// from the two finest levels' own views
+    /// ([`TWO_LEVELS_BATCH`](super::TWO_LEVELS_BATCH)).
+    pub const CACHED_TWO_LEVELS: u8 = 4;
 }
 
 /// Where the surface cache holds each surface this frame (`SurfacePlan` once its frame is
@@ -297,7 +314,7 @@ pub struct DrawInputs<'a> {
     /// The tests a surface of a visible cell or object must pass to be drawn.
     pub tests: SurfaceTests,
     /// The surface cache, its frame begun (`None`: nothing is cached): the camera's opaque
-    /// surfaces it holds go to [`CACHED_BATCH`] or [`MAGNIFIED_BATCH`].
+    /// surfaces it holds go to [`CACHED_BATCHES`].
     pub cache: Option<&'a dyn CacheStates>,
 }
 

@@ -521,13 +521,21 @@ fn the_cache_routes_each_drawn_surface_by_its_state() {
             assert_eq!(list.stats.triangles, direct.stats.triangles, "eye {eye}");
             // None made a no-op by `keep_within_indices`: the builder pushes no empty run.
             assert!(list.commands.iter().all(|c| c.index_count > 0), "eye {eye}");
+            let held = [
+                state::CACHED,
+                state::CACHED_MAGNIFIED,
+                state::CACHED_TWO_LEVELS,
+            ];
             for &s in &list.cached_surfaces {
                 let st = all[s as usize];
-                assert!(
-                    st == state::CACHED || st == state::CACHED_MAGNIFIED,
-                    "{s}: {st}"
-                );
+                assert!(held.contains(&st), "{s}: {st}");
             }
+            let with = |want| {
+                let of = |s: &&u32| all[**s as usize] == want;
+                list.cached_surfaces.iter().filter(of).count() as u32
+            };
+            assert_eq!(list.stats.magnified, with(state::CACHED_MAGNIFIED));
+            assert_eq!(list.stats.two_levels, with(state::CACHED_TWO_LEVELS));
             for &s in &list.bake_surfaces {
                 assert_eq!(all[s as usize], state::BAKE, "surface {s}, eye {eye}");
             }

@@ -48,13 +48,16 @@ impl BakeVertex {
 pub(crate) struct CacheAtlas {
     /// Mip level views (render targets, and the source of the next level).
     levels: Vec<wgpu::TextureView>,
+    /// Level 1 again, in a texture of its own (`fs_cached_two_levels`): drawn by the same mip
+    /// quads from level 0 after the atlas's own levels.
+    level_1: wgpu::TextureView,
     bake_pipeline: wgpu::RenderPipeline,
     mip_pipeline: wgpu::RenderPipeline,
     /// Level `k`'s view as the source of level `k + 1`.
     mip_sources: Vec<wgpu::BindGroup>,
-    /// The camera's cached opaque surfaces: [`fs_cached`, `fs_cached_magnified`] (by
-    /// `cache_state::CACHED_MAGNIFIED`).
-    pub pipelines: [wgpu::RenderPipeline; 2],
+    /// The camera's cached opaque surfaces: [`fs_cached`, `fs_cached_magnified`,
+    /// `fs_cached_two_levels`] (by `cache_state`).
+    pub pipelines: [wgpu::RenderPipeline; 3],
     /// [nearest, linear] (the world's material samplers).
     pub bind_groups: [wgpu::BindGroup; 2],
     /// Per level surface: `uv · xy + zw` is its place in the atlas.
@@ -116,9 +119,12 @@ impl CacheAtlas {
                 crate::bindings::texture_entry(0, wgpu::TextureViewDimension::D2),
                 sampler_entry(1),
                 storage_entry_vertex(2),
+                crate::bindings::texture_entry(3, wgpu::TextureViewDimension::D2),
+                crate::bindings::texture_entry(4, wgpu::TextureViewDimension::D2),
             ],
         });
         let full = texture.create_view(&Default::default());
+        let level_1 = level_1_texture(device);
         let bind_groups = std::array::from_fn(|i| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("surface cache"),
@@ -136,6 +142,14 @@ impl CacheAtlas {
                         binding: 2,
                         resource: regions.as_entire_binding(),
                     },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: wgpu::BindingResource::TextureView(&levels[0]),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::TextureView(&level_1),
+                    },
                 ],
             })
         });
@@ -148,6 +162,7 @@ impl CacheAtlas {
             mip_pipeline,
             mip_sources,
             levels,
+            level_1,
             bind_groups,
             regions,
             pending: Vec::new(),
@@ -203,20 +218,25 @@ impl CacheAtlas {
     }
 
     /// The render passes this frame's bake needs: level 0, then each mip level from the one
-    /// above.
+    /// above, then level 1 again into its own texture.
     pub(crate) fn bake_passes(&self) -> Vec<Offscreen<'_>> {
-        let label = |k| match k {
-            0 => "surface cache bake",
-            _ => "surface cache mip",
+        if self.pending.is_empty() {
+            return Vec::new();
+        }
+        let pass = |label, color| Offscreen {
+            label,
+            color: Some(color),
+            depth: None,
+            clear: None,
         };
-        (0..self.pending.len())
-            .map(|k| Offscreen {
-                label: label(k),
-                color: Some(&self.levels[k]),
-                depth: None,
-                clear: None,
-            })
-            .collect()
+        let mut passes = vec![pass("surface cache bake", &self.levels[0])];
+        passes.extend(
+            self.levels[1..]
+                .iter()
+                .map(|l| pass("surface cache mip", l)),
+        );
+        passes.push(pass("surface cache level 1", &self.level_1));
+        passes
     }
 
     /// Draws bake pass `k` (`world`: the world's group 0, bound with this frame's styles).
@@ -226,6 +246,8 @@ impl CacheAtlas {
         pass: &mut wgpu::RenderPass<'_>,
         world: &wgpu::BindGroup,
     ) {
+        // The last pass draws level 1 again (into `level_1`).
+        let k = if k == self.pending.len() { 1 } else { k };
         let Some((buffer, count)) = self.pending.get(k) else {
             return;
         };
@@ -239,6 +261,29 @@ impl CacheAtlas {
         pass.set_vertex_buffer(0, buffer.slice(..));
         pass.draw(0..*count, 0..1);
     }
+}
+
+/// The texture `fs_cached_two_levels` reads the atlas's level 1 from: a view of one level
+/// whose first level is its level 0 (llvmpipe samples a view of a mipmapped texture's level 1
+/// as it does a mipmapped one, with per-pixel level offsets).
+fn level_1_texture(device: &wgpu::Device) -> wgpu::TextureView {
+    let size = ATLAS_SIZE >> 1;
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("surface cache level 1"),
+            size: wgpu::Extent3d {
+                width: size,
+                height: size,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: ATLAS_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
 }
 
 /// Level 0's clip-space x and y of atlas texel coordinates.
@@ -418,8 +463,8 @@ fn cached_pipelines(
     device: &wgpu::Device,
     world: &WorldShading<'_>,
     cache_layout: &wgpu::BindGroupLayout,
-) -> [wgpu::RenderPipeline; 2] {
-    ["fs_cached", "fs_cached_magnified"]
+) -> [wgpu::RenderPipeline; 3] {
+    ["fs_cached", "fs_cached_magnified", "fs_cached_two_levels"]
         .map(|entry| cached_pipeline(device, world, cache_layout, entry))
 }
 

@@ -43,6 +43,11 @@ pub const BAKE_BUDGET: u64 = 1 << 20;
 /// estimate runs above the exact one may blend a little of the next level in at the far end
 /// of such a surface, which the finest level's texel leaves out.
 pub const MAGNIFIED_TEXELS: f32 = 1.0;
+/// A cached surface is drawn from views of the two finest levels on their own
+/// (`cache_state::CACHED_TWO_LEVELS`) where a pixel spans at most this many texels of its
+/// region anywhere on it: the GPU's level of detail is then at most 1 all over it, so its
+/// trilinear fetch reads no coarser level.
+pub const TWO_LEVEL_TEXELS: f32 = 2.0;
 
 /// What the cache needs of a surface, worked out once.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -243,6 +248,9 @@ pub struct SurfacePlan {
     /// Pixels per world unit at distance 1 (the viewport's focal length).
     focal_px: f32,
     eye: Vec3,
+    /// The camera's forward, right and up axes this frame, where told
+    /// ([`look_along`](Self::look_along)).
+    axes: Option<[Vec3; 3]>,
     scales: [f32; MAX_STYLES],
     /// How many surfaces it can hold at all (counted once: asked every frame, counting them
     /// read every surface's entry).
@@ -287,6 +295,7 @@ impl SurfacePlan {
             mode: None,
             focal_px: 640.0,
             eye: Vec3::ZERO,
+            axes: None,
             scales: [1.0; MAX_STYLES],
         }
     }
@@ -336,6 +345,7 @@ impl SurfacePlan {
     ) {
         self.frame += 1;
         (self.eye, self.focal_px, self.scales) = (eye, focal_px.max(1.0), *scales);
+        self.axes = None;
         if self.mode != Some(mode) {
             self.mode = Some(mode);
             for (look, s) in self.looks.iter_mut().zip(&self.surfaces) {
@@ -345,6 +355,13 @@ impl SurfacePlan {
                 };
             }
         }
+    }
+
+    /// The frame's camera looks along `forward`, with `right` and `up` its pixel rows' and
+    /// columns' directions (unit vectors; after [`begin_frame`](Self::begin_frame)): the
+    /// two-level test then bounds the texels a pixel spans along them.
+    pub fn look_along(&mut self, forward: Vec3, right: Vec3, up: Vec3) {
+        self.axes = Some([forward, right, up]);
     }
 
     /// After the draws are built: `drawn` were drawn from the cache (they stay), `wanted` were
@@ -472,17 +489,61 @@ impl SurfacePlan {
     }
 
     /// Whether a pixel spans at most `MAGNIFIED_TEXELS` of a texel of `s`'s region at `level`
-    /// wherever it shows. At distance r a pixel spans r / f units across the ray, stretched
+    /// wherever it shows.
+    fn magnified(&self, s: &Look, level: u32) -> bool {
+        self.spans_at_most(s, level, MAGNIFIED_TEXELS)
+    }
+
+    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` wherever it
+    /// shows. At distance r a pixel spans r / f units across the ray, stretched
     /// by 1 / cos θ = r / h along the plane (h: the eye's height over it): at most r² / (f h)
     /// units, r at most the distance to the bounds' farthest corner (pixels off the axis span
     /// less, so this bounds them too).
-    fn magnified(&self, s: &Look, level: u32) -> bool {
+    fn spans_at_most(&self, s: &Look, level: u32, texels: f32) -> bool {
         let h = (s.plane.xyz().dot(self.eye) - s.plane.w).abs();
         let far = (self.eye - s.bounds_min)
             .abs()
             .max((self.eye - s.bounds_max).abs());
         let texels_per_unit = s.texel_stretch / (1u32 << level) as f32;
-        far.length_squared() * texels_per_unit <= MAGNIFIED_TEXELS * self.focal_px * h
+        far.length_squared() * texels_per_unit <= texels * self.focal_px * h
+    }
+
+    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` along the
+    /// frame's pixel rows and columns (what the GPU's level of detail measures) wherever the
+    /// camera looking along `axes` sees it. Where the ray through pixel (x, y) meets the
+    /// plane at depth z, the point moves z / f (R + v (n·R) / h) a pixel along x (v: from
+    /// the eye to the point, h: the eye's signed height over the plane; the same with U
+    /// along y). z is linear and the bracket affine in the point, so over the bounds' box
+    /// each is largest at a corner, and their product bounds the step everywhere on the
+    /// surface in front of the eye.
+    fn spans_at_most_seen(&self, s: &Look, level: u32, texels: f32, axes: [Vec3; 3]) -> bool {
+        let [forward, right, up] = axes;
+        let n = s.plane.xyz();
+        let h = n.dot(self.eye) - s.plane.w;
+        if h.abs() < 1e-3 {
+            return false;
+        }
+        let (along_x, along_y) = (n.dot(right) / h, n.dot(up) / h);
+        let (mut depth, mut step_sq) = (0.0f32, 0.0f32);
+        for corner in 0..8 {
+            let pick = glam::BVec3::new(corner & 1 != 0, corner & 2 != 0, corner & 4 != 0);
+            let v = Vec3::select(pick, s.bounds_max, s.bounds_min) - self.eye;
+            depth = depth.max(v.dot(forward));
+            let x = (right + v * along_x).length_squared();
+            step_sq = step_sq.max(x).max((up + v * along_y).length_squared());
+        }
+        let texels_per_unit = s.texel_stretch / (1u32 << level) as f32;
+        depth * step_sq.sqrt() * texels_per_unit <= texels * self.focal_px
+    }
+
+    /// Whether `s` at `level` is drawn from the two finest levels' own views: at most
+    /// `TWO_LEVEL_TEXELS` a pixel by the bound that holds for any camera at the eye, or by
+    /// the frame's camera's own.
+    fn two_levels(&self, s: &Look, level: u32) -> bool {
+        self.spans_at_most(s, level, TWO_LEVEL_TEXELS)
+            || self
+                .axes
+                .is_some_and(|axes| self.spans_at_most_seen(s, level, TWO_LEVEL_TEXELS, axes))
     }
 
     /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region
@@ -533,6 +594,8 @@ impl CacheStates for SurfacePlan {
             state::BAKE
         } else if self.magnified(look, held.level) {
             state::CACHED_MAGNIFIED
+        } else if self.two_levels(look, held.level) {
+            state::CACHED_TWO_LEVELS
         } else {
             state::CACHED
         }

@@ -143,7 +143,8 @@ fn states_follow_styles_and_distance() {
     let st = plan
         .states(far, 640.0, &scales, StyleMode::Animated)
         .to_vec();
-    assert_eq!(st, [state::CACHED, state::DIRECT]);
+    // 1,300 units from a wall at level 1 a pixel spans about a texel: at most two.
+    assert_eq!(st, [state::CACHED_TWO_LEVELS, state::DIRECT]);
     // Style 40 switched off: bake again.
     scales[40] = 0.0;
     assert_eq!(
@@ -153,7 +154,7 @@ fn states_follow_styles_and_distance() {
     scales[40] = 1.0;
     assert_eq!(
         plan.states(far, 640.0, &scales, StyleMode::Animated)[0],
-        state::CACHED
+        state::CACHED_TWO_LEVELS
     );
     // Closer than the baked level serves: bake again, finer.
     let near = Vec3::new(32.0, -100.0, 32.0);
@@ -270,7 +271,11 @@ fn a_surface_placed_coarser_for_want_of_room_is_not_baked_again_until_it_needs_f
     let b = plan.plan(&[0], &[1]);
     assert_eq!((b[0].surface, b[0].region.level), (1, 2));
     // Drawn from the cache: surface 1's level-2 texels are magnified from there.
-    let cached = [state::CACHED, state::CACHED_MAGNIFIED];
+    let cached = [
+        state::CACHED,
+        state::CACHED_MAGNIFIED,
+        state::CACHED_TWO_LEVELS,
+    ];
     for _ in 0..3 {
         let states = plan.states(far, 640.0, &scales, StyleMode::Normal);
         assert!(
@@ -358,6 +363,61 @@ fn texels_per_pixel(
     dx.length().max(dy.length())
 }
 
+/// A wall in y = 0 of random size seen from a random eye in front of it: the surface, its map
+/// from world to texels at a random level, its size (x, z) and the eye.
+struct RandomWall {
+    surface: CacheSurface,
+    texel: Box<dyn Fn(Vec3) -> Vec2>,
+    level: u32,
+    size: (f32, f32),
+    eye: Vec3,
+}
+
+impl RandomWall {
+    fn new(r: &mut impl FnMut(f64, f64) -> f32) -> RandomWall {
+        // `m`: texels a unit along x and z (sheared).
+        let (w, h) = (r(8.0, 512.0), r(8.0, 256.0));
+        let m = [
+            Vec2::new(r(0.2, 4.0), r(-1.0, 1.0)),
+            Vec2::new(r(-1.0, 1.0), r(0.2, 4.0)),
+        ];
+        let level = r(0.0, 3.99) as u32;
+        let mut surface = wall(Vec2::ZERO, w, h, None);
+        surface.texel_stretch = largest_stretch(m);
+        let eye = Vec3::new(r(-300.0, 800.0), r(-900.0, -0.5), r(-200.0, 500.0));
+        let texel = move |p: Vec3| (m[0] * p.x + m[1] * p.z) / (1u32 << level) as f32;
+        RandomWall {
+            surface,
+            texel: Box::new(texel),
+            level,
+            size: (w, h),
+            eye,
+        }
+    }
+
+    /// A random point of the wall.
+    fn point(&self, r: &mut impl FnMut(f64, f64) -> f32) -> Vec3 {
+        Vec3::new(r(0.0, self.size.0 as f64), 0.0, r(0.0, self.size.1 as f64))
+    }
+
+    /// A camera's axes (forward, right, up) looking from the eye towards `p`, turned a little.
+    fn axes_towards(&self, p: Vec3, r: &mut impl FnMut(f64, f64) -> f32) -> [Vec3; 3] {
+        let turn = Vec3::new(r(-0.5, 0.5), r(-0.5, 0.5), r(-0.5, 0.5)) * 0.5;
+        let forward = ((p - self.eye).normalize() + turn).normalize();
+        let right = forward.cross(Vec3::Z).normalize();
+        [forward, right, right.cross(forward)]
+    }
+
+    /// Texels a pixel spans at `p` for a camera with `axes` (none where p is not in front).
+    fn texels_at(&self, p: Vec3, axes: [Vec3; 3]) -> Option<f32> {
+        let v = p - self.eye;
+        let z = v.dot(axes[0]);
+        let at = (640.0 * v.dot(axes[1]) / z, 640.0 * v.dot(axes[2]) / z);
+        let plane = self.surface.plane;
+        (z > 1.0).then(|| texels_per_pixel(self.eye, axes, 640.0, plane, &self.texel, at))
+    }
+}
+
 /// A surface called magnified spans at most one texel of its region a pixel wherever a camera
 /// at the eye, turned any way, sees it (so the GPU's level of detail is below 0 all over it
 /// and its finest level is what it samples); and the call is not vacuous: close walls are
@@ -365,51 +425,64 @@ fn texels_per_pixel(
 #[test]
 fn a_surface_called_magnified_spans_under_a_texel_a_pixel_everywhere() {
     let mut rng = lanthorn_geom::rng::XorShift::seeded(11);
+    let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
     let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
     plan.focal_px = 640.0;
     let (mut magnified, mut not) = (0, 0);
     for _ in 0..2000 {
-        let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
-        // A wall in y = 0 of `w × h` units, `k` texels a unit along x and z (sheared).
-        let (w, h) = (r(8.0, 512.0), r(8.0, 256.0));
-        let m = [
-            Vec2::new(r(0.2, 4.0), r(-1.0, 1.0)),
-            Vec2::new(r(-1.0, 1.0), r(0.2, 4.0)),
-        ];
-        let level = r(0.0, 3.99) as u32;
-        let mut s = wall(Vec2::ZERO, w, h, None);
-        s.texel_stretch = largest_stretch(m);
-        let eye = Vec3::new(r(-300.0, 800.0), r(-900.0, -0.5), r(-200.0, 500.0));
-        plan.eye = eye;
-        if !plan.magnified(&Look::of(&s, 0), level) {
+        let wall = RandomWall::new(&mut r);
+        plan.eye = wall.eye;
+        if !plan.magnified(&Look::of(&wall.surface, 0), wall.level) {
             not += 1;
             continue;
         }
         magnified += 1;
-        let texel = |p: Vec3| (m[0] * p.x + m[1] * p.z) / (1u32 << level) as f32;
         for _ in 0..20 {
-            let p = Vec3::new(r(0.0, w as f64), 0.0, r(0.0, h as f64));
+            let p = wall.point(&mut r);
             // A camera looking at p from any direction the eye can see it from.
-            let forward = ((p - eye).normalize()
-                + Vec3::new(r(-0.5, 0.5), r(-0.5, 0.5), r(-0.5, 0.5)) * 0.5)
-                .normalize();
-            let right = forward.cross(Vec3::Z).normalize();
-            let up = right.cross(forward);
-            let v = p - eye;
-            let z = v.dot(forward);
-            if z <= 1.0 {
-                continue;
+            let axes = wall.axes_towards(p, &mut r);
+            if let Some(n) = wall.texels_at(p, axes) {
+                assert!(n <= 1.0, "{n} texels a pixel at {p} from {}", wall.eye);
             }
-            let at = (640.0 * v.dot(right) / z, 640.0 * v.dot(up) / z);
-            let n = texels_per_pixel(eye, [forward, right, up], 640.0, s.plane, texel, at);
-            assert!(
-                n <= 1.0,
-                "{n} texels a pixel at {p} from {eye}, level {level}"
-            );
         }
     }
     assert!(
         magnified > 100 && not > 100,
         "{magnified} magnified, {not} not"
+    );
+}
+
+/// A surface the frame's camera sees at most two texels a pixel by its own axes
+/// (`spans_at_most_seen`, the two-level test) spans at most two along its pixel rows and
+/// columns wherever in front of it the wall is, not only on the screen; and the view's axes
+/// pass walls that the bound for any camera does not.
+#[test]
+fn a_surface_called_two_level_spans_at_most_two_texels_a_pixel_everywhere() {
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(12);
+    let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
+    let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
+    plan.focal_px = 640.0;
+    let (mut two, mut only_seen, mut not) = (0, 0, 0);
+    for _ in 0..3000 {
+        let wall = RandomWall::new(&mut r);
+        plan.eye = wall.eye;
+        let axes = wall.axes_towards(wall.point(&mut r), &mut r);
+        let look = Look::of(&wall.surface, 0);
+        if !plan.spans_at_most_seen(&look, wall.level, TWO_LEVEL_TEXELS, axes) {
+            not += 1;
+            continue;
+        }
+        two += 1;
+        only_seen += !plan.spans_at_most(&look, wall.level, TWO_LEVEL_TEXELS) as u32;
+        for _ in 0..20 {
+            let p = wall.point(&mut r);
+            if let Some(n) = wall.texels_at(p, axes) {
+                assert!(n <= TWO_LEVEL_TEXELS * 1.0001, "{n} texels a pixel at {p}");
+            }
+        }
+    }
+    assert!(
+        two > 100 && not > 100 && only_seen > 50,
+        "{two} two-level ({only_seen} by the view's axes only), {not} not"
     );
 }
