@@ -42,11 +42,10 @@ pub use self::clouds::SkyClouds;
 pub use self::count_pass::{
     CountDraw, CountTarget, FragmentCountPass, FrameCount, OctagonClip, COUNT_FORMAT,
 };
-use self::draws::CACHED_BATCHES;
 pub use self::draws::{
     build_draws, culled_surfaces, pack_light, CacheStates, CullReason, DrawBuilder, DrawCommand,
-    DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH, GRID_LIT,
-    LIGHT_ONE, LIGHT_UNIT, MAGNIFIED_BATCH, TWO_LEVELS_BATCH,
+    DrawInputs, DrawList, DrawRecord, SurfaceTests, WorldStats, BATCHES, CACHED_BATCH,
+    CACHED_BATCHES, GRID_LIT, LIGHT_ONE, LIGHT_UNIT, MAGNIFIED_BATCH, TWO_LEVELS_BATCH,
 };
 pub use self::id_pass::{IdFrame, IdImages, IdLayer};
 pub use self::mesh::{

@@ -133,7 +133,7 @@ pub const MAGNIFIED_BATCH: usize = 3 * KINDS + 1;
 /// (`fs_cached_two_levels`).
 pub const TWO_LEVELS_BATCH: usize = 3 * KINDS + 2;
 /// The cached batches, nearest first (as the frame draws them).
-pub(crate) const CACHED_BATCHES: [usize; 3] = [MAGNIFIED_BATCH, TWO_LEVELS_BATCH, CACHED_BATCH];
+pub const CACHED_BATCHES: [usize; 3] = [MAGNIFIED_BATCH, TWO_LEVELS_BATCH, CACHED_BATCH];
 /// The order the frame draws its batches in: the cached batches first (most of what the camera
 /// sees, front to back; the magnified ones, mostly near, then those at most two texels a pixel,
 /// before the rest), then view class ×
