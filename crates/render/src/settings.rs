@@ -30,8 +30,8 @@ pub struct FrameSettings {
     pub wireframe: bool,
     /// The camera draws what the surface cache holds with one fetch (`world::surface_cache`).
     pub surface_cache: bool,
-    /// The cache's surfaces magnified all over read their finest level's texel directly
-    /// (`fs_cached_magnified`); off, they go through the sampler as the others do. The same
+    /// The cache's surfaces magnified all over are sampled from a view of their finest level
+    /// alone (`fs_cached_magnified`); off, through the mipmapped view as the others are. The same
     /// pixels either way (tests/gpu/surface_cache.rs checks it): off costs time, not looks.
     pub magnified_fetch: bool,
     /// The cache's surfaces with at most two texels a pixel blend views of the two finest

@@ -86,7 +86,7 @@ pub struct WorldStats {
     pub sky_surfaces: u32,
     /// Of the camera's opaque surfaces, those drawn from the surface cache.
     pub cached: u32,
-    /// Of `cached`, those magnified wherever they show (the finest level's texel fetched:
+    /// Of `cached`, those magnified wherever they show (drawn from the finest level alone:
     /// `MAGNIFIED_BATCH`).
     pub magnified: u32,
     /// Of `cached`, those drawn from the two finest levels' own views
