@@ -64,6 +64,16 @@ const CACHE_RANGE: f32 = 2.0;
 const CACHE_RANGE: f32 = 1.0;
 #endif
 
+// What a cached surface's fragment writes for its atlas colour `color`: fogged where the
+// terrain's aerial fog is on, stored as the frame stores it.
+fn cached_output(color: vec3<f32>, in: CachedIn) -> vec4<f32> {
+    #ifdef AERIAL_FOG
+    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
+    #else
+    return vec4<f32>(stored(color), 1.0);
+    #endif
+}
+
 // One fetch: the surface as fs_opaque shades it, baked.
 @fragment
 fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
@@ -71,11 +81,7 @@ fn fs_cached(in: CachedIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     let color = textureSample(surface_cache, cache_sampler, in.cache_uv).rgb * CACHE_RANGE;
-    #ifdef AERIAL_FOG
-    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
-    #else
-    return vec4<f32>(stored(color), 1.0);
-    #endif
+    return cached_output(color, in);
 }
 
 // A cached surface magnified wherever it shows (`cache_state::CACHED_MAGNIFIED`): the GPU's
@@ -89,11 +95,7 @@ fn fs_cached_magnified(in: CachedIn) -> @location(0) vec4<f32> {
     if outside_record(in.clip_pos, in.slot) { discard; }
     #endif
     let color = textureSample(cache_level_0, cache_sampler, in.cache_uv).rgb * CACHE_RANGE;
-    #ifdef AERIAL_FOG
-    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
-    #else
-    return vec4<f32>(stored(color), 1.0);
-    #endif
+    return cached_output(color, in);
 }
 
 // A cached surface with at most two texels of its region a pixel wherever it shows
@@ -114,11 +116,7 @@ fn fs_cached_two_levels(in: CachedIn) -> @location(0) vec4<f32> {
     let finest = textureSample(cache_level_0, cache_sampler, in.cache_uv).rgb;
     let next = textureSample(cache_level_1, cache_sampler, in.cache_uv).rgb;
     let color = mix(finest, next, lod) * CACHE_RANGE;
-    #ifdef AERIAL_FOG
-    return vec4<f32>(stored(mix(color, in.fog.rgb, in.fog.a)), 1.0);
-    #else
-    return vec4<f32>(stored(color), 1.0);
-    #endif
+    return cached_output(color, in);
 }
 
 // A surface's region of the atlas as the bake draws it: the corners of its texel grid.
