@@ -86,6 +86,16 @@ impl WorldPass {
         full.unwrap_or(&self.shading.pipelines[batch])
     }
 
+    /// The atlas pipeline (`CacheAtlas::pipelines`) that draws cached `batch`: the magnified
+    /// and two-level ones their own unless the frame's settings send them through the sampler.
+    pub(super) fn cached_pipeline(&self, batch: usize) -> usize {
+        match batch {
+            MAGNIFIED_BATCH if self.debug.magnified_fetch => 1,
+            TWO_LEVELS_BATCH if self.debug.two_level_blend => 2,
+            _ => 0,
+        }
+    }
+
     /// Draws batch commands `first..first + count` with the pipeline set.
     pub(crate) fn draw_batch(&self, pass: &mut wgpu::RenderPass<'_>, first: u32, count: u32) {
         let stride = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>() as u64;

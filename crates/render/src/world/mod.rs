@@ -665,18 +665,6 @@ impl Pass for WorldPass {
     }
 }
 
-impl WorldPass {
-    /// The atlas pipeline (`CacheAtlas::pipelines`) that draws cached `batch`: the magnified
-    /// and two-level ones their own unless the frame's settings send them through the sampler.
-    fn cached_pipeline(&self, batch: usize) -> usize {
-        match batch {
-            MAGNIFIED_BATCH if self.debug.magnified_fetch => 1,
-            TWO_LEVELS_BATCH if self.debug.two_level_blend => 2,
-            _ => 0,
-        }
-    }
-}
-
 /// A stamp no world's shading has had (`WorldPass::shading_stamp`).
 fn next_stamp() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
