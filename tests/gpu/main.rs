@@ -9,6 +9,7 @@ mod cli;
 mod clipping;
 mod clouds;
 mod coloured_light;
+mod depth_bands;
 mod doors;
 mod fences;
 mod fog;

@@ -461,6 +461,7 @@ fn terrain_screen_space_error_against_full_resolution_mesh() {
                 .record_reference(&gpu.device, &mut pass, &vb, &ib, indices.len() as u32);
         }
         gpu.queue.submit([enc.finish()]);
+        r.depth_written();
         let full_img = r.read_color(gpu);
         let (mut cs, mut cp, mut cm, mut cb) = (0f64, 0usize, 0u8, 0usize);
         for (a, b) in full_img.pixels().zip(clip_img.pixels()) {

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use super::bloom::{BloomParams, BloomPass};
+use super::depth_bands::{DepthBand, DepthBands};
 use super::gpu::Gpu;
 use super::overlay::heatmap::HeatmapPass;
 use super::overlay::{OverlayPass, OverlayVertex};
@@ -91,6 +92,8 @@ pub struct Renderer {
     timed: bool,
     /// What the frame is cleared to (linear).
     pub clear_color: wgpu::Color,
+    /// Where the frames are in the cycle of depth bands.
+    depth_bands: DepthBands,
     /// The clipmap terrain, drawn after the world into the same target (see `set_terrain`).
     pub terrain: Option<Terrain>,
     /// Per cell: open to the terrain (`cell_flags::OUTDOOR`). A level with cells shows the
@@ -121,10 +124,11 @@ pub struct Renderer {
     cover: Option<UiCoverPass>,
 }
 
-/// The frame target with its clear colour, as the passes see it.
+/// The frame target with its clear colour and this frame's depth band, as the passes see it.
 struct FrameAttachments<'a> {
     target: &'a FrameTarget,
     clear: wgpu::Color,
+    depth: DepthBand,
 }
 
 impl PassTarget for FrameAttachments<'_> {
@@ -137,6 +141,10 @@ impl PassTarget for FrameAttachments<'_> {
             Attachment::SceneColorGamma => &self.target.color_gamma_view,
             _ => &self.target.color_view,
         }
+    }
+
+    fn depth_band(&self, attachment: Attachment) -> Option<(DepthBand, (u32, u32))> {
+        (attachment == Attachment::FrameDepth).then_some((self.depth, self.target.size))
     }
 
     /// The clear colour is linear; the raw view stores it encoded.
@@ -206,6 +214,7 @@ impl Renderer {
                 b: 0.03,
                 a: 1.0,
             },
+            depth_bands: DepthBands::default(),
             terrain: None,
             outdoor: level
                 .cells
@@ -369,12 +378,20 @@ impl Renderer {
         }
     }
 
+    /// Something other than the renderer's passes drew into `target.depth` (a test's
+    /// reference pass): the next frame clears it (its depths lie outside the frames' bands,
+    /// `depth_bands`).
+    pub fn depth_written(&mut self) {
+        self.depth_bands.restart();
+    }
+
     /// Frames of `size` pixels from now on (the target is made again).
     pub fn resize(&mut self, gpu: &Gpu, size: (u32, u32)) {
         let size = (size.0.max(1), size.1.max(1));
         if size != self.target.size {
             // The HDR scene is made again at the new size by the next frame's `switch_hdr`.
             self.target = FrameTarget::create(gpu, size);
+            self.depth_bands.restart();
         }
     }
 
@@ -416,6 +433,7 @@ impl Renderer {
         let target = FrameAttachments {
             target: &self.target,
             clear: self.clear_color,
+            depth: self.depth_bands.next_frame(settings.depth_bands),
         };
         self.timed = self.gpu_timers && self.timer.is_some();
         let timed = self.timed;

@@ -7,6 +7,7 @@
 
 mod bindings;
 pub mod bloom;
+pub mod depth_bands;
 pub mod fog;
 pub mod frame;
 pub mod gpu;

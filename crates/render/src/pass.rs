@@ -3,6 +3,7 @@
 //! uploads what it needs in `prepare`, and records commands into a render pass begun on the
 //! attachments it declares — it never begins a pass, submits or picks a target itself.
 
+use super::depth_bands::DepthBand;
 use super::gpu::Gpu;
 use super::profiler::GpuTimer;
 use super::settings::FrameSettings;
@@ -186,6 +187,12 @@ pub trait PassTarget {
     fn has_stencil(&self, _attachment: Attachment) -> bool {
         false
     }
+    /// The frame's band of this depth attachment and the viewport's size (pixels), where its
+    /// depth is cleared once a cycle of bands (`depth_bands`); `None`: cleared when a pass
+    /// asks, over the whole range.
+    fn depth_band(&self, _attachment: Attachment) -> Option<(DepthBand, (u32, u32))> {
+        None
+    }
 }
 
 /// One CPU stage of a frame as it ran: its name and when it started and ended (the trace).
@@ -261,16 +268,21 @@ pub fn begin<'e>(
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     let (color, color_load) = attachments.color;
+    let band = attachments
+        .depth
+        .and_then(|(depth, _)| target.depth_band(depth));
     let depth_stencil_attachment =
         attachments
             .depth
             .map(|(depth, load)| wgpu::RenderPassDepthStencilAttachment {
                 view: target.view(depth),
                 depth_ops: Some(wgpu::Operations {
-                    // Reverse-Z: cleared to 0, nearer is larger.
-                    load: match load {
-                        Load::Clear => wgpu::LoadOp::Clear(0.0),
-                        Load::Keep => wgpu::LoadOp::Load,
+                    // Reverse-Z: cleared to 0, nearer is larger. In a band past the cycle's
+                    // first, what is there lies below every depth this frame writes.
+                    load: match (load, band) {
+                        (Load::Clear, Some((b, _))) if !b.clear => wgpu::LoadOp::Load,
+                        (Load::Clear, _) => wgpu::LoadOp::Clear(0.0),
+                        (Load::Keep, _) => wgpu::LoadOp::Load,
                     },
                     store: wgpu::StoreOp::Store,
                 }),
@@ -282,7 +294,7 @@ pub fn begin<'e>(
                     store: wgpu::StoreOp::Store,
                 }),
             });
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+    let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(label),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
             view: target.view(color),
@@ -300,7 +312,18 @@ pub fn begin<'e>(
         timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
-    })
+    });
+    if let Some((b, (width, height))) = band {
+        pass.set_viewport(
+            0.0,
+            0.0,
+            width as f32,
+            height as f32,
+            b.range[0],
+            b.range[1],
+        );
+    }
+    pass
 }
 
 /// Begins a render pass on `offscreen`'s views, cleared or kept as it says.

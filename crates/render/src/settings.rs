@@ -39,6 +39,10 @@ pub struct FrameSettings {
     /// Nearly the same pixels (tests/gpu/surface_cache.rs bounds the difference); off costs
     /// time.
     pub two_level_blend: bool,
+    /// The frame's depth is cleared once every `depth_bands::BANDS` frames, each frame's
+    /// depths in a band above the last's (`render::depth_bands`); off, every frame clears it.
+    /// The same pixels either way (tests/gpu/depth_bands.rs checks it): off costs time.
+    pub depth_bands: bool,
     /// Bright light bleeds into its surroundings (`render::bloom`).
     pub bloom: bool,
     /// The scene is drawn in linear, unclamped light into a float target and tone-mapped into
@@ -84,6 +88,7 @@ impl Default for FrameSettings {
             surface_cache: true,
             magnified_fetch: true,
             two_level_blend: true,
+            depth_bands: true,
             bloom: false,
             hdr: false,
             exposure: 0.0,

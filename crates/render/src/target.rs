@@ -27,7 +27,8 @@ pub struct FrameTarget {
     pub color_gamma_view: wgpu::TextureView,
     /// The frame's reverse-Z depth ([`DEPTH_FORMAT`]).
     pub depth: wgpu::Texture,
-    /// `depth` as the scene passes attach it.
+    /// `depth` as the scene passes attach it (who else draws into it tells the renderer:
+    /// `Renderer::depth_written`).
     pub depth_view: wgpu::TextureView,
     /// With HDR on, the scene's colour the scene passes draw into (both scene attachments)
     /// and the tone map reads; `None`: they draw into `color`.
