@@ -1,8 +1,10 @@
-//! The frame's depth bands (`render::depth_bands`) against a depth cleared every frame: a
-//! walk of cameras drawn with the depth cleared once every `BANDS` frames is, frame by frame,
-//! the walk drawn with it cleared each frame. The walk turns and steps back and forth, so a
-//! depth a frame leaves is often nearer than what the next frame shows there: were a band
-//! below the one before, those pixels would keep the stale surface's hole (nothing drawn).
+//! The frame's depth bands (`render::depth_bands`) against a frame cleared every frame: a
+//! walk of cameras drawn with the depth cleared once every `BANDS` frames (and the colour
+//! kept where the world covers the view) is, frame by frame, the walk drawn with both
+//! cleared each frame. The walk turns and steps back and forth, so a depth a frame leaves is
+//! often nearer than what the next frame shows there (were a band below the one before, those
+//! pixels would keep the last frame's colour), and it leaves the level once mid-cycle (the
+//! eye outside, nothing drawn: the colour must be cleared, not kept).
 
 use glam::Vec3;
 use lanthorn::geom::{Camera, CameraSpec};
@@ -17,13 +19,21 @@ use crate::support::gpu;
 const SIZE: (u32, u32) = (320, 180);
 
 /// Two and a half cycles of cameras about e1m1's start: a turn of 100° a frame, stepping 96
-/// units back and forth along the first view.
+/// units back and forth along the first view; one camera, mid-cycle, far outside the level.
 fn walk() -> Vec<CameraSpec> {
     (0..BANDS * 5 / 2)
-        .map(|i| CameraSpec {
-            position: Vec3::new(480.0, -352.0 + 96.0 * (i % 3) as f32, 110.0),
-            yaw: 90.0 + 100.0 * i as f32,
-            pitch: if i % 2 == 0 { 0.0 } else { -20.0 },
+        .map(|i| match i == BANDS + 3 {
+            // Outside, looking back at the level: part of the frame shows it, part nothing.
+            true => CameraSpec {
+                position: Vec3::new(6000.0, -352.0, 110.0),
+                yaw: 180.0,
+                pitch: 0.0,
+            },
+            false => CameraSpec {
+                position: Vec3::new(480.0, -352.0 + 96.0 * (i % 3) as f32, 110.0),
+                yaw: 90.0 + 100.0 * i as f32,
+                pitch: if i % 2 == 0 { 0.0 } else { -20.0 },
+            },
         })
         .collect()
 }
@@ -50,7 +60,7 @@ fn frames(level: &Level, bands: bool) -> Vec<image::RgbaImage> {
 }
 
 #[test]
-fn frames_in_depth_bands_match_frames_with_the_depth_cleared() {
+fn frames_in_depth_bands_match_frames_cleared_each_frame() {
     if gpu().is_none() {
         return;
     }

@@ -129,6 +129,8 @@ struct FrameAttachments<'a> {
     target: &'a FrameTarget,
     clear: wgpu::Color,
     depth: DepthBand,
+    /// The world draws every pixel of the scene's colour this frame (`covers_the_view`).
+    covered: bool,
 }
 
 impl PassTarget for FrameAttachments<'_> {
@@ -145,6 +147,10 @@ impl PassTarget for FrameAttachments<'_> {
 
     fn depth_band(&self, attachment: Attachment) -> Option<(DepthBand, (u32, u32))> {
         (attachment == Attachment::FrameDepth).then_some((self.depth, self.target.size))
+    }
+
+    fn color_covered(&self, attachment: Attachment) -> bool {
+        self.covered && attachment == Attachment::SceneColorGamma
     }
 
     /// The clear colour is linear; the raw view stores it encoded.
@@ -378,6 +384,19 @@ impl Renderer {
         }
     }
 
+    /// Whether the world draws every pixel of `frame`, so the last frame's colours never show:
+    /// the eye is in a cell of a level (closed: Quake's levels are sealed, and a leak shows
+    /// as in Quake, the last frame's pixels), culled from the eye itself (not frozen
+    /// elsewhere), with no terrain (drawn through outdoor cells only) and no panels over it.
+    fn covers_the_view(&self, frame: &Frame) -> bool {
+        let v = frame.visible;
+        !v.cells.is_empty()
+            && !v.eye_outside
+            && frame.culling.is_none()
+            && frame.ui_cover.is_empty()
+            && self.terrain.is_none()
+    }
+
     /// Something other than the renderer's passes drew into `target.depth` (a test's
     /// reference pass): the next frame clears it (its depths lie outside the frames' bands,
     /// `depth_bands`).
@@ -434,6 +453,7 @@ impl Renderer {
             target: &self.target,
             clear: self.clear_color,
             depth: self.depth_bands.next_frame(settings.depth_bands),
+            covered: self.covers_the_view(frame),
         };
         self.timed = self.gpu_timers && self.timer.is_some();
         let timed = self.timed;
