@@ -96,6 +96,10 @@ struct DrawRecord {
 // second (x, y: f32 bits; Quake 3's `tcMod scroll`), its animation's pictures a second (z: f32
 // bits) and first picture's layer and count (w: low 16 bits, high 16; `animMap`).
 @group(0) @binding(11) var<storage, read> material_motion: array<vec4<u32>>;
+// `materials`' finest level alone: what is read at level 0 (the sky) is read from it, as
+// llvmpipe samples a view of one level without the per-pixel level offsets it spends on a
+// mipmapped view even at an explicit level (render::materials::MaterialArray::finest_view).
+@group(0) @binding(12) var materials_finest: texture_2d_array<f32>;
 
 #ifdef SUN_SHADOWS
 // The sun's shadow cascades (render::shadow), group 2 of the colour pipelines.

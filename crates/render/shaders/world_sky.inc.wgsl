@@ -68,7 +68,7 @@ fn clouds_at_finest_level_over(under: vec3<f32>, world: vec3<f32>, eye: vec3<f32
     var color = under;
     for (var k = 0u; k < cloud_layers(); k = k + 1u) {
         let uv = cloud_uv(st, k);
-        let texel = textureSampleLevel(materials, material_sampler, uv, u32(frame.clouds.kinds[k].x), 0.0);
+        let texel = textureSampleLevel(materials_finest, material_sampler, uv, u32(frame.clouds.kinds[k].x), 0.0);
         color = cloud_layer_over(color, texel, k);
     }
     return unless_through_the_bottom(color, under, world - eye);
@@ -91,8 +91,8 @@ fn layered_sky(world: vec3<f32>, layer: u32, eye: vec3<f32>) -> vec3<f32> {
     let t = frame.params.x;
     let back_uv = vec2<f32>(fract(d.x + t * 0.0625) * 0.5 + 0.5, fract(d.y + t * 0.0625));
     let front_uv = vec2<f32>(fract(d.x + t * 0.125) * 0.5, fract(d.y + t * 0.125));
-    let back = textureSampleLevel(materials, material_sampler, back_uv, layer, 0.0).rgb;
-    let front = textureSampleLevel(materials, material_sampler, front_uv, layer, 0.0).rgb;
+    let back = textureSampleLevel(materials_finest, material_sampler, back_uv, layer, 0.0).rgb;
+    let front = textureSampleLevel(materials_finest, material_sampler, front_uv, layer, 0.0).rgb;
     let front_alpha = select(1.0, 0.0, dot(front, vec3<f32>(1.0)) < 0.02);
     return mix(back, front, front_alpha);
 }

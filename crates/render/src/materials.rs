@@ -35,6 +35,10 @@ pub struct MaterialArray {
     pub layer_size: u32,
     /// `texture` as a 2D array, as the shaders bind it.
     pub view: wgpu::TextureView,
+    /// Its finest level alone, as a 2D array: what a shader reads at level 0 explicitly (the
+    /// sky) it reads from this view, which llvmpipe samples without the per-pixel level
+    /// offsets it spends on a mipmapped view even at an explicit level (docs/performance.md).
+    pub finest_view: wgpu::TextureView,
     /// [nearest (Quake's look), linear] magnification; both mipmapped.
     pub samplers: [wgpu::Sampler; 2],
     /// Layer of each material.
@@ -54,6 +58,11 @@ impl MaterialArray {
         let texture = layer_array(gpu, "materials", &layers, n);
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let finest_view = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            mip_level_count: Some(1),
             ..Default::default()
         });
         let sampler = |mag| {
@@ -91,6 +100,7 @@ impl MaterialArray {
             texture,
             layer_size: n,
             view,
+            finest_view,
             samplers,
             layers: (0..materials.len() as u32).collect(),
             maps: MaterialMaps::create(gpu, materials),

@@ -66,6 +66,8 @@ pub(super) fn create_bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroup
             texture_entry(10, wgpu::TextureViewDimension::D2Array),
             // Each material layer's scroll and animation (Quake 3's `tcMod scroll`, `animMap`).
             storage_entry(11, wgpu::ShaderStages::VERTEX),
+            // The materials' finest level alone (`MaterialArray::finest_view`: the sky).
+            texture_entry(12, wgpu::TextureViewDimension::D2Array),
         ],
     })
 }
@@ -190,6 +192,10 @@ pub(super) fn world_bind_group(
             wgpu::BindGroupEntry {
                 binding: 11,
                 resource: res.materials.motion.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 12,
+                resource: wgpu::BindingResource::TextureView(&res.materials.finest_view),
             },
         ],
     })
