@@ -125,6 +125,9 @@ class Compare:
         self.qs = Path(args.qs_root) / "qs_shot.sh"
         self.lanthorn = Path(args.lanthorn)
         self.bsp_dir = Path(args.bsp_dir) if args.bsp_dir else ROOT.parent / "shared/realdata/quake/bsp"
+        # Quake's palette for Lanthorn wherever the maps lie (a folder of generated levels has
+        # none: Lanthorn would draw grey checkerboards, saying so only on its stderr).
+        self.palette = ROOT.parent / "shared/realdata/quake/palette.lmp"
         if not self.qs.exists():
             sys.exit(f"{self.qs} is missing: run bash ../shared/tools/quakespasm/build.sh once")
         if not self.lanthorn.exists():
@@ -135,7 +138,7 @@ class Compare:
         # Lanthorn's pitch is positive up.
         return [f"--camera={fmt(x)},{fmt(y)},{fmt(z)},{fmt(yaw)},{fmt(-pitch)}",
                 "--size", f"{SIZE[0]}x{SIZE[1]}", "--styles", "normal", "--filter", "nearest",
-                "--time", str(QS_TIME)]
+                "--time", str(QS_TIME)] + (["--palette", str(self.palette)] if self.palette.exists() else [])
 
     def qs_cmd(self, mp, cam, png):
         _, x, y, z, yaw, pitch = cam
