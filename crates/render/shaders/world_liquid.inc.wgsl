@@ -9,7 +9,7 @@ fn liquid_warp(uv: vec2<f32>, time: f32) -> vec2<f32> {
     return uv + 0.0625 * turn_sine(uv.yx + vec2<f32>(time, time) * 0.15915494);
 }
 
-// sin(2π·turns), a parabola through each half-turn refined once (within 0.001 of the sine):
+// sin(2π·turns), a parabola through each half-turn refined once (within 0.0011 of the sine):
 // llvmpipe's `sin` reduces the range and runs a long polynomial for every pixel.
 fn turn_sine(turns: vec2<f32>) -> vec2<f32> {
     let t = fract(turns) * 2.0 - 1.0;
