@@ -3,7 +3,7 @@
 build by build at each camera so that the host's slow minutes fall on all of them alike.
 
 Each run is `lanthorn bench MAP --path still.json --frames FRAMES --per-frame` at 1280x720 with
-the comparison's settings (`--styles normal --filter nearest --time 0.04`, no fragment count,
+the comparison's settings (`--styles normal --filter nearest --time` quakespasm's, no fragment count,
 no GPU timestamp queries);
 its figure is the 10th percentile of its frames' ms (less hit by the host's slow moments than
 the median); a camera's figure is the median over ROUNDS runs. Prints each camera's figures,
@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from compare_quakespasm import QS_TIME
 
 ROOT = Path(__file__).resolve().parent.parent
 BSP = ROOT.parent / "shared/realdata/quake/bsp"
@@ -52,7 +54,7 @@ def p10(build, cam, frames, tmp):
     out = subprocess.run(
         [build, "bench", str(BSP / f"{mp}.bsp"), "--path", str(path), "--allow-solid", "--frames",
          str(frames), "--warmup", "5", "--json", "--per-frame", "--no-overdraw", "--size",
-         "1280x720", "--styles", "normal", "--filter", "nearest", "--time", "0.04",
+         "1280x720", "--styles", "normal", "--filter", "nearest", "--time", str(QS_TIME),
          "--disable", "timestamp-query"],
         capture_output=True, text=True, check=True).stdout
     ms = sorted(json.loads(out.strip().splitlines()[-1])["per_frame"]["frame_ms"])

@@ -40,8 +40,12 @@ MAE_MAX = 0.015  # mean |linear(a) - linear(b)| over RGB, 0..1 (worst seen: 0.01
 SSIM_MIN = 0.75  # greyscale SSIM, 8x8 windows (worst seen: 0.82, warped liquids out of phase)
 BLACK_EXTRA_MAX = 0.01  # Lanthorn's pure-black share may exceed quakespasm's by this much
 
-# Game time of quakespasm's screenshot: the map's spawn frames and 36 console waits at 1 ms.
-QS_TIME = 0.04
+# Game time of quakespasm's screenshot, fitted to its sky (whose layers scroll with the time):
+# Lanthorn's sky correlates best with quakespasm's at 1.33-1.34 s on generated levels' cameras
+# looking up, and at 1.3-1.4 on e1m7's and e2m5's (docs/performance.md, 2026-12-07 twentieth).
+# The server's clock starts at 1 s; 0.04, the spawn frames and console waits alone, put the sky
+# elsewhere than quakespasm's.
+QS_TIME = 1.335
 
 MAPS = "dm1 dm2 dm3 dm4 dm5 dm6 e1m1 e1m2 e1m3 e1m4 e1m5 e1m6 e1m7 e1m8 start".split()
 SIZE = (1280, 720)

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from compare_quakespasm import cameras, cpu_outside_submit
+from compare_quakespasm import QS_TIME, cameras, cpu_outside_submit
 
 ROOT = Path(__file__).resolve().parent.parent
 BSP = ROOT.parent / "shared/realdata/quake/bsp"
@@ -34,7 +34,7 @@ def cpu_ms(build, mp, cam, still):
     out = subprocess.run(
         [build, "bench", str(BSP / f"{mp}.bsp"), "--path", str(still), "--allow-solid", "--frames", "30",
          "--warmup", "5", "--json", "--no-overdraw", "--size", "1280x720", "--styles", "normal",
-         "--filter", "nearest", "--time", "0.04"],
+         "--filter", "nearest", "--time", str(QS_TIME)],
         capture_output=True, text=True, check=True).stdout
     j = json.loads(out.strip().splitlines()[-1])
     return cpu_outside_submit(j), j["cpu_culling_ms_median"], j["cpu_world_prepare_ms_median"]
