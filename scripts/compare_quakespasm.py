@@ -37,8 +37,13 @@ from pathlib import Path
 
 # Pass thresholds, per camera (fixed before the final run).
 MAE_MAX = 0.015  # mean |linear(a) - linear(b)| over RGB, 0..1 (worst seen: 0.010, lava)
-SSIM_MIN = 0.75  # greyscale SSIM, 8x8 windows (worst seen: 0.82, warped liquids out of phase)
+# Greyscale SSIM, 8x8 windows (worst seen: 0.765, e1m7 inter1: two pillars, func_doors with
+# START_OPEN, stand raised as the game spawns them in Lanthorn, where compiled in quakespasm here).
+SSIM_MIN = 0.75
 BLACK_EXTRA_MAX = 0.01  # Lanthorn's pure-black share may exceed quakespasm's by this much
+
+# Cameras whose ratio is above this are timed again with `--recheck` runs.
+RECHECK_ABOVE = 0.45
 
 # Game time of quakespasm's screenshot, fitted to its sky (whose layers scroll with the time):
 # Lanthorn's sky correlates best with quakespasm's at 1.33-1.34 s on generated levels' cameras
@@ -162,12 +167,14 @@ class Compare:
                             "--side-by-side", str(sbs)]).strip().splitlines()[-1])
         return j
 
-    def timing(self, mp, cam, tmp):
+    def timing(self, mp, cam, tmp, runs=None):
+        """RUNS alternating runs of both renderers at `cam` (`--runs` by default), their medians;
+        the runs' own figures are kept (`qs_runs`, `ln_runs`) so that a recheck can pool more."""
         _, x, y, z, yaw, pitch = cam
         path = tmp / "still.json"
         path.write_text(json.dumps({"speed": 8, "keys": [{"pos": [x, y, z], "yaw": yaw, "pitch": -pitch}]}))
         qs_ms, ln_ms, ln_world, ln_cpu, wpoly, surfaces, sky = [], [], [], [], None, None, None
-        for _ in range(self.args.runs):
+        for _ in range(runs or self.args.runs):
             text = run(self.qs_cmd(mp, cam, tmp / "qs_t.png"), env=qs_env(True, self.args.frames))
             m = re.search(r"= ([\d.]+) ms/frame", text)
             w = re.search(r"wpoly (\d+)", text)
@@ -182,10 +189,20 @@ class Compare:
             sky = j.get("sky_surfaces_median")
         # The GPU's time per pass needs the timestamp queries: one run of its own.
         ln_world.append(self.bench(mp, cam, path, []).get("gpu_world_ms_median", float("nan")))
-        med = lambda v: statistics.median(v) if v else float("nan")
         return dict(qs_ms=med(qs_ms), ln_ms=med(ln_ms), ln_world_ms=med(ln_world),
                     ln_cpu_ms=med(ln_cpu), wpoly=wpoly, surfaces=surfaces, sky_surfaces=sky,
-                    runs=len(ln_ms))
+                    runs=len(ln_ms), qs_runs=qs_ms, ln_runs=ln_ms)
+
+    def recheck(self, r):
+        """`--recheck` more alternating runs at a camera over RECHECK_ABOVE, pooled with its
+        first: near the line at 0.5 a figure of three runs is the host's noise as much as the
+        renderers' (one camera's pairs ran 0.40-0.59 in one sitting)."""
+        cam = (r["camera"], *r["eye"], r["yaw"], r["quake_pitch"])
+        with tempfile.TemporaryDirectory() as t:
+            more = self.timing(r["map"], cam, Path(t), runs=self.args.recheck)
+        r["qs_runs"] += more["qs_runs"]
+        r["ln_runs"] += more["ln_runs"]
+        r.update(qs_ms=med(r["qs_runs"]), ln_ms=med(r["ln_runs"]), runs=len(r["ln_runs"]))
 
     def bench(self, mp, cam, path, extra):
         """`lanthorn bench` at `cam` (the one-key path at `path`), its JSON report."""
@@ -222,6 +239,11 @@ class Compare:
                 results.append(r)
                 print(row(r), flush=True)
                 (self.out / "results.json").write_text(json.dumps(results, indent=1))
+        for r in results:
+            if self.args.recheck > 0 and r.get("qs_ms") and r["ln_ms"] / r["qs_ms"] > RECHECK_ABOVE:
+                self.recheck(r)
+                print("rechecked:", row(r), flush=True)
+                (self.out / "results.json").write_text(json.dumps(results, indent=1))
         table = "\n".join([HEADER, RULE] + [row(r) for r in results])
         failed = [r for r in results if not r["pass"]]
         timed = [r for r in results if r.get("qs_ms", 0) == r.get("qs_ms", 0) and r.get("qs_ms")]
@@ -241,6 +263,10 @@ class Compare:
                         f"{statistics.median(r.get('ln_cpu_ms', 0) for r in timed):.3f} ms, most "
                         f"{busy.get('ln_cpu_ms', 0):.3f} ({busy['map']} {busy['camera']})")
             summary += surfaces_summary(timed)
+            rechecked = [r for r in timed if r["runs"] > self.args.runs]
+            if rechecked:
+                summary += (f"; {len(rechecked)} cameras over {RECHECK_ABOVE} timed "
+                            f"{self.args.recheck} more times (medians of all their runs)")
         (self.out / "table.md").write_text(table + "\n" + summary + "\n")
         print(summary)
         worst = sorted(results, key=lambda r: r["ssim"])[:5]
@@ -251,6 +277,10 @@ class Compare:
 HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU, timed run) "
           "| ratio | QS wpoly / Lanthorn surfaces (of which sky) | pass |")
 RULE = "|---|---|---|---|---|---|---|---|---|---|"
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
 
 
 def sky_note(r):
@@ -291,6 +321,8 @@ def parse():
     p.add_argument("--runs", type=int, default=5, help="alternating timing runs per timed camera (>= 5)")
     p.add_argument("--timed", type=int, default=2, help="cameras timed per map (-1: all, 0: none)")
     p.add_argument("--frames", type=int, default=20, help="frames per timing run")
+    p.add_argument("--recheck", type=int, default=0, metavar="RUNS",
+                   help=f"time the cameras over {RECHECK_ABOVE} RUNS more times, pooled with their first runs")
     p.add_argument("--only-timed", action="store_true", help="skip the cameras that are not timed")
     p.add_argument("--qs-root", default=os.environ.get("QS_ROOT", os.path.join(tempfile.gettempdir(), "qs-ref")))
     p.add_argument("--lanthorn", default=os.environ.get("LANTHORN", os.path.join(target, "release/lanthorn")))

@@ -65,6 +65,12 @@ pub struct CullArgs {
     /// off (every surface shaded from its material and lightmap each frame).
     #[arg(long, value_enum, default_value_t)]
     pub(crate) surface_cache: OnOff,
+    /// Depth bands: on (default; the depth is cleared once every 12 frames, each frame's
+    /// depths in a band of the depth range above the frames' before it, which spares a
+    /// software rasterizer the clears) or off (the depth cleared every frame). The same
+    /// pixels either way.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) depth_bands: OnOff,
     /// Bloom: light brighter than a threshold bleeds into its surroundings (off by default).
     #[arg(long)]
     pub(crate) bloom: bool,
@@ -126,6 +132,7 @@ impl CullArgs {
             },
             time: self.time.unwrap_or(0.0),
             surface_cache: self.surface_cache == OnOff::On,
+            depth_bands: self.depth_bands == OnOff::On,
             bloom: self.bloom,
             hdr: self.hdr,
             exposure: self.exposure,
@@ -371,4 +378,29 @@ pub(crate) fn headless(gpu: &GpuArgs) -> anyhow::Result<Gpu> {
     let gpu = Gpu::headless(&gpu.options()?)?;
     gpu.exit_on_device_loss();
     Ok(gpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        cull: CullArgs,
+    }
+
+    /// `--depth-bands` reaches the frame settings: on unless switched off.
+    #[test]
+    fn depth_bands_switch_reaches_the_frame_settings() {
+        let settings = |args: &[&str]| {
+            let all = std::iter::once("lanthorn").chain(args.iter().copied());
+            Cli::try_parse_from(all).unwrap().cull.settings()
+        };
+        assert!(settings(&[]).depth_bands);
+        assert!(settings(&["--depth-bands", "on"]).depth_bands);
+        assert!(!settings(&["--depth-bands", "off"]).depth_bands);
+        assert!(Cli::try_parse_from(["lanthorn", "--depth-bands", "sometimes"]).is_err());
+    }
 }
