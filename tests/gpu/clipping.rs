@@ -24,6 +24,7 @@ fn half_screen(gpu: &Gpu) {
         views: vec![],
         flow_depth: Vec::new(),
         eye_outside: false,
+        nothing_under_liquids: false,
     };
     // The oracle for "nothing drawn": the same frame with nothing visible (the clear colour as
     // the sRGB target reads it back).

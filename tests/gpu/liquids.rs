@@ -58,10 +58,14 @@ fn level(wall: bool, near: bool, far: bool) -> Level {
 
 /// Fragments that pass the depth test when drawn, per pixel, in the frame's order.
 fn fragment_counts(level: &Level) -> Option<Vec<u8>> {
+    fragment_counts_of(level, VisibleSet::everything(level))
+}
+
+/// [`fragment_counts`] of the frame drawn for `visible`.
+fn fragment_counts_of(level: &Level, visible: VisibleSet) -> Option<Vec<u8>> {
     let gpu = gpu()?;
     let mut world = WorldPass::create(gpu, level, GAMMA_COLOR_FORMAT);
     let camera = Camera::new(LOOKING_ALONG_X, SIZE.0 as f32 / SIZE.1 as f32);
-    let visible = VisibleSet::everything(level);
     let settings = FrameSettings::default();
     world.prepare(
         gpu,
@@ -111,6 +115,38 @@ fn the_nearest_liquid_shows_and_what_lies_behind_is_not_shaded() {
         let n = counts[(at.1 * SIZE.0 + at.0) as usize];
         assert_eq!(n, 1, "fragments shaded at {at:?}");
     }
+}
+
+/// Where the culler says no cell drawn lies under a liquid (`nothing_under_liquids`: the
+/// portal flow stopped at every liquid), the covering liquids go last, so a wall standing in
+/// front of one is shaded and the liquid behind it is not; otherwise they go first, and
+/// there both are. The liquid alone is one fragment either way.
+#[test]
+fn covering_liquids_go_last_where_nothing_lies_under_them() {
+    let Some(_) = gpu() else { return };
+    // A liquid across the middle at x 100 and a wall in front of its left part at x 40.
+    let level = coloured_in_one_cell(
+        &[("wall", [0.4, 0.2, 0.1]), ("*far", [0.1, 0.6, 0.2])],
+        [
+            (true, quad(100.0, (-40.0, 40.0), 1, surface_flags::LIQUID)),
+            (true, quad(40.0, (0.0, 20.0), 0, 0)),
+        ],
+    );
+    let (walled, open) = ((60u32, 45u32), (100u32, 45u32));
+    let counts = |nothing_under_liquids: bool| {
+        let visible = VisibleSet {
+            nothing_under_liquids,
+            ..VisibleSet::everything(&level)
+        };
+        fragment_counts_of(&level, visible)
+    };
+    let (Some(last), Some(first)) = (counts(true), counts(false)) else {
+        return;
+    };
+    let at = |c: &[u8], p: (u32, u32)| c[(p.1 * SIZE.0 + p.0) as usize];
+    assert_eq!(at(&last, walled), 1, "liquid last: the wall alone");
+    assert_eq!(at(&first, walled), 2, "liquid first: it, then the wall");
+    assert_eq!((at(&last, open), at(&first, open)), (1, 1));
 }
 
 /// The vis-check truth agrees with the frame about what a liquid hides: its solid id image

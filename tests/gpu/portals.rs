@@ -219,6 +219,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
         views: vec![],
         flow_depth: Vec::new(),
         eye_outside: false,
+        nothing_under_liquids: false,
     };
     let settings = FrameSettings::default();
     let mut plain = Renderer::new(gpu, &level, SIZE);
@@ -253,6 +254,7 @@ fn terrain_through_outdoor_cells(gpu: &lanthorn::render::Gpu) {
         views: vec![],
         flow_depth: Vec::new(),
         eye_outside: false,
+        nothing_under_liquids: false,
     };
     let mut r = Renderer::new(gpu, &level, SIZE);
     r.set_terrain(gpu, load());

@@ -346,6 +346,7 @@ impl Culler {
         out.objects.clear();
         out.views.clear();
         out.flow_depth.clear();
+        out.nothing_under_liquids = false;
         let planes = camera.frustum_planes();
         match self.mode {
             CullMode::None => {
@@ -473,6 +474,8 @@ impl Culler {
         for (i, c) in out.cells.iter().enumerate().filter(|(_, c)| c.view == 0) {
             self.index[c.cell as usize] = i as u32;
         }
+        // What a window shows may lie under a liquid, as the flow's own cells do not.
+        out.nothing_under_liquids = false;
         for (region, beyond) in windows {
             self.add_cells_in_window(level, camera, out, region, beyond);
         }

@@ -75,6 +75,12 @@ pub struct VisibleSet {
     /// The eye is in no cell: in solid, or out over the terrain beyond an outdoor level's
     /// cells. The cells are then a frustum fallback, and the terrain is not clipped to them.
     pub eye_outside: bool,
+    /// No cell of the set lies beyond a portal a liquid covers: the portal flow stopped at
+    /// every such portal it met (`liquid_cover`). False for the methods without a flow, and
+    /// where the flow went through one within the near plane's reach: then cells under a
+    /// liquid may be drawn, and a renderer that draws liquids opaque does best to draw them
+    /// first, so that what lies under them fails the depth test.
+    pub nothing_under_liquids: bool,
 }
 
 impl VisibleSet {
@@ -102,6 +108,7 @@ impl VisibleSet {
             views: Vec::new(),
             flow_depth: Vec::new(),
             eye_outside: false,
+            nothing_under_liquids: false,
         }
     }
 }

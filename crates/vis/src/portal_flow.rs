@@ -192,6 +192,9 @@ pub struct PortalFlow {
     /// Portals passed and covered this run (into `stats`).
     passed: u32,
     covered: u32,
+    /// This run went through a portal a liquid covers (within the near plane's reach): cells
+    /// under a liquid are in its set (`VisibleSet::nothing_under_liquids`).
+    opened_under_liquid: bool,
     /// Portals shut this frame by doors at rest (`vis::movers`), besides those the level
     /// marked `CLOSED` when the flow was made; empty when nothing moves.
     pub shut: Vec<bool>,
@@ -289,6 +292,7 @@ impl PortalFlow {
             trace: None,
             passed: 0,
             covered: 0,
+            opened_under_liquid: false,
             shut: Vec::new(),
             reflect_water: false,
             water_seeds: Vec::new(),
@@ -339,6 +343,8 @@ impl PortalFlow {
         }
         self.passed = 0;
         self.covered = 0;
+        self.opened_under_liquid = false;
+        out.nothing_under_liquids = false;
         out.cells.clear();
         out.flow_depth.clear();
         let mut stats = FlowStats::default();
@@ -406,6 +412,7 @@ impl PortalFlow {
         stats.portals_passed = self.passed;
         stats.portals_covered = self.covered;
         self.stats = stats;
+        out.nothing_under_liquids = !self.opened_under_liquid;
     }
 
     /// One view's breadth-first flow (nearest first), appending its cells to `out` and the
@@ -508,6 +515,7 @@ impl PortalFlow {
                     self.record(pid, index, target, PortalOutcome::OutsidePvs);
                     continue;
                 }
+                self.opened_under_liquid |= portal.covered;
                 self.record(pid, index, target, PortalOutcome::Passed);
                 self.flow_into(target, octagon, (cell, key, portal.parting), stats);
             }

@@ -422,6 +422,52 @@ fn water_seen_from_the_air_opens_one_reflection_seeded_over_all_of_it() {
     );
 }
 
+/// `VisibleSet::nothing_under_liquids` says what the flow found: true exactly where no cell it
+/// reached lies on the far side of the water from the eye (the cells' own medium is the
+/// oracle), over eyes above, under and skimming the flooded room's water (within the near
+/// plane's reach the flow goes through), looking several ways.
+#[test]
+fn the_flow_says_whether_it_reached_under_a_liquid() {
+    let level = flooded_room();
+    let medium = |c: u32| level.cells[c as usize].medium;
+    let mut flow = PortalFlow::new(&level);
+    let mut out = VisibleSet::default();
+    let (mut clear, mut under) = (0, 0);
+    for z in [
+        120.0, 200.0, 250.0, 253.0, 255.0, 257.0, 259.0, 262.0, 300.0, 400.0, 600.0,
+    ] {
+        for (x, y) in [(200.0, 100.0), (850.0, 300.0), (300.0, 850.0)] {
+            for yaw in [0.0, 45.0, 135.0, 225.0] {
+                for pitch in [-60.0, -20.0, 0.0, 30.0] {
+                    let spec = CameraSpec {
+                        position: Vec3::new(x, y, z),
+                        yaw,
+                        pitch,
+                    };
+                    let cam = Camera::new(spec, 16.0 / 9.0);
+                    let Some(eye) = level.locate(cam.position) else {
+                        continue;
+                    };
+                    flow.run(&level, &cam, Some(eye), &mut out);
+                    let across =
+                        (out.cells.iter()).any(|c| c.view == 0 && medium(c.cell) != medium(eye));
+                    assert_eq!(
+                        out.nothing_under_liquids, !across,
+                        "eye {:?} yaw {yaw} pitch {pitch}",
+                        cam.position
+                    );
+                    clear += out.nothing_under_liquids as u32;
+                    under += across as u32;
+                }
+            }
+        }
+    }
+    assert!(
+        clear > 100 && under > 5,
+        "{clear} clear, {under} across the water"
+    );
+}
+
 /// A fence on a doorless wall of the maze (a texture with holes drawn on solid): the room
 /// behind it shows through its holes, which no portal leads to. The culler adds that room with
 /// the fence's screen region; the same wall without the fence hides it (the oracle: the ray

@@ -202,13 +202,13 @@ impl CountDraw {
         }
         world.bind_mesh(pass, clip == OctagonClip::Off);
         let list = world.draw_list();
-        let liquids_first = world.liquids_cover();
-        for (batch, (first, count)) in list.batches_in_order(liquids_first) {
+        let covering = world.liquids_cover();
+        for (batch, (first, count)) in list.batches_in_order(world.liquids_first()) {
             let (class, kind) = super::draws::batch_class_kind(batch);
             let mirrored = class == ViewClass::Mirrored;
-            // Liquids write depth only where they cover (drawn first, as the frame does).
+            // Liquids write depth only where they cover, as the frame's do.
             let depth_write =
-                kind != SurfaceKind::Liquid || (liquids_first && class == ViewClass::Camera);
+                kind != SurfaceKind::Liquid || (covering && class == ViewClass::Camera);
             let commands = &list.commands[first as usize..(first + count) as usize];
             let key = |unclipped, count| CountKey {
                 clip_distances: match clip {

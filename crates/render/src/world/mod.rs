@@ -188,7 +188,8 @@ struct CameraPipelines {
     /// fences in a frame that tints or is fullbright, liquids in one that reflects water.
     full_kinds: [bool; KINDS],
     /// The level has liquids and none is a glow: they cover what is under them, and a frame
-    /// that neither tints nor reflects draws them first (`WorldPass::liquids_cover`).
+    /// that neither tints nor reflects draws them unblended, writing depth
+    /// (`WorldPass::liquids_cover`; first or last: `WorldPass::liquids_first`).
     liquids_can_cover: bool,
     /// That frame's camera liquids (`pipelines::covering_liquid_pipeline`), made on first use.
     covering_liquids: std::cell::OnceCell<wgpu::RenderPipeline>,
@@ -642,7 +643,7 @@ impl Pass for WorldPass {
             wgpu::IndexFormat::Uint32,
         );
         let list = self.draws.list();
-        for (batch, (first, count)) in list.batches_in_order(self.liquids_cover()) {
+        for (batch, (first, count)) in list.batches_in_order(self.liquids_first()) {
             if count == 0 {
                 continue;
             }

@@ -248,7 +248,8 @@ pub(super) fn full_shading_pipeline(
 }
 
 /// The camera's liquids where they cover what is under them: `fs_liquid`, not blended, writing
-/// depth, drawn before the other batches (`draws::LIQUIDS_FIRST_ORDER`).
+/// depth; drawn before the other batches where cells under them may be drawn
+/// (`WorldPass::liquids_first`), else after them.
 pub(super) fn covering_liquid_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,

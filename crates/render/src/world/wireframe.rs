@@ -63,7 +63,7 @@ impl Pass for WireframePass<'_> {
         for (batch, (first, count)) in self
             .world
             .draw_list()
-            .batches_in_order(self.world.liquids_cover())
+            .batches_in_order(self.world.liquids_first())
         {
             if count > 0 {
                 pass.set_pipeline(&pipelines[batch_class_kind(batch).0 as usize]);

@@ -85,6 +85,7 @@ impl DrawBuilder {
         self.build_batches(mesh, inputs, &eyes, liquid_base);
         keep_within_indices(&mut self.list.commands, mesh.indices.len());
         self.list.stats.views = 1 + inputs.visible.views.len() as u32;
+        self.list.nothing_under_liquids = inputs.visible.nothing_under_liquids;
         self.list.view_links.clear();
         let links = inputs.visible.views.iter().map(|v| ViewLink {
             parent: v.parent,

@@ -158,8 +158,12 @@ pub(crate) const BATCH_ORDER: [usize; BATCHES] = [
     3,
 ];
 /// The order of a frame whose camera liquids cover what is under them (`WorldPass::
-/// liquids_cover`): they come first and write depth, so a pool's floor and walls under the
-/// surface fail the depth test instead of being shaded and then covered.
+/// liquids_cover`) and whose cells may lie under them (`DrawList::nothing_under_liquids`
+/// false: culling without the portal flow): they come first and write depth, so a pool's
+/// floor and walls under the surface fail the depth test instead of being shaded and then
+/// covered. Where the flow stopped at every liquid, nothing drawn lies under one, and they go
+/// last as in [`BATCH_ORDER`] (still writing depth), after the walkways and pillars in front
+/// of them.
 pub(crate) const LIQUIDS_FIRST_ORDER: [usize; BATCHES] = [
     3,
     MAGNIFIED_BATCH,
@@ -214,6 +218,9 @@ pub struct DrawList {
     /// The camera's opaque surfaces drawn directly that the cache wants
     /// (`surface_cache::state`), front to back.
     pub bake_surfaces: Vec<u32>,
+    /// No cell drawn lies under a liquid that covers it (`VisibleSet::nothing_under_liquids`):
+    /// covering liquids then go last ([`BATCH_ORDER`]), after what may stand in front of them.
+    pub nothing_under_liquids: bool,
 }
 
 impl DrawList {
