@@ -131,11 +131,12 @@ fn portal_culling_on_imported_bsp_beats_glquakes_pvs() {
         portal.worst
     );
     // What these views measured on 2026-12-02 at 320x180 (pvs as quakespasm draws it, with
-    // its per-surface box test).
+    // its per-surface box test); portal's overdraw 1.13 → 1.01 on 2026-12-07, its covering
+    // liquids drawn last where the flow stopped at them, no longer under the walkways.
     assert_measured(
         "e1m1.bsp",
         &report,
-        &[("portal", 1.41, Some(1.13)), ("pvs", 5.22, None)],
+        &[("portal", 1.41, Some(1.01)), ("pvs", 5.22, None)],
     );
     assert!(
         portal.mean_ratio() <= 0.6 * pvs.mean_ratio() && pvs.mean_ratio() < cells.mean_ratio(),

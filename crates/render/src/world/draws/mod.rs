@@ -219,7 +219,7 @@ pub struct DrawList {
     /// (`surface_cache::state`), front to back.
     pub bake_surfaces: Vec<u32>,
     /// No cell drawn lies under a liquid that covers it (`VisibleSet::nothing_under_liquids`):
-    /// covering liquids then go last ([`BATCH_ORDER`]), after what may stand in front of them.
+    /// covering liquids then go last (`BATCH_ORDER`), after what may stand in front of them.
     pub nothing_under_liquids: bool,
 }
 
