@@ -57,7 +57,8 @@ impl WorldPass {
     }
 
     /// This frame's covering liquids are drawn first (`draws::LIQUIDS_FIRST_ORDER`): cells
-    /// under them may be drawn (culling without the portal flow, which stops at them), and
+    /// under them may be drawn (`VisibleSet::nothing_under_liquids` false: the portal flow
+    /// stops at them, other culling does not), and
     /// there a pool's floor is not shaded under its liquid. Otherwise they go last, and what
     /// stands in front of them is not shaded over them (e2m7's third intermission: 7.30 → 6.17
     /// ms).

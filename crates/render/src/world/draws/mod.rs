@@ -159,7 +159,8 @@ pub(crate) const BATCH_ORDER: [usize; BATCHES] = [
 ];
 /// The order of a frame whose camera liquids cover what is under them (`WorldPass::
 /// liquids_cover`) and whose cells may lie under them (`DrawList::nothing_under_liquids`
-/// false: culling without the portal flow): they come first and write depth, so a pool's
+/// false: culling without the portal flow, a window past a cut wall or a fence, an eye within
+/// the near plane's reach of a liquid): they come first and write depth, so a pool's
 /// floor and walls under the surface fail the depth test instead of being shaded and then
 /// covered. Where the flow stopped at every liquid, nothing drawn lies under one, and they go
 /// last as in [`BATCH_ORDER`] (still writing depth), after the walkways and pillars in front
