@@ -267,6 +267,7 @@ class Compare:
             if rechecked:
                 summary += (f"; {len(rechecked)} cameras over {RECHECK_ABOVE} timed "
                             f"{self.args.recheck} more times (medians of all their runs)")
+        summary += f"; host: {host()}"
         (self.out / "table.md").write_text(table + "\n" + summary + "\n")
         print(summary)
         worst = sorted(results, key=lambda r: r["ssim"])[:5]
@@ -277,6 +278,20 @@ class Compare:
 HEADER = ("| map | camera | MAE linear | SSIM | black QS / Lanthorn | QS ms | Lanthorn ms (world GPU, timed run) "
           "| ratio | QS wpoly / Lanthorn surfaces (of which sky) | pass |")
 RULE = "|---|---|---|---|---|---|---|---|---|---|"
+
+
+def host():
+    """The CPU the figures were taken on: the ratios move with it (an AMD EPYC of family 25 gave
+    e1m4 inter1 0.67-0.72 where the hosts before gave 0.50; docs/performance.md)."""
+    info = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "unknown"
+    return (f"{info.get('model name', '?')} (family {info.get('cpu family', '?')}, model "
+            f"{info.get('model', '?')}), {os.cpu_count()} CPUs")
 
 
 def med(v):

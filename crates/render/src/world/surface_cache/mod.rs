@@ -489,9 +489,9 @@ impl SurfacePlan {
     }
 
     /// Whether a pixel spans at most `MAGNIFIED_TEXELS` of a texel of `s`'s region at `level`
-    /// wherever it shows.
+    /// wherever it shows, by either bound (as [`two_levels`](Self::two_levels)).
     fn magnified(&self, s: &Look, level: u32) -> bool {
-        self.spans_at_most(s, level, MAGNIFIED_TEXELS)
+        self.within(s, level, MAGNIFIED_TEXELS)
     }
 
     /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` wherever it
@@ -537,13 +537,18 @@ impl SurfacePlan {
     }
 
     /// Whether `s` at `level` is drawn from the two finest levels' own views: at most
-    /// `TWO_LEVEL_TEXELS` a pixel by the bound that holds for any camera at the eye, or by
-    /// the frame's camera's own.
+    /// `TWO_LEVEL_TEXELS` a pixel.
     fn two_levels(&self, s: &Look, level: u32) -> bool {
-        self.spans_at_most(s, level, TWO_LEVEL_TEXELS)
-            || self
-                .axes
-                .is_some_and(|axes| self.spans_at_most_seen(s, level, TWO_LEVEL_TEXELS, axes))
+        self.within(s, level, TWO_LEVEL_TEXELS)
+    }
+
+    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` wherever it
+    /// shows: by the bound that holds for any camera at the eye, or by the frame's camera's
+    /// own (tighter for a surface seen off the view's axis, which the other bound takes as
+    /// seen along it).
+    fn within(&self, s: &Look, level: u32, texels: f32) -> bool {
+        self.spans_at_most(s, level, texels)
+            || (self.axes).is_some_and(|axes| self.spans_at_most_seen(s, level, texels, axes))
     }
 
     /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region

@@ -486,3 +486,38 @@ fn a_surface_called_two_level_spans_at_most_two_texels_a_pixel_everywhere() {
         "{two} two-level ({only_seen} by the view's axes only), {not} not"
     );
 }
+
+/// With the frame's camera told, `magnified` takes its axes' bound too: a surface it calls
+/// magnified spans at most one texel along that camera's pixel rows and columns wherever in
+/// front of it the wall is; and the axes pass walls the bound for any camera does not.
+#[test]
+fn a_surface_called_magnified_by_the_views_axes_spans_under_a_texel_along_them() {
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(13);
+    let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
+    let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
+    plan.focal_px = 640.0;
+    let (mut magnified, mut only_seen, mut not) = (0, 0, 0);
+    for _ in 0..3000 {
+        let wall = RandomWall::new(&mut r);
+        plan.eye = wall.eye;
+        let axes = wall.axes_towards(wall.point(&mut r), &mut r);
+        plan.axes = Some(axes);
+        let look = Look::of(&wall.surface, 0);
+        if !plan.magnified(&look, wall.level) {
+            not += 1;
+            continue;
+        }
+        magnified += 1;
+        only_seen += !plan.spans_at_most(&look, wall.level, MAGNIFIED_TEXELS) as u32;
+        for _ in 0..20 {
+            let p = wall.point(&mut r);
+            if let Some(n) = wall.texels_at(p, axes) {
+                assert!(n <= MAGNIFIED_TEXELS * 1.0001, "{n} texels a pixel at {p}");
+            }
+        }
+    }
+    assert!(
+        magnified > 100 && not > 100 && only_seen > 50,
+        "{magnified} magnified ({only_seen} by the view's axes only), {not} not"
+    );
+}
