@@ -452,39 +452,13 @@ fn a_surface_called_magnified_spans_under_a_texel_a_pixel_everywhere() {
     );
 }
 
-/// A surface the frame's camera sees at most two texels a pixel by its own axes
-/// (`spans_at_most_seen`, the two-level test) spans at most two along its pixel rows and
-/// columns wherever in front of it the wall is, not only on the screen; and the view's axes
-/// pass walls that the bound for any camera does not.
+/// A surface the frame's camera sees at most two texels a pixel (`two_levels`, by its own axes
+/// or the bound for any camera) spans at most two along its pixel rows and columns wherever in
+/// front of it the wall is, not only on the screen; and the view's axes pass walls that the
+/// bound for any camera does not.
 #[test]
 fn a_surface_called_two_level_spans_at_most_two_texels_a_pixel_everywhere() {
-    let mut rng = lanthorn_geom::rng::XorShift::seeded(12);
-    let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
-    let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
-    plan.focal_px = 640.0;
-    let (mut two, mut only_seen, mut not) = (0, 0, 0);
-    for _ in 0..3000 {
-        let wall = RandomWall::new(&mut r);
-        plan.eye = wall.eye;
-        let axes = wall.axes_towards(wall.point(&mut r), &mut r);
-        let look = Look::of(&wall.surface, 0);
-        if !plan.spans_at_most_seen(&look, wall.level, TWO_LEVEL_TEXELS, axes) {
-            not += 1;
-            continue;
-        }
-        two += 1;
-        only_seen += !plan.spans_at_most(&look, wall.level, TWO_LEVEL_TEXELS) as u32;
-        for _ in 0..20 {
-            let p = wall.point(&mut r);
-            if let Some(n) = wall.texels_at(p, axes) {
-                assert!(n <= TWO_LEVEL_TEXELS * 1.0001, "{n} texels a pixel at {p}");
-            }
-        }
-    }
-    assert!(
-        two > 100 && not > 100 && only_seen > 50,
-        "{two} two-level ({only_seen} by the view's axes only), {not} not"
-    );
+    holds_along_the_views_axes(12, TWO_LEVEL_TEXELS, SurfacePlan::two_levels);
 }
 
 /// With the frame's camera told, `magnified` takes its axes' bound too: a surface it calls
@@ -492,32 +466,44 @@ fn a_surface_called_two_level_spans_at_most_two_texels_a_pixel_everywhere() {
 /// front of it the wall is; and the axes pass walls the bound for any camera does not.
 #[test]
 fn a_surface_called_magnified_by_the_views_axes_spans_under_a_texel_along_them() {
-    let mut rng = lanthorn_geom::rng::XorShift::seeded(13);
+    holds_along_the_views_axes(13, MAGNIFIED_TEXELS, SurfacePlan::magnified);
+}
+
+/// Over 3,000 random walls, each seen by a camera turned towards a point of it: where `called`
+/// says the wall spans at most `texels` a pixel, 20 random points of it in front of the eye do
+/// along the camera's pixel rows and columns (central differences of the hit point); and
+/// `called` is not vacuous, nor only the bound for any camera at the eye.
+fn holds_along_the_views_axes(
+    seed: u64,
+    texels: f32,
+    called: fn(&SurfacePlan, &Look, u32) -> bool,
+) {
+    let mut rng = lanthorn_geom::rng::XorShift::seeded(seed);
     let mut r = |lo: f64, hi: f64| rng.range_f64(lo, hi) as f32;
     let mut plan = plan_of(vec![wall(Vec2::ZERO, 64.0, 64.0, None)]);
     plan.focal_px = 640.0;
-    let (mut magnified, mut only_seen, mut not) = (0, 0, 0);
+    let (mut within, mut only_seen, mut not) = (0, 0, 0);
     for _ in 0..3000 {
         let wall = RandomWall::new(&mut r);
         plan.eye = wall.eye;
         let axes = wall.axes_towards(wall.point(&mut r), &mut r);
         plan.axes = Some(axes);
         let look = Look::of(&wall.surface, 0);
-        if !plan.magnified(&look, wall.level) {
+        if !called(&plan, &look, wall.level) {
             not += 1;
             continue;
         }
-        magnified += 1;
-        only_seen += !plan.spans_at_most(&look, wall.level, MAGNIFIED_TEXELS) as u32;
+        within += 1;
+        only_seen += !plan.spans_at_most(&look, wall.level, texels) as u32;
         for _ in 0..20 {
             let p = wall.point(&mut r);
             if let Some(n) = wall.texels_at(p, axes) {
-                assert!(n <= MAGNIFIED_TEXELS * 1.0001, "{n} texels a pixel at {p}");
+                assert!(n <= texels * 1.0001, "{n} texels a pixel at {p}");
             }
         }
     }
     assert!(
-        magnified > 100 && not > 100 && only_seen > 50,
-        "{magnified} magnified ({only_seen} by the view's axes only), {not} not"
+        within > 100 && not > 100 && only_seen > 50,
+        "{within} within {texels} ({only_seen} by the view's axes only), {not} not"
     );
 }
