@@ -489,39 +489,54 @@ impl SurfacePlan {
     }
 
     /// Whether a pixel spans at most `MAGNIFIED_TEXELS` of a texel of `s`'s region at `level`
-    /// wherever it shows, by either bound (as [`two_levels`](Self::two_levels)).
+    /// wherever it shows, by either bound (`PixelSpan`).
     fn magnified(&self, s: &Look, level: u32) -> bool {
-        self.within(s, level, MAGNIFIED_TEXELS)
+        self.pixel_span(s, level).within(MAGNIFIED_TEXELS)
     }
 
-    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` wherever it
-    /// shows. At distance r a pixel spans r / f units across the ray, stretched
-    /// by 1 / cos θ = r / h along the plane (h: the eye's height over it): at most r² / (f h)
-    /// units, r at most the distance to the bounds' farthest corner (pixels off the axis span
-    /// less, so this bounds them too).
-    fn spans_at_most(&self, s: &Look, level: u32, texels: f32) -> bool {
+    /// Whether `s` at `level` is drawn from the two finest levels' own views: at most
+    /// `TWO_LEVEL_TEXELS` a pixel, by either bound (`PixelSpan`).
+    fn two_levels(&self, s: &Look, level: u32) -> bool {
+        self.pixel_span(s, level).within(TWO_LEVEL_TEXELS)
+    }
+
+    /// Both bounds on the texels of `s`'s region at `level` a pixel spans: the one for any
+    /// camera at the eye, and the frame's camera's own where it is told.
+    fn pixel_span(&self, s: &Look, level: u32) -> PixelSpan {
+        PixelSpan {
+            any_camera: self.any_camera_span(s, level),
+            seen: (self.axes).and_then(|axes| self.seen_span(s, level, axes)),
+        }
+    }
+
+    /// The bound for any camera at the eye, as a `PixelSpan` pair. At distance r a pixel spans
+    /// r / f units across the ray, stretched by 1 / cos θ = r / h along the plane (h: the
+    /// eye's height over it): at most r² / (f h) units, r at most the distance to the bounds'
+    /// farthest corner (pixels off the axis span less, so this bounds them too).
+    fn any_camera_span(&self, s: &Look, level: u32) -> [f32; 2] {
         let h = (s.plane.xyz().dot(self.eye) - s.plane.w).abs();
         let far = (self.eye - s.bounds_min)
             .abs()
             .max((self.eye - s.bounds_max).abs());
         let texels_per_unit = s.texel_stretch / (1u32 << level) as f32;
-        far.length_squared() * texels_per_unit <= texels * self.focal_px * h
+        [far.length_squared() * texels_per_unit, self.focal_px * h]
     }
 
-    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` along the
-    /// frame's pixel rows and columns (what the GPU's level of detail measures) wherever the
-    /// camera looking along `axes` sees it. Where the ray through pixel (x, y) meets the
+    /// The bound along the frame's pixel rows and columns (what the GPU's level of detail
+    /// measures) wherever the camera looking along `axes` sees the surface, as a `PixelSpan`
+    /// pair; `None` for an eye on its plane. Where the ray through pixel (x, y) meets the
     /// plane at depth z, the point moves z / f (R + v (n·R) / h) a pixel along x (v: from
     /// the eye to the point, h: the eye's signed height over the plane; the same with U
     /// along y). z is linear and the bracket affine in the point, so over the bounds' box
     /// each is largest at a corner, and their product bounds the step everywhere on the
-    /// surface in front of the eye.
-    fn spans_at_most_seen(&self, s: &Look, level: u32, texels: f32, axes: [Vec3; 3]) -> bool {
+    /// surface in front of the eye. Tighter than the other for a surface seen off the view's
+    /// axis, which that one takes as seen along it.
+    fn seen_span(&self, s: &Look, level: u32, axes: [Vec3; 3]) -> Option<[f32; 2]> {
         let [forward, right, up] = axes;
         let n = s.plane.xyz();
         let h = n.dot(self.eye) - s.plane.w;
         if h.abs() < 1e-3 {
-            return false;
+            return None;
         }
         let (along_x, along_y) = (n.dot(right) / h, n.dot(up) / h);
         let (mut depth, mut step_sq) = (0.0f32, 0.0f32);
@@ -533,22 +548,7 @@ impl SurfacePlan {
             step_sq = step_sq.max(x).max((up + v * along_y).length_squared());
         }
         let texels_per_unit = s.texel_stretch / (1u32 << level) as f32;
-        depth * step_sq.sqrt() * texels_per_unit <= texels * self.focal_px
-    }
-
-    /// Whether `s` at `level` is drawn from the two finest levels' own views: at most
-    /// `TWO_LEVEL_TEXELS` a pixel.
-    fn two_levels(&self, s: &Look, level: u32) -> bool {
-        self.within(s, level, TWO_LEVEL_TEXELS)
-    }
-
-    /// Whether a pixel spans at most `texels` texels of `s`'s region at `level` wherever it
-    /// shows: by the bound that holds for any camera at the eye, or by the frame's camera's
-    /// own (tighter for a surface seen off the view's axis, which the other bound takes as
-    /// seen along it).
-    fn within(&self, s: &Look, level: u32, texels: f32) -> bool {
-        self.spans_at_most(s, level, texels)
-            || (self.axes).is_some_and(|axes| self.spans_at_most_seen(s, level, texels, axes))
+        Some([depth * step_sq.sqrt() * texels_per_unit, self.focal_px])
     }
 
     /// The level surface `i` (`s`) is baked at: the one it needs, or the finest whose region
@@ -595,15 +595,36 @@ impl CacheStates for SurfacePlan {
         // (asked again, it would be baked coarse again, every frame).
         let level = self.needed_level_of(look).max(look.finest);
         let fine_enough = held.level <= level || held.asked <= level;
+        // Both bounds worked out once, for both batches' thresholds.
+        let span = self.pixel_span(look, held.level);
         if !(fine_enough && held.scales == self.slot_scales(look.styles)) {
             state::BAKE
-        } else if self.magnified(look, held.level) {
+        } else if span.within(MAGNIFIED_TEXELS) {
             state::CACHED_MAGNIFIED
-        } else if self.two_levels(look, held.level) {
+        } else if span.within(TWO_LEVEL_TEXELS) {
             state::CACHED_TWO_LEVELS
         } else {
             state::CACHED
         }
+    }
+}
+
+/// What a pixel spans of a surface's region, by two bounds, each a pair (most, scale): the
+/// surface spans at most `t` texels a pixel where most ≤ t · scale. Worked out once a surface a
+/// frame and compared with each cached batch's threshold.
+#[derive(Clone, Copy, Debug)]
+struct PixelSpan {
+    /// The bound for any camera at the eye (`SurfacePlan::any_camera_span`).
+    any_camera: [f32; 2],
+    /// The frame's camera's own, where it is told (`SurfacePlan::seen_span`).
+    seen: Option<[f32; 2]>,
+}
+
+impl PixelSpan {
+    /// Whether either bound keeps a pixel within `texels` texels.
+    fn within(&self, texels: f32) -> bool {
+        let fits = |[most, scale]: [f32; 2]| most <= texels * scale;
+        fits(self.any_camera) || self.seen.is_some_and(fits)
     }
 }
 

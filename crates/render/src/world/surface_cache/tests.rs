@@ -494,7 +494,8 @@ fn holds_along_the_views_axes(
             continue;
         }
         within += 1;
-        only_seen += !plan.spans_at_most(&look, wall.level, texels) as u32;
+        let [most, scale] = plan.any_camera_span(&look, wall.level);
+        only_seen += (most > texels * scale) as u32;
         for _ in 0..20 {
             let p = wall.point(&mut r);
             if let Some(n) = wall.texels_at(p, axes) {
