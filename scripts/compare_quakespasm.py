@@ -263,6 +263,7 @@ class Compare:
                         f"{statistics.median(r.get('ln_cpu_ms', 0) for r in timed):.3f} ms, most "
                         f"{busy.get('ln_cpu_ms', 0):.3f} ({busy['map']} {busy['camera']})")
             summary += surfaces_summary(timed)
+            summary += spread_summary(timed)
             rechecked = [r for r in timed if r["runs"] > self.args.runs]
             if rechecked:
                 summary += (f"; {len(rechecked)} cameras over {RECHECK_ABOVE} timed "
@@ -296,6 +297,22 @@ def host():
 
 def med(v):
     return statistics.median(v) if v else float("nan")
+
+
+def spread_summary(timed):
+    """How far a camera's alternating runs disagree: each run's own ratio (its quakespasm and
+    Lanthorn figures taken back to back), the largest over the smallest. On a shared host a
+    camera near 0.5 lands on either side by the minute (docs/performance.md)."""
+    spreads = []
+    for r in timed:
+        own = [ln / qs for qs, ln in zip(r.get("qs_runs", []), r.get("ln_runs", [])) if qs > 0]
+        if len(own) > 1:
+            spreads.append((max(own) / min(own), r))
+    if not spreads:
+        return ""
+    most, wide = max(spreads, key=lambda s: s[0])
+    return (f"; each camera's runs' own ratios spread by x{statistics.median(s for s, _ in spreads):.2f} "
+            f"(median), most x{most:.2f} ({wide['map']} {wide['camera']})")
 
 
 def sky_note(r):
