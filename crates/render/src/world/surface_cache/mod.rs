@@ -490,12 +490,16 @@ impl SurfacePlan {
 
     /// Whether a pixel spans at most `MAGNIFIED_TEXELS` of a texel of `s`'s region at `level`
     /// wherever it shows, by either bound (`PixelSpan`).
+    /// For the tests: `state` works out one `PixelSpan` and compares it with both thresholds.
+    #[cfg(test)]
     fn magnified(&self, s: &Look, level: u32) -> bool {
         self.pixel_span(s, level).within(MAGNIFIED_TEXELS)
     }
 
     /// Whether `s` at `level` is drawn from the two finest levels' own views: at most
     /// `TWO_LEVEL_TEXELS` a pixel, by either bound (`PixelSpan`).
+    /// For the tests: `state` works out one `PixelSpan` and compares it with both thresholds.
+    #[cfg(test)]
     fn two_levels(&self, s: &Look, level: u32) -> bool {
         self.pixel_span(s, level).within(TWO_LEVEL_TEXELS)
     }
@@ -595,11 +599,12 @@ impl CacheStates for SurfacePlan {
         // (asked again, it would be baked coarse again, every frame).
         let level = self.needed_level_of(look).max(look.finest);
         let fine_enough = held.level <= level || held.asked <= level;
+        if !(fine_enough && held.scales == self.slot_scales(look.styles)) {
+            return state::BAKE;
+        }
         // Both bounds worked out once, for both batches' thresholds.
         let span = self.pixel_span(look, held.level);
-        if !(fine_enough && held.scales == self.slot_scales(look.styles)) {
-            state::BAKE
-        } else if span.within(MAGNIFIED_TEXELS) {
+        if span.within(MAGNIFIED_TEXELS) {
             state::CACHED_MAGNIFIED
         } else if span.within(TWO_LEVEL_TEXELS) {
             state::CACHED_TWO_LEVELS
